@@ -1,0 +1,419 @@
+/**
+ * The shapes of a pi session file, as TypeScript types.
+ *
+ * A session file is JSONL: line 1 is a {@link SessionHeader}, every later line is a
+ * {@link SessionEntry} (v2/v3) or a {@link V1Entry} (v1, no ids). These types follow what pi
+ * writes (0.58.3 to 1.6.0, see `upstream-pi-sessions.md` §1). They are deliberately open:
+ * pi adds fields and entry types without bumping the version, so every object type allows
+ * unknown keys and {@link UnknownEntry} carries entry types this package does not know.
+ *
+ * Use these types to read and write entries; use `./schema.ts` to check untrusted data.
+ */
+
+/** The session format version this toolkit writes. */
+export const CURRENT_SESSION_VERSION = 3;
+
+/** Extra keys pi (or an extension) may add; kept verbatim on read-modify-write. */
+export type Open = { [key: string]: unknown };
+
+// ---------------------------------------------------------------------------------------
+// Content blocks
+
+export interface TextContent extends Open {
+  type: "text";
+  text: string;
+  textSignature?: string;
+}
+
+export interface ThinkingContent extends Open {
+  type: "thinking";
+  thinking: string;
+  thinkingSignature?: string;
+  redacted?: boolean;
+}
+
+export interface ImageContent extends Open {
+  type: "image";
+  /** Base64 data. */
+  data: string;
+  mimeType: string;
+}
+
+export interface ToolCall extends Open {
+  type: "toolCall";
+  id: string;
+  name: string;
+  arguments: Record<string, unknown>;
+  thoughtSignature?: string;
+  namespace?: string;
+  argumentsError?: string;
+}
+
+/** A content block of a type this package does not know (e.g. `finalAnswer`); kept verbatim. */
+export interface UnknownContent extends Open {
+  type: string;
+}
+
+export type KnownContent = TextContent | ThinkingContent | ImageContent | ToolCall;
+export type UserContent = string | (TextContent | ImageContent)[];
+export type AssistantContent = (TextContent | ThinkingContent | ToolCall)[];
+
+// ---------------------------------------------------------------------------------------
+// Usage
+
+export interface UsageCost extends Open {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  total: number;
+  totalFromProvider?: number;
+}
+
+export interface Usage extends Open {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: UsageCost;
+  cacheWrite1h?: number;
+  reasoning?: number;
+}
+
+export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted" | "pending" | "deferred";
+
+// ---------------------------------------------------------------------------------------
+// Messages (the `message` field of a `message` entry). Message timestamps are Unix ms.
+
+export interface UserMessage extends Open {
+  role: "user";
+  content: UserContent;
+  timestamp: number;
+}
+
+export interface AssistantMessage extends Open {
+  role: "assistant";
+  content: AssistantContent;
+  api?: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  stopReason: StopReason | (string & {});
+  errorMessage?: string;
+  timestamp: number;
+  responseModel?: string;
+  responseId?: string;
+  providerThinkingLevel?: string;
+  thinkingLevel?: string;
+  diagnostics?: unknown;
+  deferred?: unknown;
+  rawStopReason?: string;
+  endTurn?: boolean;
+  durationMs?: number;
+}
+
+export interface ToolResultMessage extends Open {
+  role: "toolResult";
+  toolCallId: string;
+  toolName: string;
+  content: (TextContent | ImageContent)[];
+  details?: unknown;
+  isError: boolean;
+  timestamp: number;
+  usage?: Usage;
+  nestedCalls?: unknown;
+  durationMs?: number;
+}
+
+export interface BashExecutionMessage extends Open {
+  role: "bashExecution";
+  command: string;
+  output: string;
+  exitCode: number | undefined;
+  cancelled: boolean;
+  truncated: boolean;
+  fullOutputPath?: string;
+  excludeFromContext?: boolean;
+  timestamp: number;
+}
+
+export interface CustomMessage<T = unknown> extends Open {
+  role: "custom";
+  customType: string;
+  content: UserContent;
+  display: boolean;
+  details?: T;
+  timestamp: number;
+}
+
+/** Legacy (v1/v2) name of {@link CustomMessage}; renamed to `custom` by the v2 -> v3 migration. */
+export interface HookMessage<T = unknown> extends Open {
+  role: "hookMessage";
+  customType: string;
+  content: UserContent;
+  display: boolean;
+  details?: T;
+  timestamp: number;
+}
+
+export interface BranchSummaryMessage extends Open {
+  role: "branchSummary";
+  summary: string;
+  fromId: string;
+  timestamp: number;
+}
+
+export interface CompactionSummaryMessage extends Open {
+  role: "compactionSummary";
+  summary: string;
+  tokensBefore: number;
+  timestamp: number;
+}
+
+/** pi 1.6.0 system message (`developer` in an intermediate upstream snapshot). */
+export interface SystemMessage extends Open {
+  role: "system";
+  content: string | TextContent[];
+  sections?: Record<string, string | null>;
+  toolsAdded?: string[];
+  toolsRemoved?: string[];
+  timestamp: number;
+}
+
+/** Every message role pi persists, v3 names. */
+export type AgentMessage =
+  | UserMessage
+  | AssistantMessage
+  | ToolResultMessage
+  | BashExecutionMessage
+  | CustomMessage
+  | BranchSummaryMessage
+  | CompactionSummaryMessage
+  | SystemMessage;
+
+/** What may be found in any file: v3 roles, legacy `hookMessage`, or an unknown role. */
+export type StoredMessage = AgentMessage | HookMessage | (Open & { role: string });
+
+export type MessageRole = AgentMessage["role"] | "hookMessage";
+
+// ---------------------------------------------------------------------------------------
+// Header
+
+export interface SessionHeader extends Open {
+  type: "session";
+  /** Absent in v1 files. */
+  version?: number;
+  id: string;
+  /** ISO-8601; also the file name prefix. */
+  timestamp: string;
+  /** May be missing in ancient files. */
+  cwd?: string;
+  /** Absolute path of the session this one was forked from. */
+  parentSession?: string;
+  /** Legacy name of `parentSession` (before Jan 2026); never migrated, kept as written. */
+  branchedFrom?: string;
+}
+
+// ---------------------------------------------------------------------------------------
+// Entries (v2/v3)
+
+export interface SessionEntryBase extends Open {
+  type: string;
+  id: string;
+  parentId: string | null;
+  /** ISO-8601. */
+  timestamp: string;
+}
+
+export interface MessageEntry extends SessionEntryBase {
+  type: "message";
+  message: AgentMessage;
+}
+
+export interface ThinkingLevelChangeEntry extends SessionEntryBase {
+  type: "thinking_level_change";
+  thinkingLevel: string;
+}
+
+export interface ModelChangeEntry extends SessionEntryBase {
+  type: "model_change";
+  provider: string;
+  modelId: string;
+}
+
+export interface CompactionDetails extends Open {
+  readFiles?: string[];
+  modifiedFiles?: string[];
+}
+
+export interface CompactionEntry<T = unknown> extends SessionEntryBase {
+  type: "compaction";
+  summary: string;
+  /** v2+; a 1.6.0 "retain-none" compaction stores its own id. */
+  firstKeptEntryId?: string;
+  tokensBefore: number;
+  details?: T;
+  fromHook?: boolean;
+  usage?: Usage;
+  /** pi 1.x: replaces `system` messages of the kept range. */
+  systemMessage?: SystemMessage;
+  /** Harness-style self-contained checkpoint: the messages kept verbatim. */
+  retainedTail?: AgentMessage[];
+}
+
+export interface BranchSummaryEntry<T = unknown> extends SessionEntryBase {
+  type: "branch_summary";
+  /** Informational only; `"root"` is a sentinel. Absent in early files. */
+  fromId?: string;
+  summary: string;
+  details?: T;
+  fromHook?: boolean;
+  usage?: Usage;
+}
+
+export interface CustomEntry<T = unknown> extends SessionEntryBase {
+  type: "custom";
+  customType: string;
+  data?: T;
+}
+
+export interface CustomMessageEntry<T = unknown> extends SessionEntryBase {
+  type: "custom_message";
+  customType: string;
+  content: UserContent;
+  display: boolean;
+  details?: T;
+}
+
+export interface LabelEntry extends SessionEntryBase {
+  type: "label";
+  targetId: string;
+  /** Absent or empty clears the label. */
+  label?: string;
+}
+
+export interface SessionInfoEntry extends SessionEntryBase {
+  type: "session_info";
+  /** Empty or blank clears the name (pi 1.x). */
+  name?: string;
+}
+
+export interface UsageEntry extends SessionEntryBase {
+  type: "usage";
+  /** Readers must accept unknown kinds. */
+  kind: string;
+  provider: string;
+  model: string;
+  usage: Usage;
+  note?: string;
+}
+
+export interface ContextEditReplacement extends Open {
+  content: UserContent | AssistantContent | string;
+}
+
+export interface ContextEditEntry extends SessionEntryBase {
+  type: "context_edit";
+  targetId: string;
+  /** `null` removes the target's messages from the context. */
+  replacement: ContextEditReplacement | null;
+}
+
+/** An entry whose `type` this package does not know; passes through untouched. */
+export interface UnknownEntry extends SessionEntryBase {
+  type: string;
+}
+
+export type KnownSessionEntry =
+  | MessageEntry
+  | ThinkingLevelChangeEntry
+  | ModelChangeEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+  | CustomMessageEntry
+  | LabelEntry
+  | SessionInfoEntry
+  | UsageEntry
+  | ContextEditEntry;
+
+export type SessionEntryType = KnownSessionEntry["type"];
+
+/** The eleven v3 entry types, in the order pi introduced them. */
+export const ENTRY_TYPES: readonly SessionEntryType[] = [
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "usage",
+  "context_edit",
+];
+
+/**
+ * Any v2/v3 entry line. Narrow with `entry.type === "message"` etc.; an entry of an unknown
+ * type is still an entry (it has an id and a parent) and must be kept.
+ */
+export type SessionEntry = KnownSessionEntry;
+
+/** Any line after the header, known or not. */
+export type AnyEntry = KnownSessionEntry | UnknownEntry;
+
+/** A whole-file item: the header or an entry. (pi's `FileEntry`.) */
+export type FileEntry = SessionHeader | SessionEntry;
+
+// ---------------------------------------------------------------------------------------
+// v1 (linear, no ids) and v2 shapes
+
+/** A v1 entry: no `id`/`parentId`; compactions point at a header-inclusive line index. */
+export interface V1Entry extends Open {
+  type: string;
+  timestamp?: string;
+  id?: undefined;
+  parentId?: undefined;
+}
+
+export interface V1CompactionEntry extends V1Entry {
+  type: "compaction";
+  summary: string;
+  /** Header-inclusive index (the header is index 0) of the first kept entry. */
+  firstKeptEntryIndex?: number;
+  tokensBefore: number;
+}
+
+export interface V1MessageEntry extends V1Entry {
+  type: "message";
+  message: StoredMessage;
+}
+
+/** v2 is v3 with legacy `hookMessage` roles. */
+export type V2SessionEntry = SessionEntry | (Omit<MessageEntry, "message"> & { message: HookMessage });
+
+/** The thinking levels pi knows; files may contain others. */
+export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh";
+
+// ---------------------------------------------------------------------------------------
+// Helpers
+
+export function isSessionHeader(value: unknown): value is SessionHeader {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    (value as { type?: unknown }).type === "session"
+  );
+}
+
+/** pi's rule for a usable header: `type:"session"` and a string `id`. */
+export function isValidSessionHeader(value: unknown): value is SessionHeader {
+  return isSessionHeader(value) && typeof (value as { id?: unknown }).id === "string";
+}
+
+/** The version of a header: `version` if it is a number, else 1 (v1 files have none). */
+export function headerVersion(header: { version?: unknown }): number {
+  return typeof header.version === "number" ? header.version : 1;
+}

@@ -1,0 +1,9 @@
+import { defineConfig } from "vitest/config";
+
+// One root config; every workspace package is a project. Tests import other packages
+// through their built `dist` (run `pnpm build` first; `npm run verify` does).
+export default defineConfig({
+  test: {
+    projects: ["packages/*", "apps/*", "bench"],
+  },
+});

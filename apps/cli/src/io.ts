@@ -1,0 +1,117 @@
+/**
+ * Output helpers: data to stdout, progress, warnings and errors to stderr.
+ *
+ * Colours are decided per stream: on only when the stream is a terminal, unless `NO_COLOR` is
+ * set (any non-empty value) or `--no-color` was given; `FORCE_COLOR` (non-empty, not `0`) turns
+ * them on regardless, which tests use. Progress is drawn only on a terminal, never with `--json`,
+ * and only once the work has taken more than about a second.
+ */
+import { performance } from "node:perf_hooks";
+import pc from "picocolors";
+
+export type Colors = ReturnType<typeof pc.createColors>;
+
+export interface Stream {
+  write(chunk: string): unknown;
+  isTTY?: boolean;
+}
+
+export interface IoOptions {
+  stdout: Stream;
+  stderr: Stream;
+  env: Record<string, string | undefined>;
+  /** False when `--no-color` was given. */
+  color: boolean;
+  json: boolean;
+}
+
+/** Milliseconds of work after which a progress line appears (on a terminal). */
+export const PROGRESS_DELAY_MS = 1000;
+
+export function colorsWanted(stream: Stream, env: Record<string, string | undefined>, flag: boolean): boolean {
+  if (!flag) return false;
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  const force = env.FORCE_COLOR;
+  if (force !== undefined && force !== "" && force !== "0") return true;
+  return stream.isTTY === true && env.TERM !== "dumb";
+}
+
+export interface Progress {
+  /** Report `done` of `total` units; draws at most ~10 times a second, after the delay. */
+  update(done: number, total: number, label?: string): void;
+  /** Clears the progress line if one was drawn. */
+  end(): void;
+}
+
+export class Io {
+  readonly out: Colors;
+  readonly err: Colors;
+  readonly json: boolean;
+  readonly stdoutIsTTY: boolean;
+  readonly stderrIsTTY: boolean;
+  private readonly stdout: Stream;
+  private readonly stderr: Stream;
+
+  constructor(options: IoOptions) {
+    this.stdout = options.stdout;
+    this.stderr = options.stderr;
+    this.json = options.json;
+    this.stdoutIsTTY = options.stdout.isTTY === true;
+    this.stderrIsTTY = options.stderr.isTTY === true;
+    this.out = pc.createColors(colorsWanted(options.stdout, options.env, options.color));
+    this.err = pc.createColors(colorsWanted(options.stderr, options.env, options.color));
+  }
+
+  /** One line of data on stdout. */
+  line(text = ""): void {
+    this.stdout.write(`${text}\n`);
+  }
+
+  /** A JSON document on stdout (pretty, stable key order as given). */
+  printJson(value: unknown): void {
+    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+  }
+
+  /** A JSON value as one line (JSONL output). */
+  printJsonLine(value: unknown): void {
+    this.stdout.write(`${JSON.stringify(value)}\n`);
+  }
+
+  /** Human chatter on stderr (what was written, where the backup is). */
+  info(text: string): void {
+    this.stderr.write(`${text}\n`);
+  }
+
+  warn(text: string): void {
+    this.stderr.write(`${this.err.yellow("warning:")} ${text}\n`);
+  }
+
+  error(text: string, hint?: string): void {
+    this.stderr.write(`${this.err.red("error:")} ${text}\n`);
+    if (hint) this.stderr.write(`${this.err.dim(hint)}\n`);
+  }
+
+  progress(label: string): Progress {
+    const enabled = this.stderrIsTTY && !this.json;
+    const start = performance.now();
+    let lastDraw = 0;
+    let drawn = false;
+    const stderr = this.stderr;
+    return {
+      update(done, total, detail) {
+        if (!enabled) return;
+        const now = performance.now();
+        if (now - start < PROGRESS_DELAY_MS || now - lastDraw < 100) return;
+        lastDraw = now;
+        drawn = true;
+        const pct = total > 0 ? Math.floor((done / total) * 100) : 0;
+        const text = `${label} ${done}/${total} (${pct}%)${detail ? ` ${detail}` : ""}`;
+        stderr.write(`\r\x1b[2K${text.slice(0, 200)}`);
+      },
+      end() {
+        if (drawn) stderr.write("\r\x1b[2K");
+        drawn = false;
+      },
+    };
+  }
+}

@@ -1,0 +1,33 @@
+/**
+ * Entry point of the `pi-session` binary: wires the real process (argv, env, streams, stdin)
+ * into {@link runCli} and exits with its code once stdout has drained.
+ */
+import { createInterface } from "node:readline";
+import { runCli } from "./program.js";
+
+function prompt(question: string): Promise<string> {
+  const rl = createInterface({ input: process.stdin, output: process.stderr });
+  return new Promise((resolve) => {
+    rl.question(question, (answer) => {
+      rl.close();
+      resolve(answer);
+    });
+  });
+}
+
+// A closed pipe (`pi-session ls | head`) is not an error worth a stack trace.
+process.stdout.on("error", (error: NodeJS.ErrnoException) => {
+  if (error.code === "EPIPE") process.exit(0);
+  throw error;
+});
+
+const code = await runCli({
+  argv: process.argv.slice(2),
+  env: process.env,
+  cwd: process.cwd(),
+  stdout: process.stdout,
+  stderr: process.stderr,
+  stdinIsTTY: process.stdin.isTTY === true,
+  prompt,
+});
+process.exitCode = code;

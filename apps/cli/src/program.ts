@@ -1,0 +1,152 @@
+/**
+ * The `pi-session` program: the cac command table, global options and the dispatch that turns
+ * every outcome into an exit code (0 ok, 1 findings or failure, 2 usage error).
+ *
+ * Each command lives in `./commands/<name>.ts` and exports a `register(cli, run)` function;
+ * `run` wraps its action so errors and exit codes are handled here, once.
+ */
+import { CAC, type Command } from "cac";
+import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
+import { Io, type Stream } from "./io.js";
+import { COMMANDS } from "./commands/index.js";
+import { VERSION } from "./version.js";
+
+/** What a command action receives besides its own arguments. */
+export interface Context {
+  io: Io;
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** `--session-dir`, when given. */
+  sessionDir: string | undefined;
+  json: boolean;
+  /** Whether stdin is a terminal (for `rm`'s confirmation). */
+  stdinIsTTY: boolean;
+  /** Reads one line from stdin (for confirmations). */
+  prompt(question: string): Promise<string>;
+}
+
+/** A command action: returns its exit code (0 or 1); throws {@link CliError} on failure. */
+export type Action = (ctx: Context, args: unknown[], options: Record<string, unknown>) => Promise<number>;
+
+export type Runner = (action: Action) => (...args: unknown[]) => void;
+
+export interface CommandSpec {
+  register(cli: CAC, run: Runner): Command;
+}
+
+export interface RunOptions {
+  argv: string[];
+  env: Record<string, string | undefined>;
+  cwd: string;
+  stdout: Stream;
+  stderr: Stream;
+  stdinIsTTY: boolean;
+  prompt(question: string): Promise<string>;
+}
+
+const GLOBAL_HELP_FOOTER = `Sessions:
+  <session> is a file path, a full session id, a unique id prefix, or \`latest\` (the newest
+  session of the current directory's project). Sessions are looked up under --session-dir, else
+  PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting, else $PI_CODING_AGENT_DIR/sessions
+  (default ~/.pi/agent/sessions).
+
+Output:
+  Data goes to stdout, progress and errors to stderr. --json prints stable JSON (see docs/cli.md).
+  Colours only on a terminal; NO_COLOR or --no-color turns them off.
+
+Exit codes:
+  0 success, 1 findings or failure, 2 usage error.
+
+Read-only by default: commands that change files say so, need --write (or are explicit write
+commands: fork, name, label, rm), write atomically and keep a backup next to the file.`;
+
+/** Runs the CLI once and resolves to the exit code. Never calls `process.exit`. */
+export async function runCli(options: RunOptions): Promise<number> {
+  const { argv, env } = options;
+  // Decide colours and JSON before cac parses, so even usage errors respect them.
+  const json = argv.includes("--json");
+  const color = !argv.includes("--no-color");
+  const io = new Io({ stdout: options.stdout, stderr: options.stderr, env, color, json });
+
+  const cli = new CAC("pi-session");
+  let pending: Promise<number> | undefined;
+  const run: Runner =
+    (action) =>
+    (...args: unknown[]) => {
+      const opts = (args.at(-1) ?? {}) as Record<string, unknown>;
+      const sessionDir = opts.sessionDir;
+      if (sessionDir !== undefined && (typeof sessionDir !== "string" || sessionDir === "")) {
+        throw new UsageError("--session-dir needs a directory");
+      }
+      const ctx: Context = {
+        io,
+        env,
+        cwd: options.cwd,
+        sessionDir: sessionDir as string | undefined,
+        json: opts.json === true,
+        stdinIsTTY: options.stdinIsTTY,
+        prompt: options.prompt,
+      };
+      pending = action(ctx, args.slice(0, -1), opts);
+    };
+
+  cli.option("--session-dir <dir>", "Where to look for sessions (overrides pi's settings)");
+  cli.option("--json", "Print JSON on stdout (stable shapes, see docs/cli.md)");
+  cli.option("--no-color", "No colours (also NO_COLOR=1)");
+  cli.option("-v, --version", "Print the version");
+  cli.help((sections) => {
+    const first = sections[0];
+    if (first) first.body = `pi-session ${VERSION}: your pi coding-agent sessions, on the command line`;
+    // cac prints the global help for a bare program; add conventions, drop its noisy footer.
+    if (!cli.matchedCommand) {
+      return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
+    }
+    return sections;
+  });
+
+  for (const spec of COMMANDS) spec.register(cli, run);
+
+  try {
+    cli.parse(["node", "pi-session", ...argv], { run: false });
+    const parsed = cli.options;
+    if (parsed.help) {
+      // cac has already printed the help for the matched command (or the global one).
+      return EXIT_OK;
+    }
+    if (!cli.matchedCommand) {
+      const first = cli.args[0];
+      if (parsed.version) {
+        io.line(VERSION);
+        return EXIT_OK;
+      }
+      if (first !== undefined) {
+        throw new UsageError(`unknown command \`${first}\``, "Run `pi-session --help` for the list of commands.");
+      }
+      cli.outputHelp();
+      return EXIT_OK;
+    }
+    if (parsed.version) {
+      throw new UsageError("--version takes no command");
+    }
+    cli.runMatchedCommand();
+    if (!pending) return EXIT_OK;
+    return await pending;
+  } catch (error) {
+    return report(io, error);
+  }
+}
+
+function report(io: Io, error: unknown): number {
+  if (error instanceof CliError) {
+    io.error(error.message, error.hint);
+    return error.exitCode;
+  }
+  if (error instanceof Error && error.name === "CACError") {
+    io.error(error.message, "Run `pi-session <command> --help` for usage.");
+    return EXIT_USAGE;
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  io.error(message);
+  if (error instanceof Error && process.env.PI_SESSION_DEBUG && error.stack) io.info(error.stack);
+  return EXIT_FAILURE;
+}

@@ -1,0 +1,154 @@
+/**
+ * The layer rules of DESIGN.md, enforced: dependencies point down the layer list, pure
+ * packages (format, migrate, tree, context) import no `node:` module, no Node built-in and
+ * no Node global, and every package imports only what its package.json declares.
+ */
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { builtinModules } from "node:module";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+
+const root = fileURLToPath(new URL("..", import.meta.url));
+
+/** Layers, bottom first. A package may depend only on packages listed before it. */
+const LAYERS = [
+  "@pi-session/format",
+  "@pi-session/migrate",
+  "@pi-session/tree",
+  "@pi-session/context",
+  "@pi-session/node-store",
+  "@pi-session/sdk",
+  "@pi-session/cli",
+] as const;
+
+/** Which internal packages each layer may use (DESIGN.md "Layers"). */
+const ALLOWED: Record<string, readonly string[]> = {
+  "@pi-session/format": [],
+  "@pi-session/migrate": ["@pi-session/format"],
+  "@pi-session/tree": ["@pi-session/format"],
+  "@pi-session/context": ["@pi-session/format", "@pi-session/tree"],
+  "@pi-session/node-store": ["@pi-session/format", "@pi-session/migrate", "@pi-session/tree"],
+  "@pi-session/sdk": LAYERS.slice(0, 5),
+  "@pi-session/cli": LAYERS.slice(0, 6),
+};
+
+const PURE = new Set(["@pi-session/format", "@pi-session/migrate", "@pi-session/tree", "@pi-session/context"]);
+
+interface Pkg {
+  name: string;
+  dir: string;
+  dependencies: Record<string, string>;
+  devDependencies: Record<string, string>;
+}
+
+function workspacePackages(): Pkg[] {
+  const out: Pkg[] = [];
+  for (const group of ["packages", "apps"]) {
+    for (const name of readdirSync(join(root, group))) {
+      const dir = join(root, group, name);
+      let json: Partial<Pkg> & { name: string };
+      try {
+        json = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+      } catch {
+        continue;
+      }
+      out.push({
+        name: json.name,
+        dir,
+        dependencies: json.dependencies ?? {},
+        devDependencies: json.devDependencies ?? {},
+      });
+    }
+  }
+  return out;
+}
+
+function sourceFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (/\.(ts|mts|js|mjs)$/.test(name) && !/\.test\.|\.d\.ts$/.test(name)) out.push(p);
+    }
+  };
+  walk(join(dir, "src"));
+  return out;
+}
+
+/** Module specifiers of static imports, re-exports and dynamic imports. */
+export function importsOf(code: string): string[] {
+  const specs: string[] = [];
+  const re = /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
+  for (const m of code.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3]) as string);
+  return specs;
+}
+
+/** The package name of a bare specifier (`@a/b/c` -> `@a/b`, `x/y` -> `x`). */
+function packageOf(spec: string): string {
+  const parts = spec.split("/");
+  return spec.startsWith("@") ? `${parts[0]}/${parts[1]}` : (parts[0] as string);
+}
+
+const builtins = new Set(builtinModules);
+const NODE_GLOBALS = /\b(process\.|Buffer\.|Buffer\(|require\(|__dirname|__filename|setImmediate\()/;
+// Clock and randomness must be injected into pure packages.
+const IMPURE_CALLS = /\b(Date\.now\(|Math\.random\(|crypto\.|performance\.now\(|new Date\(\))/;
+
+describe("layer rules", () => {
+  const pkgs = workspacePackages();
+
+  it("finds the workspace packages", () => {
+    expect(pkgs.map((p) => p.name)).toContain("@pi-session/format");
+  });
+
+  for (const pkg of pkgs) {
+    if (!(pkg.name in ALLOWED)) continue;
+    const allowed = new Set(ALLOWED[pkg.name]);
+
+    it(`${pkg.name}: internal dependencies point down the layers`, () => {
+      const internal = Object.keys(pkg.dependencies).filter((d) => d.startsWith("@pi-session/"));
+      const wrong = internal.filter((d) => !allowed.has(d));
+      expect(wrong, `${pkg.name} may depend only on ${[...allowed].join(", ") || "nothing internal"}`).toEqual([]);
+    });
+
+    it(`${pkg.name}: sources import only declared packages${PURE.has(pkg.name) ? " and nothing from Node" : ""}`, () => {
+      const problems: string[] = [];
+      for (const file of sourceFiles(pkg.dir)) {
+        const code = readFileSync(file, "utf8");
+        const where = relative(root, file);
+        for (const spec of importsOf(code)) {
+          if (spec.startsWith(".")) continue;
+          const isBuiltin = spec.startsWith("node:") || builtins.has(packageOf(spec));
+          if (isBuiltin) {
+            if (PURE.has(pkg.name)) problems.push(`${where}: pure package imports ${spec}`);
+            continue;
+          }
+          const name = packageOf(spec);
+          if (name === pkg.name) continue;
+          if (!(name in pkg.dependencies)) problems.push(`${where}: imports ${spec}, not in dependencies`);
+          if (name.startsWith("@pi-session/") && !allowed.has(name))
+            problems.push(`${where}: imports ${name}, which is not below ${pkg.name}`);
+        }
+        if (PURE.has(pkg.name)) {
+          const lines = code.split("\n");
+          lines.forEach((line, i) => {
+            const trimmed = line.trim();
+            if (trimmed.startsWith("//") || trimmed.startsWith("*")) return;
+            if (NODE_GLOBALS.test(line)) problems.push(`${where}:${i + 1}: Node global in a pure package`);
+            if (IMPURE_CALLS.test(line)) problems.push(`${where}:${i + 1}: clock or randomness not injected`);
+          });
+        }
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+});
+
+describe("importsOf", () => {
+  it("sees static, side-effect, re-export and dynamic imports", () => {
+    const code = `import a from "x";\nimport { b } from 'node:fs';\nexport * from "./y.js";\nimport "z";\nconst m = await import("w");`;
+    expect(importsOf(code)).toEqual(["x", "node:fs", "./y.js", "z", "w"]);
+  });
+});

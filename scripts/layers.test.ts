@@ -33,7 +33,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@pi-session/cli": LAYERS.slice(0, 6),
 };
 
-const PURE = new Set(["@pi-session/format", "@pi-session/migrate", "@pi-session/tree", "@pi-session/context"]);
+const PURE = new Set([
+  "@pi-session/format",
+  "@pi-session/migrate",
+  "@pi-session/tree",
+  "@pi-session/context",
+]);
 
 interface Pkg {
   name: string;
@@ -78,9 +83,10 @@ function sourceFiles(dir: string): string[] {
 }
 
 /** Module specifiers of static imports, re-exports and dynamic imports. */
-export function importsOf(code: string): string[] {
+function importsOf(code: string): string[] {
   const specs: string[] = [];
-  const re = /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
+  const re =
+    /(?:import|export)\s[^'"]*?from\s*["']([^"']+)["']|import\s*\(\s*["']([^"']+)["']\s*\)|import\s+["']([^"']+)["']/g;
   for (const m of code.matchAll(re)) specs.push((m[1] ?? m[2] ?? m[3]) as string);
   return specs;
 }
@@ -110,7 +116,10 @@ describe("layer rules", () => {
     it(`${pkg.name}: internal dependencies point down the layers`, () => {
       const internal = Object.keys(pkg.dependencies).filter((d) => d.startsWith("@pi-session/"));
       const wrong = internal.filter((d) => !allowed.has(d));
-      expect(wrong, `${pkg.name} may depend only on ${[...allowed].join(", ") || "nothing internal"}`).toEqual([]);
+      expect(
+        wrong,
+        `${pkg.name} may depend only on ${[...allowed].join(", ") || "nothing internal"}`,
+      ).toEqual([]);
     });
 
     it(`${pkg.name}: sources import only declared packages${PURE.has(pkg.name) ? " and nothing from Node" : ""}`, () => {

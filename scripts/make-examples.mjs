@@ -94,7 +94,9 @@ function write(cwdDir, header, entries) {
   t = at();
   e.push(msg(toolResult("toolu_v1_01", "read", "export function parse(argv: string[]) { /* ... */ }", t), t));
   t = at();
-  e.push(msg(assistant([text("Added `--verbose` and wired it to the logger.")], t, usage(1500, 120, 900)), t));
+  e.push(
+    msg(assistant([text("Added `--verbose` and wired it to the logger.")], t, usage(1500, 120, 900)), t),
+  );
   t = at();
   e.push({ type: "thinking_level_change", timestamp: t.iso, thinkingLevel: "medium" });
   t = at();
@@ -138,7 +140,11 @@ function write(cwdDir, header, entries) {
   add("a1000001", null, { message: (t) => user("Why does the login page flash on load?", t) });
   add("a1000002", "a1000001", {
     message: (t) =>
-      assistant([text("The session check runs after first paint. Moving it into the loader fixes it.")], t, usage(2100, 210)),
+      assistant(
+        [text("The session check runs after first paint. Moving it into the loader fixes it.")],
+        t,
+        usage(2100, 210),
+      ),
   });
   add("a1000003", "a1000002", {
     message: (t) => ({
@@ -152,7 +158,12 @@ function write(cwdDir, header, entries) {
   // Branch 1 (abandoned): try a CSS fix.
   add("a1000004", "a1000003", { message: (t) => user("Could we hide it with CSS instead?", t) });
   add("a1000005", "a1000004", {
-    message: (t) => assistant([text("A CSS-only fix would hide the symptom but not the extra request.")], t, usage(2400, 120)),
+    message: (t) =>
+      assistant(
+        [text("A CSS-only fix would hide the symptom but not the extra request.")],
+        t,
+        usage(2400, 120),
+      ),
   });
   // Branch 2 (active): continue from the hook message.
   add("a1000006", "a1000003", { message: (t) => user("Do the loader change.", t) });
@@ -198,8 +209,17 @@ let mainV3Path;
     message: (t) =>
       assistant(
         [
-          { type: "thinking", thinking: "Check which middleware stack the route uses.", thinkingSignature: "sig-1" },
-          { type: "toolCall", id: "toolu_b_01", name: "bash", arguments: { command: "rg -n 'upload' src/routes" } },
+          {
+            type: "thinking",
+            thinking: "Check which middleware stack the route uses.",
+            thinkingSignature: "sig-1",
+          },
+          {
+            type: "toolCall",
+            id: "toolu_b_01",
+            name: "bash",
+            arguments: { command: "rg -n 'upload' src/routes" },
+          },
         ],
         t,
         usage(3200, 140, 0, 2800),
@@ -208,11 +228,16 @@ let mainV3Path;
       ),
   });
   add("b2000005", "b2000004", {
-    message: (t) => toolResult("toolu_b_01", "bash", "src/routes/upload.ts:12: router.post('/api/upload', ...)", t),
+    message: (t) =>
+      toolResult("toolu_b_01", "bash", "src/routes/upload.ts:12: router.post('/api/upload', ...)", t),
   });
   add("b2000006", "b2000005", {
     message: (t) =>
-      assistant([text("I'll add a token bucket (10 req/min per user) in front of the handler.")], t, usage(3600, 220, 2800)),
+      assistant(
+        [text("I'll add a token bucket (10 req/min per user) in front of the handler.")],
+        t,
+        usage(3600, 220, 2800),
+      ),
   });
   add("b2000007", "b2000006", { type: "label", targetId: "b2000006", label: "plan" });
   // Branch A (abandoned): a Redis-based limiter.

@@ -8,18 +8,16 @@
  * Rules: lines end at `\n` (0x0A) only; one trailing `\r` is stripped; a UTF-8 BOM is
  * stripped from the first line of a file only; blank lines are counted but yield no record.
  */
-import type {
-  Diagnostic,
-  JsonRecord,
-  RawRecord,
-  SessionRecord,
-} from "./records.js";
+import type { Diagnostic, JsonRecord, RawRecord, SessionRecord } from "./records.js";
 
 // The package compiles without DOM or Node typings; these globals exist in every runtime
 // we target (Node >= 11, browsers, workers). Declared locally so no `lib` change is needed.
 declare class TextDecoder {
   constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
   decode(input?: Uint8Array): string;
+}
+declare class TextEncoder {
+  encode(input?: string): Uint8Array;
 }
 
 /** Where a parse starts; lets a reader resume in the middle of a file. */
@@ -61,6 +59,7 @@ const CR_CHAR = 13;
 const OPEN_BRACE = 123;
 const BOM_CHAR = 0xfeff;
 const EXCERPT_CHARS = 60;
+const WINDOW = 16 * 1024;
 
 // Lazily created so importing the module costs nothing; TextDecoder is stateless when
 // called without `stream: true`, so sharing one instance is safe.
@@ -217,7 +216,15 @@ export class SessionLineDecoder {
       from = firstNl + 1;
     }
     const lastNl = chunk.lastIndexOf(LF);
-    if (lastNl >= from) this.region(chunk, from, lastNl + 1, out);
+    // Decode in windows of about WINDOW bytes cut at line ends: one decoder call per window,
+    // and small windows keep most decoded strings one-byte (faster to decode and to parse)
+    // even when a few lines elsewhere hold non-ASCII text.
+    while (from <= lastNl) {
+      let cut = from + WINDOW >= lastNl ? lastNl : chunk.indexOf(LF, from + WINDOW);
+      if (cut < 0) cut = lastNl;
+      this.region(chunk, from, cut + 1, out);
+      from = cut + 1;
+    }
     if (lastNl + 1 < len) {
       this.pending.push(copyBytes(chunk, lastNl + 1, len));
       this.pendingLength = len - lastNl - 1;
@@ -262,11 +269,14 @@ export class SessionLineDecoder {
     const text = decodeLenient(bytes.subarray(start, end));
     // U+FFFD anywhere means a line may hold invalid UTF-8; find them lazily.
     let nextBad = text.indexOf("\uFFFD");
+    // Same length and no replacement character: every byte was ASCII, so character
+    // positions are byte positions and the byte search can be skipped.
+    const ascii = nextBad < 0 && text.length === end - start;
     let bytePos = start;
     let charPos = 0;
     while (bytePos < end) {
-      const nl = bytes.indexOf(LF, bytePos);
       const charNl = text.indexOf("\n", charPos);
+      const nl = ascii ? start + charNl : bytes.indexOf(LF, bytePos);
       let lineText = text.slice(charPos, charNl);
       let suspect = false;
       if (nextBad >= 0 && nextBad < charNl) {
@@ -361,6 +371,7 @@ export class SessionLineDecoder {
     this.lineStart += end - start + (terminated ? 1 : 0);
     this.lineCount++;
     this.bomPending = false;
+    if (text.charCodeAt(text.length - 1) === CR_CHAR) text = text.slice(0, -1);
     const at = firstInvalidUtf8(bytes.subarray(start, end));
     const reason = `invalid UTF-8 at byte ${at} of the line (file byte ${offset + at}): ${excerpt(text)}`;
     this.raw(bytes, start, end, text, reason, "invalid-utf8", line, offset, terminated, out);
@@ -418,8 +429,4 @@ export function resultOf(dec: SessionLineDecoder, records: SessionRecord[]): Par
   const torn = dec.tornTail;
   if (torn !== undefined) result.tornTail = torn;
   return result;
-}
-
-declare class TextEncoder {
-  encode(input?: string): Uint8Array;
 }

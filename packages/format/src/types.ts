@@ -75,6 +75,10 @@ export interface Usage extends Open {
   output: number;
   cacheRead: number;
   cacheWrite: number;
+  /**
+   * Always written by current pi; absent in files from before late 2025 (see the
+   * large-session fixture), so readers of old files should not rely on it.
+   */
   totalTokens: number;
   cost: UsageCost;
   cacheWrite1h?: number;
@@ -401,11 +405,7 @@ export type ThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhi
 // Helpers
 
 export function isSessionHeader(value: unknown): value is SessionHeader {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    (value as { type?: unknown }).type === "session"
-  );
+  return typeof value === "object" && value !== null && (value as { type?: unknown }).type === "session";
 }
 
 /** pi's rule for a usable header: `type:"session"` and a string `id`. */

@@ -24,7 +24,8 @@ export function repoRoot(): string {
       return dir;
     }
     const up = dirname(dir);
-    if (up === dir) throw new Error("testkit: no pnpm-workspace.yaml above " + fileURLToPath(import.meta.url));
+    if (up === dir)
+      throw new Error(`testkit: no pnpm-workspace.yaml above ${fileURLToPath(import.meta.url)}`);
     dir = up;
   }
 }

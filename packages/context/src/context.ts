@@ -1,0 +1,254 @@
+/**
+ * The context pi 1.6.0 rebuilds from a session: which entries are selected (compaction-aware),
+ * what each contributes (with context edits applied), and the final message list.
+ *
+ * Three levels, as in pi:
+ * - `buildContextEntries`: the selected entries (latest compaction, its kept range, the rest);
+ * - `buildSessionProjection`: each selected entry with the messages it contributes, plus settings;
+ * - `buildSessionContext`: just `{ messages, thinkingLevel, model }`.
+ *
+ * One deliberate extension: a compaction carrying a `retainedTail` array is a self-contained
+ * checkpoint (as in pi's newer harness): its summary, then the retained messages, then what
+ * follows it on the path; nothing before it is kept and `firstKeptEntryId` is ignored.
+ */
+import type {
+  AgentMessage,
+  AnyEntry,
+  BranchSummaryEntry,
+  CompactionEntry,
+  ContextEditEntry,
+  CustomMessageEntry,
+  MessageEntry,
+} from "@pi-session/format";
+import {
+  createBranchSummaryMessage,
+  createCompactionSummaryMessage,
+  createCustomMessage,
+} from "./messages.js";
+import {
+  buildSessionPath,
+  type EntryLookup,
+  getSessionContextSettings,
+  isMessageEntryWithRole,
+  type SessionModel,
+} from "./path.js";
+
+/** One selected entry and what it contributes to the model context. */
+export interface ProjectedSessionEntry<E extends AnyEntry = AnyEntry> {
+  /** The append-only entry that owns this contribution. */
+  sourceEntry: E;
+  /** Model-visible messages after context edits; empty for state-only entries and removals. */
+  messages: AgentMessage[];
+}
+
+/** pi 1.6.0's `SessionProjection`. */
+export interface SessionProjection<E extends AnyEntry = AnyEntry> {
+  entries: ProjectedSessionEntry<E>[];
+  messages: AgentMessage[];
+  thinkingLevel: string;
+  model: SessionModel | null;
+}
+
+/** pi 1.6.0's `SessionContext`: what the agent is started with. */
+export interface SessionContext {
+  messages: AgentMessage[];
+  thinkingLevel: string;
+  model: SessionModel | null;
+}
+
+const CONTENT_LIST_ROLES = new Set(["user", "assistant", "toolResult"]);
+const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null;
+}
+
+/**
+ * Files are read without validation, so a stored message may lack `content`: pi repairs it to
+ * `[]` for user/assistant/toolResult and `""` for system (a copy; the entry is not touched).
+ */
+function repairMessage(message: AgentMessage): AgentMessage {
+  if (message.content != null) return message;
+  if (message.role === "system") return { ...message, content: "" };
+  if (CONTENT_LIST_ROLES.has(message.role)) return { ...message, content: [] } as AgentMessage;
+  return message;
+}
+
+function hasRetainedTail(entry: CompactionEntry): entry is CompactionEntry & { retainedTail: unknown[] } {
+  return Array.isArray(entry.retainedTail);
+}
+
+function retainedMessages(entry: CompactionEntry): AgentMessage[] {
+  if (!hasRetainedTail(entry)) return [];
+  const out: AgentMessage[] = [];
+  for (const message of entry.retainedTail) {
+    if (isObject(message)) out.push(repairMessage(message as AgentMessage));
+  }
+  return out;
+}
+
+// What an entry contributes, without a compaction's retained tail (edits never reach the tail:
+// retained messages are not entries, so no context_edit can address them).
+function ownMessages(entry: AnyEntry): AgentMessage[] {
+  switch (entry.type) {
+    case "message": {
+      const message = (entry as MessageEntry).message;
+      // pi would throw on a message entry without a message object; it contributes nothing here.
+      if (!isObject(message)) return [];
+      return [repairMessage(message)];
+    }
+    case "custom_message": {
+      const e = entry as CustomMessageEntry;
+      return [createCustomMessage(e.customType, e.content ?? [], e.display, e.details, e.timestamp)];
+    }
+    case "branch_summary": {
+      const e = entry as BranchSummaryEntry;
+      // An empty summary contributes nothing. `fromId` may be absent in early files (pi passes it on).
+      return e.summary ? [createBranchSummaryMessage(e.summary, e.fromId as string, e.timestamp)] : [];
+    }
+    case "compaction": {
+      const e = entry as CompactionEntry;
+      const summary = createCompactionSummaryMessage(e.summary, e.tokensBefore, e.timestamp);
+      return e.systemMessage ? [e.systemMessage, summary] : [summary];
+    }
+    default:
+      // custom, label, session_info, model_change, thinking_level_change, usage, context_edit,
+      // and unknown entry types contribute no message.
+      return [];
+  }
+}
+
+/**
+ * The messages one entry contributes to the context, before context edits.
+ * A compaction yields `[systemMessage?, compactionSummary, ...retainedTail]`.
+ */
+export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
+  const own = ownMessages(entry);
+  if (entry.type !== "compaction") return own;
+  const tail = retainedMessages(entry as CompactionEntry);
+  return tail.length === 0 ? own : own.concat(tail);
+}
+
+/**
+ * What an entry contributes after the winning context edit for it (if any): `null` replacement
+ * removes the messages; otherwise only `content` of user/assistant/toolResult/custom messages is
+ * replaced, a string becoming one text block for assistant and toolResult (user and custom accept
+ * a string as is).
+ */
+export function projectContextEntry(entry: AnyEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
+  const tail = entry.type === "compaction" ? retainedMessages(entry as CompactionEntry) : [];
+  let messages = ownMessages(entry);
+  if (edit) {
+    const replacement = edit.replacement as unknown;
+    if (replacement === null) {
+      messages = [];
+    } else if (isObject(replacement)) {
+      const content = replacement.content;
+      messages = messages.map((message) => {
+        if (!EDITABLE_ROLES.has(message.role)) return message;
+        const normalised =
+          (message.role === "assistant" || message.role === "toolResult") && typeof content === "string"
+            ? [{ type: "text", text: content }]
+            : content;
+        return { ...message, content: normalised } as AgentMessage;
+      });
+    }
+    // A replacement that is neither null nor an object is malformed (pi would throw); ignored.
+  }
+  return tail.length === 0 ? messages : messages.concat(tail);
+}
+
+/** The selected entries of an already-built path (see `buildContextEntries`). */
+export function selectContextEntries<E extends AnyEntry>(path: readonly E[]): E[] {
+  let compactionIndex = -1;
+  for (let i = path.length - 1; i >= 0; i--) {
+    if (path[i]?.type === "compaction") {
+      compactionIndex = i;
+      break;
+    }
+  }
+  if (compactionIndex < 0) return path.slice();
+
+  const compactionEntry = path[compactionIndex] as E;
+  const compaction = compactionEntry as unknown as CompactionEntry;
+  const selected: E[] = [compactionEntry];
+  if (!hasRetainedTail(compaction)) {
+    // Keep from the first path entry whose id is firstKeptEntryId up to the compaction. Not
+    // found (another branch, missing, or the compaction's own id) keeps nothing. System
+    // messages are left out: the compaction's systemMessage replaces them.
+    let keeping = false;
+    for (let i = 0; i < compactionIndex; i++) {
+      const entry = path[i] as E;
+      if (entry.id === compaction.firstKeptEntryId) keeping = true;
+      if (keeping && !isMessageEntryWithRole(entry, "system")) selected.push(entry);
+    }
+  }
+  for (let i = compactionIndex + 1; i < path.length; i++) selected.push(path[i] as E);
+  return selected;
+}
+
+/**
+ * The entries that make up the context, in order: with no compaction on the path, the whole
+ * path; otherwise the latest compaction, then the path entries from its `firstKeptEntryId`
+ * (exclusive of the compaction and of `system` messages), then every entry after it.
+ * Non-message entries inside the ranges are kept (for rendering); they contribute nothing.
+ */
+export function buildContextEntries<E extends AnyEntry>(
+  entries: readonly E[],
+  leafId?: string | null,
+  byId?: EntryLookup<E>,
+): E[] {
+  return selectContextEntries(buildSessionPath(entries, leafId, byId));
+}
+
+/** Projects an already-built path (see `buildSessionProjection`). */
+export function projectSessionPath<E extends AnyEntry>(path: readonly E[]): SessionProjection<E> {
+  const { thinkingLevel, model } = getSessionContextSettings(path);
+  const selected = selectContextEntries(path);
+
+  // The last edit per target within the selected entries wins; edits are therefore relative
+  // to the branch (and to the compaction window).
+  const edits = new Map<string, ContextEditEntry>();
+  for (const entry of selected) {
+    if (entry.type === "context_edit") {
+      const edit = entry as unknown as ContextEditEntry;
+      edits.set(edit.targetId, edit);
+    }
+  }
+
+  const projected: ProjectedSessionEntry<E>[] = [];
+  const messages: AgentMessage[] = [];
+  for (let i = 0; i < selected.length; i++) {
+    const sourceEntry = selected[i] as E;
+    // An older compaction can sit inside the kept range; only the one at index 0 contributes.
+    const contributed =
+      sourceEntry.type === "compaction" && i > 0
+        ? []
+        : projectContextEntry(sourceEntry, edits.get(sourceEntry.id));
+    projected.push({ sourceEntry, messages: contributed });
+    for (const message of contributed) messages.push(message);
+  }
+  return { entries: projected, messages, thinkingLevel, model };
+}
+
+/**
+ * pi 1.6.0's provenance-preserving projection: each selected entry with the messages it
+ * contributes, the concatenated messages, and thinking level and model over the whole path.
+ */
+export function buildSessionProjection<E extends AnyEntry>(
+  entries: readonly E[],
+  leafId?: string | null,
+  byId?: EntryLookup<E>,
+): SessionProjection<E> {
+  return projectSessionPath(buildSessionPath(entries, leafId, byId));
+}
+
+/** The context pi 1.6.0 starts the agent with: `{ messages, thinkingLevel, model }`. */
+export function buildSessionContext<E extends AnyEntry>(
+  entries: readonly E[],
+  leafId?: string | null,
+  byId?: EntryLookup<E>,
+): SessionContext {
+  const { messages, thinkingLevel, model } = buildSessionProjection(entries, leafId, byId);
+  return { messages, thinkingLevel, model };
+}

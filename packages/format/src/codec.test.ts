@@ -1,0 +1,373 @@
+/**
+ * Tests of the line codec: unit cases for every line rule, and properties (any bytes parse
+ * without throwing, every byte is accounted for, chunking never changes the result).
+ */
+import { fcOptions } from "@pi-session/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import {
+  type ParseResult,
+  SessionLineDecoder,
+  parseSessionBytes,
+  parseSessionText,
+  resultOf,
+} from "./codec.js";
+import type { JsonRecord, RawRecord, SessionRecord } from "./records.js";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const bytesOf = (...parts: (string | number[])[]) => {
+  const chunks = parts.map((p) => (typeof p === "string" ? enc(p) : new Uint8Array(p)));
+  const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+};
+
+function json(r: SessionRecord | undefined): JsonRecord {
+  expect(r?.kind).toBe("json");
+  return r as JsonRecord;
+}
+function raw(r: SessionRecord | undefined): RawRecord {
+  expect(r?.kind).toBe("raw");
+  return r as RawRecord;
+}
+
+/** Parses `bytes` pushed in pieces cut at `cuts` (sorted positions). */
+function parseChunked(bytes: Uint8Array, cuts: number[]): ParseResult {
+  const dec = new SessionLineDecoder();
+  const records: SessionRecord[] = [];
+  let from = 0;
+  for (const c of [...cuts, bytes.length]) {
+    records.push(...dec.push(bytes.subarray(from, c)));
+    from = c;
+  }
+  records.push(...dec.end());
+  return resultOf(dec, records);
+}
+
+describe("parseSessionBytes: line rules", () => {
+  it("parses an empty input to nothing", () => {
+    const r = parseSessionBytes(new Uint8Array(0));
+    expect(r).toEqual({ records: [], diagnostics: [], blankLines: 0, lines: 0, bytes: 0 });
+  });
+
+  it("parses a header-only file", () => {
+    const line = '{"type":"session","version":3,"id":"abc","timestamp":"2025-01-01T00:00:00.000Z"}';
+    const r = parseSessionText(`${line}\n`);
+    expect(r.records).toHaveLength(1);
+    const rec = json(r.records[0]);
+    expect(rec).toMatchObject({ line: 1, offset: 0, byteLength: line.length, terminated: true });
+    expect(rec.value).toEqual(JSON.parse(line));
+    expect(r.diagnostics).toEqual([]);
+    expect(r.tornTail).toBeUndefined();
+    expect(r.lines).toBe(1);
+  });
+
+  it("records line numbers and byte offsets, counting multi-byte characters as bytes", () => {
+    const r = parseSessionText('{"a":"é"}\n{"b":"😀"}\n{"c":1}\n');
+    expect(r.records.map((x) => [x.line, x.offset, x.byteLength])).toEqual([
+      [1, 0, 10],
+      [2, 11, 12],
+      [3, 24, 7],
+    ]);
+  });
+
+  it("strips a BOM on line 1 only, keeping it in byteLength", () => {
+    const r = parseSessionBytes(bytesOf([0xef, 0xbb, 0xbf], '{"a":1}\n', [0xef, 0xbb, 0xbf], '{"b":2}\n'));
+    const first = json(r.records[0]);
+    expect(first.value).toEqual({ a: 1 });
+    expect(first.byteLength).toBe(10);
+    // A BOM anywhere else is content: U+FEFF is not JSON whitespace.
+    const second = raw(r.records[1]);
+    expect(second.offset).toBe(11);
+    expect(r.diagnostics.map((d) => d.code)).toEqual(["invalid-json"]);
+  });
+
+  it("keeps a BOM on the first pushed line when it is not the file start", () => {
+    const bom = bytesOf([0xef, 0xbb, 0xbf], '{"a":1}\n');
+    expect(parseSessionBytes(bom, { startOffset: 100 }).records[0]?.kind).toBe("raw");
+    expect(parseSessionBytes(bom, { startOffset: 100, firstLineIsFileStart: true }).records[0]?.kind).toBe(
+      "json",
+    );
+    expect(parseSessionBytes(bom, { firstLineIsFileStart: false }).records[0]?.kind).toBe("raw");
+  });
+
+  it("strips one trailing CR per line (CRLF files)", () => {
+    const r = parseSessionText('{"a":1}\r\n{"b":"x"}\r\n');
+    expect(r.records.map((x) => json(x).value)).toEqual([{ a: 1 }, { b: "x" }]);
+    expect(r.records.map((x) => x.byteLength)).toEqual([8, 10]);
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  it("never splits on a lone CR, U+2028 or U+2029", () => {
+    const r = parseSessionText('{"a":"x\\ry"}\r{"b":1}\n{"c":"\u2028\u2029"}\n');
+    expect(r.lines).toBe(2);
+    // The lone CR between the objects stays in line 1, which is therefore not valid JSON.
+    expect(raw(r.records[0]).text).toBe('{"a":"x\\ry"}\r{"b":1}');
+    expect(json(r.records[1]).value).toEqual({ c: "\u2028\u2029" });
+  });
+
+  it("keeps a CR that is not the last character (only one is stripped)", () => {
+    const r = parseSessionText('{"a":1}\r\r\n');
+    // `{"a":1}\r` is valid JSON (CR is whitespace), and byteLength keeps both CRs.
+    expect(json(r.records[0]).byteLength).toBe(9);
+  });
+
+  it("counts blank and whitespace-only lines without records", () => {
+    const r = parseSessionText('\n{"a":1}\n   \n\t\r\n\n{"b":2}\n\n');
+    expect(r.blankLines).toBe(5);
+    expect(r.lines).toBe(7);
+    expect(r.records.map((x) => x.line)).toEqual([2, 6]);
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  it("turns arrays, numbers, strings and null into raw records with not-an-object", () => {
+    const r = parseSessionText('[1,2]\n42\n"s"\nnull\ntrue\n');
+    expect(r.records.map((x) => x.kind)).toEqual(["raw", "raw", "raw", "raw", "raw"]);
+    expect(r.diagnostics.map((d) => [d.code, d.line])).toEqual([
+      ["not-an-object", 1],
+      ["not-an-object", 2],
+      ["not-an-object", 3],
+      ["not-an-object", 4],
+      ["not-an-object", 5],
+    ]);
+    expect(r.diagnostics[0]?.reason).toContain("array");
+  });
+
+  it("reports invalid JSON with the line, byte offset, JSON.parse message and an excerpt", () => {
+    const r = parseSessionText('{"a":1}\n{"b": oops}\n');
+    const rec = raw(r.records[1]);
+    expect(rec.text).toBe('{"b": oops}');
+    expect(rec.bytes).toEqual(enc('{"b": oops}'));
+    const d = r.diagnostics[0];
+    expect(d).toMatchObject({ code: "invalid-json", severity: "error", line: 2, offset: 8 });
+    let msg = "";
+    try {
+      JSON.parse('{"b": oops}');
+    } catch (e) {
+      msg = (e as Error).message;
+    }
+    expect(d?.reason).toContain(msg);
+    expect(d?.reason).toContain("oops");
+    expect(rec.reason).toBe(d?.reason);
+  });
+
+  it("keeps the exact bytes of a line with invalid UTF-8", () => {
+    const bad = bytesOf('{"a":"', [0xff, 0xc3], '"}');
+    const r = parseSessionBytes(bytesOf('{"x":1}\n', Array.from(bad), "\n"));
+    const rec = raw(r.records[1]);
+    expect(rec.bytes).toEqual(bad);
+    expect(rec.byteLength).toBe(bad.length);
+    expect(rec.text).toContain("\uFFFD");
+    expect(r.diagnostics).toHaveLength(1);
+    expect(r.diagnostics[0]).toMatchObject({ code: "invalid-utf8", line: 2, offset: 8 });
+    expect(r.diagnostics[0]?.reason).toContain("byte 6 of the line");
+  });
+
+  it("accepts a genuine U+FFFD character", () => {
+    const r = parseSessionText('{"a":"\uFFFD"}\n');
+    expect(json(r.records[0]).value).toEqual({ a: "\uFFFD" });
+    expect(r.diagnostics).toEqual([]);
+  });
+
+  it("rejects encoded surrogates and overlong forms as invalid UTF-8", () => {
+    for (const seq of [
+      [0xed, 0xa0, 0x80],
+      [0xc0, 0xaf],
+      [0xe0, 0x80, 0xaf],
+      [0xf4, 0x90, 0x80, 0x80],
+    ]) {
+      const r = parseSessionBytes(bytesOf('{"a":"', seq, '"}\n'));
+      expect(r.diagnostics.map((d) => d.code)).toEqual(["invalid-utf8"]);
+    }
+  });
+
+  it("reports a torn tail that is complete JSON as a warning", () => {
+    const r = parseSessionText('{"a":1}\n{"b":2}');
+    const last = json(r.records[1]);
+    expect(last.terminated).toBe(false);
+    expect(r.tornTail).toEqual({ kind: "json", line: 2, offset: 8, byteLength: 7 });
+    expect(r.diagnostics).toEqual([
+      expect.objectContaining({ code: "torn-tail", severity: "warning", line: 2 }),
+    ]);
+  });
+
+  it("reports a torn tail fragment as an error, keeping its bytes", () => {
+    const r = parseSessionText('{"a":1}\n{"b":2,"c":[');
+    const last = raw(r.records[1]);
+    expect(last.terminated).toBe(false);
+    expect(last.bytes).toEqual(enc('{"b":2,"c":['));
+    expect(r.tornTail).toEqual({ kind: "fragment", line: 2, offset: 8, byteLength: 12 });
+    expect(r.diagnostics.map((d) => [d.code, d.severity])).toEqual([
+      ["invalid-json", "error"],
+      ["torn-tail", "error"],
+    ]);
+  });
+
+  it("does not report a torn tail for trailing whitespace without a newline", () => {
+    const r = parseSessionText('{"a":1}\n  ');
+    expect(r.tornTail).toBeUndefined();
+    expect(r.blankLines).toBe(1);
+    expect(r.lines).toBe(2);
+  });
+
+  it("resumes mid-file with startOffset and startLine", () => {
+    const r = parseSessionText('{"a":1}\n{"b":2}\n', { startOffset: 500, startLine: 10 });
+    expect(r.records.map((x) => [x.line, x.offset])).toEqual([
+      [10, 500],
+      [11, 508],
+    ]);
+  });
+});
+
+describe("SessionLineDecoder", () => {
+  it("returns records as lines complete and exposes progress", () => {
+    const dec = new SessionLineDecoder();
+    expect(dec.push(enc('{"a":'))).toEqual([]);
+    expect(dec.pendingBytes).toBe(5);
+    expect(dec.committedOffset).toBe(0);
+    const got = dec.push(enc('1}\n{"b":2}\n{"c"'));
+    expect(got.map((r) => json(r).value)).toEqual([{ a: 1 }, { b: 2 }]);
+    expect(dec.lines).toBe(2);
+    expect(dec.bytes).toBe(20);
+    expect(dec.committedOffset).toBe(16);
+    expect(dec.nextLine).toBe(3);
+    const tail = dec.end();
+    expect(tail).toHaveLength(1);
+    expect(dec.tornTail?.kind).toBe("fragment");
+    expect(dec.end()).toEqual([]);
+  });
+
+  it("joins a line split inside a multi-byte character and between CR and LF", () => {
+    const bytes = enc('{"a":"😀é"}\r\n{"b":1}\n');
+    const whole = parseSessionBytes(bytes);
+    for (let cut = 1; cut < bytes.length; cut++) {
+      expect(parseChunked(bytes, [cut])).toEqual(whole);
+    }
+  });
+
+  it("handles a single line far longer than a decode window", () => {
+    const big = "x".repeat(200_000);
+    const bytes = enc(`{"a":1}\n{"big":"${big}"}\n{"c":"é"}\n`);
+    const r = parseSessionBytes(bytes);
+    expect(r.records.map((x) => x.line)).toEqual([1, 2, 3]);
+    expect((json(r.records[1]).value.big as string).length).toBe(200_000);
+    expect(r.diagnostics).toEqual([]);
+  });
+});
+
+// ---------------------------------------------------------------------------------------
+// Properties
+
+/** Bytes that are mostly line-shaped: JSON objects, junk, CR/LF, BOMs, broken UTF-8. */
+const arbLineBytes: fc.Arbitrary<Uint8Array> = fc
+  .array(
+    fc.oneof(
+      fc
+        .dictionary(fc.string({ maxLength: 4 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 })
+        .map((o) => enc(JSON.stringify(o))),
+      fc.string({ unit: "binary", maxLength: 12 }).map(enc),
+      fc
+        .constantFrom(
+          [10],
+          [13, 10],
+          [13],
+          [0xef, 0xbb, 0xbf],
+          [0xff],
+          [0xe2, 0x82],
+          [0xe2, 0x80, 0xa8],
+          [32, 9],
+          [0x7b],
+          [0x5b, 0x31, 0x5d],
+        )
+        .map((b) => new Uint8Array(b)),
+      fc.uint8Array({ maxLength: 8 }),
+    ),
+    { maxLength: 30 },
+  )
+  .map((parts) => {
+    const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+    let at = 0;
+    for (const p of parts) {
+      out.set(p, at);
+      at += p.length;
+    }
+    return out;
+  });
+
+const arbBytes = fc.oneof(arbLineBytes, fc.uint8Array({ maxLength: 200 }));
+
+/** Sorted cut positions within [0, len]. */
+const arbCuts = (len: number) =>
+  fc.uniqueArray(fc.integer({ min: 0, max: len }), { maxLength: 12 }).map((c) => c.sort((a, b) => a - b));
+
+describe("codec properties", () => {
+  it("never throws and accounts for every byte", () => {
+    fc.assert(
+      fc.property(arbBytes, (bytes) => {
+        const r = parseSessionBytes(bytes);
+        expect(r.bytes).toBe(bytes.length);
+        // Walk the lines: each is a record or a blank line; `\n` separates them.
+        let pos = 0;
+        let line = 1;
+        let blank = 0;
+        let ri = 0;
+        while (pos < bytes.length) {
+          const nl = bytes.indexOf(10, pos);
+          const end = nl < 0 ? bytes.length : nl;
+          const rec = r.records[ri];
+          if (rec !== undefined && rec.line === line) {
+            expect(rec.offset).toBe(pos);
+            expect(rec.byteLength).toBe(end - pos);
+            expect(rec.terminated).toBe(nl >= 0);
+            if (rec.kind === "raw") expect(rec.bytes).toEqual(bytes.subarray(pos, end));
+            ri++;
+          } else {
+            const text = new TextDecoder().decode(bytes.subarray(pos, end));
+            expect(text.trim()).toBe("");
+            blank++;
+          }
+          line++;
+          pos = end + 1;
+        }
+        expect(ri).toBe(r.records.length);
+        expect(blank).toBe(r.blankLines);
+        expect(r.lines).toBe(line - 1);
+        // A raw record always has exactly one line diagnostic.
+        const lineDiags = r.diagnostics.filter((d) => d.code !== "torn-tail");
+        expect(lineDiags.map((d) => d.line)).toEqual(
+          r.records.filter((x) => x.kind === "raw").map((x) => x.line),
+        );
+      }),
+      fcOptions(),
+    );
+  }, 60_000);
+
+  it("gives the same records and diagnostics for any chunking", () => {
+    fc.assert(
+      fc.property(
+        arbBytes.chain((b) => fc.tuple(fc.constant(b), arbCuts(b.length))),
+        ([bytes, cuts]) => {
+          expect(parseChunked(bytes, cuts)).toEqual(parseSessionBytes(bytes));
+        },
+      ),
+      fcOptions(),
+    );
+  }, 60_000);
+
+  it("parses JSON-object lines back to the same values", () => {
+    fc.assert(
+      fc.property(fc.array(fc.dictionary(fc.string(), fc.jsonValue()), { maxLength: 10 }), (objs) => {
+        const text = objs.map((o) => `${JSON.stringify(o)}\n`).join("");
+        const r = parseSessionText(text);
+        expect(r.diagnostics).toEqual([]);
+        // Compared with a JSON round trip: -0 is written as 0.
+        expect(r.records.map((x) => json(x).value)).toEqual(JSON.parse(JSON.stringify(objs)));
+      }),
+      fcOptions(),
+    );
+  }, 60_000);
+});

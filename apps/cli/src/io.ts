@@ -28,7 +28,11 @@ export interface IoOptions {
 /** Milliseconds of work after which a progress line appears (on a terminal). */
 export const PROGRESS_DELAY_MS = 1000;
 
-export function colorsWanted(stream: Stream, env: Record<string, string | undefined>, flag: boolean): boolean {
+export function colorsWanted(
+  stream: Stream,
+  env: Record<string, string | undefined>,
+  flag: boolean,
+): boolean {
   if (!flag) return false;
   if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
   const force = env.FORCE_COLOR;

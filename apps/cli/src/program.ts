@@ -95,13 +95,22 @@ export async function runCli(options: RunOptions): Promise<number> {
   cli.option("--no-color", "No colours (also NO_COLOR=1)");
   cli.option("-v, --version", "Print the version");
   cli.help((sections) => {
+    for (const section of sections) {
+      section.body = section.body
+        .split("\n")
+        .map((l) => l.replace(" (default: true)", "").trimEnd())
+        .join("\n");
+    }
     const first = sections[0];
     if (first) first.body = `pi-session ${VERSION}: your pi coding-agent sessions, on the command line`;
     // cac prints the global help for a bare program; add conventions, drop its noisy footer.
-    if (!cli.matchedCommand) {
-      return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
+    const matched = cli.matchedCommand;
+    if (matched) {
+      const [title, ...rest] = sections;
+      const body = { body: matched.description };
+      return title ? [title, body, ...rest] : [body, ...rest];
     }
-    return sections;
+    return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
 
   for (const spec of COMMANDS) spec.register(cli, run);
@@ -115,12 +124,20 @@ export async function runCli(options: RunOptions): Promise<number> {
     }
     if (!cli.matchedCommand) {
       const first = cli.args[0];
+      const known = new Set(["--", "sessionDir", "json", "color", "version", "v", "help", "h"]);
+      const unknown = Object.keys(parsed).find((k) => !known.has(k));
+      if (unknown !== undefined) {
+        throw new UsageError(`unknown option \`${unknown.length > 1 ? "--" : "-"}${unknown}\``);
+      }
       if (parsed.version) {
         io.line(VERSION);
         return EXIT_OK;
       }
       if (first !== undefined) {
-        throw new UsageError(`unknown command \`${first}\``, "Run `pi-session --help` for the list of commands.");
+        throw new UsageError(
+          `unknown command \`${first}\``,
+          "Run `pi-session --help` for the list of commands.",
+        );
       }
       cli.outputHelp();
       return EXIT_OK;

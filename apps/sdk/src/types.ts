@@ -7,7 +7,6 @@ import type {
   AgentMessage,
   AssistantMessage,
   CustomMessage,
-  FileEntry,
   MessageEntry,
   SessionEntry,
   ToolResultMessage,
@@ -102,6 +101,3 @@ export type SessionListProgress = (loaded: number, total: number, partialSession
 
 /** Entries another process appended to the file since this manager last wrote it. */
 export type ForeignEntriesListener = (entries: SessionEntry[], file: string) => void;
-
-/** Kept for signatures that accept the header as well as entries. */
-export type { FileEntry as SessionFileEntry };

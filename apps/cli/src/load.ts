@@ -1,0 +1,83 @@
+/**
+ * Loading one session for display: read the file, decode it with `format`, migrate it to v3
+ * in memory with `migrate` (the file is never touched), and index it with `tree`.
+ *
+ * Composition only: every rule about the format lives in those packages.
+ */
+import { readFileSync, statSync } from "node:fs";
+import {
+  type AnyEntry,
+  type Diagnostic,
+  type SessionHeader,
+  type SessionRecord,
+  detectVersion,
+  parseSessionBytes,
+  splitSession,
+} from "@pi-session/format";
+import { SessionIndex } from "@pi-session/tree";
+import { CliError } from "./errors.js";
+import { migrateForReading } from "./migration.js";
+
+export interface LoadedSession {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  /** Every record of the file, as read (raw lines included). */
+  records: SessionRecord[];
+  /** Codec and header diagnostics, with `file` set. */
+  diagnostics: Diagnostic[];
+  header: SessionHeader;
+  /** The version the file is written in (1 when the header has none). */
+  version: number;
+  /** The entries after the header, migrated to v3 in memory, in file order. */
+  entries: AnyEntry[];
+  index: SessionIndex<AnyEntry>;
+}
+
+/** Reads the bytes of a session file; a clear error when it is missing or not a file. */
+export function readBytes(path: string): { bytes: Uint8Array; size: number; mtimeMs: number } {
+  let st: ReturnType<typeof statSync>;
+  try {
+    st = statSync(path);
+  } catch {
+    throw new CliError(`${path}: no such file`, {
+      hint: "Check the path, or pass a session id (see `pi-session ls`).",
+    });
+  }
+  if (!st.isFile()) throw new CliError(`${path}: not a regular file`);
+  const bytes = readFileSync(path);
+  return { bytes, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/** Loads a session; throws a {@link CliError} naming the file when it is not a pi session. */
+export function loadSession(path: string): LoadedSession {
+  const { bytes, size, mtimeMs } = readBytes(path);
+  const parsed = parseSessionBytes(bytes);
+  const view = splitSession(parsed.records);
+  const diagnostics = [...parsed.diagnostics, ...view.diagnostics]
+    .map((d) => ({ ...d, file: path }))
+    .sort((a, b) => a.line - b.line);
+  if (!view.header) {
+    const first = view.diagnostics.find((d) => d.code === "missing-header");
+    const where = first ? `:${first.line} (byte ${first.offset})` : "";
+    throw new CliError(`${path}${where}: not a pi session: ${first?.reason ?? "no session header"}`, {
+      hint: "Run `pi-session validate` on it for every problem in the file.",
+    });
+  }
+  const version = detectVersion(view.header.value);
+  const migrated = migrateForReading(parsed.records);
+  const positions = migrated.entries.map((e) => e.position);
+  const entries = migrated.entries.map((e) => e.entry);
+  const index = new SessionIndex<AnyEntry>(entries, { positions });
+  return {
+    path,
+    size,
+    mtimeMs,
+    records: parsed.records,
+    diagnostics,
+    header: migrated.header ?? view.header.value,
+    version,
+    entries,
+    index,
+  };
+}

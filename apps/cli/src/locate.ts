@@ -1,0 +1,172 @@
+/**
+ * Finding sessions: the sessions root, the files under it, and what a `<session>` argument
+ * names (a path, a full session id, a unique id prefix, or `latest`).
+ *
+ * Only file names and mtimes are used here (pi names files `<timestamp>_<sessionId>.jsonl`);
+ * reading and parsing files is left to the layers.
+ */
+import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { homedir } from "node:os";
+import { basename, join, resolve } from "node:path";
+import { CliError, UsageError } from "./errors.js";
+
+export interface SessionFile {
+  path: string;
+  /** The session id from the file name. */
+  id: string;
+  /** The directory's name (`--home-u-p--`), or "" for a file directly in the root. */
+  project: string;
+  mtimeMs: number;
+  size: number;
+}
+
+export interface LocateOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  sessionDir: string | undefined;
+}
+
+function expandHome(path: string): string {
+  if (path === "~") return homedir();
+  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
+  return path;
+}
+
+/** pi's agent dir: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
+export function agentDir(env: Record<string, string | undefined>): string {
+  const fromEnv = env.PI_CODING_AGENT_DIR;
+  return fromEnv ? resolve(expandHome(fromEnv)) : join(homedir(), ".pi", "agent");
+}
+
+/** Where sessions live: `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, `sessionDir` setting, default. */
+export function sessionsRoot(options: LocateOptions): { root: string; custom: boolean } {
+  if (options.sessionDir) return { root: resolve(options.cwd, expandHome(options.sessionDir)), custom: true };
+  const fromEnv = options.env.PI_CODING_AGENT_SESSION_DIR;
+  if (fromEnv) return { root: resolve(options.cwd, expandHome(fromEnv)), custom: true };
+  const agent = agentDir(options.env);
+  const settingsPath = join(agent, "settings.json");
+  if (existsSync(settingsPath)) {
+    try {
+      const settings = JSON.parse(readFileSync(settingsPath, "utf8")) as { sessionDir?: unknown };
+      if (typeof settings.sessionDir === "string" && settings.sessionDir !== "") {
+        return { root: resolve(agent, expandHome(settings.sessionDir)), custom: true };
+      }
+    } catch {
+      // An unreadable settings file is pi's problem to report; fall back to the default.
+    }
+  }
+  return { root: join(agent, "sessions"), custom: false };
+}
+
+/** pi's per-cwd directory name: `/home/u/p` -> `--home-u-p--`. */
+export function projectDirName(cwd: string): string {
+  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+}
+
+/** The session id in a pi file name (`<timestamp>_<id>.jsonl`), or the name without `.jsonl`. */
+export function idFromFileName(name: string): string {
+  const stem = name.endsWith(".jsonl") ? name.slice(0, -6) : name;
+  const underscore = stem.indexOf("_");
+  return underscore >= 0 ? stem.slice(underscore + 1) : stem;
+}
+
+function fileInfo(path: string, project: string): SessionFile | undefined {
+  try {
+    const st = statSync(path);
+    if (!st.isFile()) return undefined;
+    return { path, id: idFromFileName(basename(path)), project, mtimeMs: st.mtimeMs, size: st.size };
+  } catch {
+    return undefined;
+  }
+}
+
+/** Every `*.jsonl` directly in `root` or in its project directories, newest first. */
+export function listSessionFiles(root: string): SessionFile[] {
+  const files: SessionFile[] = [];
+  let names: string[];
+  try {
+    names = readdirSync(root);
+  } catch {
+    return files;
+  }
+  for (const name of names) {
+    const full = join(root, name);
+    if (name.endsWith(".jsonl")) {
+      const info = fileInfo(full, "");
+      if (info) files.push(info);
+      continue;
+    }
+    let inner: string[];
+    try {
+      if (!statSync(full).isDirectory()) continue;
+      inner = readdirSync(full);
+    } catch {
+      continue;
+    }
+    for (const innerName of inner) {
+      if (!innerName.endsWith(".jsonl")) continue;
+      const info = fileInfo(join(full, innerName), name);
+      if (info) files.push(info);
+    }
+  }
+  return files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+}
+
+function looksLikePath(arg: string): boolean {
+  return arg.includes("/") || arg.includes("\\") || arg.endsWith(".jsonl") || arg.startsWith(".");
+}
+
+const MAX_CANDIDATES = 10;
+
+function candidateList(files: SessionFile[]): string {
+  const shown = files.slice(0, MAX_CANDIDATES).map((f) => `  ${f.id}  ${f.path}`);
+  if (files.length > MAX_CANDIDATES) shown.push(`  ... and ${files.length - MAX_CANDIDATES} more`);
+  return shown.join("\n");
+}
+
+/** Resolves a `<session>` argument to an absolute file path, or throws a {@link CliError}. */
+export function resolveSession(arg: string, options: LocateOptions): string {
+  if (arg === "") throw new UsageError("empty <session> argument");
+  const asPath = resolve(options.cwd, expandHome(arg));
+  if (existsSync(asPath)) {
+    if (statSync(asPath).isDirectory()) {
+      throw new CliError(`${arg} is a directory, not a session file`, {
+        hint: "Pass one .jsonl file, or use `pi-session ls --session-dir <dir>` to list a directory.",
+      });
+    }
+    return asPath;
+  }
+  if (looksLikePath(arg)) {
+    throw new CliError(`${arg}: no such file`, {
+      hint: "Check the path, or pass a session id (see `pi-session ls`).",
+    });
+  }
+  const { root } = sessionsRoot(options);
+  const files = listSessionFiles(root);
+  if (arg === "latest") {
+    const project = projectDirName(resolve(options.cwd));
+    const inProject = files.filter((f) => f.project === project);
+    const newest = inProject[0];
+    if (!newest) {
+      throw new CliError(`no sessions for ${options.cwd} under ${root}`, {
+        hint: "Run it from a project directory pi has sessions for, or pass a session id or path (see `pi-session ls --all`).",
+      });
+    }
+    return newest.path;
+  }
+  const exact = files.filter((f) => f.id === arg);
+  if (exact.length === 1 && exact[0]) return exact[0].path;
+  const matches = exact.length > 1 ? exact : files.filter((f) => f.id.startsWith(arg));
+  if (matches.length === 1 && matches[0]) return matches[0].path;
+  if (matches.length === 0) {
+    throw new CliError(`no session with id or prefix \`${arg}\` under ${root}`, {
+      hint: "List sessions with `pi-session ls --all`, or pass a file path or --session-dir.",
+    });
+  }
+  throw new CliError(
+    `session id prefix \`${arg}\` is ambiguous: ${matches.length} sessions match:\n${candidateList(matches)}`,
+    {
+      hint: "Type more characters of the id, or pass the file path.",
+    },
+  );
+}

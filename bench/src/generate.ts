@@ -229,8 +229,8 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
 
   while (!done()) {
     const roll = r();
-    // Occasional structure: branches, compactions, labels, metadata.
-    if (!linear && roll < 0.004 && path.length > 30) {
+    // Per loop step (a turn is ~10 entries): branches, compactions, labels, metadata, bash.
+    if (!linear && roll < 0.005 && path.length > 30) {
       // Branch: move the leaf back a few entries and summarise the abandoned path.
       const back = int(2, 20);
       const fromId = leaf;
@@ -243,7 +243,7 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
       });
       continue;
     }
-    if (!linear && roll < 0.0055 && path.length > 40) {
+    if (!linear && roll < 0.01 && path.length > 40) {
       const firstKept = path[path.length - int(10, 30)] as string;
       yield emit({
         type: "compaction",
@@ -254,24 +254,32 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
       });
       continue;
     }
-    if (!linear && roll < 0.012 && path.length > 5) {
-      yield emit({ type: "label", targetId: path[path.length - int(1, 5)] as string, label: `checkpoint-${int(1, 99)}` });
+    if (!linear && roll < 0.04 && path.length > 5) {
+      yield emit({
+        type: "label",
+        targetId: path[path.length - int(1, 5)] as string,
+        label: `checkpoint-${int(1, 99)}`,
+      });
       continue;
     }
-    if (!linear && roll < 0.014) {
+    if (!linear && roll < 0.045) {
       yield emit({ type: "session_info", name: slice(prose, int(10, 40)).trim() });
       continue;
     }
-    if (roll < 0.017) {
+    if (roll < 0.05) {
       model = MODELS[int(0, MODELS.length - 1)] as (typeof MODELS)[number];
       yield emit({ type: "model_change", provider: model.provider, modelId: model.model });
       continue;
     }
-    if (roll < 0.02) {
-      yield emit({ type: "custom", customType: "bench-ext", data: { counter: int(0, 1000), note: slice(prose, 40) } });
+    if (roll < 0.07) {
+      yield emit({
+        type: "custom",
+        customType: "bench-ext",
+        data: { counter: int(0, 1000), note: slice(prose, 40) },
+      });
       continue;
     }
-    if (roll < 0.022) {
+    if (roll < 0.09) {
       yield emit({
         type: "custom_message",
         customType: "bench-ext",
@@ -280,11 +288,17 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
       });
       continue;
     }
-    if (roll < 0.025) {
-      yield emit({ type: "usage", kind: "compaction", provider: model.provider, model: model.model, usage: usage(r) });
+    if (roll < 0.1) {
+      yield emit({
+        type: "usage",
+        kind: "compaction",
+        provider: model.provider,
+        model: model.model,
+        usage: usage(r),
+      });
       continue;
     }
-    if (roll < 0.04) {
+    if (roll < 0.15) {
       const ms = tick();
       yield emit({
         type: "message",
@@ -303,25 +317,41 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
 
     // A turn: user prompt, then a few assistant steps with tool calls and results.
     const userContent: Record<string, unknown>[] = [{ type: "text", text: slice(prose, logLen(20, 1500)) }];
-    if (r() < 0.01) userContent.push({ type: "image", data: slice(base64, logLen(4000, 200000) & ~3), mimeType: "image/png" });
+    if (r() < 0.01)
+      userContent.push({
+        type: "image",
+        data: slice(base64, logLen(4000, 200000) & ~3),
+        mimeType: "image/png",
+      });
     yield emit({ type: "message", message: { role: "user", content: userContent, timestamp: tick() } });
     const steps = int(0, 5);
     for (let s = 0; s <= steps && !done(); s++) {
       const last = s === steps;
       const content: Record<string, unknown>[] = [];
-      if (r() < 0.5) content.push({ type: "thinking", thinking: slice(prose, logLen(50, 3000)), thinkingSignature: slice(base64, 64) });
+      if (r() < 0.5)
+        content.push({
+          type: "thinking",
+          thinking: slice(prose, logLen(50, 3000)),
+          thinkingSignature: slice(base64, 64),
+        });
       content.push({ type: "text", text: slice(prose, logLen(20, last ? 2500 : 400)) });
       const calls: { id: string; name: string }[] = [];
       if (!last) {
         const k = int(1, 3);
         for (let c = 0; c < k; c++) {
-          const call = { id: `toolu_${slice(base64, 24).replace(/[+/]/g, "x")}`, name: TOOLS[int(0, TOOLS.length - 1)] as string };
+          const call = {
+            id: `toolu_${slice(base64, 24).replace(/[+/]/g, "x")}`,
+            name: TOOLS[int(0, TOOLS.length - 1)] as string,
+          };
           calls.push(call);
           content.push({
             type: "toolCall",
             id: call.id,
             name: call.name,
-            arguments: call.name === "bash" ? { command: slice(code, int(10, 120)) } : { path: `src/${slice(prose, 12).trim().replace(/\W+/g, "-")}.ts` },
+            arguments:
+              call.name === "bash"
+                ? { command: slice(code, int(10, 120)) }
+                : { path: `src/${slice(prose, 12).trim().replace(/\W+/g, "-")}.ts` },
           });
         }
       }
@@ -340,11 +370,19 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
       });
       for (const call of calls) {
         if (done()) break;
-        const out: Record<string, unknown>[] = [{ type: "text", text: slice(code, logLen(80, 24000)) }];
-        if (r() < 0.005) out.push({ type: "image", data: slice(base64, logLen(4000, 120000) & ~3), mimeType: "image/png" });
+        const out: Record<string, unknown>[] = [{ type: "text", text: slice(code, logLen(80, 12000)) }];
+        if (r() < 0.005)
+          out.push({ type: "image", data: slice(base64, logLen(4000, 120000) & ~3), mimeType: "image/png" });
         yield emit({
           type: "message",
-          message: { role: "toolResult", toolCallId: call.id, toolName: call.name, content: out, isError: r() < 0.05, timestamp: tick() },
+          message: {
+            role: "toolResult",
+            toolCallId: call.id,
+            toolName: call.name,
+            content: out,
+            isError: r() < 0.05,
+            timestamp: tick(),
+          },
         });
       }
     }
@@ -356,7 +394,13 @@ export function* chainLines(depth: number, seed = 7): Generator<string> {
   const r = mulberry32(seed);
   const { prose } = getPools();
   let time = BASE_TIME;
-  yield JSON.stringify({ type: "session", version: 3, id: uuidFrom(r), timestamp: new Date(time).toISOString(), cwd: "/home/dev/chain" });
+  yield JSON.stringify({
+    type: "session",
+    version: 3,
+    id: uuidFrom(r),
+    timestamp: new Date(time).toISOString(),
+    cwd: "/home/dev/chain",
+  });
   let parent: string | null = null;
   for (let i = 1; i <= depth; i++) {
     time += 1000;
@@ -376,7 +420,13 @@ export function* chainLines(depth: number, seed = 7): Generator<string> {
             stopReason: "stop",
             timestamp: time,
           };
-    yield JSON.stringify({ type: "message", id, parentId: parent, timestamp: new Date(time).toISOString(), message });
+    yield JSON.stringify({
+      type: "message",
+      id,
+      parentId: parent,
+      timestamp: new Date(time).toISOString(),
+      message,
+    });
     parent = id;
   }
 }
@@ -416,8 +466,12 @@ export function writeLines(path: string, lines: Iterable<string>): { bytes: numb
   return { bytes, lines: count };
 }
 
+/** Bump when the generator's output changes, so cached files in `.data/` are not reused. */
+export const GENERATOR_VERSION = 1;
+
 function specKey(spec: SessionSpec): string {
   return [
+    `g${GENERATOR_VERSION}`,
     `s${spec.seed}`,
     spec.entries !== undefined ? `e${spec.entries}` : "",
     spec.targetBytes !== undefined ? `b${spec.targetBytes}` : "",
@@ -436,7 +490,7 @@ export function ensureSession(spec: SessionSpec, dataDir = DATA_DIR): string {
 
 /** Path of a generated linear chain of `depth` entries (cached). */
 export function ensureChain(depth: number, dataDir = DATA_DIR): string {
-  const path = join(dataDir, `chain-${depth}.jsonl`);
+  const path = join(dataDir, `chain-g${GENERATOR_VERSION}-${depth}.jsonl`);
   if (!existsSync(path)) writeLines(path, chainLines(depth));
   return path;
 }
@@ -456,11 +510,12 @@ export function cwdDirName(cwd: string): string {
 
 /**
  * A session store in pi's layout (`<root>/--<cwd>--/<timestamp>_<uuid>.jsonl`) with sizes
- * spread log-normally (a few big sessions, many small). Returns the root directory.
+ * spread log-normally (a few big sessions, many small). Returns the sessions root directory.
  */
 export function ensureStore(spec: StoreSpec, dataDir = DATA_DIR): string {
-  const key = `store-n${spec.sessions}-p${spec.projects}-b${spec.totalBytes}-s${spec.seed}`;
-  const root = join(dataDir, key);
+  const key = `store-g${GENERATOR_VERSION}-n${spec.sessions}-p${spec.projects}-b${spec.totalBytes}-s${spec.seed}`;
+  // `<key>/sessions/` so that `<key>` can serve as pi's agent dir (PI_CODING_AGENT_DIR).
+  const root = join(dataDir, key, "sessions");
   const marker = join(dataDir, `${key}.complete`);
   if (existsSync(marker)) return root;
   const r = mulberry32(spec.seed);

@@ -1,0 +1,459 @@
+/**
+ * The benchmark's child process: `node dist/worker.js '<task json>'` runs one task in a fresh
+ * process and prints one JSON line ({@link WorkerResult}) on stdout. Running every scenario
+ * in its own process keeps heaps, JIT state and caches of one scenario out of the next, and
+ * lets the runner read the kernel's peak RSS of exactly that work.
+ *
+ * Tasks: parse, context, open, append, list, stats. Each has modes `ours`, `ceiling`
+ * (the baseline a perfect implementation approaches) and `peer` (pi 0.73.1, from `.peer/`).
+ */
+import {
+  appendFileSync,
+  closeSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { countDiagnostics, fn, type Layers, loadLayers, loadPeer, type Rec } from "./layers.js";
+import { nowMs, timeIt, type WorkerResult } from "./measure.js";
+
+export interface Task {
+  kind: "parse" | "context" | "open" | "append" | "list" | "stats";
+  mode: string;
+  file?: string;
+  root?: string;
+  count?: number;
+  iterations?: number;
+  warmup?: number;
+  cacheDir?: string;
+}
+
+class NotAvailable extends Error {}
+
+function need<T>(value: T | undefined, what: string): T {
+  if (value === undefined) throw new NotAvailable(what);
+  return value;
+}
+
+// ---------------------------------------------------------------------------------------
+// Helpers over our layers
+
+function parseBytes(L: Layers, bytes: Uint8Array): { records: Rec[]; diagnostics: unknown[] } {
+  const parse = need(
+    fn(L.format, "parseSessionBytes"),
+    `format codec ${L.missing.format ?? "has no parseSessionBytes"}`,
+  );
+  return parse(bytes) as { records: Rec[]; diagnostics: unknown[] };
+}
+
+function migrate(L: Layers, records: Rec[]): Rec[] {
+  const m = fn(L.migrate, "migrateRecords");
+  if (!m) return records;
+  const out = m(records) as unknown;
+  if (Array.isArray(out)) return out as Rec[];
+  const recs = (out as { records?: unknown }).records;
+  return Array.isArray(recs) ? (recs as Rec[]) : records;
+}
+
+/** Index + context from parsed records: what an open costs after parsing. */
+function rebuild(L: Layers, records: Rec[]): { messages: number } {
+  const build = need(
+    fn(L.context, "buildSessionContext"),
+    `context ${L.missing.context ?? "has no buildSessionContext"}`,
+  );
+  const Index = L.tree?.SessionIndex as
+    | { fromRecords(r: Rec[]): { entries: unknown[]; leafId: string | null; byId: Map<string, unknown> } }
+    | undefined;
+  let ctx: { messages: unknown[] };
+  if (Index && typeof Index.fromRecords === "function") {
+    const idx = Index.fromRecords(records);
+    ctx = build(idx.entries, idx.leafId, idx.byId);
+  } else {
+    const entries: unknown[] = [];
+    for (const r of records) if (r.kind === "json" && r.value?.type !== "session") entries.push(r.value);
+    ctx = build(entries);
+  }
+  return { messages: ctx.messages.length };
+}
+
+// ---------------------------------------------------------------------------------------
+// Tasks
+
+async function parseTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  const bytes = readFileSync(file);
+  const it = t.iterations ?? 5;
+  const wu = t.warmup ?? 1;
+  const extra: Record<string, unknown> = { bytes: bytes.length };
+  if (t.mode === "ceiling") {
+    // The split is done before timing: the ceiling is JSON.parse alone.
+    const lines = bytes.toString("utf8").split("\n");
+    let n = 0;
+    const samples = await timeIt(
+      () => {
+        n = 0;
+        for (const line of lines) {
+          if (line.length === 0) continue;
+          JSON.parse(line);
+          n++;
+        }
+      },
+      it,
+      wu,
+    );
+    extra.records = n;
+    return { ok: true, samples, extra };
+  }
+  if (t.mode === "peer") {
+    const peer = await loadPeer();
+    const parse = need(fn(peer, "parseSessionEntries"), "peer parseSessionEntries");
+    const text = bytes.toString("utf8");
+    const samples = await timeIt(() => parse(text), it, wu);
+    return { ok: true, samples, extra };
+  }
+  const validate = fn(L.schema, "validateRecords");
+  extra.validated = validate !== undefined;
+  if (!validate)
+    extra.note = `validate n/a (format/schema ${L.missing.schema ?? "has no validateRecords"}); parse only`;
+  let diags = 0;
+  let records = 0;
+  const samples = await timeIt(
+    () => {
+      const res = parseBytes(L, bytes);
+      diags = res.diagnostics.length;
+      records = res.records.length;
+      if (validate) diags += countDiagnostics(validate(res.records));
+    },
+    it,
+    wu,
+  );
+  extra.records = records;
+  extra.diagnostics = diags;
+  return { ok: true, samples, extra };
+}
+
+async function contextTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  const bytes = readFileSync(file);
+  const it = t.iterations ?? 5;
+  const wu = t.warmup ?? 1;
+  // Alternate parse and rebuild in the same process so both see the same conditions.
+  const parseSamples: number[] = [];
+  const samples: number[] = [];
+  let messages = 0;
+  for (let i = 0; i < it + wu; i++) {
+    const t0 = nowMs();
+    const { records } = parseBytes(L, bytes);
+    const t1 = nowMs();
+    messages = rebuild(L, records).messages;
+    const t2 = nowMs();
+    if (i >= wu) {
+      parseSamples.push(t1 - t0);
+      samples.push(t2 - t1);
+    }
+  }
+  return { ok: true, samples, extra: { parseSamples, messages, bytes: bytes.length } };
+}
+
+async function openTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  const it = t.iterations ?? 5;
+  const wu = t.warmup ?? 1;
+  if (t.mode === "peer") {
+    const peer = await loadPeer();
+    const SM = peer.SessionManager as { open(p: string): { buildSessionContext(): { messages: unknown[] } } };
+    let messages = 0;
+    const samples = await timeIt(
+      () => {
+        messages = SM.open(file).buildSessionContext().messages.length;
+      },
+      it,
+      wu,
+    );
+    return { ok: true, samples, extra: { messages } };
+  }
+  const read = fn(L.store, "readSessionFile");
+  let messages = 0;
+  const samples = await timeIt(
+    async () => {
+      let records: Rec[];
+      if (read) records = ((await read(file)) as { records: Rec[] }).records;
+      else records = parseBytes(L, readFileSync(file)).records;
+      messages = rebuild(L, migrate(L, records)).messages;
+    },
+    it,
+    wu,
+  );
+  return {
+    ok: true,
+    samples,
+    extra: { messages, reader: read ? "node-store readSessionFile" : "readFileSync + codec" },
+  };
+}
+
+/** The first `count` entries (objects, header excluded) of a generated linear session. */
+function sourceEntries(file: string, count: number): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    const v = JSON.parse(line) as Record<string, unknown>;
+    if (v.type === "session") continue;
+    out.push(v);
+    if (out.length >= count) break;
+  }
+  return out;
+}
+
+async function appendTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  const count = t.count ?? 20000;
+  const entries = sourceEntries(file, count);
+  const header = readFileSync(file, "utf8").slice(0, 4096).split("\n")[0] as string;
+  const it = t.iterations ?? 5;
+  const wu = t.warmup ?? 1;
+  const base = mkdtempSync(join(tmpdir(), "pi-bench-append-"));
+  let round = 0;
+  const fresh = () => {
+    const dir = join(base, `r${round++}`);
+    mkdirSync(dir, { recursive: true });
+    return dir;
+  };
+  try {
+    if (t.mode === "ceiling") {
+      // pi's way: one appendFileSync of JSON.stringify(entry) + "\n" per entry, no lock.
+      const samples = await timeIt(
+        () => {
+          const path = join(fresh(), "s.jsonl");
+          writeFileSync(path, `${header}\n`);
+          for (const e of entries) appendFileSync(path, `${JSON.stringify(e)}\n`);
+        },
+        it,
+        wu,
+      );
+      return { ok: true, samples, extra: { entries: entries.length } };
+    }
+    if (t.mode === "peer") {
+      const peer = await loadPeer();
+      const SM = peer.SessionManager as {
+        create(cwd: string, dir: string): Record<string, (...a: unknown[]) => unknown>;
+      };
+      const samples = await timeIt(
+        () => {
+          const sm = SM.create("/home/dev/bench", fresh());
+          for (const e of entries) peerAppend(sm, e);
+        },
+        it,
+        wu,
+      );
+      return { ok: true, samples, extra: { entries: entries.length } };
+    }
+    const append = ourAppender(L);
+    const samples = await timeIt(
+      () => {
+        const path = join(fresh(), "s.jsonl");
+        writeFileSync(path, `${header}\n`);
+        append(path, entries);
+      },
+      it,
+      wu,
+    );
+    return { ok: true, samples, extra: { entries: entries.length } };
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** Appends one generated entry through pi's SessionManager API (pi assigns ids and parents). */
+function peerAppend(sm: Record<string, (...a: unknown[]) => unknown>, e: Record<string, unknown>): void {
+  const call = (name: string, ...args: unknown[]) =>
+    (sm[name] as (...a: unknown[]) => unknown).apply(sm, args);
+  switch (e.type) {
+    case "message":
+      call("appendMessage", e.message);
+      return;
+    case "model_change":
+      call("appendModelChange", e.provider, e.modelId);
+      return;
+    case "thinking_level_change":
+      call("appendThinkingLevelChange", e.thinkingLevel);
+      return;
+    case "custom_message":
+      call("appendCustomMessageEntry", e.customType, e.content, e.display);
+      return;
+    case "custom":
+      call("appendCustomEntry", e.customType, e.data);
+      return;
+    default:
+      // Types pi 0.73.1 has no method for (e.g. `usage`): stored as a custom entry of the same size.
+      call("appendCustomEntry", "bench", e);
+  }
+}
+
+/**
+ * node-store's appender with its defaults (durability "none" like pi, cross-process lock on,
+ * foreign-append detection on): one `append` call per entry, as a live session appends.
+ */
+function ourAppender(L: Layers): (path: string, entries: Record<string, unknown>[]) => void {
+  const open = need(fn(L.store, "openAppender"), `node-store ${L.missing.store ?? "has no openAppender"}`);
+  return (path, entries) => {
+    const writer = open(path) as { append(e: object): unknown; close(): void };
+    try {
+      for (const e of entries) writer.append(e);
+    } finally {
+      writer.close();
+    }
+  };
+}
+
+/** Reads a whole file sequentially through `buf`, keeping nothing; returns bytes read. */
+function readThrough(path: string, buf: Buffer): number {
+  const fd = openSync(path, "r");
+  let total = 0;
+  try {
+    for (;;) {
+      const n = readSync(fd, buf, 0, buf.length, null);
+      if (n <= 0) return total;
+      total += n;
+    }
+  } finally {
+    closeSync(fd);
+  }
+}
+
+async function listTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const root = need(t.root, "root");
+  const t0 = nowMs();
+  if (t.mode === "ceiling") {
+    // A plain full read of every file: the cost of any listing that parses everything.
+    let bytes = 0;
+    let files = 0;
+    const buf = Buffer.allocUnsafe(1 << 20);
+    for (const d of readdirSync(root)) {
+      for (const f of readdirSync(join(root, d))) {
+        if (!f.endsWith(".jsonl")) continue;
+        bytes += readThrough(join(root, d, f), buf);
+        files++;
+      }
+    }
+    return { ok: true, samples: [nowMs() - t0], extra: { bytes, files } };
+  }
+  if (t.mode === "peer") {
+    const peer = await loadPeer();
+    const SM = peer.SessionManager as { listAll(): Promise<unknown[]> };
+    const t1 = nowMs();
+    const infos = await SM.listAll();
+    return { ok: true, samples: [nowMs() - t1], extra: { sessions: infos.length, importMs: t1 - t0 } };
+  }
+  const list = need(
+    fn(L.store, "listAllSessions"),
+    `node-store ${L.missing.store ?? "has no listAllSessions"}`,
+  );
+  const t1 = nowMs();
+  // The metadata cache lives in `cacheDir`; the runner deletes it for cold runs.
+  const infos = (await list(root, { cache: { dir: t.cacheDir } })) as unknown[];
+  return { ok: true, samples: [nowMs() - t1], extra: { sessions: infos.length, importMs: t1 - t0 } };
+}
+
+interface UsageLike {
+  totalTokens?: number;
+  cost?: { total?: number };
+}
+
+async function statsTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  const t0 = nowMs();
+  if (t.mode === "ceiling") {
+    let bytes = 0;
+    const buf = Buffer.allocUnsafe(1 << 20);
+    bytes += readThrough(file, buf);
+    return { ok: true, samples: [nowMs() - t0], extra: { bytes } };
+  }
+  if (t.mode === "peer") {
+    const peer = await loadPeer();
+    const SM = peer.SessionManager as { open(p: string): { getEntries(): unknown[] } };
+    try {
+      // pi reads the whole file as one string; past V8's string limit that throws.
+      const entries = SM.open(file).getEntries();
+      return { ok: true, samples: [nowMs() - t0], extra: { records: entries.length } };
+    } catch (e) {
+      return { ok: false, error: `peer cannot: ${(e as Error).message.split("\n")[0]}` };
+    }
+  }
+  const stream = need(
+    fn(L.store, "streamSessionRecords"),
+    `node-store ${L.missing.store ?? "has no streamSessionRecords"}`,
+  );
+  // Stats: entries by type, messages by role, token and cost totals.
+  const byType = new Map<string, number>();
+  let tokens = 0;
+  let cost = 0;
+  let records = 0;
+  for await (const r of stream(file) as AsyncIterable<Rec>) {
+    records++;
+    const v = r.value;
+    if (r.kind !== "json" || !v) continue;
+    const type = String(v.type);
+    byType.set(type, (byType.get(type) ?? 0) + 1);
+    const msg = v.message as { usage?: UsageLike } | undefined;
+    const u = msg?.usage ?? (v.usage as UsageLike | undefined);
+    if (u) {
+      tokens += u.totalTokens ?? 0;
+      cost += u.cost?.total ?? 0;
+    }
+  }
+  return {
+    ok: true,
+    samples: [nowMs() - t0],
+    extra: { records, tokens, cost: Math.round(cost * 100) / 100, types: Object.fromEntries(byType) },
+  };
+}
+
+async function main(): Promise<void> {
+  const task = JSON.parse(process.argv[2] ?? "{}") as Task;
+  let result: WorkerResult;
+  try {
+    const L = await loadLayers();
+    switch (task.kind) {
+      case "parse":
+        result = await parseTask(task, L);
+        break;
+      case "context":
+        result = await contextTask(task, L);
+        break;
+      case "open":
+        result = await openTask(task, L);
+        break;
+      case "append":
+        result = await appendTask(task, L);
+        break;
+      case "list":
+        result = await listTask(task, L);
+        break;
+      case "stats":
+        result = await statsTask(task, L);
+        break;
+      default:
+        result = { ok: false, error: `unknown task ${String(task.kind)}` };
+    }
+  } catch (e) {
+    result = {
+      ok: false,
+      error:
+        e instanceof NotAvailable
+          ? `n/a: ${e.message}`
+          : `error: ${(e as Error).name}: ${(e as Error).message}`,
+    };
+  }
+  // Peak RSS of this process (kB in Node's API), a fallback when /usr/bin/time is missing.
+  result.extra = { ...(result.extra ?? {}), maxRssBytes: process.resourceUsage().maxRSS * 1024 };
+  process.stdout.write(`${JSON.stringify(result)}\n`);
+}
+
+await main();

@@ -1,0 +1,63 @@
+/**
+ * The one place this package touches the `@pi-session/format` line codec, so the readers,
+ * the appender and the lister share one adapter (and one notion of a torn tail).
+ */
+import { type Diagnostic, type SessionRecord, SessionLineDecoder, type TornTail } from "@pi-session/format";
+
+export type { TornTail } from "@pi-session/format";
+
+export interface DecoderStart {
+  /** Byte offset of the first byte that will be pushed (default 0). */
+  startOffset?: number;
+  /** Line number of the line that starts at `startOffset` (default 1). */
+  startLine?: number;
+}
+
+/** Incremental decoder over file bytes; records are yielded in file order. */
+export class RecordDecoder {
+  private readonly inner: SessionLineDecoder;
+
+  constructor(start: DecoderStart = {}) {
+    const startOffset = start.startOffset ?? 0;
+    this.inner = new SessionLineDecoder({
+      startOffset,
+      startLine: start.startLine ?? 1,
+      firstLineIsFileStart: startOffset === 0,
+    });
+  }
+
+  push(chunk: Uint8Array): SessionRecord[] {
+    return this.inner.push(chunk);
+  }
+
+  end(): SessionRecord[] {
+    return this.inner.end();
+  }
+
+  get diagnostics(): Diagnostic[] {
+    return this.inner.diagnostics;
+  }
+
+  get blankLines(): number {
+    return this.inner.blankLines;
+  }
+
+  get lines(): number {
+    return this.inner.lines;
+  }
+
+  /** Byte offset where the next (not yet complete) line starts: a safe resume point. */
+  get committedOffset(): number {
+    return this.inner.committedOffset;
+  }
+
+  /** Line number the next line will get. */
+  get nextLine(): number {
+    return this.inner.nextLine;
+  }
+
+  /** Set after {@link end} when the input did not end with `\n` and the last line was not blank. */
+  get tornTail(): TornTail | undefined {
+    return this.inner.tornTail;
+  }
+}

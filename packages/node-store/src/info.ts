@@ -1,0 +1,145 @@
+/**
+ * `SessionInfo` (pi 1.6.0's listing record) built incrementally from records, so a cached
+ * state can be resumed when a file only grew.
+ *
+ * pi's rules (`buildSessionInfo`): the first JSON line must be a header (`type:"session"`,
+ * string `id`) or the file is skipped; `name` is the latest `session_info` name, trimmed, an
+ * empty one clears it; `messageCount` counts every `message` entry on every branch;
+ * `firstMessage` is the text of the first user message with text (text blocks joined by a
+ * space) or `"(no messages)"`; `allMessagesText` joins every user/assistant text with spaces;
+ * `modified` is the latest user/assistant message time (`message.timestamp`, else the entry's
+ * ISO time), else the header time, else the file mtime. Where pi would crash on a malformed
+ * entry (and so drop the whole file) this code is tolerant instead.
+ */
+import type { SessionRecord } from "@pi-session/format";
+import { messageActivityTime, sessionInfoName } from "./read.js";
+
+/** pi's `SessionInfo`, field for field. */
+export interface SessionInfo {
+  path: string;
+  id: string;
+  /** Working directory from the header; `""` if missing. */
+  cwd: string;
+  /** Latest `session_info` name, trimmed. */
+  name?: string;
+  /** `header.parentSession`. */
+  parentSessionPath?: string;
+  created: Date;
+  modified: Date;
+  messageCount: number;
+  firstMessage: string;
+  allMessagesText: string;
+}
+
+/** Everything needed to finish (or resume) a `SessionInfo`; plain JSON so it can be cached. */
+export interface InfoState {
+  /** `undefined`: no JSON line seen yet; `false`: the first JSON line was not a valid header. */
+  header?: { id: string; cwd: string; parentSession?: string; timestamp?: unknown } | false;
+  messageCount: number;
+  firstMessage: string;
+  allMessagesText: string;
+  /** Number of texts in `allMessagesText` (so an empty first text is joined correctly). */
+  textCount: number;
+  name?: string;
+  lastActivity?: number;
+}
+
+export function emptyInfoState(): InfoState {
+  return { messageCount: 0, firstMessage: "", allMessagesText: "", textCount: 0 };
+}
+
+export function cloneInfoState(s: InfoState): InfoState {
+  const c: InfoState = { ...s };
+  if (s.header) c.header = { ...s.header };
+  return c;
+}
+
+function extractText(message: { content?: unknown }): string {
+  const content = message.content;
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (typeof block !== "object" || block === null || (block as { type?: unknown }).type !== "text")
+      continue;
+    const text = (block as { text?: unknown }).text;
+    parts.push(typeof text === "string" ? text : text == null ? "" : String(text));
+  }
+  return parts.join(" ");
+}
+
+/** Feeds one record into the state (mutates it). */
+export function applyRecord(state: InfoState, record: SessionRecord): void {
+  if (record.kind !== "json" || state.header === false) return;
+  const entry = record.value;
+  if (state.header === undefined) {
+    if (entry.type !== "session" || typeof entry.id !== "string") {
+      state.header = false;
+      return;
+    }
+    const header: NonNullable<InfoState["header"]> = {
+      id: entry.id,
+      cwd: typeof entry.cwd === "string" ? entry.cwd : "",
+      timestamp: entry.timestamp,
+    };
+    if (typeof entry.parentSession === "string") header.parentSession = entry.parentSession;
+    state.header = header;
+    return;
+  }
+  if (entry.type === "session_info") {
+    const name = sessionInfoName(entry);
+    if (name === undefined) delete state.name;
+    else state.name = name;
+  }
+  if (entry.type !== "message") return;
+  state.messageCount++;
+  const t = messageActivityTime(entry);
+  if (t !== undefined) state.lastActivity = Math.max(state.lastActivity ?? 0, t);
+  const message = entry.message as { role?: unknown; content?: unknown } | null | undefined;
+  if (typeof message !== "object" || message === null) return;
+  if (typeof message.role !== "string" || !("content" in message)) return;
+  if (message.role !== "user" && message.role !== "assistant") return;
+  const text = extractText(message);
+  if (!text) return;
+  state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
+  state.textCount++;
+  if (!state.firstMessage && message.role === "user") state.firstMessage = text;
+}
+
+/** The `SessionInfo` of a finished state, or null when the file is not a valid session. */
+export function finishInfo(path: string, state: InfoState, mtime: Date): SessionInfo | null {
+  const header = state.header;
+  if (!header) return null;
+  const headerTime = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
+  const last = state.lastActivity;
+  const modified =
+    typeof last === "number" && last > 0
+      ? new Date(last)
+      : !Number.isNaN(headerTime)
+        ? new Date(headerTime)
+        : mtime;
+  const info: SessionInfo = {
+    path,
+    id: header.id,
+    cwd: header.cwd,
+    created: new Date(header.timestamp as string),
+    modified,
+    messageCount: state.messageCount,
+    firstMessage: state.firstMessage || "(no messages)",
+    allMessagesText: state.allMessagesText,
+  };
+  if (state.name !== undefined) info.name = state.name;
+  if (header.parentSession !== undefined) info.parentSessionPath = header.parentSession;
+  return info;
+}
+
+/** Builds a `SessionInfo` from all the records of a file (no I/O). */
+export function sessionInfoFromRecords(
+  path: string,
+  records: readonly SessionRecord[],
+  mtime: Date,
+): SessionInfo | null {
+  const state = emptyInfoState();
+  for (const r of records) applyRecord(state, r);
+  return finishInfo(path, state, mtime);
+}

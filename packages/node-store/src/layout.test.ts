@@ -1,0 +1,187 @@
+/**
+ * Tests of the layout: agent dir, sessions root resolution, cwd encoding, file names, ids and
+ * the path guards.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fcOptions, tempDir } from "@pi-session/testkit";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import {
+  INVALID_SESSION_ID_MESSAGE,
+  UnsafePathError,
+  assertValidSessionId,
+  encodeCwd,
+  getAgentDir,
+  getSessionsRoot,
+  isInside,
+  isValidSessionId,
+  parseSessionFileName,
+  resolveSessionsRoot,
+  safeJoin,
+  sessionDirForCwd,
+  sessionFileName,
+  sessionFilePath,
+} from "./layout.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function tmp(): string {
+  const t = tempDir("ns-layout-");
+  cleanups.push(t.cleanup);
+  return t.path;
+}
+
+describe("getAgentDir", () => {
+  it("uses PI_CODING_AGENT_DIR, expanding ~", () => {
+    expect(getAgentDir({ PI_CODING_AGENT_DIR: "/opt/agent" }, "/home/u")).toBe("/opt/agent");
+    expect(getAgentDir({ PI_CODING_AGENT_DIR: "~/x" }, "/home/u")).toBe("/home/u/x");
+    expect(getAgentDir({ PI_CODING_AGENT_DIR: "~" }, "/home/u")).toBe("/home/u");
+  });
+  it("defaults to ~/.pi/agent (also for an empty variable)", () => {
+    expect(getAgentDir({}, "/home/u")).toBe("/home/u/.pi/agent");
+    expect(getAgentDir({ PI_CODING_AGENT_DIR: "" }, "/home/u")).toBe("/home/u/.pi/agent");
+  });
+});
+
+describe("resolveSessionsRoot", () => {
+  it("prefers PI_CODING_AGENT_SESSION_DIR over the setting", () => {
+    const agent = tmp();
+    writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: "/from/settings" }));
+    const r = resolveSessionsRoot({
+      env: { PI_CODING_AGENT_SESSION_DIR: "~/s" },
+      agentDir: agent,
+      home: "/h",
+    });
+    expect(r).toEqual({ dir: "/h/s", source: "env", custom: true });
+  });
+  it("reads sessionDir from settings.json, expanding ~ and resolving relative paths against cwd", () => {
+    const agent = tmp();
+    writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: "~/sess" }));
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent, home: "/h" })).toEqual({
+      dir: "/h/sess",
+      source: "settings",
+      custom: true,
+    });
+    writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: "rel/dir" }));
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent, cwd: "/work" }).dir).toBe("/work/rel/dir");
+  });
+  it("tolerates a missing or invalid settings.json and a non-string setting", () => {
+    const agent = tmp();
+    const def = { dir: join(agent, "sessions"), source: "default", custom: false };
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent })).toEqual(def);
+    writeFileSync(join(agent, "settings.json"), "{not json");
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent })).toEqual(def);
+    writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: 42 }));
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent })).toEqual(def);
+    writeFileSync(join(agent, "settings.json"), "null");
+    expect(getSessionsRoot({ env: {}, agentDir: agent })).toBe(def.dir);
+  });
+  it("derives the agent dir from the environment when not given", () => {
+    const agent = tmp();
+    mkdirSync(join(agent, "x"));
+    expect(getSessionsRoot({ env: { PI_CODING_AGENT_DIR: agent } })).toBe(join(agent, "sessions"));
+  });
+});
+
+describe("encodeCwd", () => {
+  it("matches pi's examples", () => {
+    expect(encodeCwd("/home/u/p")).toBe("--home-u-p--");
+    expect(encodeCwd("/a/b")).toBe(encodeCwd("/a-b")); // lossy, as upstream
+    expect(encodeCwd("/x:y\\z")).toBe("--x-y-z--");
+  });
+  it("resolves the path first", () => {
+    expect(encodeCwd("/home/u/p/../q/")).toBe("--home-u-q--");
+    expect(encodeCwd("rel")).toBe(
+      `--${resolve("rel")
+        .slice(1)
+        .replace(/[/\\:]/g, "-")}--`,
+    );
+  });
+  it("never produces a separator, so the directory stays inside the root", () => {
+    fc.assert(
+      fc.property(fc.string(), (cwd) => {
+        fc.pre(!cwd.includes("\0"));
+        const name = encodeCwd(cwd);
+        expect(name).not.toMatch(/[/\\]/);
+        const dir = sessionDirForCwd(cwd, "/root/sessions");
+        expect(isInside("/root/sessions", dir)).toBe(true);
+        expect(dir).not.toBe("/root/sessions");
+      }),
+      fcOptions(),
+    );
+  });
+  it("rejects NUL", () => {
+    expect(() => sessionDirForCwd("/a\0b", "/root")).toThrow(UnsafePathError);
+  });
+});
+
+describe("session ids", () => {
+  it("follows pi's rule", () => {
+    for (const ok of ["a", "0199a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b", "a.b_c-d", "A1"]) {
+      expect(isValidSessionId(ok)).toBe(true);
+    }
+    for (const bad of ["", ".", "..", "-a", "a-", "a/b", "a\\b", "a\0b", "../x", "a b", "é", ".a", "a."]) {
+      expect(isValidSessionId(bad)).toBe(false);
+    }
+    expect(isValidSessionId(3)).toBe(false);
+  });
+  it("throws pi's exact message", () => {
+    expect(() => assertValidSessionId("../etc")).toThrow(INVALID_SESSION_ID_MESSAGE);
+    expect(INVALID_SESSION_ID_MESSAGE).toBe(
+      "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character",
+    );
+  });
+});
+
+describe("file names", () => {
+  it("builds pi's name and parses it back", () => {
+    const name = sessionFileName("2025-01-01T00:00:00.000Z", "0199abcd-0000-7000-8000-000000000001");
+    expect(name).toBe("2025-01-01T00-00-00-000Z_0199abcd-0000-7000-8000-000000000001.jsonl");
+    expect(parseSessionFileName(`/some/dir/${name}`)).toEqual({
+      fileTimestamp: "2025-01-01T00-00-00-000Z",
+      isoTimestamp: "2025-01-01T00:00:00.000Z",
+      sessionId: "0199abcd-0000-7000-8000-000000000001",
+    });
+  });
+  it("keeps underscores of the id", () => {
+    expect(parseSessionFileName("2025-01-01T00-00-00-000Z_a_b.jsonl")?.sessionId).toBe("a_b");
+  });
+  it("rejects names that are not session files", () => {
+    for (const bad of ["x.json", "_abc.jsonl", "2025_..jsonl", "nounderscore.jsonl", "2025_-bad-.jsonl"]) {
+      expect(parseSessionFileName(bad)).toBeNull();
+    }
+  });
+  it("refuses ids and timestamps that would leave the directory", () => {
+    expect(() => sessionFileName("2025-01-01T00:00:00.000Z", "../x")).toThrow(INVALID_SESSION_ID_MESSAGE);
+    expect(() => sessionFileName("2025/../../x", "abc")).toThrow(UnsafePathError);
+    expect(() => sessionFileName("a\0b", "abc")).toThrow(UnsafePathError);
+    expect(sessionFilePath("/d", "2025-01-01T00:00:00.000Z", "abc")).toBe(
+      "/d/2025-01-01T00-00-00-000Z_abc.jsonl",
+    );
+  });
+  it("round-trips any valid id and ISO time", () => {
+    const arbId = fc.stringMatching(/^[A-Za-z0-9](?:[A-Za-z0-9._-]{0,20}[A-Za-z0-9])?$/);
+    const arbTime = fc.integer({ min: 0, max: 4_000_000_000_000 }).map((ms) => new Date(ms).toISOString());
+    fc.assert(
+      fc.property(arbTime, arbId, (iso, id) => {
+        const parsed = parseSessionFileName(sessionFileName(iso, id));
+        expect(parsed?.sessionId).toBe(id);
+        expect(parsed?.isoTimestamp).toBe(iso);
+        expect(isInside("/d", sessionFilePath("/d", iso, id))).toBe(true);
+      }),
+      fcOptions(),
+    );
+  });
+});
+
+describe("safeJoin", () => {
+  it("accepts one plain component only", () => {
+    expect(safeJoin("/d", "a.jsonl")).toBe("/d/a.jsonl");
+    for (const bad of ["", ".", "..", "a/b", "../a", "/abs", "a\\b", "a\0b"]) {
+      expect(() => safeJoin("/d", bad)).toThrow(UnsafePathError);
+    }
+  });
+});

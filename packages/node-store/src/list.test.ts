@@ -1,0 +1,412 @@
+/**
+ * Tests of listing: pi's `SessionInfo` rules (vectors 38–39 and each field), cwd filtering,
+ * order, progress and abort, and the metadata cache (cold = warm = no cache = a reference
+ * implementation of pi's algorithm; grown files read incrementally; deleting or corrupting the
+ * cache changes nothing).
+ */
+import {
+  appendFileSync,
+  copyFileSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import { arbSessionV3, fcOptions, tempDir, toJsonl, upstreamFixture } from "@pi-session/testkit";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { encodeCwd } from "./layout.js";
+import {
+  type ListStats,
+  listAllSessions,
+  listSessionDir,
+  listSessions,
+  newListStats,
+  readSessionInfo,
+} from "./list.js";
+import type { SessionInfo } from "./info.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function tmp(): string {
+  const t = tempDir("ns-list-");
+  cleanups.push(t.cleanup);
+  return t.path;
+}
+
+const line = (v: unknown) => `${JSON.stringify(v)}\n`;
+const hdr = (id: string, cwd: string, timestamp = "2025-01-01T00:00:00.000Z", extra: object = {}) => ({
+  type: "session",
+  version: 3,
+  id,
+  timestamp,
+  cwd,
+  ...extra,
+});
+let n = 0;
+const msg = (role: string, content: unknown, ts?: number, iso = "2025-01-01T00:00:05.000Z") => ({
+  type: "message",
+  id: `m${n++}`,
+  parentId: null,
+  timestamp: iso,
+  message: ts === undefined ? { role, content } : { role, content, timestamp: ts },
+});
+const info = (name: unknown) => ({
+  type: "session_info",
+  id: `i${n++}`,
+  parentId: null,
+  timestamp: "t",
+  name,
+});
+
+/** pi 1.6.0's `buildSessionInfo`, transcribed naively as an oracle (whole file, JSON.parse per line). */
+function reference(path: string): SessionInfo | null {
+  const st = statSync(path);
+  let header: Record<string, unknown> | null = null;
+  let messageCount = 0;
+  let firstMessage = "";
+  const all: string[] = [];
+  let name: string | undefined;
+  let last: number | undefined;
+  for (const l of readFileSync(path, "utf8").split("\n")) {
+    if (!l.trim()) continue;
+    let e: Record<string, unknown>;
+    try {
+      e = JSON.parse(l);
+    } catch {
+      continue;
+    }
+    if (typeof e !== "object" || e === null || Array.isArray(e)) continue;
+    if (!header) {
+      if (e.type !== "session" || typeof e.id !== "string") return null;
+      header = e;
+      continue;
+    }
+    if (e.type === "session_info") name = typeof e.name === "string" ? e.name.trim() || undefined : undefined;
+    if (e.type !== "message") continue;
+    messageCount++;
+    const m = e.message as Record<string, unknown>;
+    if (typeof m?.role !== "string" || !("content" in m)) continue;
+    if (m.role !== "user" && m.role !== "assistant") continue;
+    const t = typeof m.timestamp === "number" ? m.timestamp : new Date(e.timestamp as string).getTime();
+    if (!Number.isNaN(t)) last = Math.max(last ?? 0, t);
+    const c = m.content;
+    const text =
+      typeof c === "string"
+        ? c
+        : Array.isArray(c)
+          ? c
+              .filter((b) => b?.type === "text")
+              .map((b) => b.text)
+              .join(" ")
+          : "";
+    if (!text) continue;
+    all.push(text);
+    if (!firstMessage && m.role === "user") firstMessage = text;
+  }
+  if (!header) return null;
+  const ht = typeof header.timestamp === "string" ? new Date(header.timestamp).getTime() : Number.NaN;
+  const out: SessionInfo = {
+    path,
+    id: header.id as string,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    created: new Date(header.timestamp as string),
+    modified: last !== undefined && last > 0 ? new Date(last) : !Number.isNaN(ht) ? new Date(ht) : st.mtime,
+    messageCount,
+    firstMessage: firstMessage || "(no messages)",
+    allMessagesText: all.join(" "),
+  };
+  if (name !== undefined) out.name = name;
+  if (typeof header.parentSession === "string") out.parentSessionPath = header.parentSession;
+  return out;
+}
+
+function byPath(infos: SessionInfo[]): SessionInfo[] {
+  return [...infos].sort((a, b) => a.path.localeCompare(b.path));
+}
+
+describe("SessionInfo rules", () => {
+  it("vector 38: modified is the last user/assistant message time, not the file mtime", async () => {
+    const dir = tmp();
+    const p = join(dir, "a.jsonl");
+    writeFileSync(
+      p,
+      line(hdr("a", "/p")) +
+        line(msg("user", "hi", 1_700_000_000_000)) +
+        line(msg("assistant", [], 1_700_000_100_000)) +
+        line(msg("toolResult", [], 1_800_000_000_000)),
+    );
+    const [i] = await listSessionDir(dir, { cache: false });
+    expect(i?.modified.getTime()).toBe(1_700_000_100_000);
+  });
+
+  it("fills every field as pi does", async () => {
+    const dir = tmp();
+    const p = join(dir, "a.jsonl");
+    writeFileSync(
+      p,
+      line(hdr("a", "/p", "2025-02-02T00:00:00.000Z", { parentSession: "/old.jsonl" })) +
+        line(info("first")) +
+        line(msg("assistant", [{ type: "text", text: "before user" }], 5)) +
+        line(
+          msg(
+            "user",
+            [
+              { type: "text", text: "one" },
+              { type: "image", data: "", mimeType: "x" },
+              { type: "text", text: "two" },
+            ],
+            6,
+          ),
+        ) +
+        "garbage line\n" +
+        line(msg("toolResult", [{ type: "text", text: "tool" }], 7)) +
+        line(msg("user", "second", undefined, "2025-03-03T00:00:00.000Z")) +
+        line(info("  final name  ")),
+    );
+    const i = await readSessionInfo(p);
+    expect(i).toEqual({
+      path: p,
+      id: "a",
+      cwd: "/p",
+      name: "final name",
+      parentSessionPath: "/old.jsonl",
+      created: new Date("2025-02-02T00:00:00.000Z"),
+      modified: new Date("2025-03-03T00:00:00.000Z"),
+      messageCount: 4,
+      firstMessage: "one two",
+      allMessagesText: "before user one two second",
+    });
+    expect(i).toEqual(reference(p));
+  });
+
+  it("an empty name clears it; no messages gives the header time and '(no messages)'", async () => {
+    const dir = tmp();
+    const p = join(dir, "a.jsonl");
+    writeFileSync(p, line(hdr("a", "/p", "2025-04-04T00:00:00.000Z")) + line(info("x")) + line(info("  ")));
+    const i = await readSessionInfo(p);
+    expect(i?.name).toBeUndefined();
+    expect(i?.modified).toEqual(new Date("2025-04-04T00:00:00.000Z"));
+    expect(i?.firstMessage).toBe("(no messages)");
+    expect(i?.messageCount).toBe(0);
+  });
+
+  it("falls back to the file mtime when the header time is invalid; missing cwd is ''", async () => {
+    const dir = tmp();
+    const p = join(dir, "a.jsonl");
+    writeFileSync(p, line({ type: "session", id: "a", timestamp: "not a date" }));
+    const i = await readSessionInfo(p);
+    expect(i?.modified).toEqual(statSync(p).mtime);
+    expect(i?.cwd).toBe("");
+  });
+
+  it("skips files whose first JSON line is not a valid header, and non-.jsonl files", async () => {
+    const dir = tmp();
+    writeFileSync(join(dir, "bad.jsonl"), line(msg("user", "x", 1)) + line(hdr("b", "/p")));
+    writeFileSync(join(dir, "noid.jsonl"), line({ type: "session", id: 5 }));
+    writeFileSync(join(dir, "empty.jsonl"), "");
+    writeFileSync(join(dir, "notes.txt"), line(hdr("t", "/p")));
+    writeFileSync(join(dir, "ok.jsonl"), `garbage\n${line(hdr("ok", "/p"))}`);
+    const list = await listSessionDir(dir, { cache: false });
+    expect(list.map((i) => i.id)).toEqual(["ok"]);
+  });
+
+  it("lists the upstream fixtures exactly as the reference does", async () => {
+    const dir = tmp();
+    for (const name of ["before-compaction", "large-session"] as const) {
+      copyFileSync(upstreamFixture(name), join(dir, `${name}.jsonl`));
+    }
+    const list = await listSessionDir(dir, { cache: false });
+    expect(list).toHaveLength(2);
+    for (const i of list) expect(i).toEqual(reference(i.path));
+  });
+});
+
+describe("listSessions / listAllSessions", () => {
+  it("vector 39: a flat custom sessionDir is filtered by header cwd; listAll shows both", async () => {
+    const dir = tmp();
+    writeFileSync(
+      join(dir, "2025-01-01T00-00-00-000Z_a.jsonl"),
+      line(hdr("a", "/projects/a")) + line(msg("user", "A", 10)),
+    );
+    writeFileSync(
+      join(dir, "2025-01-01T00-00-00-000Z_b.jsonl"),
+      line(hdr("b", "/projects/b")) + line(msg("user", "B", 20)),
+    );
+    writeFileSync(join(dir, "2025-01-01T00-00-00-000Z_c.jsonl"), line(hdr("c", "")));
+    const a = await listSessions("/projects/a", { sessionDir: dir, agentDir: tmp(), cache: false });
+    expect(a.map((i) => i.id)).toEqual(["a"]);
+    const all = await listAllSessions(dir, { cache: false });
+    expect(all.map((i) => i.id).sort()).toEqual(["a", "b", "c"]);
+  });
+
+  it("uses the default per-cwd directory without a sessionDir, and does not filter it", async () => {
+    const agentDir = tmp();
+    const cwdDir = join(agentDir, "sessions", encodeCwd("/projects/a"));
+    mkdirSync(cwdDir, { recursive: true });
+    writeFileSync(join(cwdDir, "x.jsonl"), line(hdr("x", "/somewhere/else")));
+    expect((await listSessions("/projects/a", { agentDir, cache: false })).map((i) => i.id)).toEqual(["x"]);
+    // Passing that same directory as sessionDir is not "custom" either (pi compares paths).
+    expect(
+      (await listSessions("/projects/a", { agentDir, sessionDir: cwdDir, cache: false })).map((i) => i.id),
+    ).toEqual(["x"]);
+    expect(await listSessions("/projects/none", { agentDir, cache: false })).toEqual([]);
+    const all = await listAllSessions(undefined, { agentDir, cache: false });
+    expect(all.map((i) => i.id)).toEqual(["x"]);
+  });
+
+  it("sorts by modified descending and reports progress up to the total", async () => {
+    const dir = tmp();
+    for (let k = 0; k < 25; k++) {
+      writeFileSync(
+        join(dir, `s${String(k).padStart(2, "0")}.jsonl`),
+        line(hdr(`s${k}`, "/p")) + line(msg("user", "x", 1000 + ((k * 7) % 25))),
+      );
+    }
+    const calls: [number, number, number | undefined][] = [];
+    const list = await listSessionDir(dir, {
+      cache: false,
+      concurrency: 3,
+      onProgress: (loaded, total, partial) => calls.push([loaded, total, partial?.length]),
+    });
+    expect(list.map((i) => i.modified.getTime())).toEqual(
+      [...list.map((i) => i.modified.getTime())].sort((a, b) => b - a),
+    );
+    expect(calls.map((c) => c[0])).toEqual(Array.from({ length: 25 }, (_, k) => k + 1));
+    expect(calls.every((c) => c[1] === 25)).toBe(true);
+    expect(calls.filter((c) => c[2] !== undefined).map((c) => c[0])).toEqual([1, 10, 20, 25]);
+  });
+
+  it("stops on abort", async () => {
+    const dir = tmp();
+    for (let k = 0; k < 5; k++) writeFileSync(join(dir, `s${k}.jsonl`), line(hdr(`s${k}`, "/p")));
+    const ac = new AbortController();
+    ac.abort();
+    await expect(listSessionDir(dir, { signal: ac.signal, cache: false })).rejects.toThrow();
+    const ac2 = new AbortController();
+    await expect(
+      listAllSessions(dir, { signal: ac2.signal, cache: false, onProgress: () => ac2.abort() }),
+    ).rejects.toThrow();
+  });
+
+  it("returns [] for a missing directory", async () => {
+    expect(await listSessionDir(join(tmp(), "nope"), { cache: false })).toEqual([]);
+    expect(await listAllSessions(join(tmp(), "nope"), { cache: false })).toEqual([]);
+  });
+});
+
+describe("metadata cache", () => {
+  function store(): { root: string; cacheDir: string; files: string[] } {
+    const root = tmp();
+    const files: string[] = [];
+    for (let k = 0; k < 6; k++) {
+      const d = join(root, `--proj${k % 2}--`);
+      mkdirSync(d, { recursive: true });
+      const p = join(d, `2025-01-0${k + 1}T00-00-00-000Z_s${k}.jsonl`);
+      let text = line(hdr(`s${k}`, `/proj${k % 2}`)) + line(info(`name ${k}`));
+      for (let j = 0; j < 50; j++)
+        text += line(msg(j % 2 ? "assistant" : "user", `text ${k}-${j} ${"z".repeat(200)}`, 1000 * k + j));
+      writeFileSync(p, text);
+      files.push(p);
+    }
+    return { root, cacheDir: join(tmp(), "cache"), files };
+  }
+
+  it("cold, warm, uncached and reference results are equal; warm reads no session bytes", async () => {
+    const { root, cacheDir, files } = store();
+    const cold = newListStats();
+    const a = await listAllSessions(root, { cache: { dir: cacheDir }, stats: cold });
+    const warm = newListStats();
+    const b = await listAllSessions(root, { cache: { dir: cacheDir }, stats: warm });
+    const c = await listAllSessions(root, { cache: false });
+    expect(b).toEqual(a);
+    expect(c).toEqual(a);
+    expect(byPath(a)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+    expect(cold.filesParsed).toBe(6);
+    expect(warm).toEqual({ bytesRead: 0, filesParsed: 0, filesResumed: 0, filesCached: 6 });
+  });
+
+  it("reads a grown file only from where the cache left off", async () => {
+    const { root, cacheDir, files } = store();
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const grown = files[2] ?? "";
+    const sizeBefore = statSync(grown).size;
+    appendFileSync(grown, line(msg("user", "appended later", 99_999)) + line(info("renamed")));
+    const stats: ListStats = newListStats();
+    const list = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+    expect(stats.filesResumed).toBe(1);
+    expect(stats.filesParsed).toBe(0);
+    // New bytes plus two 4 KiB probes, never the whole file again.
+    expect(stats.bytesRead).toBeLessThanOrEqual(statSync(grown).size - sizeBefore + 3 * 4096);
+    expect(stats.bytesRead).toBeLessThan(sizeBefore);
+    expect(byPath(list)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+    expect(list.find((i) => i.path === grown)).toMatchObject({ name: "renamed", modified: new Date(99_999) });
+  });
+
+  it("re-reads a file that was rewritten or truncated, and handles a torn tail", async () => {
+    const { root, cacheDir, files } = store();
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const [f0, f1, f2] = files as [string, string, string];
+    // Same size and a prefix change (pi's in-place migration rewrite): probes catch it.
+    const text = readFileSync(f0, "utf8").replace('"name 0"', '"NAME 0"');
+    writeFileSync(f0, `${text}${line(msg("user", "more", 5))}`);
+    writeFileSync(f1, line(hdr("s1", "/proj1")));
+    appendFileSync(f2, JSON.stringify(msg("user", "torn but whole", 77_777)));
+    const stats = newListStats();
+    const list = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+    expect(stats.filesParsed).toBe(2);
+    expect(byPath(list)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+    expect(list.find((i) => i.path === f2)?.modified).toEqual(new Date(77_777));
+    // The torn tail is not cached as a full line: completing it later still counts once.
+    appendFileSync(f2, "\n");
+    const again = await listAllSessions(root, { cache: { dir: cacheDir } });
+    expect(byPath(again)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+  });
+
+  it("deleting or corrupting the cache changes no result", async () => {
+    const { root, cacheDir } = store();
+    const first = await listAllSessions(root, { cache: { dir: cacheDir } });
+    for (const f of readdirSync(cacheDir)) writeFileSync(join(cacheDir, f), "{corrupt");
+    expect(await listAllSessions(root, { cache: { dir: cacheDir } })).toEqual(first);
+    for (const f of readdirSync(cacheDir))
+      writeFileSync(join(cacheDir, f), JSON.stringify({ version: 1, dir: root, files: { x: 1 } }));
+    expect(await listAllSessions(root, { cache: { dir: cacheDir } })).toEqual(first);
+    rmSync(cacheDir, { recursive: true, force: true });
+    expect(await listAllSessions(root, { cache: { dir: cacheDir } })).toEqual(first);
+    expect(readdirSync(cacheDir).length).toBeGreaterThan(0);
+  });
+
+  it("uses $XDG_CACHE_HOME/pi-session by default", async () => {
+    const { root } = store();
+    const xdg = tmp();
+    await listAllSessions(root, { env: { XDG_CACHE_HOME: xdg } });
+    expect(readdirSync(join(xdg, "pi-session")).some((f) => f.startsWith("list-"))).toBe(true);
+  });
+
+  it("agrees with the reference on generated sessions, cached or not, growing or not", async () => {
+    const dir = tmp();
+    const cacheDir = join(tmp(), "cache");
+    let k = 0;
+    await fc.assert(
+      fc.asyncProperty(arbSessionV3(), fc.nat({ max: 100 }), async (session, cut) => {
+        const p = join(dir, `g${k++}.jsonl`);
+        const text = toJsonl(session);
+        // First list a prefix (a session being written), then the whole file.
+        const prefixLen = Math.floor((text.length * cut) / 100);
+        writeFileSync(p, text.slice(0, prefixLen));
+        const first = await listSessionDir(dir, { cache: { dir: cacheDir } });
+        expect(first.find((i) => i.path === p) ?? null).toEqual(reference(p));
+        writeFileSync(p, text);
+        const second = await listSessionDir(dir, { cache: { dir: cacheDir } });
+        expect(second.find((i) => i.path === p) ?? null).toEqual(reference(p));
+        rmSync(p);
+      }),
+      fcOptions({ numRuns: Math.min(60, fcOptions().numRuns) }),
+    );
+  }, 120_000);
+});

@@ -1,0 +1,104 @@
+/**
+ * Tests of the cross-process lock: exclusive, released in `finally`, stale locks of dead
+ * processes and old locks taken over, a live lock waited for and timed out on.
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { join } from "node:path";
+import { tempDir } from "@pi-session/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { SessionLockTimeoutError } from "./errors.js";
+import { acquireLock, lockPathFor, withLock } from "./lock.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function session(): string {
+  const t = tempDir("ns-lock-");
+  cleanups.push(t.cleanup);
+  return join(t.path, "s.jsonl");
+}
+
+/** The pid of a process that has exited (and been reaped). */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+  return Number(r.stdout.toString());
+}
+
+describe("lock", () => {
+  it("writes its owner and removes the lock file on release", () => {
+    const path = session();
+    const lock = acquireLock(path);
+    const owner = JSON.parse(readFileSync(lockPathFor(path), "utf8"));
+    expect(owner).toMatchObject({ pid: process.pid, hostname: hostname() });
+    expect(typeof owner.time).toBe("number");
+    lock.release();
+    lock.release();
+    expect(existsSync(lockPathFor(path))).toBe(false);
+  });
+
+  it("releases after an error in withLock", () => {
+    const path = session();
+    expect(() =>
+      withLock(path, {}, () => {
+        throw new Error("boom");
+      }),
+    ).toThrow("boom");
+    expect(existsSync(lockPathFor(path))).toBe(false);
+  });
+
+  it("times out on a live lock, naming the owner", () => {
+    const path = session();
+    const held = acquireLock(path);
+    try {
+      let error: unknown;
+      try {
+        acquireLock(path, { timeoutMs: 50 });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(SessionLockTimeoutError);
+      expect((error as SessionLockTimeoutError).owner).toMatchObject({ pid: process.pid });
+    } finally {
+      held.release();
+    }
+  });
+
+  it("takes over the lock of a dead process at once", () => {
+    const path = session();
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: deadPid(), hostname: hostname(), time: Date.now() }),
+    );
+    const lock = acquireLock(path, { timeoutMs: 1000 });
+    expect(JSON.parse(readFileSync(lockPathFor(path), "utf8")).pid).toBe(process.pid);
+    lock.release();
+  });
+
+  it("takes over a lock older than staleMs even if the owner looks alive (other host)", () => {
+    const path = session();
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: 1, hostname: "elsewhere", time: Date.now() - 60_000 }),
+    );
+    const lock = acquireLock(path, { staleMs: 30_000, timeoutMs: 1000 });
+    lock.release();
+  });
+
+  it("waits for a fresh lock of another host (not stale yet)", () => {
+    const path = session();
+    writeFileSync(lockPathFor(path), JSON.stringify({ pid: 1, hostname: "elsewhere", time: Date.now() }));
+    expect(() => acquireLock(path, { timeoutMs: 30 })).toThrow(SessionLockTimeoutError);
+  });
+
+  it("treats an unreadable lock file as stale only once it is old", () => {
+    const path = session();
+    writeFileSync(lockPathFor(path), "");
+    expect(() => acquireLock(path, { timeoutMs: 30 })).toThrow(SessionLockTimeoutError);
+    const old = new Date(Date.now() - 5000);
+    utimesSync(lockPathFor(path), old, old);
+    acquireLock(path, { timeoutMs: 1000 }).release();
+  });
+});

@@ -1,0 +1,195 @@
+/**
+ * A cross-process lock for one session file: an exclusive lock file `<path>.lock` created with
+ * `wx`, holding `{pid, hostname, time}`.
+ *
+ * Synchronous on purpose: pi's `SessionManager` appends synchronously, and the SDK keeps that
+ * API, so waiting uses `Atomics.wait` (a real sleep, no busy loop). A lock is stale when its
+ * owner is a dead process on this host (`process.kill(pid, 0)` → `ESRCH`), when its content is
+ * unreadable and it is older than a second, or when it is older than `staleMs` (the owner may
+ * be alive but stuck, or on another host). A stale lock is removed only if its content is
+ * still the one judged stale, then taken like any other.
+ *
+ * Why not proper-lockfile: it is async-first (its sync API cannot wait for a held lock) and
+ * detects staleness by mtime only, which cannot tell a crashed writer from a slow one quickly.
+ */
+import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import { hostname as osHostname } from "node:os";
+import { SessionLockTimeoutError } from "./errors.js";
+
+export interface LockOptions {
+  /** Give up after this long (default 10 s). */
+  timeoutMs?: number;
+  /** A lock older than this is stale even if its owner looks alive (default 30 s). */
+  staleMs?: number;
+  /** Injected clock for tests. */
+  now?: () => number;
+}
+
+/** What a lock file holds. */
+export interface LockOwner {
+  pid: number;
+  hostname: string;
+  /** ms since the epoch when the lock was taken. */
+  time: number;
+}
+
+/** A held lock; release it in a `finally`. */
+export interface HeldLock {
+  readonly path: string;
+  /** When it was taken (ms since the epoch, from the injected clock). */
+  readonly since: number;
+  /** Removes the lock file if it is still ours (a lock judged stale may have been taken over). */
+  release(): void;
+}
+
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** A real synchronous sleep (no busy loop). */
+export function sleepSync(ms: number): void {
+  Atomics.wait(sleeper, 0, 0, ms);
+}
+
+/**
+ * Locks this process keeps beyond one operation (the appender's lease), by lock path, with a
+ * function that gives them up. {@link acquireLock} asks a lease of this process to step aside
+ * instead of waiting for it: a synchronous wait could never see the lease's timer fire.
+ */
+const leases = new Map<string, () => void>();
+
+export function registerLease(lockPath: string, drop: () => void): void {
+  leases.set(lockPath, drop);
+}
+
+export function unregisterLease(lockPath: string, drop: () => void): void {
+  if (leases.get(lockPath) === drop) leases.delete(lockPath);
+}
+
+export function lockPathFor(sessionPath: string): string {
+  return `${sessionPath}.lock`;
+}
+
+function readOwner(lockPath: string): { raw: string; owner?: LockOwner } | undefined {
+  let raw: string;
+  try {
+    raw = readFileSync(lockPath, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    const v = JSON.parse(raw) as Partial<LockOwner>;
+    if (typeof v.pid === "number" && typeof v.hostname === "string" && typeof v.time === "number") {
+      return { raw, owner: v as LockOwner };
+    }
+  } catch {
+    // Unreadable content: a writer may be between create and write; judged by age below.
+  }
+  return { raw };
+}
+
+function pidIsDead(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (error) {
+    return (error as { code?: unknown }).code === "ESRCH";
+  }
+}
+
+function isStale(
+  lockPath: string,
+  content: { raw: string; owner?: LockOwner },
+  staleMs: number,
+  now: number,
+): boolean {
+  const host = osHostname();
+  if (content.owner) {
+    if (
+      content.owner.hostname === host &&
+      content.owner.pid !== process.pid &&
+      pidIsDead(content.owner.pid)
+    ) {
+      return true;
+    }
+    return now - content.owner.time > staleMs;
+  }
+  let mtime: number;
+  try {
+    mtime = statSync(lockPath).mtimeMs;
+  } catch {
+    return false;
+  }
+  return now - mtime > Math.min(1000, staleMs);
+}
+
+/** Takes the lock for `sessionPath`, waiting with a small backoff; throws on timeout. */
+export function acquireLock(sessionPath: string, opts: LockOptions = {}): HeldLock {
+  const lockPath = lockPathFor(sessionPath);
+  const now = opts.now ?? Date.now;
+  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const staleMs = opts.staleMs ?? 30_000;
+  leases.get(lockPath)?.();
+  const started = now();
+  let delay = 1;
+  let lastOwner: LockOwner | undefined;
+  for (;;) {
+    let fd: number | undefined;
+    try {
+      fd = openSync(lockPath, "wx");
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+    }
+    if (fd !== undefined) {
+      const owner: LockOwner = { pid: process.pid, hostname: osHostname(), time: now() };
+      const token = JSON.stringify(owner);
+      try {
+        writeSync(fd, token);
+      } finally {
+        closeSync(fd);
+      }
+      let released = false;
+      return {
+        path: lockPath,
+        since: owner.time,
+        release() {
+          if (released) return;
+          released = true;
+          // Only remove it if it is still ours: after a long stall it may have been judged
+          // stale and taken by another process.
+          if (readOwner(lockPath)?.raw !== token) return;
+          try {
+            unlinkSync(lockPath);
+          } catch {
+            // Already removed; nothing to do.
+          }
+        },
+      };
+    }
+    const content = readOwner(lockPath);
+    if (content === undefined) continue; // vanished between open and read: retry at once
+    lastOwner = content.owner;
+    if (isStale(lockPath, content, staleMs, now())) {
+      const again = readOwner(lockPath);
+      if (again && again.raw === content.raw) {
+        try {
+          unlinkSync(lockPath);
+        } catch {
+          // Someone else removed it first.
+        }
+      }
+      continue;
+    }
+    if (now() - started >= timeoutMs) throw new SessionLockTimeoutError(lockPath, timeoutMs, lastOwner);
+    sleepSync(delay + Math.floor(Math.random() * delay));
+    delay = Math.min(delay * 2, 10);
+  }
+}
+
+/** Runs `fn` under the lock of `sessionPath` and releases it afterwards, even on error. */
+export function withLock<T>(sessionPath: string, opts: LockOptions, fn: () => T): T {
+  const lock = acquireLock(sessionPath, opts);
+  try {
+    return fn();
+  } finally {
+    lock.release();
+  }
+}

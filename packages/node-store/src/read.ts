@@ -1,0 +1,515 @@
+/**
+ * Reading session files: a streaming byte-level reader (async and sync) over a file handle in
+ * 1 MiB chunks through the `format` codec — never one big string, so files larger than V8's
+ * string limit work — plus a bounded header scan and a tail scan for listing.
+ *
+ * Reading never writes: a torn tail is reported (`tornTail`), repairing it is the writer's job.
+ */
+import { closeSync, fstatSync, openSync, readSync } from "node:fs";
+import { type FileHandle, open } from "node:fs/promises";
+import type { Diagnostic, SessionHeader, SessionRecord } from "@pi-session/format";
+import { RecordDecoder, type TornTail } from "./codec.js";
+import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "./errors.js";
+
+export type { TornTail } from "./codec.js";
+
+/** Chunk size of the streaming reader. */
+export const READ_CHUNK_SIZE = 1024 * 1024;
+/** Block size and default limit of the header scan (pi 1.6.0's values). */
+export const HEADER_SCAN_BLOCK_SIZE = 4096;
+export const HEADER_SCAN_MAX_BYTES = 1024 * 1024;
+
+/** Counters a caller may pass to observe how much was read (used by tests and benchmarks). */
+export interface ReadStats {
+  bytesRead: number;
+}
+
+export interface ReadSessionOptions {
+  /** What a missing file does: `"throw"` (default) a {@link SessionFileNotFoundError}, `"null"` returns null. */
+  missing?: "throw" | "null";
+  /** Bytes per read (default 1 MiB). */
+  chunkSize?: number;
+  signal?: AbortSignal;
+  /** Incremented with every byte read. */
+  stats?: ReadStats;
+}
+
+/** A whole session file, as records. */
+export interface SessionFileContents {
+  path: string;
+  /** Every non-blank line, in file order (JSON objects and raw lines). */
+  records: SessionRecord[];
+  /** Codec diagnostics, each with `file` set to `path`. */
+  diagnostics: Diagnostic[];
+  /** Present when the file does not end with `\n`. */
+  tornTail?: TornTail;
+  /** Bytes read (the file size at the time of reading). */
+  size: number;
+  /** Lines seen, blank ones included. */
+  lines: number;
+  blankLines: number;
+  mtimeMs: number;
+  ino: number;
+}
+
+function isEnoent(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === "ENOENT";
+}
+
+function withFile(diagnostics: Diagnostic[], path: string): Diagnostic[] {
+  return diagnostics.map((d) => ({ ...d, file: path }));
+}
+
+function finish(
+  path: string,
+  decoder: RecordDecoder,
+  records: SessionRecord[],
+  size: number,
+  mtimeMs: number,
+  ino: number,
+): SessionFileContents {
+  const result: SessionFileContents = {
+    path,
+    records,
+    diagnostics: withFile(decoder.diagnostics, path),
+    size,
+    lines: decoder.lines,
+    blankLines: decoder.blankLines,
+    mtimeMs,
+    ino,
+  };
+  if (decoder.tornTail) result.tornTail = decoder.tornTail;
+  return result;
+}
+
+function pushAll(target: SessionRecord[], source: SessionRecord[]): void {
+  for (const r of source) target.push(r);
+}
+
+/** Reads a whole session file into records (async, 1 MiB reads through the codec). */
+export async function readSessionFile(
+  path: string,
+  opts: ReadSessionOptions & { missing: "null" },
+): Promise<SessionFileContents | null>;
+export async function readSessionFile(path: string, opts?: ReadSessionOptions): Promise<SessionFileContents>;
+export async function readSessionFile(
+  path: string,
+  opts: ReadSessionOptions = {},
+): Promise<SessionFileContents | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isEnoent(error)) {
+      if (opts.missing === "null") return null;
+      throw new SessionFileNotFoundError(path);
+    }
+    throw error;
+  }
+  try {
+    const st = await handle.stat();
+    const decoder = new RecordDecoder();
+    const records: SessionRecord[] = [];
+    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
+    let size = 0;
+    for (;;) {
+      opts.signal?.throwIfAborted();
+      // A fresh buffer per read: the decoder may keep a view of a partial line.
+      const buf = Buffer.allocUnsafe(chunkSize);
+      const { bytesRead } = await handle.read(buf, 0, chunkSize, size);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (opts.stats) opts.stats.bytesRead += bytesRead;
+      pushAll(records, decoder.push(buf.subarray(0, bytesRead)));
+    }
+    pushAll(records, decoder.end());
+    return finish(path, decoder, records, size, st.mtimeMs, st.ino);
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Synchronous {@link readSessionFile}. */
+export function readSessionFileSync(
+  path: string,
+  opts: Omit<ReadSessionOptions, "signal"> & { missing: "null" },
+): SessionFileContents | null;
+export function readSessionFileSync(
+  path: string,
+  opts?: Omit<ReadSessionOptions, "signal">,
+): SessionFileContents;
+export function readSessionFileSync(
+  path: string,
+  opts: Omit<ReadSessionOptions, "signal"> = {},
+): SessionFileContents | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if (isEnoent(error)) {
+      if (opts.missing === "null") return null;
+      throw new SessionFileNotFoundError(path);
+    }
+    throw error;
+  }
+  try {
+    const st = fstatSync(fd);
+    const decoder = new RecordDecoder();
+    const records: SessionRecord[] = [];
+    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
+    let size = 0;
+    for (;;) {
+      const buf = Buffer.allocUnsafe(chunkSize);
+      const bytesRead = readSync(fd, buf, 0, chunkSize, size);
+      if (bytesRead === 0) break;
+      size += bytesRead;
+      if (opts.stats) opts.stats.bytesRead += bytesRead;
+      pushAll(records, decoder.push(buf.subarray(0, bytesRead)));
+    }
+    pushAll(records, decoder.end());
+    return finish(path, decoder, records, size, st.mtimeMs, st.ino);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+export interface StreamSessionOptions {
+  /** Start reading at this byte offset (must be the first byte of a line). Default 0. */
+  startOffset?: number;
+  /** Line number of the line at `startOffset`. Default 1. */
+  startLine?: number;
+  /** Stop at this byte offset (exclusive); default: end of file. */
+  endOffset?: number;
+  chunkSize?: number;
+  signal?: AbortSignal;
+  stats?: ReadStats;
+  /** Called once at the end with the codec diagnostics (each with `file` set). */
+  onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+  /** Called once at the end when the streamed range did not end with `\n`. */
+  onTornTail?: (tail: TornTail) => void;
+}
+
+/**
+ * Yields the records of a file one by one; memory is bounded by the largest line (plus one
+ * chunk), so it works on files of any size. Throws {@link SessionFileNotFoundError} for a
+ * missing file.
+ */
+export async function* streamSessionRecords(
+  path: string,
+  opts: StreamSessionOptions = {},
+): AsyncGenerator<SessionRecord, void, undefined> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isEnoent(error)) throw new SessionFileNotFoundError(path);
+    throw error;
+  }
+  try {
+    const start = opts.startOffset ?? 0;
+    const decoder = new RecordDecoder({ startOffset: start, startLine: opts.startLine ?? 1 });
+    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
+    const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
+    let pos = start;
+    while (pos < end) {
+      opts.signal?.throwIfAborted();
+      const want = Math.min(chunkSize, end - pos);
+      const buf = Buffer.allocUnsafe(want);
+      const { bytesRead } = await handle.read(buf, 0, want, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      if (opts.stats) opts.stats.bytesRead += bytesRead;
+      yield* decoder.push(buf.subarray(0, bytesRead));
+    }
+    yield* decoder.end();
+    opts.onDiagnostics?.(withFile(decoder.diagnostics, path));
+    if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Synchronously decodes the byte range `[startOffset, endOffset)` of an open file. Used by the
+ * appender to read entries other processes appended.
+ */
+export function readRecordsFromFd(
+  fd: number,
+  startOffset: number,
+  endOffset: number,
+  startLine = 1,
+  chunkSize = READ_CHUNK_SIZE,
+): { records: SessionRecord[]; diagnostics: Diagnostic[]; tornTail?: TornTail; lines: number } {
+  const decoder = new RecordDecoder({ startOffset, startLine });
+  const records: SessionRecord[] = [];
+  let pos = startOffset;
+  while (pos < endOffset) {
+    const want = Math.min(chunkSize, endOffset - pos);
+    const buf = Buffer.allocUnsafe(want);
+    const n = readSync(fd, buf, 0, want, pos);
+    if (n === 0) break;
+    pos += n;
+    pushAll(records, decoder.push(buf.subarray(0, n)));
+  }
+  pushAll(records, decoder.end());
+  const out: { records: SessionRecord[]; diagnostics: Diagnostic[]; tornTail?: TornTail; lines: number } = {
+    records,
+    diagnostics: decoder.diagnostics,
+    lines: decoder.lines,
+  };
+  if (decoder.tornTail) out.tornTail = decoder.tornTail;
+  return out;
+}
+
+// ---------------------------------------------------------------------------------------
+// Header scan
+
+export interface ScanHeaderOptions {
+  /** Give up after this many bytes without a complete line (default 1 MiB, as pi). */
+  maxBytes?: number;
+  stats?: ReadStats;
+}
+
+/**
+ * pi 1.6.0's bounded header read: the first complete line that parses as JSON decides. Blank
+ * and malformed lines are skipped; if that first JSON value is a header (`type:"session"` and a
+ * string `id`) it is returned, otherwise null. Throws {@link SessionHeaderScanLimitError} when
+ * `maxBytes` pass without a decision, {@link SessionFileNotFoundError} for a missing file.
+ */
+export async function scanHeader(path: string, opts: ScanHeaderOptions = {}): Promise<SessionHeader | null> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isEnoent(error)) throw new SessionFileNotFoundError(path);
+    throw error;
+  }
+  try {
+    return await scanHeaderWith(
+      path,
+      opts,
+      async (buf, pos) => (await handle.read(buf, 0, buf.length, pos)).bytesRead,
+    );
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Synchronous {@link scanHeader}. */
+export function scanHeaderSync(path: string, opts: ScanHeaderOptions = {}): SessionHeader | null {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch (error) {
+    if (isEnoent(error)) throw new SessionFileNotFoundError(path);
+    throw error;
+  }
+  try {
+    return scanHeaderSyncWith(path, opts, (buf, pos) => readSync(fd, buf, 0, buf.length, pos));
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** Decides on one record; undefined = keep scanning. */
+function headerDecision(record: SessionRecord): SessionHeader | null | undefined {
+  if (record.kind !== "json") return undefined;
+  const v = record.value as { type?: unknown; id?: unknown };
+  if (v.type === "session" && typeof v.id === "string") return record.value as SessionHeader;
+  return null;
+}
+
+function decide(records: SessionRecord[]): SessionHeader | null | undefined {
+  for (const r of records) {
+    const d = headerDecision(r);
+    if (d !== undefined) return d;
+  }
+  return undefined;
+}
+
+async function scanHeaderWith(
+  path: string,
+  opts: ScanHeaderOptions,
+  read: (buf: Buffer, pos: number) => Promise<number>,
+): Promise<SessionHeader | null> {
+  const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
+  const decoder = new RecordDecoder();
+  let pos = 0;
+  while (pos < max) {
+    const buf = Buffer.allocUnsafe(Math.min(HEADER_SCAN_BLOCK_SIZE, max - pos));
+    const n = await read(buf, pos);
+    if (opts.stats) opts.stats.bytesRead += n;
+    if (n === 0) return decide(decoder.end()) ?? null;
+    pos += n;
+    const d = decide(decoder.push(buf.subarray(0, n)));
+    if (d !== undefined) return d;
+  }
+  const probe = Buffer.allocUnsafe(1);
+  if ((await read(probe, pos)) === 0) return decide(decoder.end()) ?? null;
+  throw new SessionHeaderScanLimitError(path, max);
+}
+
+function scanHeaderSyncWith(
+  path: string,
+  opts: ScanHeaderOptions,
+  read: (buf: Buffer, pos: number) => number,
+): SessionHeader | null {
+  const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
+  const decoder = new RecordDecoder();
+  let pos = 0;
+  while (pos < max) {
+    const buf = Buffer.allocUnsafe(Math.min(HEADER_SCAN_BLOCK_SIZE, max - pos));
+    const n = read(buf, pos);
+    if (opts.stats) opts.stats.bytesRead += n;
+    if (n === 0) return decide(decoder.end()) ?? null;
+    pos += n;
+    const d = decide(decoder.push(buf.subarray(0, n)));
+    if (d !== undefined) return d;
+  }
+  const probe = Buffer.allocUnsafe(1);
+  if (read(probe, pos) === 0) return decide(decoder.end()) ?? null;
+  throw new SessionHeaderScanLimitError(path, max);
+}
+
+// ---------------------------------------------------------------------------------------
+// Tail scan
+
+export interface ScanTailOptions {
+  /** Read at most this many bytes from the end (default 1 MiB). */
+  maxBytes?: number;
+  /** Bytes per backwards read (default 64 KiB). */
+  blockSize?: number;
+  stats?: ReadStats;
+}
+
+export interface TailScan {
+  /** True when a `session_info` entry was found; `name` is then its trimmed name (or undefined: cleared). */
+  nameFound: boolean;
+  name?: string;
+  /** True when a user or assistant message was found. */
+  messageTimeFound: boolean;
+  /** The last (in file order) user/assistant message time in ms: `message.timestamp`, else the entry's ISO time. */
+  lastMessageTime?: number;
+  /** The scan reached the start of the file, so "not found" is definitive. */
+  reachedStart: boolean;
+  /** Both answers are definitive (both found, or the whole file was scanned). */
+  exhaustive: boolean;
+  bytesRead: number;
+}
+
+/** Time of a user/assistant message entry as pi's listing computes it; undefined otherwise. */
+export function messageActivityTime(entry: Record<string, unknown>): number | undefined {
+  if (entry.type !== "message") return undefined;
+  const message = entry.message as { role?: unknown; timestamp?: unknown } | null | undefined;
+  if (typeof message !== "object" || message === null) return undefined;
+  if (typeof message.role !== "string" || !("content" in message)) return undefined;
+  if (message.role !== "user" && message.role !== "assistant") return undefined;
+  if (typeof message.timestamp === "number") return message.timestamp;
+  const t = typeof entry.timestamp === "string" ? new Date(entry.timestamp).getTime() : Number.NaN;
+  return Number.isNaN(t) ? undefined : t;
+}
+
+/** The trimmed name of a `session_info` entry; empty or missing clears it (undefined). */
+export function sessionInfoName(entry: Record<string, unknown>): string | undefined {
+  const name = entry.name;
+  if (typeof name !== "string") return undefined;
+  const trimmed = name.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
+
+/**
+ * Reads backwards from the end of the file, block by block, to find the latest `session_info`
+ * (the session name) and the last user/assistant message time without reading the middle of
+ * the file. Stops when both are found, at the start of the file, or after `maxBytes`.
+ */
+export async function scanTail(path: string, opts: ScanTailOptions = {}): Promise<TailScan> {
+  let handle: FileHandle;
+  try {
+    handle = await open(path, "r");
+  } catch (error) {
+    if (isEnoent(error)) throw new SessionFileNotFoundError(path);
+    throw error;
+  }
+  try {
+    const size = (await handle.stat()).size;
+    const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
+    const blockSize = opts.blockSize ?? 64 * 1024;
+    const result: TailScan = {
+      nameFound: false,
+      messageTimeFound: false,
+      reachedStart: false,
+      exhaustive: false,
+      bytesRead: 0,
+    };
+    // `carry` holds the bytes of a line cut by the start of the current block.
+    let carry: Buffer = Buffer.alloc(0);
+    let pos = size;
+    const consider = (line: Buffer): boolean => {
+      if (line.length === 0) return false;
+      // Cheap prefilter: only lines that can matter are parsed.
+      if (line.indexOf('"session_info"') < 0 && line.indexOf('"message"') < 0) return false;
+      let value: unknown;
+      try {
+        value = JSON.parse(line.toString("utf8"));
+      } catch {
+        return false;
+      }
+      if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
+      const entry = value as Record<string, unknown>;
+      if (!result.nameFound && entry.type === "session_info") {
+        result.nameFound = true;
+        const name = sessionInfoName(entry);
+        if (name !== undefined) result.name = name;
+      }
+      if (!result.messageTimeFound) {
+        const t = messageActivityTime(entry);
+        if (t !== undefined) {
+          result.messageTimeFound = true;
+          result.lastMessageTime = t;
+        }
+      }
+      return result.nameFound && result.messageTimeFound;
+    };
+    while (pos > 0 && result.bytesRead < max) {
+      const want = Math.min(blockSize, pos, max - result.bytesRead);
+      const buf = Buffer.allocUnsafe(want);
+      const { bytesRead } = await handle.read(buf, 0, want, pos - want);
+      if (bytesRead !== want) break; // the file shrank under us; stop, not exhaustive
+      pos -= want;
+      result.bytesRead += want;
+      if (opts.stats) opts.stats.bytesRead += want;
+      let data = carry.length > 0 ? Buffer.concat([buf, carry]) : buf;
+      // Complete lines are those after the first `\n` of the block (or all, at file start).
+      let end = data.length;
+      let done = false;
+      while (end > 0) {
+        // (A negative start would make lastIndexOf search from the end again.)
+        const nl = data.lastIndexOf(10, end - 1);
+        if (nl < 0) break;
+        if (consider(data.subarray(nl + 1, end))) {
+          done = true;
+          break;
+        }
+        end = nl;
+      }
+      if (done) {
+        result.exhaustive = true;
+        return result;
+      }
+      data = data.subarray(0, end);
+      if (pos === 0) {
+        if (consider(data)) result.exhaustive = true;
+        carry = Buffer.alloc(0);
+        break;
+      }
+      carry = Buffer.from(data);
+    }
+    if (pos === 0) {
+      result.reachedStart = true;
+      result.exhaustive = true;
+    }
+    return result;
+  } finally {
+    await handle.close();
+  }
+}

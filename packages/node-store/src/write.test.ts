@@ -1,0 +1,474 @@
+/**
+ * Tests of the writers: exclusive create, the appender (one write per entry, foreign entries,
+ * refusal on deleted/truncated/replaced files), torn-tail repair, atomic rewrite, removal to
+ * the trash, and fault injection through the `fs` option.
+ */
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  renameSync,
+  statSync,
+  truncateSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { join } from "node:path";
+import type { SessionRecord } from "@pi-session/format";
+import { tempDir } from "@pi-session/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
+import { lockPathFor } from "./lock.js";
+import { readSessionFileSync } from "./read.js";
+import { removeSession } from "./remove.js";
+import {
+  SessionWriter,
+  type WriterFs,
+  createSessionFile,
+  repairTornTail,
+  rewriteSessionFile,
+} from "./write.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function tmp(): string {
+  const t = tempDir("ns-write-");
+  cleanups.push(t.cleanup);
+  return t.path;
+}
+
+const header = { type: "session", version: 3, id: "abc", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
+const entry = (id: string, parentId: string | null = null) => ({
+  type: "message",
+  id,
+  parentId,
+  timestamp: "2025-01-01T00:00:01.000Z",
+  message: { role: "user", content: `text ${id}`, timestamp: 1 },
+});
+const line = (v: unknown) => `${JSON.stringify(v)}\n`;
+const fixedNow = () => new Date("2025-06-01T12:00:00.000Z");
+
+function newSession(lines: object[] = [header]): string {
+  const path = join(tmp(), "sessions", "s.jsonl");
+  createSessionFile(path, lines);
+  return path;
+}
+
+function filesIn(dir: string): string[] {
+  return readdirSync(dir).sort();
+}
+
+describe("createSessionFile", () => {
+  it("creates parent directories and writes every line in one go", () => {
+    const path = join(tmp(), "a", "b", "s.jsonl");
+    const r = createSessionFile(path, [header, entry("1")], { durability: "fsync" });
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
+    expect(r.size).toBe(statSync(path).size);
+  });
+  it("refuses to overwrite an existing file", () => {
+    const path = newSession();
+    const before = readFileSync(path);
+    expect(() => createSessionFile(path, [header])).toThrow(SessionFileExistsError);
+    expect(readFileSync(path)).toEqual(before);
+  });
+  it("removes the new file when the write fails, so a retry works", () => {
+    const path = join(tmp(), "s.jsonl");
+    const fs: Partial<WriterFs> = {
+      writeSync: () => {
+        throw Object.assign(new Error("no space"), { code: "ENOSPC" });
+      },
+    };
+    expect(() => createSessionFile(path, [header], { fs })).toThrow("no space");
+    expect(existsSync(path)).toBe(false);
+    createSessionFile(path, [header]);
+    expect(readFileSync(path, "utf8")).toBe(line(header));
+  });
+  it("escapes U+2028/U+2029 so no line reader can split an entry", () => {
+    const path = join(tmp(), "s.jsonl");
+    createSessionFile(path, [{ ...header, cwd: "a\u2028b\u2029c" }]);
+    const text = readFileSync(path, "utf8");
+    expect(text).toContain("\\u2028");
+    expect(JSON.parse(text).cwd).toBe("a\u2028b\u2029c");
+  });
+});
+
+describe("SessionWriter", () => {
+  it("appends one line per entry and tracks the size", () => {
+    const path = newSession();
+    const w = SessionWriter.open(path);
+    const r1 = w.append(entry("1"));
+    const r2 = w.append([entry("2", "1"), entry("3", "2")]);
+    w.close();
+    expect(readFileSync(path, "utf8")).toBe(
+      line(header) + line(entry("1")) + line(entry("2", "1")) + line(entry("3", "2")),
+    );
+    expect(r1).toMatchObject({ foreign: [], offset: line(header).length, written: 1 });
+    expect(r2.size).toBe(statSync(path).size);
+    expect(w.size).toBe(statSync(path).size);
+    expect(w.lineCount).toBe(4);
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    expect(() => w.append(entry("4"))).toThrow(/closed/);
+  });
+
+  it("keeps the lock as a short lease, gives it up when idle, on close, and to this process' other lock users", async () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, { leaseMs: 30 });
+    w.append(entry("1"));
+    expect(existsSync(lockPathFor(path))).toBe(true);
+    await new Promise((r) => setTimeout(r, 120));
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    w.append(entry("2", "1"));
+    // A standalone operation in the same process does not wait for the lease (no deadlock).
+    expect(repairTornTail(path, { lockOptions: { timeoutMs: 200 } }).action).toBe("none");
+    w.append(entry("3", "2"));
+    w.close();
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    const w0 = SessionWriter.open(path, { leaseMs: 0 });
+    w0.append(entry("4", "3"));
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    w0.close();
+    expect(readSessionFileSync(path).records).toHaveLength(5);
+  });
+
+  it("throws SessionFileNotFoundError when the file does not exist", () => {
+    expect(() => SessionWriter.open(join(tmp(), "missing.jsonl"))).toThrow(SessionFileNotFoundError);
+  });
+
+  it("hands foreign entries to the caller before writing, with their line numbers", () => {
+    const path = newSession();
+    const seen: SessionRecord[][] = [];
+    const w = SessionWriter.open(path, { onForeignEntries: (r) => seen.push(r) });
+    w.append(entry("1"));
+    appendFileSync(path, `${line(entry("x", "1"))}garbage\n`);
+    const r = w.append((foreign) => {
+      // The caller sees the foreign entries before anything is written, and re-parents.
+      expect(readFileSync(path, "utf8").split("\n")).toHaveLength(5);
+      const last = foreign.filter((f) => f.kind === "json").at(-1);
+      return entry("2", last?.kind === "json" ? String(last.value.id) : null);
+    });
+    expect(r.foreign.map((f) => [f.kind, f.line])).toEqual([
+      ["json", 3],
+      ["raw", 4],
+    ]);
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toEqual(r.foreign);
+    const records = readSessionFileSync(path).records;
+    expect(records.at(-1)).toMatchObject({ kind: "json", line: 5, value: { id: "2", parentId: "x" } });
+    expect(w.syncForeign()).toEqual([]);
+    w.close();
+  });
+
+  it("reports bytes appended after the caller's read when given expectedSize", () => {
+    const path = newSession([header, entry("1")]);
+    const size = statSync(path).size;
+    appendFileSync(path, line(entry("f", "1")));
+    const w = SessionWriter.open(path, { expectedSize: size, expectedLines: 2 });
+    expect(w.syncForeign().map((r) => (r.kind === "json" ? r.value.id : null))).toEqual(["f"]);
+    w.close();
+  });
+
+  it("refuses to write to a deleted, truncated or replaced file (never recreates without a header)", () => {
+    const deleted = newSession();
+    const w1 = SessionWriter.open(deleted);
+    unlinkSync(deleted);
+    expect(() => w1.append(entry("1"))).toThrow(SessionFileChangedError);
+    expect(existsSync(deleted)).toBe(false);
+    w1.close();
+
+    const truncated = newSession([header, entry("1")]);
+    const w2 = SessionWriter.open(truncated);
+    truncateSync(truncated, 10);
+    expect(() => w2.append(entry("2"))).toThrow(/truncated/);
+    expect(statSync(truncated).size).toBe(10);
+    w2.close();
+
+    const replaced = newSession();
+    const w3 = SessionWriter.open(replaced);
+    writeFileSync(`${replaced}.new`, line(header) + line(entry("9")) + line(entry("10")));
+    renameSync(`${replaced}.new`, replaced);
+    expect(() => w3.append(entry("2"))).toThrow(/replaced/);
+    w3.close();
+  });
+
+  it("repairs a torn tail on open: a whole JSON line gets its newline", () => {
+    const path = newSession();
+    appendFileSync(path, JSON.stringify(entry("1")));
+    const w = SessionWriter.open(path);
+    expect(w.openRepair).toMatchObject({ action: "completed" });
+    w.append(entry("2", "1"));
+    w.close();
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")) + line(entry("2", "1")));
+  });
+
+  it("repairs a torn tail before append: a fragment goes to a sidecar, byte for byte", () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, { now: fixedNow });
+    appendFileSync(path, '{"type":"message","id":"frag');
+    const r = w.append(entry("1"));
+    w.close();
+    expect(r.repair).toMatchObject({ action: "quarantined", byteLength: 28 });
+    const sidecar = r.repair?.sidecarPath ?? "";
+    expect(sidecar).toBe(`${path}.torn-2025-06-01T12-00-00-000Z`);
+    expect(readFileSync(sidecar, "utf8")).toBe('{"type":"message","id":"frag');
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
+  });
+
+  it("fsyncs every append with durability fsync", () => {
+    const path = newSession();
+    let syncs = 0;
+    const w = SessionWriter.open(path, {
+      durability: "fsync",
+      fs: {
+        fsyncSync: (fd) => {
+          syncs++;
+          return require_fs().fsyncSync(fd);
+        },
+      },
+    });
+    w.append(entry("1"));
+    w.append(entry("2"));
+    w.close();
+    expect(syncs).toBe(2);
+  });
+
+  it("a failed write leaves the file as it was (partial write cut back, whole batch undone)", () => {
+    const path = newSession([header, entry("1")]);
+    const before = readFileSync(path);
+    let calls = 0;
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
+        calls++;
+        if (calls === 2) {
+          // Half of the second entry reaches the disk, then the disk is full.
+          require_fs().writeSync(fd, buf, offset, Math.floor(length / 2), position);
+          throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+        }
+        return require_fs().writeSync(fd, buf, offset, length, position);
+      },
+    };
+    const w = SessionWriter.open(path, { fs });
+    expect(() => w.append([entry("2", "1"), entry("3", "2")])).toThrow(/ENOSPC/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    // The writer is still usable and consistent afterwards.
+    w.append(entry("4", "1"));
+    w.close();
+    expect(readFileSync(path, "utf8")).toBe(before.toString("utf8") + line(entry("4", "1")));
+  });
+
+  it("handles short writes by writing the rest", () => {
+    const path = newSession();
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) =>
+        require_fs().writeSync(fd, buf, offset, Math.min(length, 7), position),
+    };
+    const w = SessionWriter.open(path, { fs });
+    w.append(entry("1"));
+    w.close();
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
+  });
+
+  it("rewrite() replaces the file and keeps appending to the new one", () => {
+    const path = newSession([header, entry("1")]);
+    const w = SessionWriter.open(path);
+    const records = readSessionFileSync(path).records;
+    w.rewrite([...records, entry("2", "1")], { backup: true, now: fixedNow });
+    w.append(entry("3", "2"));
+    w.close();
+    expect(readFileSync(path, "utf8")).toBe(
+      line(header) + line(entry("1")) + line(entry("2", "1")) + line(entry("3", "2")),
+    );
+    expect(readFileSync(`${path}.bak-2025-06-01T12-00-00-000Z`, "utf8")).toBe(
+      line(header) + line(entry("1")),
+    );
+  });
+});
+
+describe("repairTornTail", () => {
+  it("does nothing to a clean or empty file", () => {
+    const path = newSession();
+    expect(repairTornTail(path)).toMatchObject({ action: "none" });
+    writeFileSync(path, "");
+    expect(repairTornTail(path)).toMatchObject({ action: "none", size: 0 });
+  });
+  it("completes a whole JSON object and quarantines anything else", () => {
+    const path = newSession();
+    appendFileSync(path, '{"a":1}');
+    expect(repairTornTail(path)).toMatchObject({ action: "completed" });
+    expect(readFileSync(path, "utf8")).toBe(`${line(header)}{"a":1}\n`);
+    appendFileSync(path, "[1,2]");
+    const r = repairTornTail(path, { now: fixedNow });
+    expect(r.action).toBe("quarantined");
+    expect(readFileSync(r.sidecarPath ?? "", "utf8")).toBe("[1,2]");
+    expect(readFileSync(path, "utf8")).toBe(`${line(header)}{"a":1}\n`);
+  });
+  it("never overwrites an earlier sidecar", () => {
+    const path = newSession();
+    appendFileSync(path, "frag1");
+    const a = repairTornTail(path, { now: fixedNow });
+    appendFileSync(path, "frag2");
+    const b = repairTornTail(path, { now: fixedNow });
+    expect(a.sidecarPath).not.toBe(b.sidecarPath);
+    expect(readFileSync(a.sidecarPath ?? "", "utf8")).toBe("frag1");
+    expect(readFileSync(b.sidecarPath ?? "", "utf8")).toBe("frag2");
+  });
+  it("keeps a fragment longer than a read block intact, and a fragment that is the whole file", () => {
+    const path = newSession();
+    const big = `{"x":"${"y".repeat(200_000)}`;
+    appendFileSync(path, big);
+    const r = repairTornTail(path);
+    expect(readFileSync(r.sidecarPath ?? "", "utf8")).toBe(big);
+    writeFileSync(path, "no newline at all");
+    const r2 = repairTornTail(path, { now: () => new Date(0) });
+    expect(r2).toMatchObject({ action: "quarantined", offset: 0, size: 0 });
+    expect(readFileSync(r2.sidecarPath ?? "", "utf8")).toBe("no newline at all");
+  });
+  it("leaves the session untouched when the sidecar cannot be written", () => {
+    const path = newSession();
+    appendFileSync(path, "frag");
+    const before = readFileSync(path);
+    const fs: Partial<WriterFs> = {
+      fsyncSync: () => {
+        throw Object.assign(new Error("EIO"), { code: "EIO" });
+      },
+    };
+    expect(() => repairTornTail(path, { fs })).toThrow("EIO");
+    expect(readFileSync(path)).toEqual(before);
+    expect(filesIn(join(path, "..")).filter((f) => f.includes(".torn-"))).toEqual([]);
+  });
+  it("throws SessionFileNotFoundError for a missing file", () => {
+    expect(() => repairTornTail(join(tmp(), "x.jsonl"))).toThrow(SessionFileNotFoundError);
+  });
+});
+
+describe("rewriteSessionFile", () => {
+  it("writes raw (malformed) lines back at their positions and completes a torn tail", () => {
+    const path = newSession();
+    appendFileSync(path, `not json\n${line(entry("1"))}\u0000bad\n{"torn":`);
+    const { records } = readSessionFileSync(path);
+    const r = rewriteSessionFile(path, records);
+    expect(readFileSync(path, "utf8")).toBe(
+      `${line(header)}not json\n${line(entry("1"))}\u0000bad\n{"torn":\n`,
+    );
+    expect(r.size).toBe(statSync(path).size);
+    expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+  });
+
+  it("accepts plain entries, keeps a backup, and replaces the inode atomically", () => {
+    const path = newSession([header, entry("1")]);
+    const before = readFileSync(path);
+    const ino = statSync(path).ino;
+    const r = rewriteSessionFile(path, [header, entry("1"), entry("2", "1")], {
+      backup: true,
+      now: fixedNow,
+    });
+    expect(statSync(path).ino).not.toBe(ino);
+    expect(readFileSync(r.backupPath ?? "")).toEqual(before);
+    const named = rewriteSessionFile(path, [header], { backup: join(tmp(), "copy.bak") });
+    expect(readFileSync(named.backupPath ?? "", "utf8")).toContain('"id":"2"');
+  });
+
+  it("refuses when expectedSize does not match", () => {
+    const path = newSession([header, entry("1")]);
+    expect(() => rewriteSessionFile(path, [header], { expectedSize: 3 })).toThrow(SessionFileChangedError);
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
+  });
+
+  const failures: (keyof WriterFs)[][] = [
+    ["writeSync"],
+    ["fsyncSync"],
+    ["linkSync", "copyFileSync"],
+    ["renameSync"],
+  ];
+  for (const failing of failures) {
+    it(`leaves the original bytes and no temp or backup file when ${failing.join(" and ")} fail`, () => {
+      const path = newSession([header, entry("1")]);
+      const before = readFileSync(path);
+      const fail = () => {
+        throw Object.assign(new Error("injected failure"), { code: "EIO" });
+      };
+      const fs: Partial<WriterFs> = Object.fromEntries(failing.map((name) => [name, fail]));
+      expect(() => rewriteSessionFile(path, [header], { fs, backup: true })).toThrow("injected failure");
+      expect(readFileSync(path)).toEqual(before);
+      expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+    });
+  }
+
+  it("falls back to a copy for the backup when hard links fail", () => {
+    const path = newSession([header, entry("1")]);
+    const before = readFileSync(path);
+    const fs: Partial<WriterFs> = {
+      linkSync: () => {
+        throw Object.assign(new Error("EPERM"), { code: "EPERM" });
+      },
+    };
+    const r = rewriteSessionFile(path, [header], { fs, backup: true });
+    expect(readFileSync(r.backupPath ?? "")).toEqual(before);
+  });
+
+  it("creates the file when it does not exist", () => {
+    const path = join(tmp(), "new.jsonl");
+    rewriteSessionFile(path, [header], { backup: true });
+    expect(readFileSync(path, "utf8")).toBe(line(header));
+    expect(filesIn(tmp())).toEqual([]);
+  });
+});
+
+describe("removeSession", () => {
+  it("moves to an existing freedesktop trash with a .trashinfo", () => {
+    const home = tmp();
+    const dataHome = join(home, "data");
+    mkdirSync(join(dataHome, "Trash"), { recursive: true });
+    const path = newSession();
+    const r = removeSession(path, {
+      env: { XDG_DATA_HOME: dataHome },
+      home,
+      platform: "linux",
+      now: fixedNow,
+    });
+    expect(r.method).toBe("trash");
+    expect(existsSync(path)).toBe(false);
+    expect(readFileSync(r.trashPath ?? "", "utf8")).toBe(line(header));
+    const info = readFileSync(join(dataHome, "Trash", "info", "s.jsonl.trashinfo"), "utf8");
+    expect(info).toMatch(
+      /^\[Trash Info\]\nPath=\/.*\/s\.jsonl\nDeletionDate=\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\n$/,
+    );
+    // A second file with the same name gets a new name.
+    const again = join(path, "..", "s.jsonl");
+    writeFileSync(again, "x\n");
+    const r2 = removeSession(again, { env: { XDG_DATA_HOME: dataHome }, home, platform: "linux" });
+    expect(r2.trashPath).not.toBe(r.trashPath);
+  });
+  it("unlinks when no trash directory exists", () => {
+    const home = tmp();
+    const path = newSession();
+    expect(
+      removeSession(path, { env: { XDG_DATA_HOME: join(home, "none") }, home, platform: "linux" }),
+    ).toEqual({
+      method: "unlink",
+    });
+    expect(existsSync(path)).toBe(false);
+  });
+  it("uses ~/.Trash on macOS and unlinks when trash is off", () => {
+    const home = tmp();
+    mkdirSync(join(home, ".Trash"));
+    const p1 = newSession();
+    expect(removeSession(p1, { home, platform: "darwin" })).toMatchObject({ method: "trash" });
+    expect(existsSync(join(home, ".Trash", "s.jsonl"))).toBe(true);
+    const p2 = newSession();
+    expect(removeSession(p2, { home, platform: "darwin", trash: false })).toEqual({ method: "unlink" });
+  });
+  it("throws SessionFileNotFoundError for a missing file", () => {
+    expect(() => removeSession(join(tmp(), "x.jsonl"))).toThrow(SessionFileNotFoundError);
+  });
+});
+
+// `node:fs` for the pass-through parts of the fault-injecting overrides.
+import * as realFs from "node:fs";
+function require_fs(): typeof realFs {
+  return realFs;
+}

@@ -1,0 +1,839 @@
+/**
+ * Writing session files without ever losing a line.
+ *
+ * - {@link createSessionFile}: exclusive create (`wx`) in one write; never a second header.
+ * - {@link SessionWriter}: appends, one `write` per entry, under a cross-process lock; entries
+ *   other processes appended since this writer last looked are read first and handed to the
+ *   caller; a failed write is cut back; a deleted, replaced or truncated file is refused.
+ * - {@link repairTornTail}: a last line without `\n` is completed when it is whole JSON,
+ *   otherwise copied to a sidecar (fsynced) and only then cut from the file.
+ * - {@link rewriteSessionFile}: temp file in the same directory, fsync, optional backup,
+ *   rename, fsync the directory; raw (malformed) records go back where they were.
+ *
+ * Everything here is synchronous, like pi's own writes (`appendFileSync`), so the SDK can keep
+ * pi's synchronous `SessionManager` API. Every function accepts an `fs` override (a subset of
+ * `node:fs`) so tests can inject failures.
+ */
+import * as nodeFs from "node:fs";
+import { basename, dirname, join } from "node:path";
+import { type JsonRecord, type SessionRecord, encodeLine, serializeRecords } from "@pi-session/format";
+import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
+import {
+  type HeldLock,
+  type LockOptions,
+  acquireLock,
+  registerLease,
+  sleepSync,
+  unregisterLease,
+} from "./lock.js";
+import { readRecordsFromFd } from "./read.js";
+
+/** The `node:fs` functions the writers use; override some of them to inject faults. */
+export interface WriterFs {
+  openSync: typeof nodeFs.openSync;
+  closeSync: typeof nodeFs.closeSync;
+  writeSync: (
+    fd: number,
+    buffer: Uint8Array,
+    offset?: number,
+    length?: number,
+    position?: number | null,
+  ) => number;
+  readSync: (
+    fd: number,
+    buffer: Uint8Array,
+    offset: number,
+    length: number,
+    position: number | null,
+  ) => number;
+  fsyncSync: typeof nodeFs.fsyncSync;
+  fstatSync: typeof nodeFs.fstatSync;
+  statSync: typeof nodeFs.statSync;
+  ftruncateSync: typeof nodeFs.ftruncateSync;
+  renameSync: typeof nodeFs.renameSync;
+  unlinkSync: typeof nodeFs.unlinkSync;
+  linkSync: typeof nodeFs.linkSync;
+  copyFileSync: typeof nodeFs.copyFileSync;
+  mkdirSync: typeof nodeFs.mkdirSync;
+}
+
+const realFs: WriterFs = {
+  openSync: nodeFs.openSync,
+  closeSync: nodeFs.closeSync,
+  writeSync: (fd, buffer, offset, length, position) => nodeFs.writeSync(fd, buffer, offset, length, position),
+  readSync: (fd, buffer, offset, length, position) => nodeFs.readSync(fd, buffer, offset, length, position),
+  fsyncSync: nodeFs.fsyncSync,
+  fstatSync: nodeFs.fstatSync,
+  statSync: nodeFs.statSync,
+  ftruncateSync: nodeFs.ftruncateSync,
+  renameSync: nodeFs.renameSync,
+  unlinkSync: nodeFs.unlinkSync,
+  linkSync: nodeFs.linkSync,
+  copyFileSync: nodeFs.copyFileSync,
+  mkdirSync: nodeFs.mkdirSync,
+};
+
+/** Read-write, every write at the end, never creates the file (unlike `"a+"`). */
+const APPEND_NO_CREATE = nodeFs.constants.O_RDWR | nodeFs.constants.O_APPEND;
+
+function fsWith(overrides?: Partial<WriterFs>): WriterFs {
+  return overrides ? { ...realFs, ...overrides } : realFs;
+}
+
+/** `none` (default, like pi): no fsync on append. `fsync`: fsync after every append. */
+export type Durability = "none" | "fsync";
+
+export interface FsOption {
+  /** Override `node:fs` functions (fault injection in tests). */
+  fs?: Partial<WriterFs>;
+}
+
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+/** Writes all of `bytes` at the fd's position (append mode: the end); normally one `write`. */
+function writeAll(fs: WriterFs, fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) {
+    const n = fs.writeSync(fd, bytes, done, bytes.length - done, null);
+    if (n <= 0) throw Object.assign(new Error("write returned 0 bytes"), { code: "EIO" });
+    done += n;
+  }
+}
+
+/** fsync a directory so a create, rename or unlink in it is durable (best effort off Linux). */
+export function fsyncDir(dir: string, fs: WriterFs = realFs): void {
+  let fd: number;
+  try {
+    fd = fs.openSync(dir, "r");
+  } catch {
+    return;
+  }
+  try {
+    fs.fsyncSync(fd);
+  } catch (error) {
+    // Some platforms/filesystems refuse fsync on a directory; nothing more can be done.
+    if (codeOf(error) !== "EINVAL" && codeOf(error) !== "EPERM" && codeOf(error) !== "EISDIR") throw error;
+  } finally {
+    fs.closeSync(fd);
+  }
+}
+
+function fileTimestamp(date: Date): string {
+  return date.toISOString().replace(/[:.]/g, "-");
+}
+
+/** Concatenates entries as file bytes, one line each. */
+export function encodeEntries(entries: readonly object[]): Uint8Array {
+  return serializeRecords(entries.map(asJsonRecord));
+}
+
+function asJsonRecord(value: object): JsonRecord {
+  return {
+    kind: "json",
+    value: value as Record<string, unknown>,
+    line: 0,
+    offset: 0,
+    byteLength: 0,
+    terminated: true,
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// Create
+
+export interface CreateSessionFileOptions extends FsOption {
+  /** `fsync` also syncs the file and its directory before returning. Default `none`. */
+  durability?: Durability;
+}
+
+export interface CreateResult {
+  path: string;
+  /** Bytes written. */
+  size: number;
+}
+
+/**
+ * Creates a session file with `lines` (header first), in one write, failing with
+ * {@link SessionFileExistsError} if the file already exists. Parent directories are created.
+ * If the write fails the new file is removed, so a retry can create it.
+ */
+export function createSessionFile(
+  path: string,
+  lines: readonly object[],
+  opts: CreateSessionFileOptions = {},
+): CreateResult {
+  const fs = fsWith(opts.fs);
+  const bytes = encodeEntries(lines);
+  fs.mkdirSync(dirname(path), { recursive: true });
+  let fd: number;
+  try {
+    fd = fs.openSync(path, "wx");
+  } catch (error) {
+    if (codeOf(error) === "EEXIST") throw new SessionFileExistsError(path);
+    throw error;
+  }
+  try {
+    writeAll(fs, fd, bytes);
+    if (opts.durability === "fsync") fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    try {
+      fs.unlinkSync(path);
+    } catch {
+      // Leave it; nothing else can be done.
+    }
+    throw error;
+  }
+  fs.closeSync(fd);
+  if (opts.durability === "fsync") fsyncDir(dirname(path), fs);
+  return { path, size: bytes.length };
+}
+
+// ---------------------------------------------------------------------------------------
+// Torn tail
+
+export interface TornTailRepair {
+  path: string;
+  /**
+   * `none`: the file was empty or ended with `\n`. `completed`: the last line was a whole JSON
+   * object (or blank) and got its `\n`. `quarantined`: the fragment was copied to `sidecarPath`
+   * and cut from the file.
+   */
+  action: "none" | "completed" | "quarantined";
+  /** File size before the repair. */
+  sizeBefore: number;
+  /** File size after the repair. */
+  size: number;
+  /** Byte offset of the torn line (when there was one). */
+  offset?: number;
+  /** Bytes of the torn line. */
+  byteLength?: number;
+  /** Where a fragment was saved. */
+  sidecarPath?: string;
+}
+
+export interface RepairOptions extends FsOption {
+  /** Take the session lock while repairing (default true). */
+  lock?: boolean;
+  lockOptions?: LockOptions;
+  /** Clock for the sidecar name. */
+  now?: () => Date;
+}
+
+/** Finds the start of the last line of an fd of `size` bytes (after its last `\n`). */
+function lastLineStart(fs: WriterFs, fd: number, size: number): number {
+  const block = 64 * 1024;
+  let end = size;
+  const buf = Buffer.allocUnsafe(block);
+  while (end > 0) {
+    const start = Math.max(0, end - block);
+    const n = fs.readSync(fd, buf, 0, end - start, start);
+    const nl = buf.subarray(0, n).lastIndexOf(10);
+    if (nl >= 0) return start + nl + 1;
+    end = start;
+  }
+  return 0;
+}
+
+function isWholeJsonObject(bytes: Buffer, atFileStart: boolean): boolean {
+  let text = bytes.toString("utf8");
+  if (atFileStart && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+  if (text.trim() === "") return true;
+  try {
+    const v: unknown = JSON.parse(text);
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+  } catch {
+    return false;
+  }
+}
+
+function sidecarPathFor(fs: WriterFs, path: string, now: Date): string {
+  const base = `${path}.torn-${fileTimestamp(now)}`;
+  let candidate = base;
+  for (let i = 1; ; i++) {
+    try {
+      fs.statSync(candidate);
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") return candidate;
+      throw error;
+    }
+    candidate = `${base}-${i}`;
+  }
+}
+
+/** The repair itself, on an open read-write fd; the caller holds the lock. */
+function repairOpenFile(
+  fs: WriterFs,
+  path: string,
+  fd: number,
+  now: () => Date,
+  fsyncAfter: boolean,
+): TornTailRepair {
+  const size = fs.fstatSync(fd).size;
+  if (size === 0) return { path, action: "none", sizeBefore: 0, size: 0 };
+  const last = Buffer.allocUnsafe(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  if (last[0] === 10) return { path, action: "none", sizeBefore: size, size };
+  const start = lastLineStart(fs, fd, size);
+  const fragment = Buffer.allocUnsafe(size - start);
+  let got = 0;
+  while (got < fragment.length) {
+    const n = fs.readSync(fd, fragment, got, fragment.length - got, start + got);
+    if (n === 0) break;
+    got += n;
+  }
+  const base = { path, sizeBefore: size, offset: start, byteLength: fragment.length };
+  if (isWholeJsonObject(fragment, start === 0)) {
+    fs.writeSync(fd, Buffer.from([10]), 0, 1, size);
+    if (fsyncAfter) fs.fsyncSync(fd);
+    return { ...base, action: "completed", size: size + 1 };
+  }
+  // Save the fragment first (durably), only then cut it from the session.
+  const sidecarPath = sidecarPathFor(fs, path, now());
+  const sfd = fs.openSync(sidecarPath, "wx");
+  try {
+    writeAll(fs, sfd, fragment);
+    fs.fsyncSync(sfd);
+  } catch (error) {
+    fs.closeSync(sfd);
+    try {
+      fs.unlinkSync(sidecarPath);
+    } catch {
+      // ignore
+    }
+    throw error;
+  }
+  fs.closeSync(sfd);
+  fsyncDir(dirname(sidecarPath), fs);
+  fs.ftruncateSync(fd, start);
+  if (fsyncAfter) fs.fsyncSync(fd);
+  return { ...base, action: "quarantined", size: start, sidecarPath };
+}
+
+/**
+ * Repairs a torn tail (see {@link TornTailRepair}); never throws a byte away. Throws
+ * {@link SessionFileNotFoundError} for a missing file.
+ */
+export function repairTornTail(path: string, opts: RepairOptions = {}): TornTailRepair {
+  const fs = fsWith(opts.fs);
+  const now = opts.now ?? (() => new Date());
+  const run = (): TornTailRepair => {
+    let fd: number;
+    try {
+      fd = fs.openSync(path, "r+");
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
+      throw error;
+    }
+    try {
+      return repairOpenFile(fs, path, fd, now, true);
+    } finally {
+      fs.closeSync(fd);
+    }
+  };
+  if (opts.lock === false) return run();
+  const lock = acquireLock(path, opts.lockOptions);
+  try {
+    return run();
+  } finally {
+    lock.release();
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Appender
+
+/** Records another process appended, as the appender found them. */
+export interface ForeignEntries {
+  /** Every record in the new bytes (JSON and raw), in file order. */
+  records: SessionRecord[];
+  /** Byte range they came from. */
+  fromOffset: number;
+  toOffset: number;
+  /** A torn tail found (and repaired) while reading them. */
+  repair?: TornTailRepair;
+}
+
+export interface SessionWriterOptions extends FsOption {
+  /** Default `none` (like pi); `fsync` syncs the file after every append. */
+  durability?: Durability;
+  /** Serialize appends across processes with `<path>.lock` (default true). */
+  lock?: boolean;
+  lockOptions?: LockOptions;
+  /**
+   * Called, under the lock and before anything is written, with the records other processes
+   * appended since this writer last looked. The caller can absorb them (index them, keep ids
+   * unique); to also change what is written (re-parent), pass a function to {@link SessionWriter.append}.
+   */
+  onForeignEntries?: (records: SessionRecord[], info: ForeignEntries) => void;
+  /**
+   * The file size the caller last read (a line boundary). Bytes beyond it at the first append
+   * are reported as foreign. Default: the size found when the writer opens.
+   */
+  expectedSize?: number;
+  /** Line count matching `expectedSize` (for line numbers of foreign records). Default: counted. */
+  expectedLines?: number;
+  /** Clock for sidecar names. */
+  now?: () => Date;
+  /**
+   * Keep the lock this long (ms) after an append, so a burst of appends pays for the lock file
+   * once (default 100; 0 releases after every append). The lease is given up by a timer, by
+   * {@link SessionWriter.close}, when another lock user of this process asks for it, and after
+   * `maxHoldMs` of continuous use (then the writer pauses briefly so waiting processes get a turn).
+   */
+  leaseMs?: number;
+  /** Longest continuous hold of a lease (default 1000 ms). */
+  maxHoldMs?: number;
+}
+
+/** Pause after giving up a long-held lease, longer than a waiter's longest backoff sleep. */
+const LEASE_YIELD_MS = 25;
+
+export interface AppendResult {
+  /** Foreign records found before writing (already passed to `onForeignEntries`). */
+  foreign: SessionRecord[];
+  /** Byte offset of the first entry written. */
+  offset: number;
+  /** File size after the append. */
+  size: number;
+  /** Entries written. */
+  written: number;
+  /** A torn tail repaired before writing. */
+  repair?: TornTailRepair;
+}
+
+/** What to append: one entry, several, or a function of the foreign records returning them. */
+export type AppendInput =
+  | object
+  | readonly object[]
+  | ((foreign: SessionRecord[]) => object | readonly object[]);
+
+function countLines(fs: WriterFs, fd: number, size: number): number {
+  const block = 1024 * 1024;
+  const buf = Buffer.allocUnsafe(block);
+  let lines = 0;
+  let pos = 0;
+  while (pos < size) {
+    const n = fs.readSync(fd, buf, 0, Math.min(block, size - pos), pos);
+    if (n === 0) break;
+    let i = buf.indexOf(10, 0);
+    while (i >= 0 && i < n) {
+      lines++;
+      i = buf.indexOf(10, i + 1);
+    }
+    pos += n;
+  }
+  return lines;
+}
+
+/**
+ * An appender for one existing session file. Open it with {@link SessionWriter.open}; call
+ * {@link append} for each new entry (or batch); {@link close} when done.
+ *
+ * Each append, under the lock: checks the file is still the one it opened (same inode, not
+ * shorter than what it knows; otherwise {@link SessionFileChangedError}); if it grew, repairs
+ * a torn tail, reads the foreign records and hands them to the caller; then writes each entry
+ * with one `write` (O_APPEND). If a write fails the file is cut back to its size before the
+ * append (all or nothing) and the error is rethrown.
+ */
+export class SessionWriter {
+  readonly path: string;
+  private readonly fs: WriterFs;
+  private readonly opts: SessionWriterOptions;
+  private fd: number | undefined;
+  private ino: number;
+  private known: number;
+  private lines: number;
+  /** The repair done when the writer opened, if any. */
+  readonly openRepair: TornTailRepair | undefined;
+
+  private constructor(path: string, opts: SessionWriterOptions, fs: WriterFs) {
+    this.path = path;
+    this.opts = opts;
+    this.fs = fs;
+    const openIt = (): TornTailRepair | undefined => {
+      let fd: number;
+      try {
+        fd = fs.openSync(path, APPEND_NO_CREATE);
+      } catch (error) {
+        if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
+        throw error;
+      }
+      this.fd = fd;
+      const st = fs.fstatSync(fd);
+      this.ino = st.ino;
+      const expected = opts.expectedSize;
+      if (expected !== undefined && expected < st.size) {
+        // Foreign bytes already there; the first append reads them. Known state = caller's.
+        this.known = expected;
+        this.lines = opts.expectedLines ?? countLines(fs, fd, expected);
+        return undefined;
+      }
+      if (expected !== undefined && expected > st.size) {
+        fs.closeSync(fd);
+        this.fd = undefined;
+        throw new SessionFileChangedError(path, "truncated");
+      }
+      const repair = repairOpenFile(
+        fs,
+        path,
+        fd,
+        opts.now ?? (() => new Date()),
+        opts.durability === "fsync",
+      );
+      this.known = repair.size;
+      this.lines =
+        opts.expectedLines !== undefined && repair.action === "none"
+          ? opts.expectedLines
+          : countLines(fs, fd, repair.size);
+      return repair.action === "none" ? undefined : repair;
+    };
+    this.ino = 0;
+    this.known = 0;
+    this.lines = 0;
+    // Checked before locking, so a missing file is reported as such (and no lock is left).
+    try {
+      fs.statSync(path);
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
+      throw error;
+    }
+    this.openRepair = opts.lock === false ? openIt() : this.locked(openIt);
+  }
+
+  /** Opens an appender on an existing file (see {@link SessionWriterOptions}). */
+  static open(path: string, opts: SessionWriterOptions = {}): SessionWriter {
+    return new SessionWriter(path, opts, fsWith(opts.fs));
+  }
+
+  /** Bytes of the file this writer knows about (its own appends and absorbed foreign ones). */
+  get size(): number {
+    return this.known;
+  }
+
+  /** Lines of the file this writer knows about. */
+  get lineCount(): number {
+    return this.lines;
+  }
+
+  private lease: { lock: HeldLock; timer?: ReturnType<typeof setTimeout> } | undefined;
+  private readonly dropLease = (): void => {
+    const lease = this.lease;
+    if (!lease) return;
+    this.lease = undefined;
+    if (lease.timer) clearTimeout(lease.timer);
+    unregisterLease(lease.lock.path, this.dropLease);
+    lease.lock.release();
+  };
+
+  /**
+   * Runs `fn` under the lock. `fresh` tells whether the lock was just taken (then the file is
+   * checked by path; under a continued lease checking the open fd is enough).
+   */
+  private locked<T>(fn: (fresh: boolean) => T): T {
+    if (this.opts.lock === false) return fn(true);
+    const leaseMs = this.opts.leaseMs ?? 100;
+    const maxHold = this.opts.maxHoldMs ?? 1000;
+    const now = this.opts.lockOptions?.now ?? Date.now;
+    if (this.lease && now() - this.lease.lock.since > maxHold) {
+      this.dropLease();
+      sleepSync(LEASE_YIELD_MS);
+    }
+    let fresh = false;
+    if (!this.lease) {
+      const lock = acquireLock(this.path, this.opts.lockOptions);
+      this.lease = { lock };
+      registerLease(lock.path, this.dropLease);
+      fresh = true;
+    }
+    let ok = false;
+    try {
+      const result = fn(fresh);
+      ok = true;
+      return result;
+    } finally {
+      const lease = this.lease;
+      if (!ok || leaseMs <= 0 || !lease) {
+        this.dropLease();
+      } else if (lease.timer) {
+        lease.timer.refresh();
+      } else {
+        lease.timer = setTimeout(this.dropLease, leaseMs);
+        // A lease must never keep the process alive.
+        lease.timer.unref?.();
+      }
+    }
+  }
+
+  private requireFd(): number {
+    if (this.fd === undefined) throw new Error(`SessionWriter is closed: ${this.path}`);
+    return this.fd;
+  }
+
+  /**
+   * Checks the file and reads foreign records; the caller holds the lock. By path when
+   * `byPath` (the lock was just taken); otherwise `fstat` of the open file is enough: a link
+   * count of 0 means it was deleted or replaced, which is then told apart by path.
+   */
+  private absorb(byPath = true): { foreign: SessionRecord[]; repair?: TornTailRepair } {
+    const fd = this.requireFd();
+    let st: nodeFs.Stats | undefined = byPath ? undefined : this.fs.fstatSync(fd);
+    if (st === undefined || st.nlink === 0) {
+      try {
+        st = this.fs.statSync(this.path);
+      } catch (error) {
+        if (codeOf(error) === "ENOENT") throw new SessionFileChangedError(this.path, "deleted");
+        throw error;
+      }
+    }
+    if (st.ino !== this.ino) throw new SessionFileChangedError(this.path, "replaced");
+    if (st.size < this.known) throw new SessionFileChangedError(this.path, "truncated");
+    if (st.size === this.known) return { foreign: [] };
+    let repair: TornTailRepair | undefined = repairOpenFile(
+      this.fs,
+      this.path,
+      fd,
+      this.opts.now ?? (() => new Date()),
+      this.opts.durability === "fsync",
+    );
+    if (repair.action === "none") repair = undefined;
+    const end = repair ? repair.size : st.size;
+    if (end < this.known) throw new SessionFileChangedError(this.path, "truncated");
+    const from = this.known;
+    const read = readRecordsFromFd(fd, from, end, this.lines + 1);
+    this.known = end;
+    this.lines += read.lines;
+    const info: ForeignEntries = { records: read.records, fromOffset: from, toOffset: end };
+    if (repair) info.repair = repair;
+    if (read.records.length > 0 || repair) this.opts.onForeignEntries?.(read.records, info);
+    return repair ? { foreign: read.records, repair } : { foreign: read.records };
+  }
+
+  /**
+   * Reads (under the lock) what other processes appended since this writer last looked,
+   * hands it to `onForeignEntries` and returns it, without writing anything.
+   */
+  syncForeign(): SessionRecord[] {
+    return this.locked((fresh) => this.absorb(fresh).foreign);
+  }
+
+  /**
+   * Appends one entry or several (one `write` each). When `input` is a function it is called
+   * under the lock with the foreign records (possibly none) and returns the entries to write,
+   * so the caller can re-parent them onto entries it has just learned about.
+   */
+  append(input: AppendInput): AppendResult {
+    return this.locked((fresh) => {
+      const { foreign, repair } = this.absorb(fresh);
+      const produced = typeof input === "function" ? input(foreign) : input;
+      const entries: readonly object[] = Array.isArray(produced) ? produced : [produced as object];
+      const fd = this.requireFd();
+      const before = this.known;
+      let size = before;
+      try {
+        for (const entry of entries) {
+          const bytes = encodeLine(entry);
+          writeAll(this.fs, fd, bytes);
+          size += bytes.length;
+        }
+        if (this.opts.durability === "fsync" && entries.length > 0) this.fs.fsyncSync(fd);
+      } catch (error) {
+        // All or nothing: cut back whatever part of this append reached the file.
+        try {
+          this.fs.ftruncateSync(fd, before);
+        } catch {
+          // The original error is the one to report.
+        }
+        throw error;
+      }
+      this.known = size;
+      this.lines += entries.length;
+      const result: AppendResult = { foreign, offset: before, size, written: entries.length };
+      if (repair) result.repair = repair;
+      return result;
+    });
+  }
+
+  /**
+   * Atomically replaces the file's content (see {@link rewriteSessionFile}) under this
+   * writer's lock, after absorbing foreign entries (passed to `onForeignEntries`; when there
+   * were some, the rewrite is refused with {@link SessionFileChangedError} so the caller can
+   * merge them first), then continues appending to the new file.
+   */
+  rewrite(
+    records: readonly (SessionRecord | object)[],
+    opts: Omit<RewriteOptions, "lock" | "fs" | "expectedSize"> = {},
+  ): RewriteResult {
+    return this.locked(() => {
+      const { foreign } = this.absorb();
+      if (foreign.length > 0) throw new SessionFileChangedError(this.path, "replaced");
+      const result = rewriteUnlocked(this.path, records, opts, this.fs);
+      const fd = this.requireFd();
+      this.fs.closeSync(fd);
+      this.fd = this.fs.openSync(this.path, APPEND_NO_CREATE);
+      const st = this.fs.fstatSync(this.fd);
+      this.ino = st.ino;
+      this.known = st.size;
+      this.lines = countLines(this.fs, this.fd, st.size);
+      return result;
+    });
+  }
+
+  /** Gives up a held lock lease now (appends take the lock again when needed). */
+  releaseLock(): void {
+    this.dropLease();
+  }
+
+  /** Releases the lock and closes the file; further appends throw. */
+  close(): void {
+    this.dropLease();
+    if (this.fd !== undefined) {
+      this.fs.closeSync(this.fd);
+      this.fd = undefined;
+    }
+  }
+}
+
+/** Shorthand for {@link SessionWriter.open}. */
+export function openAppender(path: string, opts: SessionWriterOptions = {}): SessionWriter {
+  return SessionWriter.open(path, opts);
+}
+
+// ---------------------------------------------------------------------------------------
+// Atomic rewrite
+
+export interface RewriteOptions extends FsOption {
+  /**
+   * Keep the previous bytes: `true` → `<path>.bak-<timestamp>`, a string → that path. Made
+   * with a hard link (copy when links are not possible) before the rename.
+   */
+  backup?: boolean | string;
+  /** Take the session lock (default true). */
+  lock?: boolean;
+  lockOptions?: LockOptions;
+  /** Refuse (SessionFileChangedError) unless the current file has exactly this size. */
+  expectedSize?: number;
+  /** Write a last record read without `\n` without one again (default false: completed). */
+  keepTornTail?: boolean;
+  /** Clock for the backup name. */
+  now?: () => Date;
+}
+
+export interface RewriteResult {
+  path: string;
+  size: number;
+  backupPath?: string;
+}
+
+function isSessionRecord(x: unknown): x is SessionRecord {
+  if (typeof x !== "object" || x === null) return false;
+  const r = x as Partial<SessionRecord> & Record<string, unknown>;
+  if (typeof r.line !== "number" || typeof r.offset !== "number" || typeof r.terminated !== "boolean")
+    return false;
+  if (r.kind === "json") return typeof r.value === "object" && r.value !== null;
+  if (r.kind === "raw") return r.bytes instanceof Uint8Array;
+  return false;
+}
+
+function rewriteUnlocked(
+  path: string,
+  items: readonly (SessionRecord | object)[],
+  opts: Omit<RewriteOptions, "fs">,
+  fs: WriterFs,
+): RewriteResult {
+  const records = items.map((x) => (isSessionRecord(x) ? x : asJsonRecord(x)));
+  const bytes = serializeRecords(records, { keepTornTail: opts.keepTornTail === true });
+  if (opts.expectedSize !== undefined) {
+    let size: number;
+    try {
+      size = fs.statSync(path).size;
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") throw new SessionFileChangedError(path, "deleted");
+      throw error;
+    }
+    if (size !== opts.expectedSize) {
+      throw new SessionFileChangedError(path, size < opts.expectedSize ? "truncated" : "replaced");
+    }
+  }
+  const dir = dirname(path);
+  const rand = Math.random().toString(36).slice(2, 10);
+  const tmp = join(dir, `.${basename(path)}.tmp-${process.pid}-${rand}`);
+  let backupPath: string | undefined;
+  let backupMade = false;
+  let renamed = false;
+  try {
+    const fd = fs.openSync(tmp, "wx", 0o644);
+    try {
+      writeAll(fs, fd, bytes);
+      fs.fsyncSync(fd);
+    } finally {
+      fs.closeSync(fd);
+    }
+    if (opts.backup) {
+      backupPath =
+        typeof opts.backup === "string"
+          ? opts.backup
+          : `${path}.bak-${fileTimestamp((opts.now ?? (() => new Date()))())}`;
+      try {
+        fs.linkSync(path, backupPath);
+        backupMade = true;
+      } catch (error) {
+        if (codeOf(error) === "ENOENT") {
+          backupPath = undefined; // nothing to back up: the file does not exist yet
+        } else if (codeOf(error) === "EEXIST") {
+          throw error;
+        } else {
+          // No hard links here (e.g. some network or FAT filesystems): copy instead.
+          fs.copyFileSync(path, backupPath, nodeFs.constants.COPYFILE_EXCL);
+          backupMade = true;
+        }
+      }
+    }
+    fs.renameSync(tmp, path);
+    renamed = true;
+  } catch (error) {
+    if (!renamed) {
+      try {
+        fs.unlinkSync(tmp);
+      } catch {
+        // The temp file may not exist.
+      }
+      if (backupMade && backupPath !== undefined) {
+        try {
+          fs.unlinkSync(backupPath);
+        } catch {
+          // ignore
+        }
+      }
+    }
+    throw error;
+  }
+  fsyncDir(dir, fs);
+  const result: RewriteResult = { path, size: bytes.length };
+  if (backupPath !== undefined) result.backupPath = backupPath;
+  return result;
+}
+
+/**
+ * Atomically replaces a session file with `records` (records from the reader — raw ones are
+ * written back byte for byte, where they were — or plain entry objects): temp file in the
+ * same directory, fsync, optional backup, rename over, fsync the directory. On any failure
+ * before the rename the original is untouched and the temp file is removed. Also creates
+ * the file when it does not exist.
+ */
+export function rewriteSessionFile(
+  path: string,
+  records: readonly (SessionRecord | object)[],
+  opts: RewriteOptions = {},
+): RewriteResult {
+  const fs = fsWith(opts.fs);
+  if (opts.lock === false) return rewriteUnlocked(path, records, opts, fs);
+  const lock = acquireLock(path, opts.lockOptions);
+  try {
+    return rewriteUnlocked(path, records, opts, fs);
+  } finally {
+    lock.release();
+  }
+}

@@ -1,21 +1,25 @@
 /**
  * @pi-session/sdk: a drop-in for pi 1.6.0's `SessionManager` and its free functions
- * (`@earendil-works/pi-coding-agent`), on Node 20, safer on disk. See the README for the few
- * deliberate differences.
+ * (`@earendil-works/pi-coding-agent`), on Node 20, safer on disk. A thin composition of the
+ * `format`, `migrate`, `tree`, `context` and `node-store` layers; see the README for the few
+ * deliberate differences from pi.
  */
 export { CURRENT_SESSION_VERSION } from "@pi-session/format";
-export { loadEntriesFromFile, migrateSessionEntries, parseSessionEntries } from "./free-functions.js";
-export { assertValidSessionId, uuidv7 } from "./internal/ids.js";
-export { findMostRecentSession } from "./internal/listing.js";
-export { getDefaultSessionDir } from "./internal/paths.js";
+export { assertValidSessionId } from "@pi-session/node-store";
 export {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
+  findMostRecentSession,
+  getDefaultSessionDir,
   getLatestCompactionEntry,
+  loadEntriesFromFile,
+  migrateSessionEntries,
+  parseSessionEntries,
   projectContextEntry,
   sessionEntryToContextMessages,
-} from "./internal/projection.js";
+} from "./free-functions.js";
+export { uuidv7 } from "./internal/ids.js";
 export { type ReadonlySessionManager, SessionManager, type WriteOptions } from "./session-manager.js";
 export type * from "./types.js";
 

@@ -8,6 +8,7 @@ import {
   mkdtempSync,
   readdirSync,
   readFileSync,
+  renameSync,
   rmSync,
   utimesSync,
   writeFileSync,
@@ -628,6 +629,143 @@ describe("safer than upstream", () => {
     rmSync(path);
     sm.appendMessage(A("again"));
     expect(lines(path).map((l) => l.type)).toEqual(["session", "message", "message"]);
+  });
+
+  it("a read-only view of a legacy file with a torn tail never writes, whatever is called", () => {
+    const path = join(dir, "legacy.jsonl");
+    const bytes = `${JSON.stringify({ type: "session", id: "s1", timestamp: "2025-01-01T00:00:00.000Z", cwd: dir })}\n${JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: U("hi") })}\n{"type":"mess`;
+    writeFileSync(path, bytes);
+    const view = SessionManager.openReadonly(path);
+    const id = view.getEntries()[0]?.id as string;
+    expect(view.getHeader()?.version).toBe(3);
+    const attempts: (() => unknown)[] = [
+      () => view.appendMessage(A("x")),
+      () => view.appendLabelChange(id, "l"),
+      () => view.appendCompaction("s", null, 1),
+      () => view.appendSessionInfo("n"),
+      () => view.branchWithSummary(id, "s"),
+      () => view.createBranchedSession(id),
+      () => view.newSession(),
+    ];
+    for (const attempt of attempts) expect(attempt).toThrow(`Session is read-only: ${path}`);
+    view.branch(id);
+    view.resetLeaf();
+    expect(readFileSync(path, "utf8")).toBe(bytes);
+    expect(readdirSync(dir)).toEqual(["legacy.jsonl"]);
+  });
+
+  it("lines another process appended to a legacy file before our first append are kept in the rewrite", () => {
+    const path = join(dir, "v2.jsonl");
+    const header = { type: "session", version: 2, id: "s2", timestamp: "2025-01-01T00:00:00.000Z", cwd: dir };
+    const first = { type: "message", id: "aaaaaaaa", parentId: null, timestamp: "t", message: U("hi") };
+    writeFileSync(path, `${JSON.stringify(header)}\n${JSON.stringify(first)}\n`);
+    const sm = SessionManager.open(path);
+    const seen: string[] = [];
+    sm.onForeignEntries((entries) => seen.push(...entries.map((e) => e.id)));
+    const foreign = {
+      type: "message",
+      id: "bbbbbbbb",
+      parentId: "aaaaaaaa",
+      timestamp: "t",
+      message: A("theirs"),
+    };
+    appendFileSync(path, `${JSON.stringify(foreign)}\n`);
+    const ours = sm.appendMessage(U("ours"));
+    expect(seen).toEqual(["bbbbbbbb"]);
+    const written = lines(path);
+    expect(written.map((l) => l.id)).toEqual(["s2", "aaaaaaaa", "bbbbbbbb", ours]);
+    expect(written[0]?.version).toBe(3);
+    expect(written[3]?.parentId).toBe("aaaaaaaa");
+    expect(SessionManager.open(path).getEntries()).toHaveLength(3);
+  });
+
+  it("a file replaced under an open manager is refused; memory and the new file stay as they were", () => {
+    const sm = SessionManager.create(dir, dir);
+    sm.appendMessage(U("hi"));
+    const path = sm.getSessionFile() as string;
+    const other = `${readFileSync(path, "utf8")}${JSON.stringify({ type: "custom", id: "cccccccc", parentId: null, timestamp: "t", customType: "x" })}\n`;
+    writeFileSync(`${path}.new`, other);
+    renameSync(`${path}.new`, path); // an atomic rewrite by another program: a new inode
+    const before = sm.getEntries();
+    expect(() => sm.appendMessage(A("again"))).toThrow(/replaced/);
+    expect(sm.getEntries()).toEqual(before);
+    expect(readFileSync(path, "utf8")).toBe(other);
+  });
+
+  it("a torn fragment another process left after our last write is kept aside, not lost", () => {
+    const sm = SessionManager.create(dir, dir);
+    sm.appendMessage(U("hi"));
+    const path = sm.getSessionFile() as string;
+    appendFileSync(path, '{"type":"message","id":"torn"');
+    sm.appendMessage(A("next"));
+    expect(lines(path).map((l) => l.type)).toEqual(["session", "message", "message"]);
+    const sidecars = readdirSync(dir).filter((f) => f.includes(".torn-"));
+    expect(sidecars).toHaveLength(1);
+    expect(readFileSync(join(dir, sidecars[0] as string), "utf8")).toBe('{"type":"message","id":"torn"');
+  });
+
+  it("a complete last line without a newline is completed in place at the next append, as pi does", () => {
+    const sm = SessionManager.create(dir, dir);
+    sm.appendMessage(U("hi"));
+    const path = sm.getSessionFile() as string;
+    const extra = {
+      type: "custom",
+      id: "dddddddd",
+      parentId: sm.getLeafId(),
+      timestamp: "t",
+      customType: "x",
+    };
+    appendFileSync(path, JSON.stringify(extra));
+    const reopened = SessionManager.open(path);
+    expect(reopened.getLeafId()).toBe("dddddddd");
+    reopened.appendMessage(A("next"));
+    expect(lines(path).map((l) => l.type)).toEqual(["session", "message", "custom", "message"]);
+    expect(readdirSync(dir).filter((f) => f.includes(".torn-"))).toEqual([]);
+  });
+
+  it("listing sees appends made after an earlier listing (the metadata cache is never stale)", async () => {
+    const sm = SessionManager.create(dir, dir);
+    sm.appendMessage(U("one"));
+    expect((await SessionManager.list(dir, dir))[0]?.messageCount).toBe(1);
+    sm.appendMessage(A("two"));
+    sm.appendSessionInfo("named");
+    const [info] = await SessionManager.list(dir, dir);
+    expect(info?.messageCount).toBe(2);
+    expect(info?.name).toBe("named");
+  });
+
+  it("a UTF-8 BOM before the header is ignored (pi rejects the file)", () => {
+    const path = join(dir, "bom.jsonl");
+    const header = {
+      type: "session",
+      version: 3,
+      id: "bom",
+      timestamp: "2025-01-01T00:00:00.000Z",
+      cwd: dir,
+    };
+    const entry = { type: "message", id: "aaaaaaaa", parentId: null, timestamp: "t", message: U("hi") };
+    writeFileSync(path, `\uFEFF${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`);
+    expect(SessionManager.open(path).getSessionId()).toBe("bom");
+    expect(loadEntriesFromFile(path)).toHaveLength(2);
+  });
+
+  it("a compaction with retainedTail (newer pi) is a self-contained checkpoint (vector 45)", () => {
+    const t = "2025-01-01T00:00:00.000Z";
+    const sm = SessionManager.inMemory("/p", undefined, [
+      { type: "message", id: "old", parentId: null, timestamp: t, message: U("old") },
+      {
+        type: "compaction",
+        id: "c",
+        parentId: "old",
+        timestamp: t,
+        summary: "S",
+        firstKeptEntryId: "old",
+        tokensBefore: 1,
+        retainedTail: [U("retained"), A("answer")],
+      },
+      { type: "message", id: "tail", parentId: "c", timestamp: t, message: U("tail") },
+    ] as unknown as SessionEntry[]);
+    expect(texts(sm.buildSessionContext().messages)).toEqual(["S", "retained", "answer", "tail"]);
   });
 
   it("fsync on request still appends one line", () => {

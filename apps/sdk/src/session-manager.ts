@@ -1,12 +1,19 @@
 /**
- * `SessionManager`: pi 1.6.0's session API (same methods, results and thrown messages), over
- * a safer disk layer. Opening never writes (except a header into an empty file, as pi); a
- * legacy file is migrated in memory and replaced atomically, with a backup and its malformed
- * lines in place, at the first append; appends are one write each under a cross-process lock,
- * absorbing what other processes appended; cycles and duplicate ids never hang a method.
+ * `SessionManager`: pi 1.6.0's session API (same methods, results and thrown messages),
+ * composed from the layers: `@pi-session/migrate` upgrades legacy entries, `@pi-session/tree`
+ * indexes them (ids, children, labels, name, leaf, paths, display tree; cycle-safe),
+ * `@pi-session/context` rebuilds the context, `@pi-session/node-store` reads, creates,
+ * appends to, rewrites and lists files. This class keeps only what is pi's API itself: entry
+ * shapes, argument checks and messages, when the file is written.
+ *
+ * Opening never writes (except a header into an empty file, as pi); a legacy file is migrated
+ * in memory and replaced atomically, with a backup and its malformed lines in place, at the
+ * first append; appends are one write each under a cross-process lock, absorbing what other
+ * processes appended.
  */
-import { existsSync, mkdirSync, readdirSync, statSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { mkdirSync, readdirSync } from "node:fs";
+import { dirname, resolve } from "node:path";
+import { buildContextEntries, buildSessionProjection } from "@pi-session/context";
 import {
   type AgentMessage,
   type BranchSummaryEntry,
@@ -17,53 +24,43 @@ import {
   type CustomMessageEntry,
   type FileEntry,
   type ImageContent,
+  isValidSessionHeader,
   type LabelEntry,
   type ModelChangeEntry,
   type SessionEntry,
   type SessionHeader,
   type SessionInfoEntry,
+  type SessionRecord,
   type TextContent,
   type ThinkingLevelChangeEntry,
   type Usage,
   type UsageEntry,
 } from "@pi-session/format";
+import { migrateEntries, migrateRecords } from "@pi-session/migrate";
 import {
-  appendBytes,
-  backupPath,
-  createExclusive,
-  entriesOf,
-  fileSize,
-  type LineRecord,
-  linesToBytes,
-  publishExclusive,
-  readLinesFrom,
-  readSessionHeader,
-  replaceAtomically,
-  serialize,
-  withFileLock,
-} from "./internal/file-io.js";
-import { assertValidSessionId, createSessionId, generateId } from "./internal/ids.js";
+  assertValidSessionId,
+  createSessionFile,
+  getDefaultSessionsRoot,
+  listAllSessions,
+  listSessionDir,
+  listSessions,
+  readSessionFileSync,
+  type SessionFileContents,
+  sessionFilePath,
+} from "@pi-session/node-store";
+import { SessionIndex } from "@pi-session/tree";
 import {
   cwdMatches,
+  defaultSessionDirPath,
   findMostRecentSession,
-  listAllSessions,
-  listSessionsFromDir,
-  sortSessionInfos,
-} from "./internal/listing.js";
-import { migrateToCurrentVersion } from "./internal/migration.js";
-import {
   getDefaultSessionDir,
-  getDefaultSessionDirPath,
-  getSessionsDir,
+  headerOrNull,
+  jsonValues,
   resolvePath,
-  sessionFileName,
-} from "./internal/paths.js";
-import {
-  buildContextEntries,
-  buildSessionProjection,
-  getCurrentSystemMessage,
-  walkToRoot,
-} from "./internal/projection.js";
+} from "./free-functions.js";
+import { createSessionId, generateId, randomEntryId } from "./internal/ids.js";
+import { type PendingRewrite, SessionFile } from "./internal/session-file.js";
+import { getCurrentSystemMessage } from "./internal/system-message.js";
 import type {
   ContextEditableContent,
   ForeignEntriesListener,
@@ -74,16 +71,6 @@ import type {
   SessionProjection,
   SessionTreeNode,
 } from "./types.js";
-
-/** What a file looked like when it was opened, for the first write after it. */
-interface OpenedFile {
-  lines: LineRecord[];
-  /** Bytes this process knows the file to hold; growth beyond it is a foreign append. */
-  size: number;
-  endsWithNewline: boolean;
-  /** The version migrated from in memory, still to be written out. */
-  migratedFrom?: number;
-}
 
 /** Options of {@link SessionManager.setWriteOptions}. */
 export interface WriteOptions {
@@ -98,6 +85,17 @@ function now(): string {
   return new Date().toISOString();
 }
 
+/** Reads a file for opening: `undefined` when it does not exist. */
+function readIfExists(path: string): SessionFileContents | undefined {
+  return readSessionFileSync(path, { missing: "null" }) ?? undefined;
+}
+
+/** The header's cwd, if the file's first parsed line is a valid header with one. */
+function headerCwd(contents: SessionFileContents | undefined): string | undefined {
+  const first = contents ? jsonValues(contents.records)[0] : undefined;
+  return isValidSessionHeader(first) && typeof first.cwd === "string" ? first.cwd : undefined;
+}
+
 export class SessionManager {
   private sessionId = "";
   private sessionFile: string | undefined;
@@ -105,13 +103,12 @@ export class SessionManager {
   private cwd: string;
   private readonly persist: boolean;
   private readonly readOnly: boolean;
-  private flushed = false;
-  private fileEntries: FileEntry[] = [];
-  private byId = new Map<string, SessionEntry>();
-  private labelsById = new Map<string, string>();
-  private labelTimestampsById = new Map<string, string>();
-  private leafId: string | null = null;
-  private opened: OpenedFile | undefined;
+  private header!: SessionHeader;
+  /** Every entry after the header, in file order (including any a layer would not index). */
+  private entries: SessionEntry[] = [];
+  private index = new SessionIndex<SessionEntry>();
+  /** The file being written; undefined in memory. */
+  private file: SessionFile | undefined;
   private foreignListeners = new Set<ForeignEntriesListener>();
   private syncWrites = false;
 
@@ -121,17 +118,15 @@ export class SessionManager {
     sessionFile: string | undefined,
     persist: boolean,
     options?: NewSessionOptions,
-    preloaded?: FileEntry[] | OpenedFile,
+    preloaded?: FileEntry[] | SessionFileContents,
     readOnly = false,
   ) {
     this.cwd = resolvePath(cwd);
     this.sessionDir = sessionDir ? resolvePath(sessionDir) : "";
     this.persist = persist;
     this.readOnly = readOnly;
-    if (persist && !readOnly && this.sessionDir && !existsSync(this.sessionDir)) {
-      mkdirSync(this.sessionDir, { recursive: true });
-    }
-    if (sessionFile) this._setSessionFile(sessionFile, preloaded as OpenedFile | undefined);
+    if (persist && !readOnly && this.sessionDir) mkdirSync(this.sessionDir, { recursive: true });
+    if (sessionFile) this._setSessionFile(sessionFile, preloaded as SessionFileContents | undefined);
     else if (Array.isArray(preloaded) && preloaded.length) this._loadEntries(preloaded.slice(), options);
     else this._newSession(options);
   }
@@ -144,32 +139,40 @@ export class SessionManager {
     this._setSessionFile(sessionFile);
   }
 
-  private _setSessionFile(sessionFile: string, preread?: OpenedFile): void {
+  private _setSessionFile(sessionFile: string, preread?: SessionFileContents): void {
     const path = resolvePath(sessionFile);
+    const contents = preread ?? readIfExists(path);
+    if (!contents) {
+      this._newSession();
+      this._useFile(path); // keep the explicit path; the file is created at the first flush
+      return;
+    }
+    const values = jsonValues(contents.records);
+    if (!isValidSessionHeader(values[0])) {
+      if (contents.size > 0) throw new Error(`Session file is not a valid pi session: ${path}`);
+      this._newSession();
+      const file = this._useFile(path);
+      // As pi: an empty file gets its header at once (never through a read-only view).
+      if (!this.readOnly) file.initEmpty(this.header);
+      return;
+    }
+    const { records, report } = migrateRecords(contents.records, { randomId: randomEntryId });
+    const migrated = report.changed ? jsonValues(records) : values;
+    this._adopt(migrated as unknown as FileEntry[]);
     this.sessionFile = path;
-    if (!existsSync(path)) {
-      this._newSession();
-      this.sessionFile = path; // keep the explicit path; the file is created at the first flush
-      return;
-    }
-    const read = preread ?? readFile(path);
-    const entries = entriesOf(read.lines) as unknown as FileEntry[];
-    if (entries.length === 0) {
-      if (statSync(path).size > 0) throw new Error(`Session file is not a valid pi session: ${path}`);
-      this._newSession();
-      this.sessionFile = path;
-      if (!this.readOnly) {
-        // As pi: an empty file gets its header at once.
-        const bytes = Buffer.from(serialize(this.fileEntries[0]));
-        replaceAtomically(path, bytes);
-        this.opened = { lines: [], size: bytes.length, endsWithNewline: true };
-        this.flushed = true;
-      }
-      return;
-    }
-    this.opened = read;
-    this._loadEntries(entries);
-    this.flushed = true;
+    let pending: PendingRewrite | undefined;
+    if (report.changed) pending = { records, migratedFrom: report.fromVersion };
+    // A torn fragment stays where it is, as a (skipped) line of its own, as in pi's files.
+    else if (contents.tornTail?.kind === "fragment") pending = { records };
+    this._useFile(path).adopt(contents, pending);
+  }
+
+  /** Points the manager at `path` with a fresh writer state (nothing written yet). */
+  private _useFile(path: string): SessionFile {
+    this.sessionFile = path;
+    this.file = new SessionFile(path);
+    this.file.durability = this.syncWrites ? "fsync" : "none";
+    return this.file;
   }
 
   newSession(options?: NewSessionOptions): string | undefined {
@@ -181,7 +184,7 @@ export class SessionManager {
     if (options?.id !== undefined) assertValidSessionId(options.id);
     this.sessionId = options?.id ?? createSessionId();
     const timestamp = now();
-    const header: SessionHeader = {
+    this.header = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
       id: this.sessionId,
@@ -189,54 +192,35 @@ export class SessionManager {
       cwd: this.cwd,
       parentSession: options?.parentSession,
     };
-    this.fileEntries = [header];
-    this.byId.clear();
-    this.labelsById.clear();
-    this.labelTimestampsById.clear();
-    this.leafId = null;
-    this.flushed = false;
-    this.opened = undefined;
-    if (this.persist)
-      this.sessionFile = join(this.getSessionDir(), sessionFileName(timestamp, this.sessionId));
+    this.entries = [];
+    this.index = new SessionIndex<SessionEntry>();
+    this.file = undefined;
+    this.sessionFile = undefined;
+    if (this.persist) this._useFile(sessionFilePath(this.getSessionDir(), timestamp, this.sessionId));
     return this.sessionFile;
   }
 
+  /** Entries given to `inMemory`: with a header they are the session; without, they follow a new one. */
   private _loadEntries(entries: FileEntry[], options?: NewSessionOptions): void {
-    const header = entries.find((e) => e.type === "session") as SessionHeader | undefined;
-    if (header) {
-      this.fileEntries = entries;
-      this.sessionId = header.id;
-      const from = migrateToCurrentVersion(this.fileEntries);
-      if (from !== undefined && this.opened) this.opened.migratedFrom = from;
-    } else {
-      this._newSession(options);
-      this.fileEntries = this.fileEntries.concat(entries);
-      migrateToCurrentVersion(this.fileEntries);
+    if (entries.some((e) => e.type === "session")) {
+      migrateEntries(entries, { inPlace: true, randomId: randomEntryId });
+      this._adopt(entries);
+      return;
     }
-    this._buildIndex();
+    this._newSession(options);
+    this._setEntries(entries as SessionEntry[]);
   }
 
-  private _buildIndex(): void {
-    this.byId.clear();
-    this.labelsById.clear();
-    this.labelTimestampsById.clear();
-    this.leafId = null;
-    for (const entry of this.fileEntries) this._indexEntry(entry, true);
+  /** Takes over migrated file entries: the first header is the session's, other headers are ignored (as pi). */
+  private _adopt(fileEntries: FileEntry[]): void {
+    this.header = fileEntries.find((e): e is SessionHeader => e.type === "session") as SessionHeader;
+    this.sessionId = this.header.id;
+    this._setEntries(fileEntries.filter((e): e is SessionEntry => e.type !== "session"));
   }
 
-  private _indexEntry(entry: FileEntry, moveLeaf: boolean): void {
-    if (entry.type === "session" || typeof entry.id !== "string") return;
-    this.byId.set(entry.id, entry);
-    if (moveLeaf) this.leafId = entry.id;
-    if (entry.type === "label") {
-      if (entry.label) {
-        this.labelsById.set(entry.targetId, entry.label);
-        this.labelTimestampsById.set(entry.targetId, entry.timestamp);
-      } else {
-        this.labelsById.delete(entry.targetId);
-        this.labelTimestampsById.delete(entry.targetId);
-      }
-    }
+  private _setEntries(entries: SessionEntry[]): void {
+    this.entries = entries;
+    this.index = new SessionIndex<SessionEntry>(entries);
   }
 
   isPersisted(): boolean {
@@ -252,7 +236,7 @@ export class SessionManager {
   }
 
   usesDefaultSessionDir(): boolean {
-    return this.sessionDir === getDefaultSessionDirPath(this.cwd);
+    return this.sessionDir === defaultSessionDirPath(this.cwd);
   }
 
   getSessionId(): string {
@@ -281,6 +265,7 @@ export class SessionManager {
   /** Not in pi: write options (fsync after each append). */
   setWriteOptions(options: WriteOptions): void {
     this.syncWrites = options.fsync ?? false;
+    if (this.file) this.file.durability = this.syncWrites ? "fsync" : "none";
   }
 
   // ---------------------------------------------------------------------------------------
@@ -292,76 +277,54 @@ export class SessionManager {
 
   /** Writes `entry` (and, at the first flush, everything buffered). Memory is untouched on failure. */
   private _persist(entry: SessionEntry): void {
-    if (!this.persist || !this.sessionFile) return;
-    const path = this.sessionFile;
-    if (!this.flushed) {
-      if (!this.fileEntries.some(isConversation) && !isConversation(entry)) return;
-      const bytes = Buffer.from([...this.fileEntries, entry].map(serialize).join(""));
-      createExclusive(path, bytes, this.syncWrites);
-      this.opened = { lines: [], size: bytes.length, endsWithNewline: true };
-      this.flushed = true;
+    const file = this.file;
+    if (!this.persist || !file) return;
+    if (!file.flushed) {
+      if (!isConversation(entry) && !this.entries.some(isConversation)) return;
+      file.create([this.header, ...this.entries, entry]);
       return;
     }
-    withFileLock(path, () => {
-      const opened = this.opened ?? { lines: [], size: 0, endsWithNewline: true };
-      this.opened = opened;
-      const size = fileSize(path);
-      if (size === undefined) {
-        // Deleted under us (pi would recreate it without a header): write it back whole.
-        const bytes = Buffer.from([...this.fileEntries, entry].map(serialize).join(""));
-        createExclusive(path, bytes, this.syncWrites);
-        opened.size = bytes.length;
-        opened.endsWithNewline = true;
-        opened.migratedFrom = undefined;
-        return;
-      }
-      if (size > opened.size) this._absorbForeign(path, opened, entry);
-      if (opened.migratedFrom !== undefined) {
-        // First write after opening a legacy file: the v3 form replaces it, old bytes kept aside.
-        const bytes = Buffer.concat([linesToBytes(opened.lines), Buffer.from(serialize(entry))]);
-        replaceAtomically(path, bytes, backupPath(path, `v${opened.migratedFrom}`));
-        opened.migratedFrom = undefined;
-        opened.lines = []; // only needed for that one rewrite
-        opened.size = bytes.length;
-        opened.endsWithNewline = true;
-        return;
-      }
-      // A torn last line stays where it is (kept, skipped on read); our line starts fresh.
-      const prefix = opened.endsWithNewline ? "" : "\n";
-      opened.size = appendBytes(path, Buffer.from(prefix + serialize(entry)), this.syncWrites);
-      opened.endsWithNewline = true;
-    });
+    const foreign: SessionEntry[] = [];
+    try {
+      file.append(
+        entry,
+        (records) => foreign.push(...this._absorbForeign(records, entry)),
+        () => [this.header, ...this.entries],
+      );
+    } finally {
+      if (foreign.length) for (const listener of this.foreignListeners) listener(foreign, file.path);
+    }
   }
 
-  /** Takes in lines other processes appended since our last write. */
-  private _absorbForeign(path: string, opened: OpenedFile, entry: SessionEntry): void {
-    const tail = readLinesFrom(path, opened.size);
+  /**
+   * Takes in entries other processes appended (indexed, labels and name applied, the leaf
+   * kept ours); if one of them took our entry's id, our entry gets a fresh one.
+   */
+  private _absorbForeign(records: SessionRecord[], entry: SessionEntry): SessionEntry[] {
+    const leaf = this.index.leafId;
     const foreign: SessionEntry[] = [];
-    for (const line of tail.lines) {
-      if (opened.migratedFrom !== undefined) opened.lines.push(line);
-      if (line.kind !== "json" || line.value.type === "session") continue;
-      const absorbed = line.value as unknown as SessionEntry;
-      this.fileEntries.push(absorbed);
-      this._indexEntry(absorbed, false);
+    for (const record of records) {
+      if (record.kind !== "json" || record.value.type === "session") continue;
+      const absorbed = record.value as unknown as SessionEntry;
+      this.entries.push(absorbed);
+      this.index.append(absorbed);
       foreign.push(absorbed);
     }
-    opened.size = tail.size;
-    opened.endsWithNewline = tail.endsWithNewline;
-    if (this.byId.has(entry.id)) {
+    if (foreign.length) this.index.setLeaf(leaf);
+    if (this.index.has(entry.id)) {
       const previous = entry.id;
-      entry.id = generateId(this.byId);
+      entry.id = generateId(this.index);
       if (entry.type === "compaction" && entry.firstKeptEntryId === previous)
         entry.firstKeptEntryId = entry.id;
     }
-    if (foreign.length) for (const listener of this.foreignListeners) listener(foreign, path);
+    return foreign;
   }
 
   private _appendEntry(entry: SessionEntry): void {
     this.assertWritable();
     this._persist(entry);
-    this.fileEntries.push(entry);
-    this.byId.set(entry.id, entry);
-    this.leafId = entry.id;
+    this.entries.push(entry);
+    this.index.append(entry);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -371,8 +334,8 @@ export class SessionManager {
   appendMessage(message: AgentMessage): string {
     const entry = {
       type: "message",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       message,
     } as SessionEntry;
@@ -383,8 +346,8 @@ export class SessionManager {
   appendThinkingLevelChange(thinkingLevel: string): string {
     const entry: ThinkingLevelChangeEntry = {
       type: "thinking_level_change",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       thinkingLevel,
     };
@@ -395,8 +358,8 @@ export class SessionManager {
   appendModelChange(provider: string, modelId: string): string {
     const entry: ModelChangeEntry = {
       type: "model_change",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       provider,
       modelId,
@@ -409,8 +372,8 @@ export class SessionManager {
   appendUsage(kind: string, provider: string, model: string, usage: Usage, note?: string): UsageEntry {
     const entry: UsageEntry = {
       type: "usage",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       kind,
       provider,
@@ -433,11 +396,11 @@ export class SessionManager {
   ): string {
     const timestamp = now();
     const systemMessage = getCurrentSystemMessage(this.buildSessionProjection().messages);
-    const id = generateId(this.byId);
+    const id = generateId(this.index);
     const entry: CompactionEntry<T> = {
       type: "compaction",
       id,
-      parentId: this.leafId,
+      parentId: this.index.leafId,
       timestamp,
       summary,
       firstKeptEntryId: firstKeptEntryId ?? id,
@@ -458,8 +421,8 @@ export class SessionManager {
       type: "custom",
       customType,
       data,
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
     };
     this._appendEntry(entry);
@@ -469,8 +432,8 @@ export class SessionManager {
   appendSessionInfo(name: string): string {
     const entry: SessionInfoEntry = {
       type: "session_info",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       name: name.replace(/[\r\n]+/g, " ").trim(),
     };
@@ -480,11 +443,7 @@ export class SessionManager {
 
   /** The name from the latest `session_info` entry (an empty name clears it). */
   getSessionName(): string | undefined {
-    for (let i = this.fileEntries.length - 1; i >= 0; i--) {
-      const entry = this.fileEntries[i];
-      if (entry?.type === "session_info") return entry.name?.trim() || undefined;
-    }
-    return undefined;
+    return this.index.sessionName;
   }
 
   appendCustomMessageEntry<T = unknown>(
@@ -499,8 +458,8 @@ export class SessionManager {
       content,
       display,
       details,
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
     };
     this._appendEntry(entry as CustomMessageEntry);
@@ -517,7 +476,7 @@ export class SessionManager {
     ) {
       throw new Error("Context edit replacement must be null or contain string/array content");
     }
-    const target = this.byId.get(targetId);
+    const target = this.index.get(targetId);
     if (!target) throw new Error(`Entry ${targetId} not found`);
     if (!this.getBranch().some((entry) => entry.id === targetId)) {
       throw new Error(`Entry ${targetId} is not on the active branch`);
@@ -534,8 +493,8 @@ export class SessionManager {
         : replacement;
     const entry: ContextEditEntry = {
       type: "context_edit",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       targetId,
       replacement: normalized,
@@ -548,61 +507,56 @@ export class SessionManager {
   // Tree traversal
 
   getLeafId(): string | null {
-    return this.leafId;
+    return this.index.leafId;
   }
 
   getLeafEntry(): SessionEntry | undefined {
-    return this.leafId ? this.byId.get(this.leafId) : undefined;
+    return this.index.leafEntry;
   }
 
   getEntry(id: string): SessionEntry | undefined {
-    return this.byId.get(id);
+    return this.index.get(id);
   }
 
+  /**
+   * Direct children of an entry. As pi (which scans its id map), one entry per id: the
+   * occurrence `getEntry` returns.
+   */
   getChildren(parentId: string): SessionEntry[] {
-    const children: SessionEntry[] = [];
-    for (const entry of this.byId.values()) if (entry.parentId === parentId) children.push(entry);
-    return children;
+    return this.index.children(parentId).filter((entry) => this.index.get(entry.id) === entry);
   }
 
   getLabel(id: string): string | undefined {
-    return this.labelsById.get(id);
+    return this.index.getLabel(id);
   }
 
   /** Set (or, with `undefined`/empty, clear) a label. Unknown targets throw `Entry <id> not found`. */
   appendLabelChange(targetId: string, label: string | undefined): string {
-    if (!this.byId.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+    if (!this.index.has(targetId)) throw new Error(`Entry ${targetId} not found`);
     const entry: LabelEntry = {
       type: "label",
-      id: generateId(this.byId),
-      parentId: this.leafId,
+      id: generateId(this.index),
+      parentId: this.index.leafId,
       timestamp: now(),
       targetId,
       label,
     };
     this._appendEntry(entry);
-    if (label) {
-      this.labelsById.set(targetId, label);
-      this.labelTimestampsById.set(targetId, entry.timestamp);
-    } else {
-      this.labelsById.delete(targetId);
-      this.labelTimestampsById.delete(targetId);
-    }
     return entry.id;
   }
 
   /** Root-to-entry path (default: the leaf). Stops at a cycle instead of looping. */
   getBranch(fromId?: string): SessionEntry[] {
-    const startId = fromId ?? this.leafId;
-    return walkToRoot(startId ? this.byId.get(startId) : undefined, this.byId);
+    const startId = fromId ?? this.index.leafId;
+    return startId ? this.index.pathTo(startId) : [];
   }
 
   buildContextEntries(): SessionEntry[] {
-    return buildContextEntries(this.getEntries(), this.leafId, this.byId);
+    return buildContextEntries(this.entries, this.index.leafId, this.index);
   }
 
   buildSessionProjection(): SessionProjection {
-    return buildSessionProjection(this.getEntries(), this.leafId, this.byId);
+    return buildSessionProjection(this.entries, this.index.leafId, this.index);
   }
 
   buildSessionContext(): SessionContext {
@@ -611,72 +565,25 @@ export class SessionManager {
   }
 
   getHeader(): SessionHeader | null {
-    const header = this.fileEntries.find((e) => e.type === "session");
-    return header ? (header as SessionHeader) : null;
+    return this.header;
   }
 
   getEntryCount(): number {
-    return this.byId.size;
+    return this.index.byId.size;
   }
 
   /** All entries except the header, in file order (a shallow copy). */
   getEntries(): SessionEntry[] {
-    return this.fileEntries.filter((e): e is SessionEntry => e.type !== "session");
+    return this.entries.slice();
   }
 
   /**
-   * The session as a forest; children sorted by timestamp. Orphans are roots. Unlike pi,
-   * each line is its own node and an entry is never its own descendant, so duplicate ids or
-   * cycles cannot make the result infinite; entries caught in a cycle become roots.
+   * The session as a forest; children sorted by timestamp, labels with their timestamps.
+   * Unlike pi, each line is its own node and an entry is never its own descendant, so
+   * duplicate ids or cycles cannot make the result infinite (one member of a cycle is a root).
    */
   getTree(): SessionTreeNode[] {
-    const entries = this.getEntries();
-    const nodes = entries.map(
-      (entry): SessionTreeNode => ({
-        entry,
-        children: [],
-        label: this.labelsById.get(entry.id),
-        labelTimestamp: this.labelTimestampsById.get(entry.id),
-      }),
-    );
-    const nodeById = new Map<string, SessionTreeNode>();
-    for (const node of nodes) nodeById.set(node.entry.id, node);
-    const roots: SessionTreeNode[] = [];
-    const parentOf = new Map<SessionTreeNode, SessionTreeNode>();
-    for (const node of nodes) {
-      const parentId = node.entry.parentId;
-      const parent = parentId === null || parentId === node.entry.id ? undefined : nodeById.get(parentId);
-      if (!parent || parent === node) roots.push(node);
-      else parentOf.set(node, parent);
-    }
-    // Attach children unless that closes a loop (then the node becomes a root).
-    for (const node of nodes) {
-      const parent = parentOf.get(node);
-      if (!parent) continue;
-      let cursor: SessionTreeNode | undefined = parent;
-      const seen = new Set<SessionTreeNode>();
-      let loops = false;
-      while (cursor && !seen.has(cursor)) {
-        if (cursor === node) {
-          loops = true;
-          break;
-        }
-        seen.add(cursor);
-        cursor = parentOf.get(cursor);
-      }
-      if (loops) {
-        parentOf.delete(node);
-        roots.push(node);
-      } else parent.children.push(node);
-    }
-    const time = (node: SessionTreeNode) => new Date(node.entry.timestamp).getTime();
-    const stack = [...roots];
-    while (stack.length > 0) {
-      const node = stack.pop() as SessionTreeNode;
-      node.children.sort((a, b) => time(a) - time(b));
-      stack.push(...node.children);
-    }
-    return roots;
+    return this.index.getTree();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -684,13 +591,12 @@ export class SessionManager {
 
   /** Move the leaf (in memory only, as pi). */
   branch(branchFromId: string): void {
-    if (!this.byId.has(branchFromId)) throw new Error(`Entry ${branchFromId} not found`);
-    this.leafId = branchFromId;
+    this.index.setLeaf(branchFromId);
   }
 
   /** The next append becomes a new root. */
   resetLeaf(): void {
-    this.leafId = null;
+    this.index.setLeaf(null);
   }
 
   /** Move the leaf to `branchFromId` and append a summary there; `fromId` is the previous leaf or `"root"`. */
@@ -702,14 +608,12 @@ export class SessionManager {
     usage?: Usage,
   ): string {
     this.assertWritable();
-    if (branchFromId !== null && !this.byId.has(branchFromId))
-      throw new Error(`Entry ${branchFromId} not found`);
-    const fromId = this.leafId ?? "root";
-    const previousLeaf = this.leafId;
-    this.leafId = branchFromId;
+    const previousLeaf = this.index.leafId;
+    const fromId = previousLeaf ?? "root";
+    this.index.setLeaf(branchFromId);
     const entry: BranchSummaryEntry = {
       type: "branch_summary",
-      id: generateId(this.byId),
+      id: generateId(this.index),
       parentId: branchFromId,
       timestamp: now(),
       fromId,
@@ -721,7 +625,7 @@ export class SessionManager {
     try {
       this._appendEntry(entry);
     } catch (error) {
-      this.leafId = previousLeaf;
+      this.index.setLeaf(previousLeaf);
       throw error;
     }
     return entry.id;
@@ -758,7 +662,6 @@ export class SessionManager {
     }
     const newSessionId = createSessionId();
     const timestamp = now();
-    const newSessionFile = join(this.getSessionDir(), sessionFileName(timestamp, newSessionId));
     const header: SessionHeader = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
@@ -770,13 +673,13 @@ export class SessionManager {
     const keptIds = new Set(kept.map((e) => e.id));
     const labels: LabelEntry[] = [];
     let labelParent = kept[kept.length - 1]?.id || null;
-    for (const [targetId, label] of this.labelsById) {
+    for (const [targetId, label] of this.index.labels) {
       if (!keptIds.has(targetId)) continue;
       const labelEntry: LabelEntry = {
         type: "label",
         id: generateId(keptIds),
         parentId: labelParent,
-        timestamp: this.labelTimestampsById.get(targetId) as string,
+        timestamp: this.index.getLabelTimestamp(targetId) as string,
         targetId,
         label,
       };
@@ -784,19 +687,13 @@ export class SessionManager {
       labels.push(labelEntry);
       labelParent = labelEntry.id;
     }
-    this.fileEntries = [header, ...kept, ...labels];
+    this.header = header;
     this.sessionId = newSessionId;
-    this._buildIndex();
+    this._setEntries([...kept, ...labels]);
     if (!this.persist) return undefined;
-    this.sessionFile = newSessionFile;
-    this.opened = undefined;
-    if (this.fileEntries.some(isConversation)) {
-      const bytes = Buffer.from(this.fileEntries.map(serialize).join(""));
-      publishExclusive(newSessionFile, bytes);
-      this.opened = { lines: [], size: bytes.length, endsWithNewline: true };
-      this.flushed = true;
-    } else this.flushed = false;
-    return newSessionFile;
+    const file = this._useFile(sessionFilePath(this.getSessionDir(), timestamp, newSessionId));
+    if (this.entries.some(isConversation)) file.create([header, ...this.entries]);
+    return file.path;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -811,12 +708,10 @@ export class SessionManager {
   /** Open a session file (created at the first flush if missing). Never writes, except a header into an empty file. */
   static open(path: string, sessionDir?: string, cwdOverride?: string): SessionManager {
     const resolved = resolvePath(path);
-    const read = existsSync(resolved) ? readFile(resolved) : undefined;
-    const first = read ? (entriesOf(read.lines)[0] as SessionHeader | undefined) : undefined;
-    const headerCwd = typeof first?.cwd === "string" ? first.cwd : undefined;
-    const cwd = cwdOverride ?? headerCwd ?? process.cwd();
-    const dir = sessionDir ? resolvePath(sessionDir) : resolve(resolved, "..");
-    return new SessionManager(cwd, dir, resolved, true, undefined, read);
+    const contents = readIfExists(resolved);
+    const cwd = cwdOverride ?? headerCwd(contents) ?? process.cwd();
+    const dir = sessionDir ? resolvePath(sessionDir) : dirname(resolved);
+    return new SessionManager(cwd, dir, resolved, true, undefined, contents);
   }
 
   /**
@@ -825,17 +720,16 @@ export class SessionManager {
    */
   static openReadonly(path: string, cwdOverride?: string): ReadonlySessionManager & SessionManager {
     const resolved = resolvePath(path);
-    if (!existsSync(resolved)) throw new Error(`Session file not found: ${resolved}`);
-    const read = readFile(resolved);
-    const first = entriesOf(read.lines)[0] as SessionHeader | undefined;
-    const cwd = cwdOverride ?? (typeof first?.cwd === "string" ? first.cwd : undefined) ?? process.cwd();
-    return new SessionManager(cwd, resolve(resolved, ".."), resolved, true, undefined, read, true);
+    const contents = readIfExists(resolved);
+    if (!contents) throw new Error(`Session file not found: ${resolved}`);
+    const cwd = cwdOverride ?? headerCwd(contents) ?? process.cwd();
+    return new SessionManager(cwd, dirname(resolved), resolved, true, undefined, contents, true);
   }
 
   /** The most recent session of `cwd`, or a new one. */
   static continueRecent(cwd: string, sessionDir?: string): SessionManager {
     const dir = sessionDir ? resolvePath(sessionDir) : getDefaultSessionDir(cwd);
-    const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
+    const filterCwd = sessionDir !== undefined && dir !== defaultSessionDirPath(cwd);
     const mostRecent = findMostRecentSession(dir, filterCwd ? cwd : undefined);
     return mostRecent
       ? SessionManager.open(mostRecent, dir, cwd)
@@ -863,19 +757,16 @@ export class SessionManager {
   ): SessionManager {
     const source = resolvePath(sourcePath);
     const cwd = resolvePath(targetCwd);
-    const entries = existsSync(source) ? (entriesOf(readFile(source).lines) as unknown as FileEntry[]) : [];
-    if (entries.length === 0)
+    const contents = readIfExists(source);
+    const entries = (contents ? jsonValues(contents.records) : []) as unknown as FileEntry[];
+    if (entries.length === 0 || !isValidSessionHeader(entries[0]))
       throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
-    if (!entries.some((e) => e.type === "session")) {
-      throw new Error(`Cannot fork: source session has no header: ${source}`);
-    }
-    migrateToCurrentVersion(entries);
+    migrateEntries(entries, { inPlace: true, randomId: randomEntryId });
     const dir = sessionDir ? resolvePath(sessionDir) : getDefaultSessionDir(cwd);
-    if (!existsSync(dir)) mkdirSync(dir, { recursive: true });
     if (options?.id !== undefined) assertValidSessionId(options.id);
     const id = options?.id ?? createSessionId();
     const timestamp = now();
-    const file = join(dir, sessionFileName(timestamp, id));
+    const file = sessionFilePath(dir, timestamp, id);
     const header: SessionHeader = {
       type: "session",
       version: CURRENT_SESSION_VERSION,
@@ -885,31 +776,28 @@ export class SessionManager {
       parentSession: source,
     };
     const body = entries.filter((e) => e.type !== "session");
-    publishExclusive(file, Buffer.from([header, ...body].map(serialize).join("")));
+    createSessionFile(file, [header, ...body]);
     return new SessionManager(cwd, dir, file, true);
   }
 
   /** The file of session `id` in the session directory of `cwd` (or `sessionDir`). */
   static findById(cwd: string, id: string, sessionDir?: string): string | undefined {
     const dir = sessionDir ? resolvePath(sessionDir) : getDefaultSessionDir(cwd);
-    const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
+    const filterCwd = sessionDir !== undefined && dir !== defaultSessionDirPath(cwd);
     const resolvedCwd = resolvePath(cwd);
+    let files: string[];
     try {
-      for (const file of readdirSync(dir).sort()) {
-        if (!file.endsWith(".jsonl")) continue;
-        const path = join(dir, file);
-        let header: Record<string, unknown> | null;
-        try {
-          header = readSessionHeader(path);
-        } catch {
-          header = null;
-        }
-        if (header?.id !== id) continue;
-        if (filterCwd && !cwdMatches(header.cwd, resolvedCwd)) continue;
-        return path;
-      }
+      files = readdirSync(dir).sort();
     } catch {
-      // unreadable directory: not found
+      return undefined; // unreadable directory: not found
+    }
+    for (const name of files) {
+      if (!name.endsWith(".jsonl")) continue;
+      const path = resolve(dir, name);
+      const header = headerOrNull(path);
+      if (header?.id !== id) continue;
+      if (filterCwd && !cwdMatches(header.cwd, resolvedCwd)) continue;
+      return path;
     }
     return undefined;
   }
@@ -922,13 +810,7 @@ export class SessionManager {
     signal?: AbortSignal,
   ): Promise<SessionInfo[]> {
     const dir = sessionDir ? resolvePath(sessionDir) : getDefaultSessionDir(cwd);
-    const filterCwd = sessionDir !== undefined && dir !== getDefaultSessionDirPath(cwd);
-    const resolvedCwd = resolvePath(cwd);
-    const include = (info: SessionInfo) => !filterCwd || cwdMatches(info.cwd, resolvedCwd);
-    const progress: SessionListProgress | undefined = onProgress
-      ? (loaded, total, partial) => onProgress(loaded, total, partial?.filter(include))
-      : undefined;
-    return sortSessionInfos((await listSessionsFromDir(dir, progress, signal)).filter(include));
+    return listSessions(resolvePath(cwd), { sessionDir: dir, ...listOptions(onProgress, signal) });
   }
 
   /** Every session (of `sessionDir`, or of all per-cwd directories), newest first. */
@@ -955,9 +837,22 @@ export class SessionManager {
         ? signal
         : ((onProgressOrSignal as AbortSignal | undefined) ?? signal);
     abortSignal?.throwIfAborted();
-    if (dir) return sortSessionInfos(await listSessionsFromDir(dir, progress, abortSignal));
-    return listAllSessions(getSessionsDir(), progress, abortSignal);
+    const options = listOptions(progress, abortSignal);
+    if (dir) return listSessionDir(dir, options);
+    // pi lists the per-cwd directories of the default root only.
+    return listAllSessions(getDefaultSessionsRoot(), { ...options, layout: "per-cwd" });
   }
+}
+
+/** node-store listing options from pi's optional progress callback and signal. */
+function listOptions(
+  onProgress: SessionListProgress | undefined,
+  signal: AbortSignal | undefined,
+): { onProgress?: SessionListProgress; signal?: AbortSignal } {
+  const options: { onProgress?: SessionListProgress; signal?: AbortSignal } = {};
+  if (onProgress) options.onProgress = onProgress;
+  if (signal) options.signal = signal;
+  return options;
 }
 
 /** The read-only subset pi hands to extensions. */
@@ -979,8 +874,3 @@ export type ReadonlySessionManager = Pick<
   | "getTree"
   | "getSessionName"
 >;
-
-function readFile(path: string): OpenedFile {
-  const { lines, size, endsWithNewline } = readLinesFrom(path);
-  return { lines, size, endsWithNewline };
-}

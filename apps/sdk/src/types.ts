@@ -1,10 +1,13 @@
 /**
  * The public types of the SDK, under the names pi 1.6.0's `session-manager` exports them.
- * The shapes come from `@pi-session/format`; this module only gives them upstream's names and
- * adds the manager-level types (options, projection, listing info, tree nodes).
+ * The shapes come from the layers (`format`, `context`, `tree`, `node-store`); this module
+ * only gives them upstream's names and adds the manager's own option types.
  */
 import type {
-  AgentMessage,
+  ProjectedSessionEntry as ContextProjectedEntry,
+  SessionProjection as ContextProjection,
+} from "@pi-session/context";
+import type {
   AssistantMessage,
   CustomMessage,
   MessageEntry,
@@ -12,6 +15,8 @@ import type {
   ToolResultMessage,
   UserMessage,
 } from "@pi-session/format";
+import type { ListProgress } from "@pi-session/node-store";
+import type { SessionTreeNode as TreeNode } from "@pi-session/tree";
 
 export type {
   AgentMessage,
@@ -58,46 +63,21 @@ export type ContextEditableContent =
   | ToolResultMessage["content"]
   | CustomMessage["content"];
 
-export interface SessionTreeNode {
-  entry: SessionEntry;
-  children: SessionTreeNode[];
-  label?: string;
-  labelTimestamp?: string;
-}
+/** A node of `getTree()`: the entry, its children sorted by timestamp, its label (with timestamp). */
+export type SessionTreeNode = TreeNode<SessionEntry>;
 
-export interface ProjectedSessionEntry {
-  sourceEntry: SessionEntry;
-  messages: AgentMessage[];
-}
+/** One selected entry and the messages it contributes (`buildSessionProjection`). */
+export type ProjectedSessionEntry = ContextProjectedEntry<SessionEntry>;
 
-export interface SessionProjection {
-  entries: ProjectedSessionEntry[];
-  messages: AgentMessage[];
-  thinkingLevel: string;
-  model: { provider: string; modelId: string } | null;
-}
+export type SessionProjection = ContextProjection<SessionEntry>;
 
-export interface SessionContext {
-  messages: AgentMessage[];
-  thinkingLevel: string;
-  model: { provider: string; modelId: string } | null;
-}
+export type { SessionContext } from "@pi-session/context";
 
-export interface SessionInfo {
-  path: string;
-  id: string;
-  cwd: string;
-  name?: string;
-  parentSessionPath?: string;
-  created: Date;
-  modified: Date;
-  messageCount: number;
-  firstMessage: string;
-  allMessagesText: string;
-}
+/** pi's listing record; built by `@pi-session/node-store`'s listing. */
+export type { SessionInfo } from "@pi-session/node-store";
 
 /** Progress of `list`/`listAll`: files done, files in total, a sorted partial result now and then. */
-export type SessionListProgress = (loaded: number, total: number, partialSessions?: SessionInfo[]) => void;
+export type SessionListProgress = ListProgress;
 
 /** Entries another process appended to the file since this manager last wrote it. */
 export type ForeignEntriesListener = (entries: SessionEntry[], file: string) => void;

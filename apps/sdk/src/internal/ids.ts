@@ -1,18 +1,24 @@
 /**
  * Identifiers as pi 1.6.0 makes them: 8-hex entry ids (the head of a random UUID, checked
- * against the ids already in use) and UUIDv7 session ids, plus the session-id validator.
+ * against the ids already in use) and UUIDv7 session ids. No layer mints ids (the pure layers
+ * take them injected), so this is the SDK's one source of randomness for them.
  */
 import { randomUUID, webcrypto } from "node:crypto";
 
-/** A set-like view of the ids already taken. */
+/** A set-like view of the ids already taken (a `Set`, a `Map`, a `SessionIndex`). */
 export interface IdSet {
   has(id: string): boolean;
+}
+
+/** A random 8-hex id, pi's `randomUUID().slice(0, 8)`; injected into `@pi-session/migrate`. */
+export function randomEntryId(): string {
+  return randomUUID().slice(0, 8);
 }
 
 /** A fresh 8-hex entry id not in `taken`; after 100 collisions a full UUID, as upstream. */
 export function generateId(taken: IdSet): string {
   for (let attempt = 0; attempt < 100; attempt++) {
-    const id = randomUUID().slice(0, 8);
+    const id = randomEntryId();
     if (!taken.has(id)) return id;
   }
   return randomUUID();
@@ -38,13 +44,4 @@ export function uuidv7(now: number = Date.now()): string {
 
 export function createSessionId(): string {
   return uuidv7();
-}
-
-// The message is pi's, verbatim: callers may match on it.
-export function assertValidSessionId(id: string): void {
-  if (!/^[A-Za-z0-9](?:[A-Za-z0-9._-]*[A-Za-z0-9])?$/.test(id)) {
-    throw new Error(
-      "Session id must be non-empty, contain only alphanumeric characters, '-', '_', and '.', and start and end with an alphanumeric character",
-    );
-  }
 }

@@ -28,7 +28,9 @@ const steps = [
 ];
 
 for (const args of steps) {
-  process.stdout.write(`\n$ pi-session ${args.map((a) => (a.includes(" ") ? JSON.stringify(a) : a)).join(" ")}\n`);
+  process.stdout.write(
+    `\n$ pi-session ${args.map((a) => (a.includes(" ") ? JSON.stringify(a) : a)).join(" ")}\n`,
+  );
   const r = spawnSync(process.execPath, [cli, ...args], { cwd: root, stdio: "inherit", env: process.env });
   if (r.status !== 0) {
     process.stderr.write(`demo: 'pi-session ${args[0]}' exited with ${r.status}\n`);

@@ -1,28 +1,46 @@
-// Bundles the CLI into one ESM file, dist/pi-session.js, so startup does not pay for resolving
-// and loading dozens of modules. Run after `tsc -b` (which type-checks and emits lib/).
-import { chmodSync, readFileSync } from "node:fs";
+// Bundles the CLI into dist/: the entry dist/pi-session.js (program, option parsing, help) and
+// one chunk per command under dist/chunks/, loaded by dynamic import() only when that command
+// runs. So `--version` and `--help` load ~one small file, not TypeBox, the layers or the SDK.
+// Run after `tsc -b` (which type-checks and emits lib/).
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
-const outfile = join(root, "dist", "pi-session.js");
+const outdir = join(root, "dist");
+const entry = join(outdir, "pi-session.js");
 
-await build({
-  entryPoints: [join(root, "lib", "main.js")],
-  outfile,
+// Stale chunks from an earlier build would ship otherwise.
+rmSync(join(outdir, "chunks"), { recursive: true, force: true });
+
+const result = await build({
+  entryPoints: { "pi-session": join(root, "lib", "main.js") },
+  outdir,
   bundle: true,
+  splitting: true,
   format: "esm",
   platform: "node",
   target: "node20",
+  chunkNames: "chunks/[name]-[hash]",
   banner: {
-    // The shebang, plus a `require` for the rare CommonJS dependency that needs one.
-    js: "#!/usr/bin/env node\nimport { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
+    // A `require` for the rare CommonJS dependency that needs one (each chunk is its own module).
+    js: "import { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version) },
   minifySyntax: true,
   legalComments: "none",
   logLevel: "warning",
+  metafile: true,
 });
-chmodSync(outfile, 0o755);
+
+// The shebang goes on the entry only.
+writeFileSync(entry, `#!/usr/bin/env node\n${readFileSync(entry, "utf8")}`);
+chmodSync(entry, 0o755);
+
+if (process.env.PI_SESSION_BUNDLE_REPORT) {
+  for (const [file, out] of Object.entries(result.metafile.outputs)) {
+    console.log(`${String(out.bytes).padStart(8)}  ${file}`);
+  }
+}

@@ -41,6 +41,7 @@ const ALL_COMMANDS = [
   "tree",
   "context",
   "validate",
+  "repair",
   "migrate",
   "stats",
   "fork",
@@ -69,7 +70,12 @@ function run(args: string[], opts: { env?: Record<string, string>; cwd?: string 
     TZ: "UTC",
     ...opts.env,
   };
-  const r = spawnSync(process.execPath, [BIN, ...args], { env, cwd: opts.cwd ?? home, encoding: "utf8" });
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env,
+    cwd: opts.cwd ?? home,
+    encoding: "utf8",
+    maxBuffer: 64 * 1024 * 1024,
+  });
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -106,6 +112,22 @@ describe("the frame", () => {
     expect(r.stdout.trim()).toMatch(/^\d+\.\d+\.\d+/);
   });
 
+  it("the entry file of the bundle leaves the layers to lazily loaded chunks", () => {
+    // What keeps `--version` and `--help` fast: they never load TypeBox, the layers or the SDK.
+    const entry = readFileSync(BIN, "utf8");
+    expect(entry.startsWith("#!/usr/bin/env node\n")).toBe(true);
+    expect(entry).toMatch(/import\("\.\/chunks\//);
+    expect(entry).not.toContain("typebox");
+    expect(entry).not.toContain("SessionManager");
+    const chunks = readdirSync(join(dirname(BIN), "chunks"));
+    expect(chunks.length).toBeGreaterThan(3);
+    // TypeBox is only for `validate`: no other command pays for loading it.
+    const withTypebox = chunks.filter((n) =>
+      readFileSync(join(dirname(BIN), "chunks", n), "utf8").includes("typebox"),
+    );
+    expect(withTypebox.map((n) => n.split("-")[0])).toEqual(["validate"]);
+  });
+
   it("--help lists every command and the conventions", () => {
     const r = run(["--help"]);
     expect(r.code).toBe(0);
@@ -119,8 +141,12 @@ describe("the frame", () => {
       expect(r.code).toBe(0);
       expect(r.stdout).toContain(`pi-session ${cmd}`);
     }
-    for (const cmd of ["migrate", "fork", "name", "label", "rm"])
+    for (const cmd of ["repair", "migrate", "fork", "name", "label", "rm"])
       expect(run([cmd, "--help"]).stdout).toMatch(/WRITES|REMOVES/);
+    const repairHelp = run(["repair", "--help"]).stdout;
+    expect(repairHelp).toContain(".removed-");
+    expect(repairHelp).toContain(".bak-");
+    expect(repairHelp).toContain('extra "session" header lines');
   });
 
   it("unknown command, unknown option and missing argument are usage errors (exit 2)", () => {
@@ -134,6 +160,13 @@ describe("the frame", () => {
     const missing = run(["show"]);
     expect(missing.code).toBe(2);
     expect(run(["--bogus"]).code).toBe(2);
+    // Unknown options are named as typed, not in cac's camelCase.
+    for (const args of [["ls", "--bogus-thing"], ["--bogus-thing"], ["validate", "x", "--bogus-thing=3"]]) {
+      const r = run(args);
+      expect(r.code).toBe(2);
+      expect(r.stderr).toContain("unknown option `--bogus-thing`");
+      expect(r.stderr).not.toContain("bogusThing");
+    }
   });
 
   it("colours only when forced, never with NO_COLOR or --no-color", () => {
@@ -369,6 +402,100 @@ describe("validate", () => {
     });
   });
 
+  it("checks every line against the schema; --strict uses the strict schema", () => {
+    const header = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "schema-1",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/x",
+    });
+    const good = JSON.stringify({
+      type: "message",
+      id: "a1",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: "hi", timestamp: 1 },
+    });
+    // An unknown field: fine for pi and the open schema, rejected by the strict one.
+    const extra = JSON.stringify({
+      type: "label",
+      id: "a2",
+      parentId: "a1",
+      timestamp: "2026-01-01T00:00:02.000Z",
+      targetId: "a1",
+      label: "x",
+      somethingNew: true,
+    });
+    const lenient = join(home, "schema-lenient.jsonl");
+    writeFileSync(lenient, `${header}\n${good}\n${extra}\n`);
+    expect(run(["validate", lenient]).code).toBe(0);
+    const strict = run(["validate", lenient, "--strict", "--json"]);
+    expect(strict.code).toBe(1);
+    const data = json(strict);
+    expect(data.strict).toBe(true);
+    const d = data.files[0].diagnostics.find((x: any) => x.code === "schema");
+    expect(d).toMatchObject({
+      line: 3,
+      offset: Buffer.byteLength(`${header}\n${good}\n`),
+      severity: "error",
+    });
+    expect(d.reason).toContain("somethingNew");
+    // A known field of the wrong type fails the default (open) schema too.
+    const bad = JSON.stringify({
+      type: "message",
+      id: "a3",
+      parentId: "a1",
+      timestamp: "2026-01-01T00:00:03.000Z",
+      message: { role: "user", content: 42, timestamp: 1 },
+    });
+    const wrong = join(home, "schema-wrong.jsonl");
+    writeFileSync(wrong, `${header}\n${good}\n${bad}\n`);
+    const r = run(["validate", wrong]);
+    expect(r.code).toBe(1);
+    expect(r.stdout).toContain(`schema-wrong.jsonl:3 (byte ${Buffer.byteLength(`${header}\n${good}\n`)})`);
+    expect(r.stdout).toContain("[schema]");
+    expect(json(run(["validate", wrong, "--json"])).strict).toBe(false);
+    // The examples pass even the strict schema; the real v1 fixtures carry fields pi once
+    // wrote that the strict schema does not know, so --strict reports them (exit 1).
+    expect(run(["validate", EXAMPLES, "--strict"]).code).toBe(0);
+    const fixtures = run(["validate", upstreamFixture("before-compaction"), "--strict", "--json"]);
+    expect(fixtures.code).toBe(1);
+    expect(json(fixtures).files[0].diagnostics.every((x: any) => x.code === "schema")).toBe(true);
+  });
+
+  it("reads files in chunks: lines across the 1 MiB read boundary are whole", () => {
+    const header = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "big-1",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/x",
+    });
+    const big = "x".repeat(1_500_000);
+    const lines = [header];
+    let parent: string | null = null;
+    for (const [i, text] of ["first", big, "last"].entries()) {
+      const id = `m${i}`;
+      lines.push(
+        JSON.stringify({
+          type: "message",
+          id,
+          parentId: parent,
+          timestamp: "2026-01-01T00:00:01.000Z",
+          message: { role: "user", content: text, timestamp: 1 },
+        }),
+      );
+      parent = id;
+    }
+    const file = join(home, "big.jsonl");
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    expect(run(["validate", file]).code).toBe(0);
+    const shown = json(run(["show", file, "--json"]));
+    expect(shown.entries.map((e: any) => e.message.content.length)).toEqual([5, big.length, 4]);
+    expect(json(run(["context", file, "--json"])).messages).toHaveLength(3);
+  });
+
   it("a missing path is an error with exit 1", () => {
     const r = run(["validate", join(home, "missing.jsonl")]);
     expect(r.code).toBe(1);
@@ -489,6 +616,36 @@ describe("ls", () => {
     expect(run(["ls", "--limit", "many"]).code).toBe(2);
   });
 
+  it("without --session-dir lists pi's store: PI_CODING_AGENT_DIR, the sessionDir setting, PI_CODING_AGENT_SESSION_DIR", () => {
+    // A fresh agent dir with one project directory, as pi lays it out.
+    const agent = join(home, "agent-ls");
+    const projectDir = join(agent, "sessions", "--home-dev-projects-webapp--");
+    mkdirSync(projectDir, { recursive: true });
+    cpSync(join(EXAMPLES, V3), join(projectDir, V3.split("/")[1] as string));
+    const cache = join(home, "cache-ls");
+    const env = { PI_CODING_AGENT_DIR: agent, XDG_CACHE_HOME: cache };
+    const listed = json(run(["ls", "--all", "--json"], { env }));
+    expect(listed.map((x: any) => x.id)).toEqual(["019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f"]);
+    expect(listed[0].path).toBe(join(projectDir, V3.split("/")[1] as string));
+    // The metadata cache was written, and a warm listing prints the same JSON.
+    expect(readdirSync(join(cache, "pi-session")).some((n) => n.startsWith("list-"))).toBe(true);
+    expect(json(run(["ls", "--all", "--json"], { env }))).toEqual(listed);
+    expect(json(run(["ls", "--all", "--json", "--no-cache"], { env }))).toEqual(listed);
+    // The sessionDir setting points somewhere else (a flat custom dir, as pi uses it).
+    const custom = join(home, "custom-ls");
+    mkdirSync(custom, { recursive: true });
+    cpSync(join(EXAMPLES, V2), join(custom, V2.split("/")[1] as string));
+    writeFileSync(join(agent, "settings.json"), JSON.stringify({ sessionDir: custom }));
+    expect(json(run(["ls", "--all", "--json"], { env })).map((x: any) => x.id)).toEqual([
+      "6a0b1c2d-3e4f-4a5b-8c6d-7e8f9a0b1c2d",
+    ]);
+    // The environment variable wins over the setting.
+    const fromEnv = json(
+      run(["ls", "--all", "--json"], { env: { ...env, PI_CODING_AGENT_SESSION_DIR: projectDir } }),
+    );
+    expect(fromEnv.map((x: any) => x.id)).toEqual(["019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f"]);
+  });
+
   it("lists the examples through --session-dir", () => {
     const r = json(run(["ls", "--all", "--session-dir", EXAMPLES, "--json"]));
     expect(r.map((s: any) => s.id).sort()).toEqual([
@@ -569,13 +726,135 @@ describe("write commands", () => {
     expect(after.subarray(0, before.length)).toEqual(before);
     const last = JSON.parse(after.toString("utf8").trim().split("\n").pop() as string);
     expect(last).toMatchObject({ type: "session_info", name: "renamed", parentId: "b2000022" });
+    const beforeLabel = readFileSync(file);
     const labelled = json(run(["label", file, "b2000003", "start", "--json"]));
     expect(labelled).toMatchObject({ targetId: "b2000003", label: "start" });
+    expect(readFileSync(labelled.backupPath)).toEqual(beforeLabel);
+    expect(dirname(labelled.backupPath)).toBe(dirname(file));
     expect(json(run(["show", file, "--json"])).labels.b2000003).toBe("start");
     run(["label", file, "b2000003"]);
     expect(json(run(["show", file, "--json"])).labels.b2000003).toBeUndefined();
+    const backupsBefore = backups(file).length;
     expect(run(["label", file, "nope", "x"]).code).toBe(2);
     expect(run(["name", file]).code).toBe(2);
+    // A failed write leaves no backup behind.
+    expect(backups(file)).toHaveLength(backupsBefore);
+  });
+
+  it("name on a v1 file keeps the previous (v1) bytes as the backup", () => {
+    const file = copy(V1);
+    const before = readFileSync(file);
+    const named = json(run(["name", file, "old one", "--json"]));
+    expect(readFileSync(named.backupPath)).toEqual(before);
+    expect(json(run(["show", file, "--json"])).version).toBe(3);
+    expect(
+      json(run(["ls", "--all", "--session-dir", scratch, "--json"])).find((x: any) => x.path === file).name,
+    ).toBe("old one");
+  });
+
+  describe("repair", () => {
+    const header = (id: string) =>
+      JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/x" });
+    const msg = (id: string, parentId: string | null, text: string) =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: text, timestamp: 1 },
+      });
+    function sidecars(file: string): string[] {
+      const dir = dirname(file);
+      const base = file.slice(dir.length + 1);
+      return readdirSync(dir)
+        .filter((n) => n.startsWith(`${base}.removed-`))
+        .map((n) => join(dir, n));
+    }
+
+    it("a dry run lists the fixes and changes nothing; --write cuts extra headers and a torn fragment", () => {
+      const file = join(scratch, "repair-both.jsonl");
+      const head = `${header("r-1")}\n${msg("m1", null, "one")}\n`;
+      const dup = `${header("r-1")}\n`;
+      const rest = `${msg("m2", "m1", "two")}\nnot json\n${msg("m3", "m2", "three")}\n`;
+      const fragment = '{"type":"message","id":"m4","par';
+      writeFileSync(file, head + dup + rest + fragment);
+      const before = readFileSync(file);
+
+      const dry = run(["repair", file]);
+      expect(dry.code).toBe(1);
+      expect(dry.stdout).toContain(`line 3 (byte ${Buffer.byteLength(head)}): duplicate-header`);
+      expect(dry.stdout).toContain("torn-tail");
+      expect(dry.stdout).toContain("invalid-json"); // reported, left alone
+      expect(dry.stderr).toContain("dry run");
+      const plan = json(run(["repair", file, "--json"]));
+      expect(plan).toMatchObject({
+        write: false,
+        written: false,
+        clean: false,
+        backupPath: null,
+        removedPath: null,
+      });
+      expect(plan.fixes.map((f: any) => [f.kind, f.action, f.line])).toEqual([
+        ["duplicate-header", "remove", 3],
+        ["torn-tail", "remove", 7],
+      ]);
+      expect(plan.leftAlone.map((d: any) => d.code)).toEqual(["invalid-json"]);
+      expect(plan.sizeAfter).toBe(before.length - Buffer.byteLength(dup) - Buffer.byteLength(fragment));
+      expect(readFileSync(file)).toEqual(before);
+      expect(backups(file)).toEqual([]);
+      expect(sidecars(file)).toEqual([]);
+
+      const done = json(run(["repair", file, "--write", "--json"]));
+      expect(done).toMatchObject({ write: true, written: true });
+      // Every byte not cut is kept exactly, the malformed line included.
+      expect(readFileSync(file, "utf8")).toBe(head + rest);
+      expect(readFileSync(done.backupPath)).toEqual(before);
+      expect(done.backupPath).toBe(backups(file)[0]);
+      expect(readFileSync(done.removedPath, "utf8")).toBe(dup + fragment);
+      expect(sidecars(file)).toEqual([done.removedPath]);
+      const codes = json(run(["validate", file, "--json"])).files[0].diagnostics.map((d: any) => d.code);
+      expect(codes).toEqual(["invalid-json"]);
+      const again = run(["repair", file]);
+      expect(again.code).toBe(0);
+      expect(again.stdout).toContain("nothing to repair");
+    });
+
+    it("a complete last line without \\n gets its \\n, with a backup and no sidecar", () => {
+      const file = join(scratch, "repair-newline.jsonl");
+      const text = `${header("r-2")}\n${msg("m1", null, "one")}`;
+      writeFileSync(file, text);
+      const dry = json(run(["repair", file, "--json"]));
+      expect(dry.fixes).toMatchObject([{ kind: "torn-tail", action: "complete", line: 2, removedBytes: 0 }]);
+      const r = run(["repair", file, "--write"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("repaired");
+      expect(r.stderr).toContain("backup:");
+      expect(readFileSync(file, "utf8")).toBe(`${text}\n`);
+      expect(readFileSync(backups(file)[0] as string, "utf8")).toBe(text);
+      expect(sidecars(file)).toEqual([]);
+    });
+
+    it("clean files need nothing; bad input fails with exit 1 and changes nothing", () => {
+      const clean = join(scratch, "repair-clean.jsonl");
+      cpSync(join(EXAMPLES, V3), clean);
+      const before = readFileSync(clean);
+      const r = run(["repair", clean, "--write"]);
+      expect(r.code).toBe(0);
+      expect(r.stdout).toContain("nothing to repair");
+      expect(readFileSync(clean)).toEqual(before);
+      expect(backups(clean)).toEqual([]);
+      for (const name of ["before-compaction", "large-session"])
+        expect(json(run(["repair", upstreamFixture(name), "--json"])).clean).toBe(true);
+      const garbage = join(scratch, "repair-garbage.jsonl");
+      writeFileSync(garbage, 'not json at all\n{"half":');
+      const g = run(["repair", garbage, "--write"]);
+      expect(g.code).toBe(1);
+      expect(g.stderr).toContain("not a pi session");
+      expect(readFileSync(garbage, "utf8")).toBe('not json at all\n{"half":');
+      expect(run(["repair", join(scratch, "missing.jsonl")]).code).toBe(1);
+      expect(run(["repair", "deadbeef"]).code).toBe(1);
+      expect(run(["repair"]).code).toBe(2);
+    });
   });
 
   it("fork --leaf writes the branch to a new file; --to copies into another project", () => {

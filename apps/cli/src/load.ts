@@ -4,16 +4,17 @@
  *
  * Composition only: every rule about the format lives in those packages.
  */
-import { readFileSync, statSync } from "node:fs";
+import { statSync } from "node:fs";
 import {
   type AnyEntry,
   type Diagnostic,
   type SessionHeader,
   type SessionRecord,
+  type TornTail,
   detectVersion,
-  parseSessionBytes,
   splitSession,
 } from "@pi-session/format";
+import { readSessionFile } from "@pi-session/node-store";
 import { SessionIndex } from "@pi-session/tree";
 import { CliError } from "./errors.js";
 import { migrateForReading } from "./migration.js";
@@ -34,8 +35,20 @@ export interface LoadedSession {
   index: SessionIndex<AnyEntry>;
 }
 
-/** Reads the bytes of a session file; a clear error when it is missing or not a file. */
-export function readBytes(path: string): { bytes: Uint8Array; size: number; mtimeMs: number } {
+/** The records of one file, read by node-store's streaming reader. */
+export interface FileRecords {
+  path: string;
+  records: SessionRecord[];
+  /** Codec diagnostics (invalid lines, torn tail), each with `file` set. */
+  diagnostics: Diagnostic[];
+  /** Present when the file does not end with `\n`. */
+  tornTail?: TornTail;
+  size: number;
+  mtimeMs: number;
+}
+
+/** Throws a clear {@link CliError} unless `path` is an existing regular file. */
+export function assertFile(path: string): void {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
@@ -45,14 +58,30 @@ export function readBytes(path: string): { bytes: Uint8Array; size: number; mtim
     });
   }
   if (!st.isFile()) throw new CliError(`${path}: not a regular file`);
-  const bytes = readFileSync(path);
-  return { bytes, size: st.size, mtimeMs: st.mtimeMs };
+}
+
+/**
+ * Reads a session file into records through node-store's chunked reader (1 MiB reads through
+ * the codec), so files beyond V8's string limit and Node's 2 GiB `readFile` limit work.
+ */
+export async function readRecords(path: string): Promise<FileRecords> {
+  assertFile(path);
+  const contents = await readSessionFile(path);
+  const out: FileRecords = {
+    path,
+    records: contents.records,
+    diagnostics: contents.diagnostics,
+    size: contents.size,
+    mtimeMs: contents.mtimeMs,
+  };
+  if (contents.tornTail) out.tornTail = contents.tornTail;
+  return out;
 }
 
 /** Loads a session; throws a {@link CliError} naming the file when it is not a pi session. */
-export function loadSession(path: string): LoadedSession {
-  const { bytes, size, mtimeMs } = readBytes(path);
-  const parsed = parseSessionBytes(bytes);
+export async function loadSession(path: string): Promise<LoadedSession> {
+  const parsed = await readRecords(path);
+  const { size, mtimeMs } = parsed;
   const view = splitSession(parsed.records);
   const diagnostics = [...parsed.diagnostics, ...view.diagnostics]
     .map((d) => ({ ...d, file: path }))

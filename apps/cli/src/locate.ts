@@ -5,9 +5,10 @@
  * Only file names and mtimes are used here (pi names files `<timestamp>_<sessionId>.jsonl`);
  * reading and parsing files is left to the layers.
  */
-import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
+import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
+import { encodeCwd, expandTilde, resolveSessionsRoot } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 
 export interface SessionFile {
@@ -27,40 +28,23 @@ export interface LocateOptions {
 }
 
 function expandHome(path: string): string {
-  if (path === "~") return homedir();
-  if (path.startsWith("~/")) return join(homedir(), path.slice(2));
-  return path;
+  return expandTilde(path, homedir());
 }
 
-/** pi's agent dir: `PI_CODING_AGENT_DIR`, else `~/.pi/agent`. */
-export function agentDir(env: Record<string, string | undefined>): string {
-  const fromEnv = env.PI_CODING_AGENT_DIR;
-  return fromEnv ? resolve(expandHome(fromEnv)) : join(homedir(), ".pi", "agent");
-}
-
-/** Where sessions live: `--session-dir`, `PI_CODING_AGENT_SESSION_DIR`, `sessionDir` setting, default. */
+/**
+ * Where sessions live: `--session-dir`, else pi's own rule (node-store's `resolveSessionsRoot`):
+ * `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir` setting of `<agentDir>/settings.json`, then
+ * `<agentDir>/sessions` with `<agentDir>` = `PI_CODING_AGENT_DIR` or `~/.pi/agent`.
+ */
 export function sessionsRoot(options: LocateOptions): { root: string; custom: boolean } {
   if (options.sessionDir) return { root: resolve(options.cwd, expandHome(options.sessionDir)), custom: true };
-  const fromEnv = options.env.PI_CODING_AGENT_SESSION_DIR;
-  if (fromEnv) return { root: resolve(options.cwd, expandHome(fromEnv)), custom: true };
-  const agent = agentDir(options.env);
-  const settingsPath = join(agent, "settings.json");
-  if (existsSync(settingsPath)) {
-    try {
-      const settings = JSON.parse(readFileSync(settingsPath, "utf8")) as { sessionDir?: unknown };
-      if (typeof settings.sessionDir === "string" && settings.sessionDir !== "") {
-        return { root: resolve(agent, expandHome(settings.sessionDir)), custom: true };
-      }
-    } catch {
-      // An unreadable settings file is pi's problem to report; fall back to the default.
-    }
-  }
-  return { root: join(agent, "sessions"), custom: false };
+  const found = resolveSessionsRoot({ env: options.env, cwd: options.cwd });
+  return { root: found.dir, custom: found.custom };
 }
 
 /** pi's per-cwd directory name: `/home/u/p` -> `--home-u-p--`. */
 export function projectDirName(cwd: string): string {
-  return `--${cwd.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
+  return encodeCwd(cwd);
 }
 
 /** The session id in a pi file name (`<timestamp>_<id>.jsonl`), or the name without `.jsonl`. */

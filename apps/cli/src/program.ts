@@ -2,13 +2,14 @@
  * The `pi-session` program: the cac command table, global options and the dispatch that turns
  * every outcome into an exit code (0 ok, 1 findings or failure, 2 usage error).
  *
- * Each command lives in `./commands/<name>.ts` and exports a `register(cli, run)` function;
- * `run` wraps its action so errors and exit codes are handled here, once.
+ * The command table (`./commands/index.ts`) declares usage and options; each implementation is
+ * loaded only when its command runs, so `--version` and `--help` stay fast. Errors and exit
+ * codes are handled here, once.
  */
-import { CAC, type Command } from "cac";
+import { CAC } from "cac";
+import { COMMANDS } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
 import { Io, type Stream } from "./io.js";
-import { COMMANDS } from "./commands/index.js";
 import { VERSION } from "./version.js";
 
 /** What a command action receives besides its own arguments. */
@@ -28,11 +29,7 @@ export interface Context {
 /** A command action: returns its exit code (0 or 1); throws {@link CliError} on failure. */
 export type Action = (ctx: Context, args: unknown[], options: Record<string, unknown>) => Promise<number>;
 
-export type Runner = (action: Action) => (...args: unknown[]) => void;
-
-export interface CommandSpec {
-  register(cli: CAC, run: Runner): Command;
-}
+type Runner = (load: () => Promise<Action>) => (...args: unknown[]) => void;
 
 export interface RunOptions {
   argv: string[];
@@ -71,7 +68,7 @@ export async function runCli(options: RunOptions): Promise<number> {
   const cli = new CAC("pi-session");
   let pending: Promise<number> | undefined;
   const run: Runner =
-    (action) =>
+    (load) =>
     (...args: unknown[]) => {
       const opts = (args.at(-1) ?? {}) as Record<string, unknown>;
       const sessionDir = opts.sessionDir;
@@ -87,7 +84,7 @@ export async function runCli(options: RunOptions): Promise<number> {
         stdinIsTTY: options.stdinIsTTY,
         prompt: options.prompt,
       };
-      pending = action(ctx, args.slice(0, -1), opts);
+      pending = load().then((action) => action(ctx, args.slice(0, -1), opts));
     };
 
   cli.option("--session-dir <dir>", "Where to look for sessions (overrides pi's settings)");
@@ -108,12 +105,14 @@ export async function runCli(options: RunOptions): Promise<number> {
     if (matched) {
       const [title, ...rest] = sections;
       const body = { body: matched.description };
-      return title ? [title, body, ...rest] : [body, ...rest];
+      const details = COMMANDS.find((c) => c.name === matched.name)?.details;
+      const tail = details ? [...rest, { body: details }] : rest;
+      return title ? [title, body, ...tail] : [body, ...tail];
     }
     return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
 
-  for (const spec of COMMANDS) spec.register(cli, run);
+  for (const spec of COMMANDS) spec.declare(cli).action(run(spec.load));
 
   try {
     cli.parse(["node", "pi-session", ...argv], { run: false });
@@ -127,7 +126,7 @@ export async function runCli(options: RunOptions): Promise<number> {
       const known = new Set(["--", "sessionDir", "json", "color", "version", "v", "help", "h"]);
       const unknown = Object.keys(parsed).find((k) => !known.has(k));
       if (unknown !== undefined) {
-        throw new UsageError(`unknown option \`${unknown.length > 1 ? "--" : "-"}${unknown}\``);
+        throw new UsageError(`unknown option \`${typedOption(argv, unknown)}\``);
       }
       if (parsed.version) {
         io.line(VERSION);
@@ -149,17 +148,42 @@ export async function runCli(options: RunOptions): Promise<number> {
     if (!pending) return EXIT_OK;
     return await pending;
   } catch (error) {
-    return report(io, error);
+    return report(io, error, argv);
   }
 }
 
-function report(io: Io, error: unknown): number {
+/** cac's camelCase of an option name (`bogus-thing` -> `bogusThing`). */
+function camel(name: string): string {
+  return name.replace(/([a-z])-([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase());
+}
+
+/**
+ * The option as the user typed it (`--bogus-thing`), found back from cac's camelCased key
+ * (`bogusThing`); cac's own form when it cannot be found.
+ */
+export function typedOption(argv: readonly string[], key: string): string {
+  for (const token of argv) {
+    if (token === "--") break;
+    if (token.startsWith("--")) {
+      const name = token.slice(2).split("=")[0] ?? "";
+      const bare = name.startsWith("no-") ? name.slice(3) : name;
+      if (camel(name) === key || camel(bare) === key) return `--${name}`;
+    } else if (token.startsWith("-") && token.length > 1 && key.length === 1) {
+      if (token.slice(1).split("=")[0]?.includes(key)) return `-${key}`;
+    }
+  }
+  return key.length > 1 ? `--${key}` : `-${key}`;
+}
+
+function report(io: Io, error: unknown, argv: readonly string[]): number {
   if (error instanceof CliError) {
     io.error(error.message, error.hint);
     return error.exitCode;
   }
   if (error instanceof Error && error.name === "CACError") {
-    io.error(error.message, "Run `pi-session <command> --help` for usage.");
+    const unknown = /^Unknown option `-+([^`]+)`$/.exec(error.message);
+    const message = unknown?.[1] ? `unknown option \`${typedOption(argv, unknown[1])}\`` : error.message;
+    io.error(message, "Run `pi-session <command> --help` for usage.");
     return EXIT_USAGE;
   }
   const message = error instanceof Error ? error.message : String(error);

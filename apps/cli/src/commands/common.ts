@@ -12,7 +12,7 @@ export function sessionPath(ctx: Context, arg: unknown): string {
   return resolveSession(arg, { env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
 }
 
-export function openSession(ctx: Context, arg: unknown): LoadedSession {
+export function openSession(ctx: Context, arg: unknown): Promise<LoadedSession> {
   return loadSession(sessionPath(ctx, arg));
 }
 

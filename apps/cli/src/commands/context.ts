@@ -2,51 +2,32 @@
  * `context <session>`: what the model sees when the session is resumed, as pi 1.6.0 rebuilds
  * it (`buildSessionContext`), or with `--llm` after conversion to provider messages.
  */
-import type { CAC } from "cac";
 import { buildSessionContext, convertToLlm } from "@pi-session/context";
-import type { CommandSpec, Runner } from "../program.js";
+import type { Action } from "../program.js";
 import { transcriptBlock } from "../render.js";
 import { entryIdOption, openSession } from "./common.js";
 
-export const context: CommandSpec = {
-  register(cli: CAC, run: Runner) {
-    return cli
-      .command("context <session>", "Print the context the model sees (pi's buildSessionContext)")
-      .option("--leaf <id>", "Rebuild the context of the branch ending at this entry")
-      .option(
-        "--llm",
-        "Convert to provider messages (summaries, bash runs and custom messages become user text)",
-      )
-      .option("--full", "Do not fold long texts (text output only)")
-      .example("  $ pi-session context latest --json > context.json")
-      .example("  $ pi-session context 019a4c1e --llm")
-      .action(
-        run(async (ctx, [arg], options) => {
-          const session = openSession(ctx, arg);
-          const leaf = entryIdOption(session, options, "leaf", "--leaf");
-          const built = buildSessionContext(session.entries, leaf ?? session.index.leafId, session.index);
-          const messages = options.llm === true ? convertToLlm(built.messages) : built.messages;
-          if (ctx.json) {
-            ctx.io.printJson({ messages, thinkingLevel: built.thinkingLevel, model: built.model });
-            return 0;
-          }
-          const c = ctx.io.out;
-          const model = built.model ? `${built.model.provider}/${built.model.modelId}` : "(none)";
-          ctx.io.line(
-            c.dim(`model ${model} · thinking ${built.thinkingLevel} · ${messages.length} messages`),
-          );
-          for (const message of messages) {
-            const block = transcriptBlock(
-              c,
-              { type: "message", message },
-              { full: options.full === true, label: undefined, showIds: false },
-            );
-            if (block === undefined) continue;
-            ctx.io.line();
-            ctx.io.line(block);
-          }
-          return 0;
-        }),
-      );
-  },
+export const action: Action = async (ctx, [arg], options) => {
+  const session = await openSession(ctx, arg);
+  const leaf = entryIdOption(session, options, "leaf", "--leaf");
+  const built = buildSessionContext(session.entries, leaf ?? session.index.leafId, session.index);
+  const messages = options.llm === true ? convertToLlm(built.messages) : built.messages;
+  if (ctx.json) {
+    ctx.io.printJson({ messages, thinkingLevel: built.thinkingLevel, model: built.model });
+    return 0;
+  }
+  const c = ctx.io.out;
+  const model = built.model ? `${built.model.provider}/${built.model.modelId}` : "(none)";
+  ctx.io.line(c.dim(`model ${model} · thinking ${built.thinkingLevel} · ${messages.length} messages`));
+  for (const message of messages) {
+    const block = transcriptBlock(
+      c,
+      { type: "message", message },
+      { full: options.full === true, label: undefined, showIds: false },
+    );
+    if (block === undefined) continue;
+    ctx.io.line();
+    ctx.io.line(block);
+  }
+  return 0;
 };

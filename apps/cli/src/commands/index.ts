@@ -1,27 +1,192 @@
 /**
- * The command table, in the order `pi-session --help` lists them.
+ * The command table, in the order `pi-session --help` lists them: each command's usage,
+ * options and examples, and a loader for its implementation.
+ *
+ * Declarations only: this module must stay cheap to import, because `--version` and `--help`
+ * load it. Every implementation (and the layers it needs: format, migrate, tree, context,
+ * TypeBox, the SDK) is pulled in with a dynamic `import()` once its command runs, which the
+ * bundle turns into separate chunks.
  */
-import type { CommandSpec } from "../program.js";
-import { context } from "./context.js";
-import { ls } from "./ls.js";
-import { migrate } from "./migrate.js";
-import { rm } from "./rm.js";
-import { show } from "./show.js";
-import { stats } from "./stats.js";
-import { tree } from "./tree.js";
-import { validate } from "./validate.js";
-import { fork, label, name } from "./write.js";
+import type { CAC, Command } from "cac";
+import type { Action } from "../program.js";
+
+export interface CommandSpec {
+  /** The command's name, as typed. */
+  name: string;
+  /** Declares usage, options and examples on the cac program. */
+  declare(cli: CAC): Command;
+  /** More help text, printed after the usage in `pi-session <name> --help`. */
+  details?: string;
+  /** Loads the implementation. */
+  load(): Promise<Action>;
+}
+
+const SINCE_HELP = "(YYYY-MM-DD, ISO time, or 7d / 12h ago)";
 
 export const COMMANDS: CommandSpec[] = [
-  ls,
-  show,
-  tree,
-  context,
-  validate,
-  migrate,
-  stats,
-  fork,
-  name,
-  label,
-  rm,
+  {
+    name: "ls",
+    declare: (cli) =>
+      cli
+        .command("ls", "List sessions, newest first (current project unless --all)")
+        .option("--all", "Sessions of every project")
+        .option("--cwd <dir>", "Sessions of this project directory instead of the current one")
+        .option("--limit <n>", "At most N sessions")
+        .option("--since <date>", `Only sessions modified at or after DATE ${SINCE_HELP}`)
+        .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
+        .example("  $ pi-session ls")
+        .example("  $ pi-session ls --all --limit 20 --json"),
+    load: async () => (await import("./ls.js")).action,
+  },
+  {
+    name: "show",
+    declare: (cli) =>
+      cli
+        .command("show <session>", "Print the transcript of the active branch")
+        .option("--leaf <id>", "Show the branch ending at this entry instead of the last one")
+        .option("--all-branches", "Show every entry in file order, marking where branches start")
+        .option("--full", "Do not fold long tool results, outputs, thinking and summaries")
+        .example("  $ pi-session show latest")
+        .example("  $ pi-session show 019a4c1e --leaf b2000009 --full"),
+    load: async () => (await import("./show.js")).action,
+  },
+  {
+    name: "tree",
+    declare: (cli) =>
+      cli
+        .command("tree <session>", "Print every entry of a session as a tree (branches, labels, leaf)")
+        .option("--full", "Do not collapse long linear runs")
+        .example("  $ pi-session tree latest")
+        .example("  $ pi-session tree 019a4c1e --json | jq '.entries[] | select(.label)'"),
+    load: async () => (await import("./tree.js")).action,
+  },
+  {
+    name: "context",
+    declare: (cli) =>
+      cli
+        .command("context <session>", "Print the context the model sees (pi's buildSessionContext)")
+        .option("--leaf <id>", "Rebuild the context of the branch ending at this entry")
+        .option(
+          "--llm",
+          "Convert to provider messages (summaries, bash runs and custom messages become user text)",
+        )
+        .option("--full", "Do not fold long texts (text output only)")
+        .example("  $ pi-session context latest --json > context.json")
+        .example("  $ pi-session context 019a4c1e --llm"),
+    load: async () => (await import("./context.js")).action,
+  },
+  {
+    name: "validate",
+    declare: (cli) =>
+      cli
+        .command(
+          "validate <...paths>",
+          "Check session files: bad lines, header, schema of every line, tree problems, version",
+        )
+        .option(
+          "--strict",
+          "Use the strict schema: known entry types only, no unknown fields (pi itself is lenient)",
+        )
+        .example("  $ pi-session validate ~/.pi/agent/sessions")
+        .example("  $ pi-session validate broken.jsonl --json"),
+    load: async () => (await import("./validate.js")).action,
+  },
+  {
+    name: "repair",
+    declare: (cli) =>
+      cli
+        .command(
+          "repair <session>",
+          "Show what repair would fix; WRITES the file with --write (atomic, backup and removed bytes kept)",
+        )
+        .option("--write", "Apply the fix: atomic rewrite, backup and sidecar of the removed bytes")
+        .example("  $ pi-session repair latest")
+        .example("  $ pi-session repair broken.jsonl --write"),
+    details: `Fixes:
+  - a torn tail (the last line has no \\n): a complete JSON line gets its \\n; a fragment
+    (half a line) is cut
+  - extra "session" header lines after the first (pi ignores them; an old pi bug wrote them):
+    those lines are cut; the entries before, between and after them stay, in order
+Every cut byte is saved, in file order, to <file>.removed-<time>, and the previous file is kept
+as <file>.bak-<time>. Other problems (malformed lines in the middle, a missing header, tree
+problems) are reported and left alone: pi skips malformed lines, so cutting them gains nothing.
+
+Exit codes: 0 nothing to fix (or fixed with --write); 1 a dry run found something to fix, or
+the file cannot be repaired.`,
+    load: async () => (await import("./repair.js")).action,
+  },
+  {
+    name: "migrate",
+    declare: (cli) =>
+      cli
+        .command(
+          "migrate <...paths>",
+          "Show what migrating to v3 changes; WRITES the files with --write (atomic, with a backup)",
+        )
+        .option("--write", "Rewrite each file that changes, atomically, keeping <file>.bak-<time> next to it")
+        .option("--deterministic", "Derive new v1 entry ids from the session id and line (the default)")
+        .option("--random-ids", "Draw new v1 entry ids at random, as pi does")
+        .example("  $ pi-session migrate ~/.pi/agent/sessions")
+        .example("  $ pi-session migrate old.jsonl --write"),
+    load: async () => (await import("./migrate.js")).action,
+  },
+  {
+    name: "stats",
+    declare: (cli) =>
+      cli
+        .command("stats [session]", "Tokens and cost, counted once per fork lineage")
+        .option("--all", "Every session of every project (default: the current directory's project)")
+        .option("--by <group>", "Group rows by model, day, project or session")
+        .option("--since <date>", `Only usage at or after DATE ${SINCE_HELP}`)
+        .example("  $ pi-session stats --all --by model")
+        .example("  $ pi-session stats latest --json"),
+    load: async () => (await import("./stats.js")).action,
+  },
+  {
+    name: "fork",
+    declare: (cli) =>
+      cli
+        .command(
+          "fork <session>",
+          "WRITES a new session: one branch (--leaf) or a copy into another project (--to); prints its path",
+        )
+        .option("--leaf <id>", "Keep only the branch ending at this entry (pi's createBranchedSession)")
+        .option("--to <cwd>", "Copy the whole session into this project directory (pi's forkFrom)")
+        .example("  $ pi-session fork latest --leaf b2000009")
+        .example("  $ pi-session fork 019a4c1e --to ~/projects/other"),
+    load: async () => (await import("./write.js")).fork,
+  },
+  {
+    name: "name",
+    declare: (cli) =>
+      cli
+        .command(
+          "name <session> <name>",
+          "WRITES: set the session's name (appends a session_info entry; backup <file>.bak-<time> kept)",
+        )
+        .example('  $ pi-session name latest "upload rate limiting"'),
+    load: async () => (await import("./write.js")).name,
+  },
+  {
+    name: "label",
+    declare: (cli) =>
+      cli
+        .command(
+          "label <session> <entry-id> [label]",
+          "WRITES: label an entry, or clear its label (appends a label entry; backup <file>.bak-<time> kept)",
+        )
+        .example("  $ pi-session label latest b2000006 plan")
+        .example("  $ pi-session label latest b2000006        # clears it"),
+    load: async () => (await import("./write.js")).label,
+  },
+  {
+    name: "rm",
+    declare: (cli) =>
+      cli
+        .command("rm <...sessions>", "REMOVES sessions: to the trash where one exists, else deleted")
+        .option("-y, --yes", "Do not ask (needed when stdin is not a terminal)")
+        .example("  $ pi-session rm 019a4c1e")
+        .example("  $ pi-session rm old.jsonl other.jsonl --yes"),
+    load: async () => (await import("./rm.js")).action,
+  },
 ];

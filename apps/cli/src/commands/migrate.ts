@@ -5,84 +5,64 @@
  * (the same bytes on every run); `--random-ids` draws them as pi does.
  */
 import { randomUUID } from "node:crypto";
-import type { CAC } from "cac";
-import { parseSessionBytes } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import { rewriteSessionFile } from "@pi-session/node-store";
 import { UsageError } from "../errors.js";
-import { readBytes } from "../load.js";
-import type { CommandSpec, Runner } from "../program.js";
-import { expandPaths } from "./validate.js";
+import { readRecords } from "../load.js";
+import type { Action } from "../program.js";
+import { expandPaths } from "../paths.js";
 
-export const migrate: CommandSpec = {
-  register(cli: CAC, run: Runner) {
-    return cli
-      .command(
-        "migrate <...paths>",
-        "Show what migrating to v3 changes; WRITES the files with --write (atomic, with a backup)",
-      )
-      .option("--write", "Rewrite each file that changes, atomically, keeping <file>.bak-<time> next to it")
-      .option("--deterministic", "Derive new v1 entry ids from the session id and line (the default)")
-      .option("--random-ids", "Draw new v1 entry ids at random, as pi does")
-      .example("  $ pi-session migrate ~/.pi/agent/sessions")
-      .example("  $ pi-session migrate old.jsonl --write")
-      .action(
-        run(async (ctx, [paths], options) => {
-          const args = paths as string[];
-          if (args.length === 0) throw new UsageError("migrate needs at least one path");
-          if (options.randomIds === true && options.deterministic === true) {
-            throw new UsageError("give either --deterministic or --random-ids, not both");
-          }
-          const randomId = options.randomIds === true ? () => randomUUID().slice(0, 8) : undefined;
-          const files = expandPaths(ctx, args);
-          const write = options.write === true;
-          const progress = ctx.io.progress(write ? "migrating" : "checking");
-          const results: unknown[] = [];
-          let failures = 0;
-          for (const [i, file] of files.entries()) {
-            const { bytes, size } = readBytes(file);
-            const { records, report } = migrateRecords(
-              parseSessionBytes(bytes).records,
-              randomId ? { randomId } : {},
-            );
-            let backupPath: string | null = null;
-            let written = false;
-            let error: string | null = null;
-            if (write && report.changed) {
-              try {
-                const result = rewriteSessionFile(file, records, {
-                  backup: true,
-                  expectedSize: size,
-                  keepTornTail: true,
-                });
-                backupPath = result.backupPath ?? null;
-                written = true;
-              } catch (e) {
-                failures++;
-                error = e instanceof Error ? e.message : String(e);
-              }
-            }
-            results.push({ file, ...report, written, backupPath, error });
-            progress.update(i + 1, files.length);
-            if (ctx.json) continue;
-            const c = ctx.io.out;
-            const what = report.changed
-              ? `v${report.fromVersion} -> v${report.toVersion}: ${report.idsAssigned} ids assigned, ${report.indexesMapped.length} compaction indexes mapped, ${report.rolesRenamed} roles renamed, ${report.rawRecordsKept} malformed lines kept`
-              : `v${report.fromVersion}: up to date`;
-            ctx.io.line(`${file}: ${what}`);
-            for (const u of report.unmappedIndexes)
-              ctx.io.line(c.yellow(`  line ${u.line}: firstKeptEntryIndex ${u.index}: ${u.reason}`));
-            for (const note of report.notes) ctx.io.line(c.dim(`  ${note}`));
-            if (written) ctx.io.line(c.green(`  written; backup: ${backupPath ?? "(none)"}`));
-            if (error) ctx.io.error(`${file}: not written: ${error}`);
-          }
-          progress.end();
-          if (ctx.json) ctx.io.printJson({ write, files: results });
-          else if (!write && results.some((r) => (r as { changed: boolean }).changed)) {
-            ctx.io.info("dry run: nothing written; run again with --write to migrate");
-          }
-          return failures > 0 ? 1 : 0;
-        }),
-      );
-  },
+export const action: Action = async (ctx, [paths], options) => {
+  const args = paths as string[];
+  if (args.length === 0) throw new UsageError("migrate needs at least one path");
+  if (options.randomIds === true && options.deterministic === true) {
+    throw new UsageError("give either --deterministic or --random-ids, not both");
+  }
+  const randomId = options.randomIds === true ? () => randomUUID().slice(0, 8) : undefined;
+  const files = expandPaths(ctx, args);
+  const write = options.write === true;
+  const progress = ctx.io.progress(write ? "migrating" : "checking");
+  const results: unknown[] = [];
+  let failures = 0;
+  for (const [i, file] of files.entries()) {
+    const read = await readRecords(file);
+    const { size } = read;
+    const { records, report } = migrateRecords(read.records, randomId ? { randomId } : {});
+    let backupPath: string | null = null;
+    let written = false;
+    let error: string | null = null;
+    if (write && report.changed) {
+      try {
+        const result = rewriteSessionFile(file, records, {
+          backup: true,
+          expectedSize: size,
+          keepTornTail: true,
+        });
+        backupPath = result.backupPath ?? null;
+        written = true;
+      } catch (e) {
+        failures++;
+        error = e instanceof Error ? e.message : String(e);
+      }
+    }
+    results.push({ file, ...report, written, backupPath, error });
+    progress.update(i + 1, files.length);
+    if (ctx.json) continue;
+    const c = ctx.io.out;
+    const what = report.changed
+      ? `v${report.fromVersion} -> v${report.toVersion}: ${report.idsAssigned} ids assigned, ${report.indexesMapped.length} compaction indexes mapped, ${report.rolesRenamed} roles renamed, ${report.rawRecordsKept} malformed lines kept`
+      : `v${report.fromVersion}: up to date`;
+    ctx.io.line(`${file}: ${what}`);
+    for (const u of report.unmappedIndexes)
+      ctx.io.line(c.yellow(`  line ${u.line}: firstKeptEntryIndex ${u.index}: ${u.reason}`));
+    for (const note of report.notes) ctx.io.line(c.dim(`  ${note}`));
+    if (written) ctx.io.line(c.green(`  written; backup: ${backupPath ?? "(none)"}`));
+    if (error) ctx.io.error(`${file}: not written: ${error}`);
+  }
+  progress.end();
+  if (ctx.json) ctx.io.printJson({ write, files: results });
+  else if (!write && results.some((r) => (r as { changed: boolean }).changed)) {
+    ctx.io.info("dry run: nothing written; run again with --write to migrate");
+  }
+  return failures > 0 ? 1 : 0;
 };

@@ -1,61 +1,47 @@
 /**
  * `show <session>`: the transcript of the active branch (or every branch), for reading.
  */
-import type { CAC } from "cac";
-import type { CommandSpec, Runner } from "../program.js";
+import type { Action } from "../program.js";
 import { transcriptBlock } from "../render.js";
 import { entryIdOption, openSession } from "./common.js";
 
-export const show: CommandSpec = {
-  register(cli: CAC, run: Runner) {
-    return cli
-      .command("show <session>", "Print the transcript of the active branch")
-      .option("--leaf <id>", "Show the branch ending at this entry instead of the last one")
-      .option("--all-branches", "Show every entry in file order, marking where branches start")
-      .option("--full", "Do not fold long tool results, outputs, thinking and summaries")
-      .example("  $ pi-session show latest")
-      .example("  $ pi-session show 019a4c1e --leaf b2000009 --full")
-      .action(
-        run(async (ctx, [arg], options) => {
-          const session = openSession(ctx, arg);
-          const leaf = entryIdOption(session, options, "leaf", "--leaf");
-          const all = options.allBranches === true;
-          const { index } = session;
-          const entries = all ? [...index.entries] : index.activePath(leaf ?? index.leafId);
-          if (ctx.json) {
-            ctx.io.printJson({
-              file: session.path,
-              id: session.header.id,
-              version: session.version,
-              leafId: all ? index.leafId : (entries.at(-1)?.id ?? null),
-              labels: Object.fromEntries(index.labels),
-              entries,
-            });
-            return 0;
-          }
-          const c = ctx.io.out;
-          const name = index.sessionName;
-          ctx.io.line(c.bold(`${name ?? "(unnamed)"} ${c.dim(session.header.id)}`));
-          ctx.io.line(c.dim(`${session.path}${session.header.cwd ? ` · ${session.header.cwd}` : ""}`));
-          let previous: string | null = null;
-          for (const entry of entries) {
-            const note =
-              all && previous !== null && entry.parentId !== previous
-                ? `↳ branch from ${entry.parentId ?? "(root)"}`
-                : undefined;
-            const block = transcriptBlock(c, entry as Record<string, unknown>, {
-              full: options.full === true,
-              label: index.getLabel(entry.id),
-              showIds: all,
-              ...(note ? { branchNote: note } : {}),
-            });
-            previous = entry.id;
-            if (block === undefined) continue;
-            ctx.io.line();
-            ctx.io.line(block);
-          }
-          return 0;
-        }),
-      );
-  },
+export const action: Action = async (ctx, [arg], options) => {
+  const session = await openSession(ctx, arg);
+  const leaf = entryIdOption(session, options, "leaf", "--leaf");
+  const all = options.allBranches === true;
+  const { index } = session;
+  const entries = all ? [...index.entries] : index.activePath(leaf ?? index.leafId);
+  if (ctx.json) {
+    ctx.io.printJson({
+      file: session.path,
+      id: session.header.id,
+      version: session.version,
+      leafId: all ? index.leafId : (entries.at(-1)?.id ?? null),
+      labels: Object.fromEntries(index.labels),
+      entries,
+    });
+    return 0;
+  }
+  const c = ctx.io.out;
+  const name = index.sessionName;
+  ctx.io.line(c.bold(`${name ?? "(unnamed)"} ${c.dim(session.header.id)}`));
+  ctx.io.line(c.dim(`${session.path}${session.header.cwd ? ` · ${session.header.cwd}` : ""}`));
+  let previous: string | null = null;
+  for (const entry of entries) {
+    const note =
+      all && previous !== null && entry.parentId !== previous
+        ? `↳ branch from ${entry.parentId ?? "(root)"}`
+        : undefined;
+    const block = transcriptBlock(c, entry as Record<string, unknown>, {
+      full: options.full === true,
+      label: index.getLabel(entry.id),
+      showIds: all,
+      ...(note ? { branchNote: note } : {}),
+    });
+    previous = entry.id;
+    if (block === undefined) continue;
+    ctx.io.line();
+    ctx.io.line(block);
+  }
+  return 0;
 };

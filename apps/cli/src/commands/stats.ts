@@ -3,12 +3,11 @@
  * compaction and branch-summary usage, counted once per lineage (see `../stats.ts`).
  */
 import { resolve } from "node:path";
-import type { CAC } from "cac";
-import { parseSessionBytes, splitSession } from "@pi-session/format";
+import { splitSession } from "@pi-session/format";
 import { CliError, UsageError } from "../errors.js";
-import { readBytes } from "../load.js";
+import { readRecords } from "../load.js";
 import { listSessionFiles, projectDirName, sessionsRoot } from "../locate.js";
-import type { CommandSpec, Context, Runner } from "../program.js";
+import type { Action, Context } from "../program.js";
 import { type GroupBy, type StatsSession, type TokenTotals, computeStats } from "../stats.js";
 import { formatCost, formatInt, parseSince, table } from "../text.js";
 import { sessionPath, stringOption } from "./common.js";
@@ -16,9 +15,8 @@ import { sessionPath, stringOption } from "./common.js";
 const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
 
 /** The header fields and raw entries of one file (usage needs no migration). */
-export function statsSession(path: string, project: string): StatsSession | undefined {
-  const { bytes } = readBytes(path);
-  const view = splitSession(parseSessionBytes(bytes).records);
+export async function statsSession(path: string, project: string): Promise<StatsSession | undefined> {
+  const view = splitSession((await readRecords(path)).records);
   if (!view.header) return undefined;
   const h = view.header.value;
   const parent =
@@ -66,90 +64,77 @@ function totalsJson(t: TokenTotals) {
   };
 }
 
-export const stats: CommandSpec = {
-  register(cli: CAC, run: Runner) {
-    return cli
-      .command("stats [session]", "Tokens and cost, counted once per fork lineage")
-      .option("--all", "Every session of every project (default: the current directory's project)")
-      .option("--by <group>", "Group rows by model, day, project or session")
-      .option("--since <date>", "Only usage at or after DATE (YYYY-MM-DD, ISO time, or 7d / 12h ago)")
-      .example("  $ pi-session stats --all --by model")
-      .example("  $ pi-session stats latest --json")
-      .action(
-        run(async (ctx, [arg], options) => {
-          const byRaw = stringOption(options, "by", "--by");
-          if (byRaw !== undefined && !GROUPS.includes(byRaw as GroupBy)) {
-            throw new UsageError(`--by must be one of ${GROUPS.join(", ")}; got \`${byRaw}\``);
-          }
-          const by = byRaw as GroupBy | undefined;
-          const sinceRaw = stringOption(options, "since", "--since");
-          const sinceMs = sinceRaw === undefined ? undefined : parseSince(sinceRaw, Date.now());
-          if (sinceRaw !== undefined && sinceMs === undefined) {
-            throw new UsageError(
-              `--since: cannot read \`${sinceRaw}\` as a date`,
-              "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
-            );
-          }
-          const files = selectFiles(ctx, arg, options.all === true);
-          const progress = ctx.io.progress("reading");
-          const sessions: StatsSession[] = [];
-          let skipped = 0;
-          files.forEach((f, i) => {
-            const s = statsSession(f.path, f.project);
-            if (s) sessions.push(s);
-            else {
-              skipped++;
-              ctx.io.warn(`${f.path}: not a pi session (no header); skipped`);
-            }
-            progress.update(i + 1, files.length);
-          });
-          progress.end();
-          const result = computeStats(sessions, {
-            ...(by ? { by } : {}),
-            ...(sinceMs !== undefined ? { sinceMs } : {}),
-          });
-          if (ctx.json) {
-            ctx.io.printJson({
-              sessions: result.sessions,
-              skippedFiles: skipped,
-              duplicatesSkipped: result.duplicatesSkipped,
-              since: sinceMs === undefined ? null : new Date(sinceMs).toISOString(),
-              totals: totalsJson(result.totals),
-              by: result.by,
-              rows: result.rows.map((r) => ({ key: r.key, ...totalsJson(r) })),
-            });
-            return 0;
-          }
-          const c = ctx.io.out;
-          const header = [by ?? "total", "input", "output", "cache read", "cache write", "cost", "records"];
-          const row = (key: string, t: TokenTotals) => [
-            key,
-            formatInt(t.input),
-            formatInt(t.output),
-            formatInt(t.cacheRead),
-            formatInt(t.cacheWrite),
-            formatCost(t.cost) + (t.zeroCostWithTokens > 0 ? c.yellow("*") : ""),
-            String(t.records),
-          ];
-          const rows = [header.map((h) => c.bold(h))];
-          for (const r of result.rows) rows.push(row(r.key, r));
-          if (by) rows.push(row(c.bold("total"), result.totals));
-          else rows.push(row("total", result.totals));
-          for (const line of table(rows, new Set([1, 2, 3, 4, 5, 6]))) ctx.io.line(line);
-          ctx.io.line(
-            c.dim(
-              `${result.sessions} session${result.sessions === 1 ? "" : "s"}; ${result.duplicatesSkipped} usage record${result.duplicatesSkipped === 1 ? "" : "s"} copied by forks counted once`,
-            ),
-          );
-          if (result.totals.zeroCostWithTokens > 0) {
-            ctx.io.line(
-              c.yellow(
-                `* ${result.totals.zeroCostWithTokens} usage record(s) report a cost of 0 with tokens: the cost shown is too low`,
-              ),
-            );
-          }
-          return 0;
-        }),
-      );
-  },
+export const action: Action = async (ctx, [arg], options) => {
+  const byRaw = stringOption(options, "by", "--by");
+  if (byRaw !== undefined && !GROUPS.includes(byRaw as GroupBy)) {
+    throw new UsageError(`--by must be one of ${GROUPS.join(", ")}; got \`${byRaw}\``);
+  }
+  const by = byRaw as GroupBy | undefined;
+  const sinceRaw = stringOption(options, "since", "--since");
+  const sinceMs = sinceRaw === undefined ? undefined : parseSince(sinceRaw, Date.now());
+  if (sinceRaw !== undefined && sinceMs === undefined) {
+    throw new UsageError(
+      `--since: cannot read \`${sinceRaw}\` as a date`,
+      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
+    );
+  }
+  const files = selectFiles(ctx, arg, options.all === true);
+  const progress = ctx.io.progress("reading");
+  const sessions: StatsSession[] = [];
+  let skipped = 0;
+  for (const [i, f] of files.entries()) {
+    const s = await statsSession(f.path, f.project);
+    if (s) sessions.push(s);
+    else {
+      skipped++;
+      ctx.io.warn(`${f.path}: not a pi session (no header); skipped`);
+    }
+    progress.update(i + 1, files.length);
+  }
+  progress.end();
+  const result = computeStats(sessions, {
+    ...(by ? { by } : {}),
+    ...(sinceMs !== undefined ? { sinceMs } : {}),
+  });
+  if (ctx.json) {
+    ctx.io.printJson({
+      sessions: result.sessions,
+      skippedFiles: skipped,
+      duplicatesSkipped: result.duplicatesSkipped,
+      since: sinceMs === undefined ? null : new Date(sinceMs).toISOString(),
+      totals: totalsJson(result.totals),
+      by: result.by,
+      rows: result.rows.map((r) => ({ key: r.key, ...totalsJson(r) })),
+    });
+    return 0;
+  }
+  const c = ctx.io.out;
+  const header = [by ?? "total", "input", "output", "cache read", "cache write", "cost", "records"];
+  const row = (key: string, t: TokenTotals) => [
+    key,
+    formatInt(t.input),
+    formatInt(t.output),
+    formatInt(t.cacheRead),
+    formatInt(t.cacheWrite),
+    formatCost(t.cost) + (t.zeroCostWithTokens > 0 ? c.yellow("*") : ""),
+    String(t.records),
+  ];
+  const rows = [header.map((h) => c.bold(h))];
+  for (const r of result.rows) rows.push(row(r.key, r));
+  if (by) rows.push(row(c.bold("total"), result.totals));
+  else rows.push(row("total", result.totals));
+  for (const line of table(rows, new Set([1, 2, 3, 4, 5, 6]))) ctx.io.line(line);
+  ctx.io.line(
+    c.dim(
+      `${result.sessions} session${result.sessions === 1 ? "" : "s"}; ${result.duplicatesSkipped} usage record${result.duplicatesSkipped === 1 ? "" : "s"} copied by forks counted once`,
+    ),
+  );
+  if (result.totals.zeroCostWithTokens > 0) {
+    ctx.io.line(
+      c.yellow(
+        `* ${result.totals.zeroCostWithTokens} usage record(s) report a cost of 0 with tokens: the cost shown is too low`,
+      ),
+    );
+  }
+  return 0;
 };

@@ -2,8 +2,7 @@
  * `tree <session>`: every entry as a tree, with labels, branch points, the leaf, compactions
  * and summaries marked; long linear runs are collapsed unless `--full`.
  */
-import type { CAC } from "cac";
-import type { CommandSpec, Runner } from "../program.js";
+import type { Action } from "../program.js";
 import { entrySummary } from "../render.js";
 import { type TreeNodeLike, renderTree } from "../treeview.js";
 import { openSession } from "./common.js";
@@ -11,69 +10,58 @@ import { openSession } from "./common.js";
 /** Plain entries in a row beyond which `tree` collapses the run. */
 const COLLAPSE_AFTER = 8;
 
-export const tree: CommandSpec = {
-  register(cli: CAC, run: Runner) {
-    return cli
-      .command("tree <session>", "Print every entry of a session as a tree (branches, labels, leaf)")
-      .option("--full", "Do not collapse long linear runs")
-      .example("  $ pi-session tree latest")
-      .example("  $ pi-session tree 019a4c1e --json | jq '.entries[] | select(.label)'")
-      .action(
-        run(async (ctx, [arg], options) => {
-          const session = openSession(ctx, arg);
-          const { index } = session;
-          const diagnostics = index.diagnostics;
-          if (ctx.json) {
-            // A flat list (not nested JSON) so a 200,000-deep chain prints without recursion.
-            const roots = index.getTree();
-            const entries: unknown[] = [];
-            const stack = [...roots].reverse();
-            while (stack.length > 0) {
-              const node = stack.pop();
-              if (!node) break;
-              const { kind, preview } = entrySummary(node.entry as Record<string, unknown>, 120);
-              entries.push({
-                id: node.entry.id,
-                parentId: node.entry.parentId ?? null,
-                type: node.entry.type,
-                kind,
-                preview,
-                timestamp: node.entry.timestamp ?? null,
-                label: node.label ?? null,
-                children: node.children.map((child) => child.entry.id),
-              });
-              for (let i = node.children.length - 1; i >= 0; i--)
-                stack.push(node.children[i] as (typeof roots)[number]);
-            }
-            ctx.io.printJson({
-              file: session.path,
-              id: session.header.id,
-              leafId: index.leafId,
-              roots: roots.map((r) => r.entry.id),
-              entries,
-              diagnostics: diagnostics.map((d) => ({
-                code: d.code,
-                severity: d.severity,
-                id: d.id ?? null,
-                line: d.line ?? null,
-                offset: d.offset ?? null,
-                reason: d.reason,
-              })),
-            });
-            return 0;
-          }
-          const c = ctx.io.out;
-          const lines = renderTree(c, index.getTree() as unknown as TreeNodeLike[], {
-            leafId: index.leafId,
-            collapseAfter: options.full === true ? 0 : COLLAPSE_AFTER,
-          });
-          for (const line of lines) ctx.io.line(line);
-          for (const d of diagnostics) {
-            const where = d.line !== undefined ? `${session.path}:${d.line}: ` : `${session.path}: `;
-            ctx.io.warn(`${where}${d.reason}`);
-          }
-          return 0;
-        }),
-      );
-  },
+export const action: Action = async (ctx, [arg], options) => {
+  const session = await openSession(ctx, arg);
+  const { index } = session;
+  const diagnostics = index.diagnostics;
+  if (ctx.json) {
+    // A flat list (not nested JSON) so a 200,000-deep chain prints without recursion.
+    const roots = index.getTree();
+    const entries: unknown[] = [];
+    const stack = [...roots].reverse();
+    while (stack.length > 0) {
+      const node = stack.pop();
+      if (!node) break;
+      const { kind, preview } = entrySummary(node.entry as Record<string, unknown>, 120);
+      entries.push({
+        id: node.entry.id,
+        parentId: node.entry.parentId ?? null,
+        type: node.entry.type,
+        kind,
+        preview,
+        timestamp: node.entry.timestamp ?? null,
+        label: node.label ?? null,
+        children: node.children.map((child) => child.entry.id),
+      });
+      for (let i = node.children.length - 1; i >= 0; i--)
+        stack.push(node.children[i] as (typeof roots)[number]);
+    }
+    ctx.io.printJson({
+      file: session.path,
+      id: session.header.id,
+      leafId: index.leafId,
+      roots: roots.map((r) => r.entry.id),
+      entries,
+      diagnostics: diagnostics.map((d) => ({
+        code: d.code,
+        severity: d.severity,
+        id: d.id ?? null,
+        line: d.line ?? null,
+        offset: d.offset ?? null,
+        reason: d.reason,
+      })),
+    });
+    return 0;
+  }
+  const c = ctx.io.out;
+  const lines = renderTree(c, index.getTree() as unknown as TreeNodeLike[], {
+    leafId: index.leafId,
+    collapseAfter: options.full === true ? 0 : COLLAPSE_AFTER,
+  });
+  for (const line of lines) ctx.io.line(line);
+  for (const d of diagnostics) {
+    const where = d.line !== undefined ? `${session.path}:${d.line}: ` : `${session.path}: `;
+    ctx.io.warn(`${where}${d.reason}`);
+  }
+  return 0;
 };

@@ -1,0 +1,253 @@
+/**
+ * `repair <session> [--write]`: what a repair would fix in one session file and, with
+ * `--write`, the fix itself.
+ *
+ * Fixed: a torn tail (a complete JSON line without its `\n` gets one; a fragment is cut) and
+ * extra `type:"session"` header lines after the first (pi ignores them, so they are cut; the
+ * entries around them stay where they are). Everything else is reported and left alone.
+ *
+ * The fix keeps every byte it does not cut exactly as it was (lines are copied as bytes, not
+ * re-serialized), writes through node-store's atomic rewrite (temp file, fsync, rename) with a
+ * backup of the previous file, and saves the cut bytes, in file order, to a sidecar
+ * `<file>.removed-<time>` before the file is replaced.
+ */
+import { closeSync, fsyncSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { type Diagnostic, type RawRecord, splitSession } from "@pi-session/format";
+import { SessionFileChangedError, rewriteSessionFile } from "@pi-session/node-store";
+import { CliError } from "../errors.js";
+import { type FileRecords, readRecords } from "../load.js";
+import type { Action } from "../program.js";
+import { sessionPath } from "./common.js";
+
+/** One change the repair makes. */
+export interface Fix {
+  /** `torn-tail` (last line without `\n`) or `duplicate-header` (an extra session line). */
+  kind: "torn-tail" | "duplicate-header";
+  /** `complete`: append the missing `\n`; `remove`: cut the line (saved in the sidecar). */
+  action: "complete" | "remove";
+  line: number;
+  offset: number;
+  /** Bytes cut (the line and its `\n`, if it had one); 0 for `complete`. */
+  removedBytes: number;
+  reason: string;
+}
+
+export interface RepairPlan {
+  fixes: Fix[];
+  /** Problems repair does not change (malformed lines inside the file, header order, ...). */
+  leftAlone: Diagnostic[];
+  sizeBefore: number;
+  sizeAfter: number;
+}
+
+/** Works out the fixes for a file that has a usable header. */
+export function planRepair(read: FileRecords): RepairPlan {
+  const view = splitSession(read.records);
+  const fixes: Fix[] = [];
+  const removedLines = new Set<number>();
+  for (const rec of view.extraHeaders) {
+    const removedBytes = rec.byteLength + (rec.terminated ? 1 : 0);
+    removedLines.add(rec.line);
+    fixes.push({
+      kind: "duplicate-header",
+      action: "remove",
+      line: rec.line,
+      offset: rec.offset,
+      removedBytes,
+      reason: `extra "session" header line (the header is line ${view.header?.line ?? "?"}); pi ignores it`,
+    });
+  }
+  const torn = read.tornTail;
+  if (torn && !removedLines.has(torn.line)) {
+    fixes.push(
+      torn.kind === "json"
+        ? {
+            kind: "torn-tail",
+            action: "complete",
+            line: torn.line,
+            offset: torn.offset,
+            removedBytes: 0,
+            reason: "the last line is complete JSON but has no \\n",
+          }
+        : {
+            kind: "torn-tail",
+            action: "remove",
+            line: torn.line,
+            offset: torn.offset,
+            removedBytes: torn.byteLength,
+            reason: `the last line is a fragment of ${torn.byteLength} bytes without \\n (an interrupted write)`,
+          },
+    );
+  }
+  fixes.sort((a, b) => a.offset - b.offset);
+  const fixedCodes = new Set(["torn-tail", "duplicate-header"]);
+  const fixedLines = new Set(fixes.map((f) => f.line));
+  const leftAlone = [...read.diagnostics, ...view.diagnostics]
+    .filter((d) => !fixedCodes.has(d.code) && !fixedLines.has(d.line))
+    .map((d) => ({ ...d, file: read.path }))
+    .sort((a, b) => a.line - b.line || a.offset - b.offset);
+  const removed = fixes.reduce((n, f) => n + f.removedBytes, 0);
+  const completed = fixes.some((f) => f.action === "complete") ? 1 : 0;
+  return { fixes, leftAlone, sizeBefore: read.size, sizeAfter: read.size - removed + completed };
+}
+
+function readRange(fd: number, start: number, end: number): Buffer {
+  const buf = Buffer.allocUnsafe(end - start);
+  let got = 0;
+  while (got < buf.length) {
+    const n = readSync(fd, buf, got, buf.length - got, start + got);
+    if (n === 0) throw new CliError("the file got shorter while it was being repaired; nothing written");
+    got += n;
+  }
+  return buf;
+}
+
+/**
+ * The repaired file as records for node-store's rewrite (each kept stretch of bytes as one raw
+ * record, so nothing is re-serialized), and the cut bytes in file order.
+ */
+function splitBytes(path: string, plan: RepairPlan): { records: RawRecord[]; removed: Buffer } {
+  const cuts = plan.fixes
+    .filter((f) => f.action === "remove")
+    .map((f) => [f.offset, f.offset + f.removedBytes] as const);
+  const fd = openSync(path, "r");
+  try {
+    const removed = Buffer.concat(cuts.map(([a, b]) => readRange(fd, a, b)));
+    const records: RawRecord[] = [];
+    let at = 0;
+    const keep = (start: number, end: number) => {
+      if (end <= start) return;
+      const bytes = readRange(fd, start, end);
+      // The serializer adds one `\n` after each record: drop the stretch's own final `\n`.
+      // A stretch at the end of a file without a final `\n` keeps all its bytes and so gets
+      // the `\n` it was missing (the `complete` fix).
+      const body = bytes[bytes.length - 1] === 10 ? bytes.subarray(0, bytes.length - 1) : bytes;
+      records.push({
+        kind: "raw",
+        bytes: body,
+        text: "",
+        reason: "kept as is",
+        line: 0,
+        offset: start,
+        byteLength: body.length,
+        terminated: true,
+      });
+    };
+    for (const [a, b] of cuts) {
+      keep(at, a);
+      at = b;
+    }
+    keep(at, plan.sizeBefore);
+    return { records, removed };
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function stamp(): string {
+  return new Date().toISOString().replace(/[:.]/g, "-");
+}
+
+/** Writes `bytes` to a new file next to `path` (never over an existing one); returns its path. */
+function writeSidecar(path: string, bytes: Buffer): string {
+  const base = `${path}.removed-${stamp()}`;
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? base : `${base}-${i}`;
+    let fd: number;
+    try {
+      fd = openSync(candidate, "wx", 0o600);
+    } catch (error) {
+      if ((error as { code?: string }).code === "EEXIST") continue;
+      throw error;
+    }
+    try {
+      let at = 0;
+      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    return candidate;
+  }
+}
+
+function where(line: number, offset: number): string {
+  return `line ${line} (byte ${offset})`;
+}
+
+export const action: Action = async (ctx, [arg], options) => {
+  const path = sessionPath(ctx, arg);
+  const write = options.write === true;
+  const read = await readRecords(path);
+  const view = splitSession(read.records);
+  if (!view.header) {
+    const first = view.diagnostics.find((d) => d.code === "missing-header");
+    throw new CliError(
+      `${path}${first ? `:${first.line} (byte ${first.offset})` : ""}: not a pi session (${first?.reason ?? "no session header"}); repair needs a valid header and changes nothing`,
+      { hint: "Run `pi-session validate` on it for every problem in the file." },
+    );
+  }
+  const plan = planRepair(read);
+  let backupPath: string | null = null;
+  let removedPath: string | null = null;
+  let written = false;
+  if (write && plan.fixes.length > 0) {
+    const { records, removed } = splitBytes(path, plan);
+    if (removed.length > 0) removedPath = writeSidecar(path, removed);
+    try {
+      const result = rewriteSessionFile(path, records, { backup: true, expectedSize: plan.sizeBefore });
+      backupPath = result.backupPath ?? null;
+      written = true;
+    } catch (error) {
+      if (removedPath !== null) unlinkSync(removedPath);
+      if (error instanceof SessionFileChangedError) {
+        throw new CliError(`${path}: changed while repairing (${error.reason}); nothing written`, {
+          hint: "Another process is writing it; run the repair again once it is idle.",
+        });
+      }
+      throw error;
+    }
+  }
+  if (ctx.json) {
+    ctx.io.printJson({
+      file: path,
+      write,
+      written,
+      clean: plan.fixes.length === 0,
+      fixes: plan.fixes,
+      leftAlone: plan.leftAlone,
+      sizeBefore: plan.sizeBefore,
+      sizeAfter: plan.sizeAfter,
+      backupPath,
+      removedPath,
+    });
+  } else {
+    const c = ctx.io.out;
+    if (plan.fixes.length === 0) ctx.io.line(`${path}: ${c.green("nothing to repair")}`);
+    else {
+      const n = `${plan.fixes.length} fix${plan.fixes.length === 1 ? "" : "es"}`;
+      ctx.io.line(`${path}: ${written ? c.green(`repaired, ${n}`) : c.yellow(`${n} to make`)}`);
+      for (const f of plan.fixes) {
+        const what =
+          f.action === "complete"
+            ? "add the missing \\n"
+            : `cut ${f.removedBytes} bytes (kept in the sidecar)`;
+        ctx.io.line(`  ${where(f.line, f.offset)}: ${f.kind}: ${f.reason}: ${what}`);
+      }
+      ctx.io.line(`  size ${plan.sizeBefore} -> ${plan.sizeAfter} bytes`);
+    }
+    if (plan.leftAlone.length > 0) {
+      ctx.io.line(c.dim("  left alone (pi copes with these; see `pi-session validate`):"));
+      for (const d of plan.leftAlone)
+        ctx.io.line(c.dim(`    ${where(d.line, d.offset)}: ${d.reason} [${d.code}]`));
+    }
+    if (written) {
+      ctx.io.info(`backup: ${backupPath ?? "(none)"}`);
+      if (removedPath !== null) ctx.io.info(`removed bytes: ${removedPath}`);
+    } else if (plan.fixes.length > 0) {
+      ctx.io.info("dry run: nothing written; run again with --write to repair");
+    }
+  }
+  // A dry run that finds something to fix is a finding (exit 1); a clean or repaired file is 0.
+  return plan.fixes.length > 0 && !written ? 1 : 0;
+};

@@ -134,7 +134,9 @@ function buildSchemas(strict: boolean, version: SchemaVersion): SchemaSet {
     type: Type.Literal("toolCall"),
     id: Str(),
     name: Str(),
-    arguments: Type.Record(Type.String(), Type.Unknown()),
+    // Any JSON object. Not `Type.Record(String, Unknown)`: same JSON Schema meaning, but its
+    // compiled check walks `Object.entries` with a regex test per key for nothing.
+    arguments: Type.Unsafe<Record<string, unknown>>({ type: "object" }),
     thoughtSignature: Opt(Str()),
     namespace: Opt(Str()),
     argumentsError: Opt(Str()),
@@ -501,19 +503,304 @@ export function compiledValidator(schema: TSchema): Checker {
 }
 
 function validate(schema: TSchema, value: unknown): ValidationIssue[] {
-  const checker = compiledValidator(schema);
-  if (checker.Check(value)) return [];
+  if (fastCheck(schema)(value)) return [];
+  return explainFailure(schema, value);
+}
+
+const fastChecks = new WeakMap<TSchema, Check>();
+
+/** The generated check of a schema (TypeBox's when the generator cannot), cached. */
+function fastCheck(schema: TSchema): Check {
+  let c = fastChecks.get(schema);
+  if (c === undefined) {
+    c = lazyCheck(schema);
+    fastChecks.set(schema, c);
+  }
+  return c;
+}
+
+/** The issues of a value known to fail `schema`. */
+function explainFailure(schema: TSchema, value: unknown): ValidationIssue[] {
   const issues: ValidationIssue[] = [];
   explain(schema as JsonSchema, value, "", issues);
   if (issues.length > 0) return issues;
   // The explainer covers the keywords these schemas use; if it ever disagrees with the
   // compiled validator, report the validator's own errors rather than nothing.
-  return checker.Errors(value).map((e) => ({ path: e.instancePath, message: e.message }));
+  return compiledValidator(schema)
+    .Errors(value)
+    .map((e) => ({ path: e.instancePath, message: e.message }));
+}
+
+// ---------------------------------------------------------------------------------------
+// Fast entry checks. The Entry union is discriminated by `type` (and message entries by
+// `message.role`), and every known branch pins its tag with a `const` while the fallback
+// branch admits exactly the other tags. So a value passes the union iff it passes the one
+// branch its tag selects: look that branch up and run only its (small) compiled validator,
+// instead of trying branch after branch of one giant function. Small functions also reach
+// the optimizing compiler sooner, which matters for short files.
+
+type Check = (value: unknown) => boolean;
+
+interface EntryDispatch {
+  /** Entry type -> check; message entries are not in here (see `byRole`). */
+  byType: Map<string, Check>;
+  /** Message role -> check of a whole message entry with that role. */
+  byRole: Map<string, Check>;
+  /** Check for entry types not in `byType` (open mode), or undefined (strict: they fail). */
+  otherType: Check | undefined;
+  /** Check for message entries of other roles (open mode), or undefined. */
+  otherRole: Check | undefined;
+  /** Check for message entries whose `message` is not an object with a string role. */
+  message: Check;
+}
+
+interface JsonBranch {
+  properties?: Record<string, { const?: unknown; not?: unknown }>;
+  anyOf?: JsonBranch[];
+}
+
+const dispatchCache = new WeakMap<TSchema, EntryDispatch>();
+
+/** A lazily compiled check: the schema is compiled on its first call only. */
+function lazyCheck(schema: TSchema): Check {
+  let check: Check | undefined;
+  return (value) => {
+    if (check === undefined) {
+      const fast = compileCheck(schema as JsonSchema);
+      if (fast !== undefined) check = fast;
+      else {
+        const c = compiledValidator(schema);
+        check = (v) => c.Check(v);
+      }
+    }
+    return check(value);
+  };
+}
+
+// ---------------------------------------------------------------------------------------
+// A small code generator for the JSON Schema subset these schemas use. Why not only
+// TypeBox's `Compile`: it inlines every sub-schema at every use and re-reads member chains
+// (`value.message.usage.cost.input`) at each test, so one entry branch becomes one huge
+// expression that runs slowly until the optimizing compiler gets to it, which for a file of
+// a few thousand lines is never. Here every distinct sub-schema becomes one small function
+// (Usage, a text block, ...) shared by all its uses, unions tagged by `type`/`role` become a
+// `switch`, and property values are read once. Same accept/reject decisions as TypeBox (the
+// tests compare them); anything outside the subset, or a runtime without `new Function`,
+// falls back to TypeBox.
+
+const SUPPORTED = new Set([
+  "type",
+  "required",
+  "properties",
+  "const",
+  "enum",
+  "not",
+  "anyOf",
+  "items",
+  "patternProperties",
+  "additionalProperties",
+  "description",
+  "title",
+]);
+
+class Unsupported extends Error {}
+
+function literal(v: unknown): string {
+  if (typeof v === "string" || typeof v === "boolean" || v === null) return JSON.stringify(v);
+  if (typeof v === "number" && Number.isFinite(v)) return String(v);
+  throw new Unsupported("non-primitive literal");
+}
+
+/** The tag key and branch per tag of a union discriminated by `type` or `role`, if it is one. */
+function tagged(
+  branches: JsonSchema[],
+): { key: string; known: Map<string, JsonSchema>; other: JsonSchema | undefined } | undefined {
+  for (const key of ["type", "role"]) {
+    const known = new Map<string, JsonSchema>();
+    let other: JsonSchema | undefined;
+    let ok = true;
+    for (const b of branches) {
+      const p = b.properties?.[key];
+      const isObj = b.type === "object" && b.required?.includes(key) === true;
+      if (isObj && typeof p?.const === "string" && !known.has(p.const)) known.set(p.const, b);
+      else if (isObj && p?.type === "string" && p.not?.enum !== undefined && other === undefined) {
+        other = b;
+        // The fallback must exclude every known tag, or a known tag could match it too.
+        const excluded = p.not.enum;
+        if (branches.some((x) => x !== b && !excluded.includes(x.properties?.[key]?.const))) ok = false;
+      } else ok = false;
+    }
+    if (ok && known.size > 0) return { key, known, other };
+  }
+  return undefined;
+}
+
+function compileCheck(root: JsonSchema): Check | undefined {
+  const names = new Map<JsonSchema, string>();
+  const fns: string[] = [];
+  let vars = 0;
+
+  /** A JS boolean expression testing `x` when `s` is a plain type/const test, else undefined. */
+  function simple(s: JsonSchema, x: string): string | undefined {
+    for (const k of Object.keys(s))
+      if (k !== "type" && k !== "const" && k !== "description") return undefined;
+    const parts: string[] = [];
+    if (s.type === "string" || s.type === "boolean") parts.push(`typeof ${x} === "${s.type}"`);
+    else if (s.type === "number") parts.push(`Number.isFinite(${x})`);
+    else if (s.type === "integer") parts.push(`Number.isInteger(${x})`);
+    else if (s.type === "null") parts.push(`${x} === null`);
+    else if (s.type !== undefined) return undefined;
+    if (s.const !== undefined) parts.push(`${x} === ${literal(s.const)}`);
+    return parts.length > 0 ? parts.join(" && ") : "true";
+  }
+
+  /** A JS boolean expression testing `x` against `s` (inline when simple, else a call). */
+  function test(s: JsonSchema, x: string): string {
+    return simple(s, x) ?? `${fn(s)}(${x})`;
+  }
+
+  function fn(s: JsonSchema): string {
+    let name = names.get(s);
+    if (name !== undefined) return name;
+    name = `f${names.size}`;
+    names.set(s, name);
+    fns.push(`function ${name}(v) {\n${body(s)}\nreturn true;\n}`);
+    return name;
+  }
+
+  function body(s: JsonSchema): string {
+    for (const k of Object.keys(s)) if (!SUPPORTED.has(k)) throw new Unsupported(k);
+    const out: string[] = [];
+    const fail = (cond: string) => out.push(`if (${cond}) return false;`);
+    const plain = simple({ type: s.type, const: s.const } as JsonSchema, "v");
+    if (s.type === "object") fail(`typeof v !== "object" || v === null || Array.isArray(v)`);
+    else if (s.type === "array") fail(`!Array.isArray(v)`);
+    else if (plain !== undefined && plain !== "true") fail(`!(${plain})`);
+    else if (s.type !== undefined || s.const !== undefined) throw new Unsupported("type");
+    if (s.type === "object" && s.const !== undefined) throw new Unsupported("object const");
+    if (s.enum !== undefined) fail(`!(${s.enum.map((e) => `v === ${literal(e)}`).join(" || ") || "false"})`);
+    if (s.not !== undefined) {
+      const ne = s.not.enum;
+      if (ne === undefined || Object.keys(s.not).length !== 1) throw new Unsupported("not");
+      if (ne.length > 0) fail(ne.map((e) => `v === ${literal(e)}`).join(" || "));
+    }
+    const objectOnly = s.properties ?? s.required ?? s.patternProperties ?? s.additionalProperties;
+    if (objectOnly !== undefined && s.type !== "object") throw new Unsupported("object keywords");
+    if (s.items !== undefined && s.type !== "array") throw new Unsupported("items");
+    for (const k of s.required ?? []) fail(`!(${JSON.stringify(k)} in v)`);
+    const required = new Set(s.required ?? []);
+    for (const [k, sub] of Object.entries(s.properties ?? {})) {
+      if (Object.keys(sub).every((x) => x === "description")) continue; // anything goes
+      const x = `x${vars++}`;
+      out.push(`const ${x} = v[${JSON.stringify(k)}];`);
+      // A missing optional property reads as undefined (JSON has no undefined values).
+      fail(required.has(k) ? `!(${test(sub, x)})` : `${x} !== undefined && !(${test(sub, x)})`);
+    }
+    const pattern = s.patternProperties;
+    if (pattern !== undefined) {
+      const keys = Object.keys(pattern);
+      const any = pattern["^.*$"];
+      if (keys.length !== 1 || any === undefined) throw new Unsupported("patternProperties");
+      if (!Object.keys(any).every((x) => x === "description"))
+        out.push(`for (const k of Object.keys(v)) if (!(${test(any, "v[k]")})) return false;`);
+    } else if (s.additionalProperties === false) {
+      const known = Object.keys(s.properties ?? {}).map((k) => `case ${JSON.stringify(k)}:`);
+      out.push(
+        `for (const k of Object.keys(v)) switch (k) { ${known.join(" ")} continue; default: return false; }`,
+      );
+    } else if (s.additionalProperties !== undefined && s.additionalProperties !== true) {
+      throw new Unsupported("additionalProperties");
+    }
+    if (s.items !== undefined) {
+      out.push(`for (let i = 0; i < v.length; i++) if (!(${test(s.items, "v[i]")})) return false;`);
+    }
+    if (s.anyOf !== undefined) {
+      const t = tagged(s.anyOf);
+      if (t !== undefined) {
+        // Each branch checks the object shape itself; the switch only routes by tag.
+        fail(`typeof v !== "object" || v === null`);
+        const cases = [...t.known].map(([tag, b]) => `case ${literal(tag)}: return ${fn(b)}(v);`);
+        const other = t.other !== undefined ? `return ${fn(t.other)}(v);` : "return false;";
+        out.push(`switch (v[${JSON.stringify(t.key)}]) { ${cases.join(" ")} default: ${other} }`);
+      } else {
+        fail(`!(${s.anyOf.map((b) => test(b, "v")).join(" || ") || "false"})`);
+      }
+    }
+    return out.join("\n");
+  }
+
+  try {
+    const entry = fn(root);
+    // Source generated from our own schemas only (TypeBox compiles the same way).
+    const make = new Function(`"use strict";\n${fns.join("\n")}\nreturn ${entry};`) as () => Check;
+    return make();
+  } catch {
+    return undefined;
+  }
+}
+
+function splitByTag(
+  branches: JsonBranch[],
+  key: string,
+  wrap: (branch: TSchema) => TSchema,
+): { known: Map<string, Check>; other: Check | undefined } {
+  const known = new Map<string, Check>();
+  let other: Check | undefined;
+  for (const b of branches) {
+    const tag = b.properties?.[key]?.const;
+    if (typeof tag === "string") known.set(tag, lazyCheck(wrap(b as TSchema)));
+    else other = lazyCheck(wrap(b as TSchema));
+  }
+  return { known, other };
+}
+
+function entryDispatch(entrySchema: TSchema): EntryDispatch {
+  let d = dispatchCache.get(entrySchema);
+  if (d !== undefined) return d;
+  const branches = ((entrySchema as JsonBranch).anyOf ?? [entrySchema as JsonBranch]) as JsonBranch[];
+  const types = splitByTag(branches, "type", (b) => b);
+  const messageEntry = branches.find((b) => b.properties?.type?.const === "message") as TObject | undefined;
+  let byRole = new Map<string, Check>();
+  let otherRole: Check | undefined;
+  let message: Check = () => false;
+  if (messageEntry !== undefined) {
+    types.known.delete("message");
+    const whole = messageEntry.properties.message as TSchema;
+    const closed = (messageEntry as { additionalProperties?: unknown }).additionalProperties === false;
+    // The message entry with its `message` narrowed to one role's schema.
+    const withMessage = (m: TSchema): TSchema =>
+      Type.Object({ ...messageEntry.properties, message: m }, closed ? { additionalProperties: false } : {});
+    const roles = splitByTag(((whole as JsonBranch).anyOf ?? [whole]) as JsonBranch[], "role", withMessage);
+    byRole = roles.known;
+    otherRole = roles.other;
+    message = lazyCheck(messageEntry);
+  }
+  d = { byType: types.known, byRole, otherType: types.other, otherRole, message };
+  dispatchCache.set(entrySchema, d);
+  return d;
+}
+
+/** Whether `value` passes `entrySchema` (a union of entry branches), via its tag. */
+function checkEntry(entrySchema: TSchema, value: unknown): boolean {
+  if (typeof value !== "object" || value === null) return false;
+  const d = entryDispatch(entrySchema);
+  const type = (value as { type?: unknown }).type;
+  if (typeof type !== "string") return false;
+  if (type === "message") {
+    const m = (value as { message?: unknown }).message;
+    const role = typeof m === "object" && m !== null ? (m as { role?: unknown }).role : undefined;
+    if (typeof role !== "string") return d.message(value);
+    const check = d.byRole.get(role) ?? d.otherRole;
+    return check?.(value) === true;
+  }
+  const check = d.byType.get(type) ?? d.otherType;
+  return check?.(value) === true;
 }
 
 /** Checks one entry line (not the header). Empty result = valid. */
 export function validateEntry(value: unknown, opts: ValidateOptions = {}): ValidationIssue[] {
-  return validate(schemasFor(opts).Entry, value);
+  const schema = schemasFor(opts).Entry;
+  return checkEntry(schema, value) ? [] : explainFailure(schema, value);
 }
 
 /** Checks a header line. Empty result = valid. */
@@ -535,16 +822,24 @@ export function validateRecords(records: readonly SessionRecord[], opts: Validat
     const header = records.find((r) => r.kind === "json" && r.value.type === "session");
     version = header?.kind === "json" ? headerVersion(header.value) : 3;
   }
-  const vopts: ValidateOptions = { strict: opts.strict === true, version };
+  const set = schemasFor({ strict: opts.strict === true, version });
+  const entrySchema = set.Entry;
+  const header = fastCheck(set.Header);
   const out: Diagnostic[] = [];
-  for (const rec of records) {
+  for (let i = 0; i < records.length; i++) {
+    const rec = records[i] as SessionRecord;
     if (rec.kind !== "json") continue;
-    const isHeader = rec.value.type === "session";
-    const issues = isHeader ? validateHeader(rec.value, vopts) : validateEntry(rec.value, vopts);
-    const what = isHeader ? "header" : `${describeType(rec.value.type)} entry`;
-    issues.slice(0, MAX_ISSUES_PER_RECORD).forEach((issue, i) => {
+    const value = rec.value;
+    const isHeader = value.type === "session";
+    // Valid records (nearly all) cost one compiled check and allocate nothing.
+    if (isHeader ? header(value) : checkEntry(entrySchema, value)) continue;
+    const issues = explainFailure(isHeader ? set.Header : entrySchema, value);
+    const what = isHeader ? "header" : `${describeType(value.type)} entry`;
+    const shown = Math.min(issues.length, MAX_ISSUES_PER_RECORD);
+    for (let k = 0; k < shown; k++) {
+      const issue = issues[k] as ValidationIssue;
       const more =
-        i === MAX_ISSUES_PER_RECORD - 1 && issues.length > MAX_ISSUES_PER_RECORD
+        k === MAX_ISSUES_PER_RECORD - 1 && issues.length > MAX_ISSUES_PER_RECORD
           ? ` (and ${issues.length - MAX_ISSUES_PER_RECORD} more)`
           : "";
       out.push({
@@ -554,7 +849,7 @@ export function validateRecords(records: readonly SessionRecord[], opts: Validat
         offset: rec.offset,
         reason: `${what}: ${issue.path || "/"}: ${issue.message}${more}`,
       });
-    });
+    }
   }
   return out;
 }

@@ -381,6 +381,27 @@ describe("metadata cache", () => {
     expect(readdirSync(cacheDir).length).toBeGreaterThan(0);
   });
 
+  it("warm texts are read lazily and survive the cache being deleted before access", async () => {
+    const { root, cacheDir, files } = store();
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const warm = await listAllSessions(root, { cache: { dir: cacheDir } });
+    // Nothing touched the texts yet; now take the cache away and read them.
+    rmSync(cacheDir, { recursive: true, force: true });
+    expect(byPath(warm)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+    expect(Object.keys(warm[0] ?? {})).toContain("allMessagesText");
+    expect(JSON.parse(JSON.stringify(warm[0])).allMessagesText).toBe(warm[0]?.allMessagesText);
+    // A corrupt text segment is noticed too (the text is recomputed, not misread).
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const again = await listAllSessions(root, { cache: { dir: cacheDir } });
+    for (const f of readdirSync(cacheDir))
+      if (f.endsWith(".text")) writeFileSync(join(cacheDir, f), "x".repeat(5000));
+    expect(byPath(again)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+    // Assigning replaces the lazy value like any data property.
+    const info = again[1] as SessionInfo;
+    info.allMessagesText = "changed";
+    expect(info.allMessagesText).toBe("changed");
+  });
+
   it("uses $XDG_CACHE_HOME/pi-session by default", async () => {
     const { root } = store();
     const xdg = tmp();

@@ -4,16 +4,18 @@
  * callback and an `AbortSignal` — plus a metadata cache so unchanged files are not re-read and
  * grown files are read only from where the cache left off.
  */
-import type { Stats } from "node:fs";
+import { type Stats, readdirSync, statSync } from "node:fs";
 import { type FileHandle, open, readdir, stat } from "node:fs/promises";
-import { basename, join, resolve } from "node:path";
+import { basename, join, resolve, sep } from "node:path";
 import type { SessionRecord } from "@pi-session/format";
 import {
   CACHE_PROBE_BYTES,
   type CacheFile,
   type CachedFile,
+  type PendingText,
   defaultCacheDir,
   loadCache,
+  readCachedText,
   saveCache,
   sha1,
 } from "./cache.js";
@@ -25,9 +27,10 @@ import {
   cloneInfoState,
   emptyInfoState,
   finishInfo,
+  sessionInfoFromRecords,
 } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
-import { READ_CHUNK_SIZE } from "./read.js";
+import { READ_CHUNK_SIZE, readSessionFileSync } from "./read.js";
 
 export type { SessionInfo } from "./info.js";
 
@@ -83,11 +86,57 @@ export interface ListAllOptions extends ListOptions {
 
 interface Candidate {
   path: string;
+  /** The resolved path (the cache key), when the caller already knows it. */
+  key?: string;
   stats?: Stats;
 }
 
+let defaultCollator: Intl.Collator | undefined;
+
+/**
+ * `localeCompare`'s order (the spec defines both by the same default collator), without
+ * building a collator per comparison, which made sorting thousands of names cost ~100 ms.
+ */
+function collator(): Intl.Collator {
+  defaultCollator ??= new Intl.Collator();
+  return defaultCollator;
+}
+
+/** Files statted synchronously between two turns of the event loop. */
+const STAT_BATCH = 256;
+
+/**
+ * Stats many files. Synchronous `stat` in batches, yielding to the event loop between
+ * batches: a promise per file costs several times the syscall itself, which dominated a
+ * warm listing. A file that cannot be statted gets no `stats` (it is skipped later).
+ */
+async function statAll(
+  files: readonly { path: string; key?: string }[],
+  signal?: AbortSignal,
+): Promise<Candidate[]> {
+  const out: Candidate[] = [];
+  for (let i = 0; i < files.length; i += STAT_BATCH) {
+    if (i > 0) await new Promise<void>((r) => setImmediate(r));
+    signal?.throwIfAborted();
+    const end = Math.min(files.length, i + STAT_BATCH);
+    for (let j = i; j < end; j++) {
+      const f = files[j] as { path: string; key?: string };
+      const stats = statSync(f.path, { throwIfNoEntry: false });
+      const c: Candidate = { path: f.path };
+      if (f.key !== undefined) c.key = f.key;
+      if (stats) c.stats = stats;
+      out.push(c);
+    }
+  }
+  return out;
+}
+
 function sortInfos(infos: SessionInfo[]): SessionInfo[] {
-  return infos.sort((a, b) => b.modified.getTime() - a.modified.getTime());
+  // Stable, like pi's sort; the times are read once per info, not once per comparison.
+  const keyed = infos.map((info, i) => ({ info, t: info.modified.getTime(), i }));
+  keyed.sort((a, b) => b.t - a.t || a.i - b.i);
+  for (let i = 0; i < keyed.length; i++) infos[i] = (keyed[i] as { info: SessionInfo }).info;
+  return infos;
 }
 
 async function mapLimit<T, R>(
@@ -140,6 +189,67 @@ async function probes(
 interface FileResult {
   info: SessionInfo | null;
   cache?: CachedFile;
+  /** The full `allMessagesText` of `cache.state` (the cache entry itself holds `""`). */
+  text?: string;
+}
+
+/** Where cached texts are read from. */
+interface TextSource {
+  cacheDir: string;
+  listedDir: string;
+}
+
+/**
+ * `allMessagesText` of an unchanged file, recomputed from the file itself (when its cached
+ * copy cannot be read back). Synchronous: it backs a property getter.
+ */
+function recomputeText(path: string): string {
+  try {
+    const contents = readSessionFileSync(path);
+    return sessionInfoFromRecords(path, contents.records, new Date(0))?.allMessagesText ?? "";
+  } catch {
+    return "";
+  }
+}
+
+/**
+ * Makes `info.allMessagesText` a lazy, enumerable property: the text is read from the cache
+ * on first access (then kept as a plain value), so a warm listing reads no texts at all.
+ */
+function defineLazyText(info: SessionInfo, load: () => string): void {
+  Object.defineProperty(info, "allMessagesText", {
+    enumerable: true,
+    configurable: true,
+    get(): string {
+      const text = load();
+      Object.defineProperty(info, "allMessagesText", {
+        value: text,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+      return text;
+    },
+    set(value: string) {
+      Object.defineProperty(info, "allMessagesText", {
+        value,
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
+    },
+  });
+}
+
+/** The info of a file whose cache entry covers it exactly; reads nothing now. */
+function infoFromCache(path: string, cached: CachedFile, mtime: Date, texts: TextSource): SessionInfo | null {
+  const info = finishInfo(path, cloneInfoState(cached.state), mtime);
+  if (!info) return null;
+  const ref = cached.text;
+  if (ref !== undefined) {
+    defineLazyText(info, () => readCachedText(texts.cacheDir, texts.listedDir, ref) ?? recomputeText(path));
+  }
+  return info;
 }
 
 /** Builds the info of one file, resuming from the cache where possible. */
@@ -149,6 +259,7 @@ async function loadFile(
   cached: CachedFile | undefined,
   stats: ListStats,
   signal: AbortSignal | undefined,
+  texts?: TextSource,
 ): Promise<FileResult> {
   const handle = await open(path, "r");
   try {
@@ -157,16 +268,24 @@ async function loadFile(
     let startLine = 1;
     if (cached && cached.ino === st.ino && st.size >= cached.size) {
       const unchanged = cached.size === st.size && cached.mtimeMs === st.mtimeMs;
-      if (unchanged && cached.offset === st.size) {
-        stats.filesCached++;
-        return { info: finishInfo(path, cloneInfoState(cached.state), st.mtime), cache: cached };
-      }
       const p = unchanged ? undefined : await probes(handle, cached.offset, stats);
       if (unchanged || (p && p.head === cached.headHash && p.edge === cached.edgeHash)) {
-        state = cloneInfoState(cached.state);
-        start = cached.offset;
-        startLine = cached.nextLine;
-        stats.filesResumed++;
+        const resumed = cloneInfoState(cached.state);
+        const text =
+          cached.text === undefined
+            ? ""
+            : texts
+              ? readCachedText(texts.cacheDir, texts.listedDir, cached.text)
+              : undefined;
+        if (text !== undefined) {
+          resumed.allMessagesText = text;
+          state = resumed;
+          start = cached.offset;
+          startLine = cached.nextLine;
+          stats.filesResumed++;
+        } else {
+          stats.filesParsed++;
+        }
       } else {
         stats.filesParsed++;
       }
@@ -198,9 +317,9 @@ async function loadFile(
         nextLine: 0,
         headHash: p.head,
         edgeHash: p.edge,
-        state,
+        state: { ...state, allMessagesText: "" },
       };
-      return { info: null, cache: verdict };
+      return { info: null, cache: verdict, text: "" };
     }
     // The cacheable state stops at the last full line; a torn tail only affects this answer.
     const committed = decoder.committedOffset;
@@ -223,6 +342,8 @@ async function loadFile(
             ),
           }
         : await probes(handle, committed, stats);
+    const text = snapshot.allMessagesText;
+    snapshot.allMessagesText = "";
     const entry: CachedFile = {
       size: st.size,
       mtimeMs: st.mtimeMs,
@@ -233,7 +354,7 @@ async function loadFile(
       edgeHash: p.edge,
       state: snapshot,
     };
-    return { info, cache: entry };
+    return { info, cache: entry, text };
   } finally {
     await handle.close();
   }
@@ -256,7 +377,10 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
     opts.cache === false ? undefined : (opts.cache?.dir ?? defaultCacheDir(opts.env ?? process.env));
   const cache: CacheFile | undefined =
     cacheDir !== undefined ? loadCache(cacheDir, opts.cacheKey) : undefined;
+  const texts: TextSource | undefined =
+    cacheDir !== undefined && cache ? { cacheDir, listedDir: cache.dir } : undefined;
   const nextFiles: Record<string, CachedFile> = {};
+  const pending: PendingText[] = [];
   let dirty = false;
   const total = candidates.length;
   let loaded = 0;
@@ -269,13 +393,28 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
       let info: SessionInfo | null = null;
       try {
         const st = candidate.stats ?? (await stat(candidate.path));
-        const key = resolve(candidate.path);
+        const key = candidate.key ?? resolve(candidate.path);
         const cached = cache?.files[key];
-        const result = await loadFile(candidate.path, st, cached, stats, opts.signal);
-        info = result.info;
-        if (result.cache) {
-          nextFiles[key] = result.cache;
-          if (result.cache !== cached) dirty = true;
+        if (
+          texts &&
+          cached &&
+          cached.ino === st.ino &&
+          cached.size === st.size &&
+          cached.mtimeMs === st.mtimeMs &&
+          cached.offset === st.size
+        ) {
+          // Unchanged and fully covered: no need to open the file.
+          stats.filesCached++;
+          info = infoFromCache(candidate.path, cached, st.mtime, texts);
+          nextFiles[key] = cached;
+        } else {
+          const result = await loadFile(candidate.path, st, cached, stats, opts.signal, texts);
+          info = result.info;
+          if (result.cache) {
+            nextFiles[key] = result.cache;
+            pending.push({ key, text: result.text ?? "" });
+            dirty = true;
+          }
         }
       } catch {
         opts.signal?.throwIfAborted();
@@ -297,15 +436,21 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
   opts.signal?.throwIfAborted();
   if (cache && cacheDir !== undefined) {
     if (!dirty && Object.keys(cache.files).length !== Object.keys(nextFiles).length) dirty = true;
-    if (dirty) saveCache(cacheDir, { ...cache, files: nextFiles });
+    if (dirty) saveCache(cacheDir, { ...cache, files: nextFiles }, pending);
   }
   return results.filter((x): x is SessionInfo => x !== null);
 }
 
-async function jsonlFilesIn(dir: string): Promise<string[]> {
+/** `dir/name` for a normalized `dir` and a plain file name (what `join` gives, without its cost). */
+function childPath(dir: string, name: string): string {
+  return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
+}
+
+/** The `.jsonl` files directly in `dir` (a normalized path); none if it cannot be read. */
+function jsonlFilesIn(dir: string): string[] {
   try {
-    const names = await readdir(dir);
-    return names.filter((n) => n.endsWith(".jsonl")).map((n) => join(dir, n));
+    const names = readdirSync(dir);
+    return names.filter((n) => n.endsWith(".jsonl")).map((n) => childPath(dir, n));
   } catch {
     return [];
   }
@@ -318,11 +463,24 @@ async function jsonlFilesIn(dir: string): Promise<string[]> {
  */
 export async function listSessionDir(dir: string, opts: ListOptions = {}): Promise<SessionInfo[]> {
   opts.signal?.throwIfAborted();
-  const files = (await jsonlFilesIn(dir)).sort((a, b) => basename(b).localeCompare(basename(a)));
-  const infos = await buildInfos(
-    files.map((path) => ({ path })),
-    { ...opts, cacheKey: dir, publishEvery: 10, waitForFirst: false },
+  const resolved = resolve(dir);
+  const names: string[] = [];
+  try {
+    for (const n of readdirSync(dir)) if (n.endsWith(".jsonl")) names.push(n);
+  } catch {
+    // A missing directory lists nothing.
+  }
+  names.sort((a, b) => collator().compare(b, a));
+  const candidates = await statAll(
+    names.map((n) => ({ path: join(dir, n), key: childPath(resolved, n) })),
+    opts.signal,
   );
+  const infos = await buildInfos(candidates, {
+    ...opts,
+    cacheKey: dir,
+    publishEvery: 10,
+    waitForFirst: false,
+  });
   return sortInfos(infos);
 }
 
@@ -366,31 +524,29 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   const files: string[] = [];
   if (layout !== "per-cwd") {
     for (const e of entries) {
-      if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".jsonl")) files.push(join(dir, e.name));
+      if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".jsonl")) files.push(childPath(dir, e.name));
     }
   }
   if (layout !== "flat") {
-    const dirs = entries.filter((e) => e.isDirectory() || (e.isSymbolicLink() && !e.name.endsWith(".jsonl")));
-    const nested = await mapLimit(dirs, 64, (e) => jsonlFilesIn(join(dir, e.name)), opts.signal);
-    for (const list of nested) files.push(...list);
-  }
-  const candidates = await mapLimit(
-    files,
-    64,
-    async (path): Promise<Candidate> => {
-      try {
-        return { path, stats: await stat(path) };
-      } catch {
-        return { path };
+    for (const e of entries) {
+      if (e.isDirectory() || (e.isSymbolicLink() && !e.name.endsWith(".jsonl"))) {
+        for (const f of jsonlFilesIn(childPath(dir, e.name))) files.push(f);
       }
-    },
+    }
+  }
+  // `dir` is resolved, so every path here is its own cache key.
+  const candidates = await statAll(
+    files.map((path) => ({ path, key: path })),
     opts.signal,
   );
-  candidates.sort(
-    (a, b) =>
-      (b.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) - (a.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY) ||
-      basename(b.path).localeCompare(basename(a.path)),
-  );
+  // Sort keys computed once per file; names (the rare tie-break) only when needed.
+  const keyed = candidates.map((c) => ({ c, mtime: c.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY, name: "" }));
+  const nameOf = (k: { c: Candidate; name: string }): string => {
+    if (k.name === "") k.name = basename(k.c.path);
+    return k.name;
+  };
+  keyed.sort((a, b) => b.mtime - a.mtime || collator().compare(nameOf(b), nameOf(a)));
+  for (let i = 0; i < keyed.length; i++) candidates[i] = (keyed[i] as { c: Candidate }).c;
   const infos = await buildInfos(candidates, {
     ...opts,
     cacheKey: dir,

@@ -16,7 +16,7 @@
  */
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type JsonRecord, type SessionRecord, encodeLine, serializeRecords } from "@pi-session/format";
+import { type JsonRecord, type SessionRecord, serializeRecords, stringifyEntry } from "@pi-session/format";
 import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
 import {
   type HeldLock,
@@ -100,6 +100,33 @@ function writeAll(fs: WriterFs, fd: number, bytes: Uint8Array): void {
     if (n <= 0) throw Object.assign(new Error("write returned 0 bytes"), { code: "EIO" });
     done += n;
   }
+}
+
+/**
+ * One reusable encode buffer for appends (everything here is synchronous, so no two writes
+ * can share it at once): a line is encoded into it and written from it, so an append
+ * allocates nothing per entry beyond its JSON text (a fresh `Uint8Array` per entry was a
+ * measurable share of the append cost, mostly through GC).
+ */
+let lineBuf: Buffer = Buffer.allocUnsafe(64 * 1024);
+/** Lines longer than this (in UTF-16 units) are encoded into their own buffer. */
+const LINE_BUF_MAX = 4 * 1024 * 1024;
+
+/**
+ * The bytes of one entry's line (`stringifyEntry` + `\n`, exactly `encodeLine`'s bytes), as a
+ * view that is only valid until the next call.
+ */
+function encodeLineShared(entry: object): Uint8Array {
+  const json = stringifyEntry(entry);
+  // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair: 4 bytes for 2 units).
+  const worst = json.length * 3 + 1;
+  if (worst > lineBuf.length) {
+    if (worst > LINE_BUF_MAX) return Buffer.from(`${json}\n`, "utf8");
+    lineBuf = Buffer.allocUnsafe(Math.max(worst, lineBuf.length * 2));
+  }
+  const n = lineBuf.write(json, 0, "utf8");
+  lineBuf[n] = 10;
+  return lineBuf.subarray(0, n + 1);
 }
 
 /** fsync a directory so a create, rename or unlink in it is durable (best effort off Linux). */
@@ -634,7 +661,7 @@ export class SessionWriter {
       let size = before;
       try {
         for (const entry of entries) {
-          const bytes = encodeLine(entry);
+          const bytes = encodeLineShared(entry);
           writeAll(this.fs, fd, bytes);
           size += bytes.length;
         }

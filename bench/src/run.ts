@@ -230,7 +230,15 @@ function generated(what: string, make: () => string): string {
 async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
   const { z } = ctx;
   const bytes = statSync(file).size;
-  const task = { kind: "parse", file, iterations: z.iterations, warmup: z.warmup };
+  // A few-MB file parses in milliseconds: five runs measure the JIT warming up, not the
+  // parser. Small files get more warm-up and iterations (both sides alike) outside smoke.
+  const small = bytes < 16 * MB && z.warmup > 0;
+  const task = {
+    kind: "parse",
+    file,
+    iterations: small ? Math.max(z.iterations, 30) : z.iterations,
+    warmup: small ? Math.max(z.warmup, 10) : z.warmup,
+  };
   const ours = await runWorker({ ...task, mode: "ours" }, { timeoutMs: z.timeoutMs });
   const ceil = await runWorker({ ...task, mode: "ceiling" }, { timeoutMs: z.timeoutMs });
   const pg = peerGate(ctx);

@@ -69,12 +69,13 @@ function rebuild(L: Layers, records: Rec[]): { messages: number } {
     `context ${L.missing.context ?? "has no buildSessionContext"}`,
   );
   const Index = L.tree?.SessionIndex as
-    | { fromRecords(r: Rec[]): { entries: unknown[]; leafId: string | null; byId: Map<string, unknown> } }
+    | { fromRecords(r: Rec[]): { entries: unknown[]; leafId: string | null; get(id: string): unknown } }
     | undefined;
   let ctx: { messages: unknown[] };
   if (Index && typeof Index.fromRecords === "function") {
+    // The index itself is the id lookup (as the CLI's `context` command passes it).
     const idx = Index.fromRecords(records);
-    ctx = build(idx.entries, idx.leafId, idx.byId);
+    ctx = build(idx.entries, idx.leafId, idx);
   } else {
     const entries: unknown[] = [];
     for (const r of records) if (r.kind === "json" && r.value?.type !== "session") entries.push(r.value);
@@ -94,21 +95,37 @@ async function parseTask(t: Task, L: Layers): Promise<WorkerResult> {
   const extra: Record<string, unknown> = { bytes: bytes.length };
   if (t.mode === "ceiling") {
     // The split is done before timing: the ceiling is JSON.parse alone.
+    // Fairness: the ceiling KEEPS every parsed value in an array, as any parser must (ours
+    // returns every record). Discarding them lets V8 free each value while it is still young,
+    // which no real parser can do; that cheaper number is kept as information only
+    // (`extra.discardedSamples`, "bare JSON.parse, results discarded"), never the ceiling.
     const lines = bytes.toString("utf8").split("\n");
     let n = 0;
     const samples = await timeIt(
       () => {
-        n = 0;
+        const values: unknown[] = [];
+        for (const line of lines) {
+          if (line.length === 0) continue;
+          values.push(JSON.parse(line));
+        }
+        n = values.length; // like ours: the values live until the iteration ends
+      },
+      it,
+      wu,
+    );
+    const discardedSamples = await timeIt(
+      () => {
         for (const line of lines) {
           if (line.length === 0) continue;
           JSON.parse(line);
-          n++;
         }
       },
       it,
       wu,
     );
     extra.records = n;
+    extra.discardedSamples = discardedSamples;
+    extra.discardedNote = "bare JSON.parse, results discarded (informational, not the ceiling)";
     return { ok: true, samples, extra };
   }
   if (t.mode === "peer") {

@@ -27,6 +27,8 @@ export interface Layers {
   tree?: Mod;
   context?: Mod;
   store?: Mod;
+  /** `@pi-session/sdk` (the drop-in SessionManager). */
+  sdk?: Mod;
   /** Why a layer is missing, by name. */
   missing: Record<string, string>;
 }
@@ -38,6 +40,7 @@ const NAMES = {
   tree: "@pi-session/tree",
   context: "@pi-session/context",
   store: "@pi-session/node-store",
+  sdk: "@pi-session/sdk",
 } as const;
 
 async function tryImport(spec: string): Promise<Mod | string> {

@@ -5,7 +5,8 @@
  * lets the runner read the kernel's peak RSS of exactly that work.
  *
  * Tasks: parse, context, open, append, list, stats. Each has modes `ours`, `ceiling`
- * (the baseline a perfect implementation approaches) and `peer` (pi 0.73.1, from `.peer/`).
+ * (the baseline a perfect implementation approaches) and `peer` (pi 0.73.1, from `.peer/`);
+ * `append` also has `sdk` (our drop-in SessionManager, the peer's API).
  */
 import {
   appendFileSync,
@@ -271,6 +272,23 @@ async function appendTask(t: Task, L: Layers): Promise<WorkerResult> {
       );
       return { ok: true, samples, extra: { entries: entries.length } };
     }
+    if (t.mode === "sdk") {
+      // Our drop-in SessionManager, used exactly as the peer is above (persisted, lock on,
+      // default durability); close() releases its one descriptor (optional in real use).
+      const SM = need(L.sdk?.SessionManager, `sdk ${L.missing.sdk ?? "has no SessionManager"}`) as {
+        create(cwd: string, dir: string): Record<string, (...a: unknown[]) => unknown>;
+      };
+      const samples = await timeIt(
+        () => {
+          const sm = SM.create("/home/dev/bench", fresh());
+          for (const e of entries) peerAppend(sm, e);
+          sm.close?.();
+        },
+        it,
+        wu,
+      );
+      return { ok: true, samples, extra: { entries: entries.length } };
+    }
     const append = ourAppender(L);
     const samples = await timeIt(
       () => {
@@ -287,7 +305,10 @@ async function appendTask(t: Task, L: Layers): Promise<WorkerResult> {
   }
 }
 
-/** Appends one generated entry through pi's SessionManager API (pi assigns ids and parents). */
+/**
+ * Appends one generated entry through pi's SessionManager API (pi assigns ids and parents);
+ * used for the peer and for our drop-in `@pi-session/sdk` alike.
+ */
 function peerAppend(sm: Record<string, (...a: unknown[]) => unknown>, e: Record<string, unknown>): void {
   const call = (name: string, ...args: unknown[]) =>
     (sm[name] as (...a: unknown[]) => unknown).apply(sm, args);

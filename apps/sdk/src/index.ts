@@ -20,7 +20,12 @@ export {
   sessionEntryToContextMessages,
 } from "./free-functions.js";
 export { uuidv7 } from "./internal/ids.js";
-export { type ReadonlySessionManager, SessionManager, type WriteOptions } from "./session-manager.js";
+export {
+  ENV_NO_CACHE,
+  type ReadonlySessionManager,
+  SessionManager,
+  type WriteOptions,
+} from "./session-manager.js";
 export type * from "./types.js";
 
 import { SessionManager } from "./session-manager.js";

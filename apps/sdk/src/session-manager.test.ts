@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { upstreamFixture } from "@pi-session/testkit";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
 import {
   type AgentMessage,
   buildSessionContext,
@@ -48,6 +48,11 @@ const A = (text: string, extra: Record<string, unknown> = {}): AgentMessage =>
     timestamp: 2,
     ...extra,
   }) as AgentMessage;
+
+// Listing caches go to a temp dir, never into the real ~/.cache.
+const cacheHome = mkdtempSync(join(tmpdir(), "pi-sdk-cache-"));
+process.env.XDG_CACHE_HOME = cacheHome;
+afterAll(() => rmSync(cacheHome, { recursive: true, force: true }));
 
 let dir: string;
 beforeEach(() => {
@@ -619,6 +624,9 @@ describe("safer than upstream", () => {
     const all = lines(path);
     expect(all.filter((l) => l.type === "session")).toHaveLength(1);
     expect(new Set(all.slice(1).map((l) => l.id)).size).toBe(4);
+    // The last appender keeps its lock lease briefly; close() gives it up at once.
+    first.close();
+    second.close();
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 

@@ -9,7 +9,8 @@
  * Opening never writes (except a header into an empty file, as pi); a legacy file is migrated
  * in memory and replaced atomically, with a backup and its malformed lines in place, at the
  * first append; appends are one write each under a cross-process lock, absorbing what other
- * processes appended.
+ * processes appended, through one writer kept open per file (see `internal/session-file.ts`
+ * for how its descriptor is released without a `close()` in pi's API).
  */
 import { mkdirSync, readdirSync } from "node:fs";
 import { dirname, resolve } from "node:path";
@@ -169,6 +170,7 @@ export class SessionManager {
 
   /** Points the manager at `path` with a fresh writer state (nothing written yet). */
   private _useFile(path: string): SessionFile {
+    this.file?.close();
     this.sessionFile = path;
     this.file = new SessionFile(path);
     this.file.durability = this.syncWrites ? "fsync" : "none";
@@ -194,6 +196,7 @@ export class SessionManager {
     };
     this.entries = [];
     this.index = new SessionIndex<SessionEntry>();
+    this.file?.close();
     this.file = undefined;
     this.sessionFile = undefined;
     if (this.persist) this._useFile(sessionFilePath(this.getSessionDir(), timestamp, this.sessionId));
@@ -266,6 +269,15 @@ export class SessionManager {
   setWriteOptions(options: WriteOptions): void {
     this.syncWrites = options.fsync ?? false;
     if (this.file) this.file.durability = this.syncWrites ? "fsync" : "none";
+  }
+
+  /**
+   * Not in pi: closes the session file's descriptor and gives up the append lock now. Optional:
+   * the manager stays usable (the next append reopens the file), and a manager that is simply
+   * dropped has its descriptor closed when it is garbage-collected (and at process exit).
+   */
+  close(): void {
+    this.file?.close();
   }
 
   // ---------------------------------------------------------------------------------------
@@ -844,14 +856,18 @@ export class SessionManager {
   }
 }
 
-/** node-store listing options from pi's optional progress callback and signal. */
-function listOptions(
-  onProgress: SessionListProgress | undefined,
-  signal: AbortSignal | undefined,
-): { onProgress?: SessionListProgress; signal?: AbortSignal } {
-  const options: { onProgress?: SessionListProgress; signal?: AbortSignal } = {};
+/** Set to `1` (or `true`) to list without the metadata cache (nothing read from or written to it). */
+export const ENV_NO_CACHE = "PI_SESSION_NO_CACHE";
+
+type ListOpts = { onProgress?: SessionListProgress; signal?: AbortSignal; cache?: false };
+
+/** node-store listing options from pi's optional progress callback and signal (and the cache opt-out). */
+function listOptions(onProgress: SessionListProgress | undefined, signal: AbortSignal | undefined): ListOpts {
+  const options: ListOpts = {};
   if (onProgress) options.onProgress = onProgress;
   if (signal) options.signal = signal;
+  const noCache = process.env[ENV_NO_CACHE];
+  if (noCache === "1" || noCache === "true") options.cache = false;
   return options;
 }
 

@@ -6,10 +6,14 @@
  * file, or a torn fragment to keep in place) is replaced by `rewriteSessionFile` (atomic, with
  * a backup for migrations, malformed lines kept where they were) at the first append.
  *
- * The writer is opened per append and closed right after, as pi's `appendFileSync` does: pi's
- * API has no `close()`, so a writer kept open would leak one descriptor per abandoned manager.
- * The size, line count and inode it ends with are kept, so the next open reads nothing back
- * and a file replaced in between is still refused (the writer checks the inode only while open).
+ * One `SessionWriter` is kept open per file and reused by every append (its lock is a lease:
+ * kept ~100 ms after an append so a burst pays for the lock file once, given up to any other
+ * lock user of this process at once, and released by a timer). pi's API has no `close()`, so
+ * the descriptor is also released without one: explicitly by {@link SessionFile.close} (the
+ * manager's `close()`, or when it switches files), by a `FinalizationRegistry` when the
+ * manager is garbage-collected, and by an `exit` hook that also removes a held lock file.
+ * The writer is dropped after any failed append, so the next one starts from the known size,
+ * line count and inode again (a file replaced in between is still refused).
  */
 import { existsSync, statSync } from "node:fs";
 import type { SessionRecord } from "@pi-session/format";
@@ -36,6 +40,37 @@ export interface PendingRewrite {
 /** Receives the records other processes appended, before our entry is written. */
 export type AbsorbForeign = (records: SessionRecord[]) => void;
 
+/**
+ * The open writer of one `SessionFile`, in a box of its own: the finalizer and the exit hook
+ * hold the box, never the `SessionFile` (or the manager), so holding it keeps nothing alive.
+ */
+interface WriterSlot {
+  writer: SessionWriter | undefined;
+}
+
+/** Slots with an open writer, closed by the exit hook (releases a held lock lease). */
+const openSlots = new Set<WriterSlot>();
+let exitHookInstalled = false;
+
+function closeSlot(slot: WriterSlot): void {
+  const writer = slot.writer;
+  slot.writer = undefined;
+  openSlots.delete(slot);
+  if (!writer) return;
+  try {
+    writer.close();
+  } catch {
+    // Closing an fd that is already gone; nothing else to release.
+  }
+}
+
+/** Closes the writer of a `SessionFile` that was garbage-collected without being closed. */
+const finalizer = new FinalizationRegistry<WriterSlot>(closeSlot);
+
+function closeAllSlots(): void {
+  for (const slot of [...openSlots]) closeSlot(slot);
+}
+
 /** A backup path beside `path` that does not exist yet. */
 function freeBackupPath(path: string, tag: string): string {
   let candidate = `${path}.${tag}.bak`;
@@ -47,9 +82,32 @@ export class SessionFile {
   /** Bytes, lines and inode this process knows the file to have; undefined until it exists. */
   private known: { size: number; lines: number; ino: number } | undefined;
   private pending: (PendingRewrite & { size: number; ino: number }) | undefined;
-  durability: Durability = "none";
+  private durabilityMode: Durability = "none";
+  private readonly slot: WriterSlot = { writer: undefined };
 
-  constructor(readonly path: string) {}
+  constructor(readonly path: string) {
+    finalizer.register(this, this.slot, this.slot);
+  }
+
+  get durability(): Durability {
+    return this.durabilityMode;
+  }
+
+  /** Changing it reopens the writer at the next append (a writer's durability is fixed). */
+  set durability(mode: Durability) {
+    if (mode !== this.durabilityMode) this.close();
+    this.durabilityMode = mode;
+  }
+
+  /** True while a writer (an open descriptor) is held. */
+  get isOpen(): boolean {
+    return this.slot.writer !== undefined;
+  }
+
+  /** Closes the writer and gives up its lock lease; the next append opens a new one. */
+  close(): void {
+    closeSlot(this.slot);
+  }
 
   /** True once the file exists with our header (created, adopted or initialised). */
   get flushed(): boolean {
@@ -64,6 +122,7 @@ export class SessionFile {
 
   /** Creates the file with `lines` in one exclusive write (fails if it exists). */
   create(lines: readonly object[]): void {
+    this.close();
     const result = createSessionFile(this.path, lines, { durability: this.durability });
     this.known = { size: result.size, lines: lines.length, ino: statSync(this.path).ino };
     this.pending = undefined;
@@ -71,6 +130,7 @@ export class SessionFile {
 
   /** Puts a header into an empty file atomically (refused if the file is no longer empty). */
   initEmpty(header: object): void {
+    this.close();
     const result = rewriteSessionFile(this.path, [header], { expectedSize: 0 });
     this.known = { size: result.size, lines: 1, ino: statSync(this.path).ino };
   }
@@ -82,24 +142,28 @@ export class SessionFile {
    */
   append(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
     if (this.pending) {
+      this.close();
       this.rewriteWith(entry, absorb, whole);
       return;
     }
     const known = this.known ?? { size: 0, lines: 0, ino: 0 };
-    let writer: SessionWriter;
-    try {
-      if (statSync(this.path).ino !== known.ino) throw new SessionFileChangedError(this.path, "replaced");
-      writer = SessionWriter.open(this.path, {
-        expectedSize: known.size,
-        expectedLines: known.lines,
-        durability: this.durability,
-      });
-    } catch (error) {
-      const missing =
-        error instanceof SessionFileNotFoundError || (error as { code?: unknown }).code === "ENOENT";
-      if (!missing) throw error;
-      this.create([...whole(), entry]);
-      return;
+    let writer = this.slot.writer;
+    if (!writer) {
+      try {
+        if (statSync(this.path).ino !== known.ino) throw new SessionFileChangedError(this.path, "replaced");
+        writer = SessionWriter.open(this.path, {
+          expectedSize: known.size,
+          expectedLines: known.lines,
+          durability: this.durabilityMode,
+        });
+      } catch (error) {
+        const missing =
+          error instanceof SessionFileNotFoundError || (error as { code?: unknown }).code === "ENOENT";
+        if (!missing) throw error;
+        this.create([...whole(), entry]);
+        return;
+      }
+      this.attach(writer);
     }
     try {
       writer.append((foreign) => {
@@ -108,10 +172,19 @@ export class SessionFile {
       });
       this.known = { size: writer.size, lines: writer.lineCount, ino: known.ino };
     } catch (error) {
+      // Start the next append afresh from what we know (size, lines, inode).
+      this.close();
       if (!(error instanceof SessionFileChangedError && error.reason === "deleted")) throw error;
       this.create([...whole(), entry]);
-    } finally {
-      writer.close();
+    }
+  }
+
+  private attach(writer: SessionWriter): void {
+    this.slot.writer = writer;
+    openSlots.add(this.slot);
+    if (!exitHookInstalled) {
+      exitHookInstalled = true;
+      process.once("exit", closeAllSlots);
     }
   }
 

@@ -16,7 +16,12 @@ const entry = join(outdir, "pi-session.js");
 rmSync(join(outdir, "chunks"), { recursive: true, force: true });
 
 const result = await build({
-  entryPoints: { "pi-session": join(root, "lib", "main.js") },
+  entryPoints: {
+    "pi-session": join(root, "lib", "main.js"),
+    // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
+    // that holds the listing code; ship it there, or large listings stay on one core.
+    "chunks/list-worker": join(root, "node_modules", "@pi-session", "node-store", "dist", "list-worker.js"),
+  },
   outdir,
   bundle: true,
   splitting: true,

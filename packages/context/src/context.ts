@@ -28,9 +28,9 @@ import {
 import {
   buildSessionPath,
   type EntryLookup,
-  getSessionContextSettings,
   isMessageEntryWithRole,
   type SessionModel,
+  scanPath,
 } from "./path.js";
 
 /** One selected entry and what it contributes to the model context. */
@@ -167,8 +167,11 @@ export function selectContextEntries<E extends AnyEntry>(path: readonly E[]): E[
       break;
     }
   }
-  if (compactionIndex < 0) return path.slice();
+  return compactionIndex < 0 ? path.slice() : selectAfterCompaction(path, compactionIndex);
+}
 
+/** The selection when the latest compaction of `path` is at `compactionIndex`. */
+function selectAfterCompaction<E extends AnyEntry>(path: readonly E[], compactionIndex: number): E[] {
   const compactionEntry = path[compactionIndex] as E;
   const compaction = compactionEntry as unknown as CompactionEntry;
   const selected: E[] = [compactionEntry];
@@ -203,32 +206,55 @@ export function buildContextEntries<E extends AnyEntry>(
 
 /** Projects an already-built path (see `buildSessionProjection`). */
 export function projectSessionPath<E extends AnyEntry>(path: readonly E[]): SessionProjection<E> {
-  const { thinkingLevel, model } = getSessionContextSettings(path);
-  const selected = selectContextEntries(path);
+  const projected: ProjectedSessionEntry<E>[] = [];
+  const { messages, thinkingLevel, model } = collectContext(path, projected);
+  return { entries: projected, messages, thinkingLevel, model };
+}
+
+/**
+ * Settings, selection, edits and messages of a path in one pass over the selection; fills
+ * `projected` when given (the projection), else builds only the message list (the context).
+ */
+function collectContext<E extends AnyEntry>(
+  path: readonly E[],
+  projected: ProjectedSessionEntry<E>[] | undefined,
+): SessionContext {
+  const { thinkingLevel, model, lastCompaction, hasContextEdits } = scanPath(path);
+  // Read-only below, so the path itself serves when nothing is compacted.
+  const selected = lastCompaction < 0 ? path : selectAfterCompaction(path, lastCompaction);
 
   // The last edit per target within the selected entries wins; edits are therefore relative
   // to the branch (and to the compaction window).
-  const edits = new Map<string, ContextEditEntry>();
-  for (const entry of selected) {
-    if (entry.type === "context_edit") {
-      const edit = entry as unknown as ContextEditEntry;
-      edits.set(edit.targetId, edit);
+  let edits: Map<string, ContextEditEntry> | undefined;
+  if (hasContextEdits) {
+    edits = new Map();
+    for (const entry of selected) {
+      if (entry.type === "context_edit") {
+        const edit = entry as unknown as ContextEditEntry;
+        edits.set(edit.targetId, edit);
+      }
     }
   }
 
-  const projected: ProjectedSessionEntry<E>[] = [];
   const messages: AgentMessage[] = [];
   for (let i = 0; i < selected.length; i++) {
     const sourceEntry = selected[i] as E;
+    const edit = edits?.get(sourceEntry.id);
     // An older compaction can sit inside the kept range; only the one at index 0 contributes.
-    const contributed =
-      sourceEntry.type === "compaction" && i > 0
-        ? []
-        : projectContextEntry(sourceEntry, edits.get(sourceEntry.id));
-    projected.push({ sourceEntry, messages: contributed });
-    for (const message of contributed) messages.push(message);
+    const silent = sourceEntry.type === "compaction" && i > 0;
+    if (projected !== undefined) {
+      const contributed = silent ? [] : projectContextEntry(sourceEntry, edit);
+      projected.push({ sourceEntry, messages: contributed });
+      for (const message of contributed) messages.push(message);
+    } else if (!silent) {
+      // The common case, a message entry without an edit, needs no intermediate array.
+      const message =
+        sourceEntry.type === "message" ? (sourceEntry as unknown as MessageEntry).message : undefined;
+      if (edit === undefined && isObject(message)) messages.push(repairMessage(message));
+      else for (const m of projectContextEntry(sourceEntry, edit)) messages.push(m);
+    }
   }
-  return { entries: projected, messages, thinkingLevel, model };
+  return { messages, thinkingLevel, model };
 }
 
 /**
@@ -249,6 +275,6 @@ export function buildSessionContext<E extends AnyEntry>(
   leafId?: string | null,
   byId?: EntryLookup<E>,
 ): SessionContext {
-  const { messages, thinkingLevel, model } = buildSessionProjection(entries, leafId, byId);
-  return { messages, thinkingLevel, model };
+  // Same result as the projection's messages and settings, without a record per entry.
+  return collectContext(buildSessionPath(entries, leafId, byId), undefined);
 }

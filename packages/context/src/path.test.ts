@@ -2,6 +2,7 @@
  * The path walk: leaf selection, orphans, cycle safety, depth, and injected lookups.
  */
 import type { AnyEntry } from "@pi-session/format";
+import { createIndex } from "@pi-session/tree";
 import { describe, expect, it } from "vitest";
 import { A, compaction, msg, U } from "../test/entries.js";
 import {
@@ -56,6 +57,38 @@ describe("buildSessionPath", () => {
     };
     expect(buildSessionContext(entries, "2", lookup).messages).toHaveLength(2);
     expect(lookups).toEqual(["2", "1"]);
+  });
+
+  it("a cycle far from the leaf, any lookup: stops at the first repeated id", () => {
+    // 0 <- 1 <- ... <- 99, and 0's parent is 60: the walk from 99 must stop before 60 repeats.
+    const entries = Array.from({ length: 100 }, (_, i) =>
+      msg(`n${i}`, i === 0 ? "n60" : `n${i - 1}`, U(`${i}`)),
+    );
+    const expected = Array.from({ length: 40 }, (_, k) => `n${60 + k}`);
+    const want = ids(buildSessionPath(entries, "n99"));
+    expect(want.length).toBe(100);
+    expect(want.slice(-40)).toEqual(expected);
+    expect(new Set(want).size).toBe(100);
+    const map = indexEntries(entries);
+    const plain = { get: (id: string) => map.get(id) };
+    expect(ids(buildSessionPath(entries, "n99", map))).toEqual(want);
+    expect(ids(buildSessionPath(entries, "n99", plain))).toEqual(want);
+    expect(ids(buildSessionPath(entries, "n99", createIndex(entries)))).toEqual(want);
+  });
+
+  it("a hand-made lookup that files entries under other ids gets the id-based walk", () => {
+    // "b" is reachable under two keys; the walk must stop when the id "b" comes round again.
+    const a = msg("a", "x", U("a"));
+    const b = msg("b", "y", U("b"));
+    const lookup = new Map<string, AnyEntry>([
+      ["a", a],
+      ["x", b],
+      ["y", b],
+    ]);
+    expect(ids(buildSessionPath([a, b], "a", lookup))).toEqual(["b", "a"]);
+    // The leaf given by fallback is not what the lookup returns for its id.
+    const other = msg("a", null, U("other"));
+    expect(ids(buildSessionPath([other], undefined, lookup))).toEqual(["a"]);
   });
 
   it("a 200,000-deep chain works (no recursion, no argument spreading)", () => {

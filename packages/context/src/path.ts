@@ -6,6 +6,7 @@
  * Everything else (leaf fallback, quiet stop at a missing parent) is as pi does it.
  */
 import type { AnyEntry, CompactionEntry, MessageEntry } from "@pi-session/format";
+import { SessionIndex } from "@pi-session/tree";
 
 /** Anything that finds an entry by id: a `Map`, or the tree package's `SessionIndex`. */
 export interface EntryLookup<E extends AnyEntry = AnyEntry> {
@@ -40,6 +41,8 @@ export function indexEntries<E extends AnyEntry>(entries: readonly E[]): Map<str
  * - A repeated id ends the walk (cycle guard; pi would hang).
  *
  * O(path length) when `byId` is given; otherwise an index of `entries` is built first (O(n)).
+ * A tree `SessionIndex` as `byId` walks its own slots (no lookup per step when entries were
+ * appended in order).
  */
 export function buildSessionPath<E extends AnyEntry>(
   entries: readonly E[],
@@ -50,9 +53,46 @@ export function buildSessionPath<E extends AnyEntry>(
   const index: EntryLookup<E> = byId ?? indexEntries(entries);
   let leaf: E | undefined;
   if (leafId) leaf = index.get(leafId);
-  leaf ??= entries[entries.length - 1];
-  if (!leaf) return [];
+  // Below, every entry after the leaf is `index.get(its id)`; when the leaf is too, an id
+  // repeats exactly when an entry does, and the walk can watch entries instead of ids.
+  if (leaf == null) {
+    leaf = entries[entries.length - 1];
+    if (!leaf) return [];
+    if (index.get(leaf.id) !== leaf) return walkTrackingIds(leaf, index);
+  } else if (leaf.id !== leafId) {
+    return walkTrackingIds(leaf, index);
+  }
+  // SessionIndex.pathTo is this walk, with the same stops (see tree's `pathTo`).
+  if (index instanceof SessionIndex) return (index as SessionIndex<E>).pathTo(leaf.id);
 
+  // Brent's cycle detection: compare with a checkpoint that moves at powers of two; a cycle
+  // is found within a few laps of it, with no per-step set. Then redo the walk precisely.
+  const path: E[] = [leaf];
+  let checkpoint: E = leaf;
+  let power = 1;
+  let steps = 0;
+  let current: E = leaf;
+  for (;;) {
+    const parentId = current.parentId;
+    if (!parentId) break;
+    const parent = index.get(parentId);
+    if (parent === undefined) break;
+    // A hand-made lookup that files an entry under another id breaks the premise above.
+    if (parent === checkpoint || parent.id !== parentId) return walkTrackingIds(leaf, index);
+    path.push(parent);
+    if (++steps === power) {
+      checkpoint = parent;
+      power *= 2;
+      steps = 0;
+    }
+    current = parent;
+  }
+  path.reverse();
+  return path;
+}
+
+/** The walk with a set of visited ids: exact for any lookup, and the reference semantics. */
+function walkTrackingIds<E extends AnyEntry>(leaf: E, index: EntryLookup<E>): E[] {
   const path: E[] = [];
   const seen = new Set<string>();
   let current: E | undefined = leaf;
@@ -78,21 +118,57 @@ export function isMessageEntryWithRole(entry: AnyEntry, role: string): entry is 
  * message (whatever its stopReason) set the model.
  */
 export function getSessionContextSettings(path: readonly AnyEntry[]): SessionContextSettings {
+  const { thinkingLevel, model } = scanPath(path);
+  return { thinkingLevel, model };
+}
+
+/** What one pass over a path finds: settings, where the latest compaction is, whether edits exist. */
+export interface PathScan extends SessionContextSettings {
+  /** Index of the last `compaction` on the path, -1 if none. */
+  lastCompaction: number;
+  /** Whether some entry on the path is a `context_edit`. */
+  hasContextEdits: boolean;
+}
+
+/**
+ * The settings and the facts the context needs, in a single pass: on a long path every pass
+ * over the entries costs a cache miss per entry, so the context reads them once here.
+ */
+export function scanPath(path: readonly AnyEntry[]): PathScan {
   let thinkingLevel = "off";
   let model: SessionModel | null = null;
-  for (const entry of path) {
-    if (entry.type === "thinking_level_change") {
-      thinkingLevel = (entry as { thinkingLevel: string }).thinkingLevel;
-    } else if (entry.type === "model_change") {
-      const change = entry as { provider: string; modelId: string };
-      model = { provider: change.provider, modelId: change.modelId };
-    } else if (isMessageEntryWithRole(entry, "assistant")) {
-      // pi copies the fields without checking them; a hand-edited file may leave them undefined.
-      const message = entry.message as { provider: string; model: string };
-      model = { provider: message.provider, modelId: message.model };
+  let lastCompaction = -1;
+  let hasContextEdits = false;
+  for (let i = 0; i < path.length; i++) {
+    const entry = path[i] as AnyEntry;
+    switch (entry.type) {
+      case "message": {
+        const message = (entry as MessageEntry).message as
+          | { role?: unknown; provider: string; model: string }
+          | null
+          | undefined;
+        // pi copies the fields without checking them; a hand-edited file may leave them undefined.
+        if (typeof message === "object" && message !== null && message.role === "assistant")
+          model = { provider: message.provider, modelId: message.model };
+        break;
+      }
+      case "thinking_level_change":
+        thinkingLevel = (entry as { thinkingLevel: string }).thinkingLevel;
+        break;
+      case "model_change": {
+        const change = entry as { provider: string; modelId: string };
+        model = { provider: change.provider, modelId: change.modelId };
+        break;
+      }
+      case "compaction":
+        lastCompaction = i;
+        break;
+      case "context_edit":
+        hasContextEdits = true;
+        break;
     }
   }
-  return { thinkingLevel, model };
+  return { thinkingLevel, model, lastCompaction, hasContextEdits };
 }
 
 /** The last `compaction` entry of `entries` (normally a path), or null. */

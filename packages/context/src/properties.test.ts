@@ -10,6 +10,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { arbPermutation, arbSessionCase } from "../test/arbitraries.js";
 import { arbSessionV3, fcOptions } from "@pi-session/testkit";
+import { createIndex } from "@pi-session/tree";
 import {
   buildContextEntries,
   buildSessionContext,
@@ -156,6 +157,12 @@ describe("naive reference agrees with the implementation", () => {
           naiveSelect(naivePath(entries as E[], leafId)),
         );
         expect(projection.entries.flatMap((p) => p.messages)).toEqual(projection.messages);
+        // Every kind of lookup walks the same path: a Map, a bare { get }, a SessionIndex.
+        const map = new Map(entries.map((e) => [e.id, e]));
+        const want = naiveContext(entries as E[], leafId);
+        expect(buildSessionContext(entries, leafId, map)).toEqual(want);
+        expect(buildSessionContext(entries, leafId, { get: (id: string) => map.get(id) })).toEqual(want);
+        expect(buildSessionContext(entries, leafId, createIndex(entries))).toEqual(want);
       }),
       fcOptions(),
     );

@@ -5,11 +5,10 @@
  * grown files are read only from where the cache left off.
  */
 import { type Stats, readdirSync, statSync } from "node:fs";
-import { type FileHandle, open, readdir, stat } from "node:fs/promises";
+import { readdir, stat } from "node:fs/promises";
+import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
-import type { SessionRecord } from "@pi-session/format";
 import {
-  CACHE_PROBE_BYTES,
   type CacheFile,
   type CachedFile,
   type PendingText,
@@ -17,20 +16,12 @@ import {
   loadCache,
   readCachedText,
   saveCache,
-  sha1,
 } from "./cache.js";
-import { RecordDecoder } from "./codec.js";
-import {
-  type InfoState,
-  type SessionInfo,
-  applyRecord,
-  cloneInfoState,
-  emptyInfoState,
-  finishInfo,
-  sessionInfoFromRecords,
-} from "./info.js";
+import { type SessionInfo, cloneInfoState, finishInfo, sessionInfoFromRecords } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
-import { READ_CHUNK_SIZE, readSessionFileSync } from "./read.js";
+import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
+import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
+import { readSessionFileSync } from "./read.js";
 
 export type { SessionInfo } from "./info.js";
 
@@ -44,6 +35,8 @@ export interface ListStats {
   filesResumed: number;
   /** Files answered from the cache without reading their content. */
   filesCached: number;
+  /** Files read by listing workers (set only when workers were used). */
+  filesInWorkers?: number;
 }
 
 export function newListStats(): ListStats {
@@ -65,7 +58,21 @@ export interface ListOptions {
   cache?: false | { dir?: string };
   env?: Env;
   stats?: ListStats;
+  /**
+   * Worker threads that read and parse files: `"auto"` (default) = a pool of
+   * min(available cores, 4) when at least 8 files and 16 MiB must be read and there are at
+   * least two cores; a number = a pool of that size whenever a file must be read; `0` =
+   * never. Results are the same either way; the pool lives only during the listing (abort
+   * terminates it). Without the built worker script (running from the TypeScript sources,
+   * e.g. under a test runner) files are read in-process.
+   */
+  workers?: "auto" | number;
 }
+
+/** "auto" workers: least number of files to read. */
+export const WORKER_MIN_FILES = 8;
+/** "auto" workers: least number of bytes to read. */
+export const WORKER_MIN_BYTES = 16 * 1024 * 1024;
 
 export interface ListSessionsOptions extends ListOptions {
   /** A custom session dir (pi's `sessionDir` argument): flat, filtered by header cwd. */
@@ -161,44 +168,6 @@ async function mapLimit<T, R>(
 // ---------------------------------------------------------------------------------------
 // One file
 
-async function readAt(handle: FileHandle, pos: number, length: number, stats: ListStats): Promise<Buffer> {
-  const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const { bytesRead } = await handle.read(buf, got, length - got, pos + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
-  stats.bytesRead += got;
-  return buf.subarray(0, got);
-}
-
-async function probes(
-  handle: FileHandle,
-  offset: number,
-  stats: ListStats,
-): Promise<{ head: string; edge: string }> {
-  const headLen = Math.min(offset, CACHE_PROBE_BYTES);
-  const edgeStart = Math.max(0, offset - CACHE_PROBE_BYTES);
-  const head = await readAt(handle, 0, headLen, stats);
-  const edge =
-    edgeStart === 0 && headLen === offset ? head : await readAt(handle, edgeStart, offset - edgeStart, stats);
-  return { head: sha1(head), edge: sha1(edge) };
-}
-
-interface FileResult {
-  info: SessionInfo | null;
-  cache?: CachedFile;
-  /** The full `allMessagesText` of `cache.state` (the cache entry itself holds `""`). */
-  text?: string;
-}
-
-/** Where cached texts are read from. */
-interface TextSource {
-  cacheDir: string;
-  listedDir: string;
-}
-
 /**
  * `allMessagesText` of an unchanged file, recomputed from the file itself (when its cached
  * copy cannot be read back). Synchronous: it backs a property getter.
@@ -252,114 +221,6 @@ function infoFromCache(path: string, cached: CachedFile, mtime: Date, texts: Tex
   return info;
 }
 
-/** Builds the info of one file, resuming from the cache where possible. */
-async function loadFile(
-  path: string,
-  st: Stats,
-  cached: CachedFile | undefined,
-  stats: ListStats,
-  signal: AbortSignal | undefined,
-  texts?: TextSource,
-): Promise<FileResult> {
-  const handle = await open(path, "r");
-  try {
-    let state: InfoState = emptyInfoState();
-    let start = 0;
-    let startLine = 1;
-    if (cached && cached.ino === st.ino && st.size >= cached.size) {
-      const unchanged = cached.size === st.size && cached.mtimeMs === st.mtimeMs;
-      const p = unchanged ? undefined : await probes(handle, cached.offset, stats);
-      if (unchanged || (p && p.head === cached.headHash && p.edge === cached.edgeHash)) {
-        const resumed = cloneInfoState(cached.state);
-        const text =
-          cached.text === undefined
-            ? ""
-            : texts
-              ? readCachedText(texts.cacheDir, texts.listedDir, cached.text)
-              : undefined;
-        if (text !== undefined) {
-          resumed.allMessagesText = text;
-          state = resumed;
-          start = cached.offset;
-          startLine = cached.nextLine;
-          stats.filesResumed++;
-        } else {
-          stats.filesParsed++;
-        }
-      } else {
-        stats.filesParsed++;
-      }
-    } else {
-      stats.filesParsed++;
-    }
-    const decoder = new RecordDecoder({ startOffset: start, startLine });
-    let pos = start;
-    const feed = (records: SessionRecord[]): void => {
-      for (const r of records) applyRecord(state, r);
-    };
-    while (state.header !== false) {
-      signal?.throwIfAborted();
-      const buf = Buffer.allocUnsafe(READ_CHUNK_SIZE);
-      const { bytesRead } = await handle.read(buf, 0, READ_CHUNK_SIZE, pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      stats.bytesRead += bytesRead;
-      feed(decoder.push(buf.subarray(0, bytesRead)));
-    }
-    if (state.header === false) {
-      // Not a session, and growing cannot change that: cache the verdict for the whole file.
-      const p = await probes(handle, st.size, stats);
-      const verdict: CachedFile = {
-        size: st.size,
-        mtimeMs: st.mtimeMs,
-        ino: st.ino,
-        offset: st.size,
-        nextLine: 0,
-        headHash: p.head,
-        edgeHash: p.edge,
-        state: { ...state, allMessagesText: "" },
-      };
-      return { info: null, cache: verdict, text: "" };
-    }
-    // The cacheable state stops at the last full line; a torn tail only affects this answer.
-    const committed = decoder.committedOffset;
-    const nextLine = decoder.nextLine;
-    const snapshot = cloneInfoState(state);
-    feed(decoder.end());
-    const info = finishInfo(path, state, st.mtime);
-    // The head probe is the same bytes as the verified one when both offsets cover it.
-    const p =
-      cached && start > 0 && start >= CACHE_PROBE_BYTES
-        ? {
-            head: cached.headHash,
-            edge: sha1(
-              await readAt(
-                handle,
-                Math.max(0, committed - CACHE_PROBE_BYTES),
-                Math.min(committed, CACHE_PROBE_BYTES),
-                stats,
-              ),
-            ),
-          }
-        : await probes(handle, committed, stats);
-    const text = snapshot.allMessagesText;
-    snapshot.allMessagesText = "";
-    const entry: CachedFile = {
-      size: st.size,
-      mtimeMs: st.mtimeMs,
-      ino: st.ino,
-      offset: committed,
-      nextLine,
-      headHash: p.head,
-      edgeHash: p.edge,
-      state: snapshot,
-    };
-    return { info, cache: entry, text };
-  } finally {
-    await handle.close();
-  }
-}
-
 // ---------------------------------------------------------------------------------------
 // Many files
 
@@ -369,6 +230,48 @@ interface RunOptions extends ListOptions {
   publishEvery: number;
   /** listAll publishes only once the newest candidate is loaded (pi). */
   waitForFirst: boolean;
+}
+
+function addCounters(stats: ListStats, c: FileCounters): void {
+  stats.bytesRead += c.bytesRead;
+  stats.filesParsed += c.filesParsed;
+  stats.filesResumed += c.filesResumed;
+}
+
+/** Whether the cache entry covers the file exactly (no need to open it). */
+function coversFile(cached: CachedFile | undefined, st: Stats): cached is CachedFile {
+  return (
+    cached !== undefined &&
+    cached.ino === st.ino &&
+    cached.size === st.size &&
+    cached.mtimeMs === st.mtimeMs &&
+    cached.offset === st.size
+  );
+}
+
+/** The worker pool for this listing, if it should have one. */
+function openPool(
+  candidates: readonly Candidate[],
+  cache: CacheFile | undefined,
+  texts: TextSource | undefined,
+  workers: "auto" | number,
+): ListPool | undefined {
+  if (workers === 0) return undefined;
+  let files = 0;
+  let bytes = 0;
+  for (const c of candidates) {
+    if (!c.stats) continue;
+    const cached = cache?.files[c.key ?? resolve(c.path)];
+    if (texts && coversFile(cached, c.stats)) continue;
+    files++;
+    bytes += Math.max(0, c.stats.size - (cached && cached.size <= c.stats.size ? cached.offset : 0));
+  }
+  if (files === 0) return undefined;
+  if (workers === "auto") {
+    if (files < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES || availableParallelism() < 2) return undefined;
+    return ListPool.open(Math.min(defaultPoolSize(), files));
+  }
+  return ListPool.open(Math.min(Math.max(1, Math.floor(workers)), files));
 }
 
 async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<SessionInfo[]> {
@@ -386,59 +289,95 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
   let loaded = 0;
   let firstLoaded = false;
   const partial: SessionInfo[] = [];
-  const results = await mapLimit(
-    candidates,
-    opts.concurrency ?? 10,
-    async (candidate, index) => {
-      let info: SessionInfo | null = null;
+  const pool = openPool(candidates, cache, texts, opts.workers ?? "auto");
+  const signal = opts.signal;
+  // Abort stops the workers at once; their tasks reject and the listing throws.
+  const onAbort = (): void => void pool?.close();
+  if (pool) signal?.addEventListener("abort", onAbort, { once: true });
+
+  /** Reads one file in a worker when there is a pool, else (or if it died) here. */
+  const readFile = async (path: string, st: Stats, cached: CachedFile | undefined): Promise<FileResult> => {
+    if (pool) {
       try {
-        const st = candidate.stats ?? (await stat(candidate.path));
-        const key = candidate.key ?? resolve(candidate.path);
-        const cached = cache?.files[key];
-        if (
-          texts &&
-          cached &&
-          cached.ino === st.ino &&
-          cached.size === st.size &&
-          cached.mtimeMs === st.mtimeMs &&
-          cached.offset === st.size
-        ) {
-          // Unchanged and fully covered: no need to open the file.
-          stats.filesCached++;
-          info = infoFromCache(candidate.path, cached, st.mtime, texts);
-          nextFiles[key] = cached;
-        } else {
-          const result = await loadFile(candidate.path, st, cached, stats, opts.signal, texts);
-          info = result.info;
-          if (result.cache) {
-            nextFiles[key] = result.cache;
-            pending.push({ key, text: result.text ?? "" });
-            dirty = true;
-          }
+        const task: Parameters<ListPool["run"]>[0] = {
+          path,
+          stat: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, mtime: st.mtime },
+        };
+        if (cached) task.cached = cached;
+        if (texts) task.texts = texts;
+        const result = await pool.run(task);
+        addCounters(stats, result.counters);
+        stats.filesInWorkers = (stats.filesInWorkers ?? 0) + 1;
+        return result;
+      } catch (err) {
+        signal?.throwIfAborted();
+        if (!(err instanceof WorkerLostError) || pool.isClosed) {
+          const counters = (err as { counters?: FileCounters }).counters;
+          if (counters) addCounters(stats, counters);
+          throw err;
         }
-      } catch {
-        opts.signal?.throwIfAborted();
-        info = null;
+        // The worker died: list this file here.
       }
-      loaded++;
-      if (index === 0) firstLoaded = true;
-      if (info) partial.push(info);
-      if (opts.onProgress) {
-        const publish = opts.waitForFirst
-          ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === total)
-          : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === total;
-        opts.onProgress(loaded, total, publish ? sortInfos([...partial]) : undefined);
-      }
-      return info;
-    },
-    opts.signal,
-  );
-  opts.signal?.throwIfAborted();
-  if (cache && cacheDir !== undefined) {
-    if (!dirty && Object.keys(cache.files).length !== Object.keys(nextFiles).length) dirty = true;
-    if (dirty) saveCache(cacheDir, { ...cache, files: nextFiles }, pending);
+    }
+    const loadOpts: Parameters<typeof loadFile>[4] = {};
+    if (signal) loadOpts.signal = signal;
+    if (texts) loadOpts.texts = texts;
+    return loadFile(path, st, cached, stats, loadOpts);
+  };
+
+  try {
+    const results = await mapLimit(
+      candidates,
+      opts.concurrency ?? 10,
+      async (candidate, index) => {
+        let info: SessionInfo | null = null;
+        try {
+          const st = candidate.stats ?? (await stat(candidate.path));
+          const key = candidate.key ?? resolve(candidate.path);
+          const cached = cache?.files[key];
+          if (texts && coversFile(cached, st)) {
+            // Unchanged and fully covered: no need to open the file.
+            stats.filesCached++;
+            info = infoFromCache(candidate.path, cached, st.mtime, texts);
+            nextFiles[key] = cached;
+          } else {
+            const result = await readFile(candidate.path, st, cached);
+            info = result.info;
+            if (result.cache) {
+              nextFiles[key] = result.cache;
+              pending.push({ key, text: result.text ?? "" });
+              dirty = true;
+            }
+          }
+        } catch {
+          signal?.throwIfAborted();
+          info = null;
+        }
+        loaded++;
+        if (index === 0) firstLoaded = true;
+        if (info) partial.push(info);
+        if (opts.onProgress) {
+          const publish = opts.waitForFirst
+            ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === total)
+            : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === total;
+          opts.onProgress(loaded, total, publish ? sortInfos([...partial]) : undefined);
+        }
+        return info;
+      },
+      signal,
+    );
+    signal?.throwIfAborted();
+    if (cache && cacheDir !== undefined) {
+      if (!dirty && Object.keys(cache.files).length !== Object.keys(nextFiles).length) dirty = true;
+      if (dirty) saveCache(cacheDir, { ...cache, files: nextFiles }, pending);
+    }
+    return results.filter((x): x is SessionInfo => x !== null);
+  } finally {
+    if (pool) {
+      signal?.removeEventListener("abort", onAbort);
+      await pool.close();
+    }
   }
-  return results.filter((x): x is SessionInfo => x !== null);
 }
 
 /** `dir/name` for a normalized `dir` and a plain file name (what `join` gives, without its cost). */
@@ -562,6 +501,8 @@ export async function readSessionInfo(
   opts: { signal?: AbortSignal; stats?: ListStats } = {},
 ): Promise<SessionInfo | null> {
   const st = await stat(path);
-  const result = await loadFile(path, st, undefined, opts.stats ?? newListStats(), opts.signal);
+  const loadOpts: Parameters<typeof loadFile>[4] = {};
+  if (opts.signal) loadOpts.signal = opts.signal;
+  const result = await loadFile(path, st, undefined, opts.stats ?? newListStats(), loadOpts);
   return result.info;
 }

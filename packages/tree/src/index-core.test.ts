@@ -197,7 +197,8 @@ describe("spec vectors (tree parts)", () => {
     ]);
     const [root] = index.getTree();
     expect(root).toMatchObject({ label: "one", labelTimestamp: "2025-05-01T00:00:00.000Z" });
-    expect(root?.children[0]).not.toHaveProperty("label");
+    // As in pi, every node has the `label` key; unlabelled nodes hold undefined.
+    expect(root?.children[0]?.label).toBeUndefined();
   });
 
   it("28: after branching, node 2 has two children", () => {
@@ -643,5 +644,49 @@ describe("model-based", () => {
       }),
       fcOptions(),
     );
+  });
+});
+
+describe("lazy structures and the walk's shortcuts", () => {
+  it("byId and children are built on first use and stay live across appends", () => {
+    const index = new SessionIndex<Entry>([msg("r", null), msg("a", "r")]);
+    const byId = index.byId;
+    expect([...byId.keys()]).toEqual(["r", "a"]);
+    index.append(msg("b", "a"));
+    expect(byId.get("b")?.id).toBe("b");
+    expect(ids(index.children("a"))).toEqual(["b"]);
+    index.append(msg("c", "a"));
+    expect(ids(index.children("a"))).toEqual(["b", "c"]);
+  });
+
+  it("the previous-entry shortcut respects duplicate ids (the later occurrence wins)", () => {
+    // "p" occurs twice; "c" follows the first occurrence in the file but its parent is the last.
+    const index = new SessionIndex<Entry>([
+      msg("root", null),
+      msg("p", "root"),
+      msg("c", "p"),
+      msg("other", null),
+      msg("p", "other"),
+    ]);
+    expect(ids(index.pathTo("c"))).toEqual(["other", "p", "c"]);
+    expect(ids(index.activePath())).toEqual(["other", "p"]);
+  });
+
+  it('an empty parentId ends the walk, as in pi (even if some entry has the id "")', () => {
+    const index = new SessionIndex<Entry>([msg("", null), msg("a", "")]);
+    expect(ids(index.pathTo("a"))).toEqual(["a"]);
+  });
+
+  it("input indexes and positions survive skipped items (headers, missing ids)", () => {
+    const index = new SessionIndex<Entry>(
+      [msg("a", null), { type: "session", id: "h" }, { type: "message" }, msg("a", null)],
+      { positions: [{ line: 1, offset: 0 }, undefined, { line: 3, offset: 30 }, undefined] },
+    );
+    expect(index.positionOf("a")).toBeUndefined();
+    expect(index.diagnostics.map((d) => [d.code, d.inputIndex])).toEqual([
+      ["duplicate-id", 0],
+      ["missing-id", 2],
+    ]);
+    expect(index.diagnostics[0]).toMatchObject({ line: 1, offset: 0 });
   });
 });

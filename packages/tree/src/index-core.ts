@@ -6,8 +6,13 @@
  * walk is iterative and cycle-safe, so a corrupt file (self-parents, parent cycles, duplicate
  * ids, dangling references) yields diagnostics instead of a hang or a stack overflow.
  * Pure: no I/O, no clock, no randomness.
+ *
+ * Opening a session builds the index once per open, so the build does only what every open
+ * needs: one id -> slot map, plain arrays, labels and name. The id -> entry map (`byId`), the
+ * children lists and the structural analysis are built on first use and then kept up to date.
  */
 import type { DiagnosticCode, DiagnosticSeverity, SessionEntry, SessionRecord } from "@pi-session/format";
+import { IdTable } from "./id-table.js";
 
 /** The fields the index reads from an entry. Everything else is carried along untouched. */
 export interface IndexableEntry {
@@ -98,12 +103,19 @@ function timeKey(entry: IndexableEntry): number {
  */
 export class SessionIndex<E extends IndexableEntry = SessionEntry> {
   readonly #entries: E[] = [];
-  readonly #inputIndexOf: number[] = [];
-  readonly #positionOf: (EntryPosition | undefined)[] = [];
-  readonly #byId = new Map<string, E>();
+  /** Input index per slot; undefined while every input item was indexed (input index = slot). */
+  #inputIndexOf: number[] | undefined = undefined;
+  /** Position per slot as two numbers (line -1: none given), not one object per entry. */
+  /** Per slot: line at 2*slot (-1: none given), byte offset at 2*slot+1; grown by doubling. */
+  #positions = new Float64Array(0);
   /** File-order index (into #entries) of the occurrence that `get` returns. */
-  readonly #slotOf = new Map<string, number>();
-  readonly #children = new Map<string, E[]>();
+  readonly #slotOf = new IdTable(this.#entries);
+  /** Whether some id occurs twice (then an entry's neighbour may not be the kept occurrence). */
+  #hasDuplicates = false;
+  /** id -> entry, built on first use of `byId`, then maintained. */
+  #byId: Map<string, E> | undefined = undefined;
+  /** parent id -> children, built on first use of `children`, then maintained. */
+  #children: Map<string, E[]> | undefined = undefined;
   readonly #labels = new Map<string, string>();
   readonly #labelTimestamps = new Map<string, string>();
   readonly #ignored: TreeDiagnostic[] = [];
@@ -122,7 +134,8 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
         else if (isObject(item) && typeof item.id === "string")
           position = (positions as ReadonlyMap<string, EntryPosition>).get(item.id);
       }
-      this.#add(item, position);
+      if (position === undefined) this.#add(item, -1, 0);
+      else this.#add(item, position.line, position.offset);
       i++;
     }
   }
@@ -135,8 +148,8 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
   static fromRecords<E extends IndexableEntry = SessionEntry>(
     records: Iterable<SessionRecord>,
   ): SessionIndex<E> {
-    const entries: unknown[] = [];
-    const positions: EntryPosition[] = [];
+    const index = new SessionIndex<E>();
+    if (Array.isArray(records)) index.#reserve(records.length);
     let headerSeen = false;
     for (const record of records) {
       if (record.kind !== "json") continue;
@@ -144,10 +157,9 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
         headerSeen = true;
         continue;
       }
-      entries.push(record.value);
-      positions.push({ line: record.line, offset: record.offset });
+      index.#add(record.value, record.line, record.offset);
     }
-    return new SessionIndex<E>(entries, { positions });
+    return index;
   }
 
   // ---------------------------------------------------------------------------------------
@@ -155,25 +167,51 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
 
   /** Adds one entry at the end, as pi's `_appendEntry` does: O(1) amortized; the leaf moves to it. */
   append(entry: E, position?: EntryPosition): void {
-    this.#add(entry, position);
+    if (position === undefined) this.#add(entry, -1, 0);
+    else this.#add(entry, position.line, position.offset);
   }
 
-  #add(item: unknown, position: EntryPosition | undefined): void {
+  /** An input item was skipped: from now on input indexes differ from slots. */
+  #notIndexed(): void {
+    if (this.#inputIndexOf !== undefined) return;
+    const identity: number[] = [];
+    for (let slot = 0; slot < this.#entries.length; slot++) identity.push(slot);
+    this.#inputIndexOf = identity;
+  }
+
+  /** Room for `entries` slots (positions and id table), so a bulk build does not regrow. */
+  #reserve(entries: number): void {
+    if (2 * entries > this.#positions.length) this.#growPositions(entries);
+    this.#slotOf.reserve(entries);
+  }
+
+  #growPositions(slots: number): void {
+    const grown = new Float64Array(2 * slots);
+    grown.set(this.#positions);
+    this.#positions = grown;
+  }
+
+  /** `line` -1: no position. */
+  #add(item: unknown, line: number, offset: number): void {
     const inputIndex = this.#inputCount++;
     if (!isObject(item) || typeof item.id !== "string") {
+      this.#notIndexed();
       if (isObject(item) && item.type === "session") return;
       this.#ignored.push({
         code: "missing-id",
         severity: "warning",
         inputIndex,
-        ...position,
+        ...(line === -1 ? {} : { line, offset }),
         reason: isObject(item)
           ? `entry of type ${JSON.stringify(item.type)} has no string id; it is not indexed`
           : "item is not an object; it is not indexed",
       });
       return;
     }
-    if (item.type === "session") return;
+    if (item.type === "session") {
+      this.#notIndexed();
+      return;
+    }
     const entry = item as unknown as E;
     const id = entry.id;
     const slot = this.#entries.length;
@@ -181,16 +219,13 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     // create or break a parent cycle; plain appends cannot, so they keep the analysis cheap.
     this.#analysis = undefined;
     this.#entries.push(entry);
-    this.#inputIndexOf.push(inputIndex);
-    this.#positionOf.push(position);
-    this.#byId.set(id, entry);
-    this.#slotOf.set(id, slot);
-    const parentId = entry.parentId;
-    if (typeof parentId === "string" && parentId !== id) {
-      const list = this.#children.get(parentId);
-      if (list === undefined) this.#children.set(parentId, [entry]);
-      else list.push(entry);
-    }
+    if (this.#inputIndexOf !== undefined) this.#inputIndexOf.push(inputIndex);
+    if (2 * slot + 2 > this.#positions.length) this.#growPositions(Math.max(32, 2 * slot + 2));
+    this.#positions[2 * slot] = line;
+    this.#positions[2 * slot + 1] = offset;
+    if (!this.#slotOf.add(slot)) this.#hasDuplicates = true;
+    if (this.#byId !== undefined) this.#byId.set(id, entry);
+    if (this.#children !== undefined) addChild(this.#children, entry);
     this.#leafId = id;
     const record = entry as unknown as Record<string, unknown>;
     if (entry.type === "label") {
@@ -226,32 +261,49 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     return this.#entries.length;
   }
 
-  /** id -> entry (last occurrence wins), like pi's `byId` (a live view; do not mutate). */
+  /**
+   * id -> entry (last occurrence wins), like pi's `byId` (a live view; do not mutate).
+   * Built in O(n) on first use; {@link get} needs no such map.
+   */
   get byId(): ReadonlyMap<string, E> {
+    if (this.#byId === undefined) {
+      const byId = new Map<string, E>();
+      for (const entry of this.#entries) byId.set(entry.id, entry);
+      this.#byId = byId;
+    }
     return this.#byId;
   }
 
   /** The entry with this id (the last occurrence in file order), O(1). */
   get(id: string): E | undefined {
-    return this.#byId.get(id);
+    const slot = this.#slotOf.find(id);
+    return slot === -1 ? undefined : this.#entries[slot];
   }
 
   has(id: string): boolean {
-    return this.#byId.has(id);
+    return this.#slotOf.find(id) !== -1;
   }
 
   /**
    * Entries whose `parentId` is `id`, in file order (every occurrence; a self-parented
-   * entry is not its own child). O(1): returns the index's own array, do not mutate it.
+   * entry is not its own child). O(1) after an O(n) first call: returns the index's own
+   * array, do not mutate it.
    */
   children(id: string): readonly E[] {
+    if (this.#children === undefined) {
+      const children = new Map<string, E[]>();
+      for (const entry of this.#entries) addChild(children, entry);
+      this.#children = children;
+    }
     return this.#children.get(id) ?? [];
   }
 
   /** The position given for the occurrence that {@link get} returns, if any. */
   positionOf(id: string): EntryPosition | undefined {
-    const slot = this.#slotOf.get(id);
-    return slot === undefined ? undefined : this.#positionOf[slot];
+    const slot = this.#slotOf.find(id);
+    if (slot === -1) return undefined;
+    const line = this.#positions[2 * slot] as number;
+    return line === -1 ? undefined : { line, offset: this.#positions[2 * slot + 1] as number };
   }
 
   // ---------------------------------------------------------------------------------------
@@ -264,7 +316,7 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
 
   /** The leaf entry, if the leaf is set and known. */
   get leafEntry(): E | undefined {
-    return this.#leafId === null ? undefined : this.#byId.get(this.#leafId);
+    return this.#leafId === null ? undefined : this.get(this.#leafId);
   }
 
   /**
@@ -272,7 +324,7 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
    * `Entry <id> not found` for an unknown id.
    */
   setLeaf(id: string | null): void {
-    if (id !== null && !this.#byId.has(id)) throw new Error(`Entry ${id} not found`);
+    if (id !== null && this.#slotOf.find(id) === -1) throw new Error(`Entry ${id} not found`);
     this.#leafId = id;
   }
 
@@ -304,32 +356,12 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
   /**
    * The entries from the root down to `id` (inclusive), O(depth). An unknown id gives `[]`;
    * a missing parent ends the walk (the path starts at the orphan); a parent cycle ends it
-   * at the first repeated id (the cycle is reported in {@link diagnostics}).
+   * at the first repeated id (the cycle is reported in {@link diagnostics}). As in pi's walk,
+   * a `parentId` that is not a non-empty string ends it too.
    */
   pathTo(id: string): E[] {
-    const path: E[] = [];
-    let current = this.#byId.get(id);
-    // A walk longer than the number of distinct ids must have entered a cycle; only then
-    // pay for a visited set, and redo the walk precisely.
-    const limit = this.#byId.size;
-    while (current !== undefined && path.length <= limit) {
-      path.push(current);
-      current = this.#parentOf(current);
-    }
-    if (current === undefined) {
-      path.reverse();
-      return path;
-    }
-    path.length = 0;
-    const seen = new Set<string>();
-    current = this.#byId.get(id);
-    while (current !== undefined && !seen.has(current.id)) {
-      seen.add(current.id);
-      path.push(current);
-      current = this.#parentOf(current);
-    }
-    path.reverse();
-    return path;
+    const start = this.#slotOf.find(id);
+    return start === -1 ? [] : this.#pathFrom(start);
   }
 
   /**
@@ -339,15 +371,48 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
    */
   activePath(leafId: string | null | undefined = this.#leafId): E[] {
     if (leafId === null) return [];
-    // pi tests the leaf for truthiness, so "" falls back like undefined.
-    const start = (leafId ? this.#byId.get(leafId) : undefined) ?? this.#entries.at(-1);
-    return start === undefined ? [] : this.pathTo(start.id);
+    // pi tests the leaf for truthiness, so "" falls back like undefined. The last entry in
+    // file order is always the kept occurrence of its id.
+    const start = leafId ? this.#slotOf.find(leafId) : -1;
+    if (start !== -1) return this.#pathFrom(start);
+    return this.#entries.length === 0 ? [] : this.#pathFrom(this.#entries.length - 1);
   }
 
-  #parentOf(entry: E): E | undefined {
+  /** Root-to-entry path from a kept slot (every slot on it is a kept occurrence). */
+  #pathFrom(start: number): E[] {
+    const path: E[] = [];
+    // A walk through more slots than there are distinct ids must have entered a cycle; only
+    // then pay for a visited set, and redo the walk precisely.
+    const limit = this.#slotOf.size;
+    let slot = start;
+    while (slot !== -1 && path.length <= limit) {
+      path.push(this.#entries[slot] as E);
+      slot = this.#parentSlot(slot);
+    }
+    if (slot !== -1) {
+      path.length = 0;
+      const seen = new Uint8Array(this.#entries.length);
+      slot = start;
+      while (slot !== -1 && seen[slot] === 0) {
+        seen[slot] = 1;
+        path.push(this.#entries[slot] as E);
+        slot = this.#parentSlot(slot);
+      }
+    }
+    path.reverse();
+    return path;
+  }
+
+  /** The kept slot of the parent of the entry in `slot`, or -1 (pi's walk stops there). */
+  #parentSlot(slot: number): number {
+    const entries = this.#entries;
+    const entry = entries[slot] as E;
     const parentId = entry.parentId;
-    if (typeof parentId !== "string" || parentId === entry.id) return undefined;
-    return this.#byId.get(parentId);
+    if (typeof parentId !== "string" || parentId === "" || parentId === entry.id) return -1;
+    // Files are mostly appended in order: the parent is usually the entry just before, which
+    // is the kept occurrence of its id unless some id occurs twice. Saves a map lookup.
+    if (slot > 0 && (entries[slot - 1] as E).id === parentId && !this.#hasDuplicates) return slot - 1;
+    return this.#slotOf.find(parentId);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -367,14 +432,10 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     const hasLabels = this.#labels.size > 0;
     for (let i = 0; i < entries.length; i++) {
       const entry = entries[i] as E;
-      const node: SessionTreeNode<E> = { entry, children: [] };
       const label = hasLabels ? this.#labels.get(entry.id) : undefined;
-      if (label !== undefined) {
-        node.label = label;
-        const ts = this.#labelTimestamps.get(entry.id);
-        if (ts !== undefined) node.labelTimestamp = ts;
-      }
-      nodes[i] = node;
+      const labelTimestamp = label !== undefined ? this.#labelTimestamps.get(entry.id) : undefined;
+      // Both keys always present (possibly undefined), as in pi's nodes.
+      nodes[i] = { entry, children: [], label, labelTimestamp };
     }
     const roots: SessionTreeNode<E>[] = [];
     for (let i = 0; i < entries.length; i++) {
@@ -408,16 +469,16 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
   }
 
   #at(slot: number): Pick<TreeDiagnostic, "inputIndex" | "line" | "offset"> {
-    const position = this.#positionOf[slot];
-    const inputIndex = this.#inputIndexOf[slot] ?? slot;
-    return position === undefined
+    const line = this.#positions[2 * slot] as number;
+    const inputIndex = this.#inputIndexOf?.[slot] ?? slot;
+    return line === -1
       ? { inputIndex }
-      : { inputIndex, line: position.line, offset: position.offset };
+      : { inputIndex, line, offset: this.#positions[2 * slot + 1] as number };
   }
 
   #where(slot: number): string {
-    const position = this.#positionOf[slot];
-    return position === undefined ? `entry #${slot + 1}` : `line ${position.line}`;
+    const line = this.#positions[2 * slot] as number;
+    return line === -1 ? `entry #${slot + 1}` : `line ${line}`;
   }
 
   #analyze(): Analysis {
@@ -432,7 +493,7 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     // Duplicates, self-parents, dangling parents and label targets, in file order.
     for (let slot = 0; slot < n; slot++) {
       const entry = entries[slot] as E;
-      const kept = this.#slotOf.get(entry.id) as number;
+      const kept = this.#slotOf.find(entry.id);
       if (kept !== slot) {
         found.push({
           code: "duplicate-id",
@@ -454,8 +515,8 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
           cycle: [entry.id],
         });
       } else if (typeof parentId === "string") {
-        const p = this.#slotOf.get(parentId);
-        if (p === undefined) {
+        const p = this.#slotOf.find(parentId);
+        if (p === -1) {
           found.push({
             code: "dangling-parent",
             severity: "warning",
@@ -470,7 +531,7 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
       parentSlot[slot] = parent;
       if (entry.type === "label") {
         const target = (entry as unknown as Record<string, unknown>).targetId;
-        if (typeof target === "string" && !this.#byId.has(target)) {
+        if (typeof target === "string" && this.#slotOf.find(target) === -1) {
           found.push({
             code: "dangling-label-target",
             severity: "warning",
@@ -532,6 +593,14 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     this.#analysis = { cycles, treeParent: parentSlot, diagnostics };
     return this.#analysis;
   }
+}
+
+function addChild<E extends IndexableEntry>(children: Map<string, E[]>, entry: E): void {
+  const parentId = entry.parentId;
+  if (typeof parentId !== "string" || parentId === entry.id) return;
+  const list = children.get(parentId);
+  if (list === undefined) children.set(parentId, [entry]);
+  else list.push(entry);
 }
 
 /** Stable sort of sibling nodes by entry timestamp (Array#sort is stable). */

@@ -1,0 +1,188 @@
+/**
+ * Listing one file: reads it (or only its new bytes, resuming from a cache entry) and builds
+ * its `SessionInfo` plus the cache entry to store. Shared by the main thread and the listing
+ * workers (`list-worker.ts`), so both give identical results.
+ */
+import { type FileHandle, open } from "node:fs/promises";
+import type { SessionRecord } from "@pi-session/format";
+import { CACHE_PROBE_BYTES, type CachedFile, readCachedText, sha1 } from "./cache.js";
+import { RecordDecoder } from "./codec.js";
+import {
+  type InfoState,
+  type SessionInfo,
+  applyRecord,
+  cloneInfoState,
+  emptyInfoState,
+  finishInfo,
+} from "./info.js";
+import { READ_CHUNK_SIZE } from "./read.js";
+
+/** The parts of `fs.Stats` listing uses (plain data, so it can cross to a worker). */
+export interface FileStat {
+  size: number;
+  mtimeMs: number;
+  ino: number;
+  mtime: Date;
+}
+
+/** Counters one file adds to `ListStats`. */
+export interface FileCounters {
+  bytesRead: number;
+  filesParsed: number;
+  filesResumed: number;
+}
+
+/** Where cached texts are read from. */
+export interface TextSource {
+  cacheDir: string;
+  listedDir: string;
+}
+
+export interface FileResult {
+  info: SessionInfo | null;
+  cache?: CachedFile;
+  /** The full `allMessagesText` of `cache.state` (the cache entry itself holds `""`). */
+  text?: string;
+}
+
+export interface LoadFileOptions {
+  signal?: AbortSignal;
+  texts?: TextSource;
+}
+
+async function readAt(
+  handle: FileHandle,
+  pos: number,
+  length: number,
+  counters: FileCounters,
+): Promise<Buffer> {
+  const buf = Buffer.allocUnsafe(length);
+  let got = 0;
+  while (got < length) {
+    const { bytesRead } = await handle.read(buf, got, length - got, pos + got);
+    if (bytesRead === 0) break;
+    got += bytesRead;
+  }
+  counters.bytesRead += got;
+  return buf.subarray(0, got);
+}
+
+async function probes(
+  handle: FileHandle,
+  offset: number,
+  counters: FileCounters,
+): Promise<{ head: string; edge: string }> {
+  const headLen = Math.min(offset, CACHE_PROBE_BYTES);
+  const edgeStart = Math.max(0, offset - CACHE_PROBE_BYTES);
+  const head = await readAt(handle, 0, headLen, counters);
+  const edge =
+    edgeStart === 0 && headLen === offset
+      ? head
+      : await readAt(handle, edgeStart, offset - edgeStart, counters);
+  return { head: sha1(head), edge: sha1(edge) };
+}
+
+/** Builds the info of one file, resuming from the cache entry `cached` where it still holds. */
+export async function loadFile(
+  path: string,
+  st: FileStat,
+  cached: CachedFile | undefined,
+  counters: FileCounters,
+  opts: LoadFileOptions = {},
+): Promise<FileResult> {
+  const { signal, texts } = opts;
+  const handle = await open(path, "r");
+  try {
+    let state: InfoState = emptyInfoState();
+    let start = 0;
+    let startLine = 1;
+    let resumed = false;
+    if (cached && cached.ino === st.ino && st.size >= cached.size) {
+      const unchanged = cached.size === st.size && cached.mtimeMs === st.mtimeMs;
+      const p = unchanged ? undefined : await probes(handle, cached.offset, counters);
+      if (unchanged || (p && p.head === cached.headHash && p.edge === cached.edgeHash)) {
+        const text =
+          cached.text === undefined
+            ? ""
+            : texts
+              ? readCachedText(texts.cacheDir, texts.listedDir, cached.text)
+              : undefined;
+        if (text !== undefined) {
+          state = cloneInfoState(cached.state);
+          state.allMessagesText = text;
+          start = cached.offset;
+          startLine = cached.nextLine;
+          resumed = true;
+        }
+      }
+    }
+    if (resumed) counters.filesResumed++;
+    else counters.filesParsed++;
+    const decoder = new RecordDecoder({ startOffset: start, startLine });
+    const feed = (records: SessionRecord[]): void => {
+      for (const r of records) applyRecord(state, r);
+    };
+    let pos = start;
+    // One buffer per file, reused: the decoder copies the bytes it keeps (a partial line).
+    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK_SIZE, Math.max(0, st.size - start) + 1));
+    while (state.header !== false) {
+      signal?.throwIfAborted();
+      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
+      if (bytesRead === 0) break;
+      pos += bytesRead;
+      counters.bytesRead += bytesRead;
+      feed(decoder.push(buf.subarray(0, bytesRead)));
+    }
+    if (state.header === false) {
+      // Not a session, and growing cannot change that: cache the verdict for the whole file.
+      const p = await probes(handle, st.size, counters);
+      const verdict: CachedFile = {
+        size: st.size,
+        mtimeMs: st.mtimeMs,
+        ino: st.ino,
+        offset: st.size,
+        nextLine: 0,
+        headHash: p.head,
+        edgeHash: p.edge,
+        state: { ...state, allMessagesText: "" },
+      };
+      return { info: null, cache: verdict, text: "" };
+    }
+    // The cacheable state stops at the last full line; a torn tail only affects this answer.
+    const committed = decoder.committedOffset;
+    const nextLine = decoder.nextLine;
+    const snapshot = cloneInfoState(state);
+    feed(decoder.end());
+    const info = finishInfo(path, state, st.mtime);
+    // The head probe is the same bytes as the verified one when both offsets cover it.
+    const p =
+      cached && start > 0 && start >= CACHE_PROBE_BYTES
+        ? {
+            head: cached.headHash,
+            edge: sha1(
+              await readAt(
+                handle,
+                Math.max(0, committed - CACHE_PROBE_BYTES),
+                Math.min(committed, CACHE_PROBE_BYTES),
+                counters,
+              ),
+            ),
+          }
+        : await probes(handle, committed, counters);
+    const text = snapshot.allMessagesText;
+    snapshot.allMessagesText = "";
+    const entry: CachedFile = {
+      size: st.size,
+      mtimeMs: st.mtimeMs,
+      ino: st.ino,
+      offset: committed,
+      nextLine,
+      headHash: p.head,
+      edgeHash: p.edge,
+      state: snapshot,
+    };
+    return { info, cache: entry, text };
+  } finally {
+    await handle.close();
+  }
+}

@@ -18,7 +18,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { upstreamFixture } from "@pi-session/testkit";
+import { upstreamFixture, upstreamFixtureNames } from "@pi-session/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 // Every test spawns the binary several times; a loaded CI machine needs more than 5 s.
@@ -843,7 +843,7 @@ describe("write commands", () => {
       expect(r.stdout).toContain("nothing to repair");
       expect(readFileSync(clean)).toEqual(before);
       expect(backups(clean)).toEqual([]);
-      for (const name of ["before-compaction", "large-session"])
+      for (const name of upstreamFixtureNames)
         expect(json(run(["repair", upstreamFixture(name), "--json"])).clean).toBe(true);
       const garbage = join(scratch, "repair-garbage.jsonl");
       writeFileSync(garbage, 'not json at all\n{"half":');

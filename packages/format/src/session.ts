@@ -84,7 +84,9 @@ export function splitSession(records: readonly SessionRecord[]): SessionView {
       reason:
         firstJson === undefined
           ? 'no JSON lines at all; a session file starts with a {"type":"session"} header'
-          : `no "session" header; the first JSON line has type ${describe(firstJson.value.type)}`,
+          : firstJson.value.type === undefined
+            ? `no "session" header; the first JSON line has no "type"`
+            : `no "session" header; the first JSON line has type ${describe(firstJson.value.type)}`,
     });
   }
   // Diagnostics in line order regardless of which rule found them.

@@ -646,6 +646,21 @@ describe("ls", () => {
     expect(fromEnv.map((x: any) => x.id)).toEqual(["019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f"]);
   });
 
+  it("lists a file whose header has no string id, as pi does, without crashing", () => {
+    const dir = join(home, "odd-headers", "--home-dev-odd--");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, "2026-01-01T00-00-00-000Z_noid.jsonl"), '{"type":"session"}\n');
+    writeFileSync(join(dir, "2026-01-01T00-00-00-000Z_numid.jsonl"), '{"type":"session","id":7}\n');
+    const args = ["ls", "--all", "--session-dir", join(home, "odd-headers")];
+    const listed = json(run([...args, "--json"]));
+    expect(listed).toHaveLength(2);
+    expect(listed.map((s: any) => s.created)).toEqual([null, null]);
+    const text = run(args);
+    expect(text.code).toBe(0);
+    expect(text.stdout).toContain("(no id)");
+    expect(text.stdout).toContain("7");
+  });
+
   it("lists the examples through --session-dir", () => {
     const r = json(run(["ls", "--all", "--session-dir", EXAMPLES, "--json"]));
     expect(r.map((s: any) => s.id).sort()).toEqual([

@@ -53,9 +53,10 @@ export function jsonValues(records: readonly SessionRecord[]): Record<string, un
   return values;
 }
 
-/** Migrates v1/v2 entries (header included) to v3, in place. */
+/** Migrates v1/v2 entries to v3, in place; without a header they are read as v1, as pi does. */
 export function migrateSessionEntries(entries: FileEntry[]): void {
-  migrateEntries(entries, { inPlace: true, randomId: randomEntryId });
+  // pi reads a missing header as version 1: header-less entries get new ids in one chain.
+  migrateEntries(entries, { inPlace: true, randomId: randomEntryId, assumeVersion: 1 });
 }
 
 /** Parses JSONL text; blank and malformed lines are skipped (as pi). */

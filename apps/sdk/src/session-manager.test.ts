@@ -22,6 +22,7 @@ import {
   buildSessionContext,
   findMostRecentSession,
   loadEntriesFromFile,
+  migrateSessionEntries,
   openReadonly,
   type SessionEntry,
   SessionManager,
@@ -493,6 +494,42 @@ describe("7.13 inMemory with preloaded entries", () => {
     expect(SessionManager.inMemory("/p", undefined, loaded).getSessionId()).toMatch(
       /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/,
     );
+  });
+});
+
+describe("pi 1.6.0 details found by the conformance suite", () => {
+  it("getChildren with a duplicated id lists ids in the order they were first seen", () => {
+    const t = "2025-01-01T00:00:00.000Z";
+    const custom = (id: string, parentId: string | null) =>
+      ({ type: "custom", id, parentId, timestamp: t, customType: "a" }) as SessionEntry;
+    const header = { type: "session" as const, version: 3, id: "s", timestamp: t, cwd: "/p" };
+    const sm = SessionManager.inMemory("/p", undefined, [
+      header,
+      custom("x", null),
+      custom("p", null),
+      custom("c", "p"),
+      custom("x", "p"),
+    ]);
+    expect(sm.getChildren("p").map((e) => e.id)).toEqual(["x", "c"]);
+    expect(sm.getChildren("p")[0]).toBe(sm.getEntry("x"));
+    // Appends after the first call keep the order current.
+    const d = sm.appendCustomEntry("a");
+    sm.branch("p");
+    const e = sm.appendCustomEntry("a");
+    expect(sm.getChildren("p").map((x) => x.id)).toEqual(["x", "c", e]);
+    expect(sm.getChildren("x").map((x) => x.id)).toEqual([d]);
+  });
+
+  it("migrateSessionEntries without a header migrates the entries as v1, as pi does", () => {
+    const entries = [
+      { type: "message", id: "aaaaaaaa", parentId: null, timestamp: "t", message: U("hi") },
+      { type: "message", id: "bbbbbbbb", parentId: null, timestamp: "t", message: A("yo") },
+    ] as SessionEntry[];
+    migrateSessionEntries(entries);
+    expect(entries[0]?.id).toMatch(/^[0-9a-f]{8}$/);
+    expect(entries[0]?.id).not.toBe("aaaaaaaa");
+    expect(entries[0]?.parentId).toBeNull();
+    expect(entries[1]?.parentId).toBe(entries[0]?.id);
   });
 });
 

@@ -108,6 +108,10 @@ export class SessionManager {
   /** Every entry after the header, in file order (including any a layer would not index). */
   private entries: SessionEntry[] = [];
   private index = new SessionIndex<SessionEntry>();
+  /** First-seen positions of ids, built only when `getChildren` meets a duplicated id. */
+  private firstSeen:
+    | { index: SessionIndex<SessionEntry>; scanned: number; rank: Map<string, number> }
+    | undefined;
   /** The file being written; undefined in memory. */
   private file: SessionFile | undefined;
   private foreignListeners = new Set<ForeignEntriesListener>();
@@ -532,10 +536,30 @@ export class SessionManager {
 
   /**
    * Direct children of an entry. As pi (which scans its id map), one entry per id: the
-   * occurrence `getEntry` returns.
+   * occurrence `getEntry` returns, in the order each id was first seen. That is file order
+   * unless some id repeats; only then are the (few) children sorted.
    */
   getChildren(parentId: string): SessionEntry[] {
-    return this.index.children(parentId).filter((entry) => this.index.get(entry.id) === entry);
+    const kept = this.index.children(parentId).filter((entry) => this.index.get(entry.id) === entry);
+    if (kept.length < 2 || this.index.byId.size === this.index.size) return kept;
+    const rank = this._firstSeenRanks();
+    return kept.sort((a, b) => (rank.get(a.id) as number) - (rank.get(b.id) as number));
+  }
+
+  /** id -> file position of its first occurrence, kept up to date from the index's entries. */
+  private _firstSeenRanks(): Map<string, number> {
+    let cache = this.firstSeen;
+    // An index only grows by appends, so a cache for the same index just scans the new entries.
+    if (cache === undefined || cache.index !== this.index) {
+      cache = { index: this.index, scanned: 0, rank: new Map() };
+      this.firstSeen = cache;
+    }
+    const entries = this.index.entries;
+    for (; cache.scanned < entries.length; cache.scanned++) {
+      const id = (entries[cache.scanned] as SessionEntry).id;
+      if (!cache.rank.has(id)) cache.rank.set(id, cache.scanned);
+    }
+    return cache.rank;
   }
 
   getLabel(id: string): string | undefined {

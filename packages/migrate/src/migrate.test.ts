@@ -209,6 +209,32 @@ describe("versions and shapes", () => {
     expect(report.notes[0]).toContain('no "session" header');
   });
 
+  it("assumeVersion: header-less entries migrate as that version (pi's migrateSessionEntries assumes 1)", () => {
+    const input = [{ ...U("a"), id: "old00001", parentId: null }, A("b"), compaction(0)];
+    const { entries, report } = migrateEntries(input, { assumeVersion: 1 });
+    expectOneChain(entries);
+    expect(entries[1]?.id).not.toBe("old00001");
+    // Without a header, index 0 is the first entry, as in pi's array.
+    expect(entries[2]?.firstKeptEntryId).toBe(entries[0]?.id);
+    expect(entries[2]).not.toHaveProperty("firstKeptEntryIndex");
+    expect(report).toMatchObject({ fromVersion: 1, toVersion: 3, changed: true, idsAssigned: 3 });
+    expect(report.notes[0]).toContain("treated as version 1");
+    expect(input[0]?.id).toBe("old00001"); // not in place: the input is untouched
+
+    const hook = { type: "message", id: "h", parentId: null, message: { role: "hookMessage", content: "x" } };
+    const v2 = migrateEntries([hook], { assumeVersion: 2 });
+    expect(v2.entries[0]).toMatchObject({ id: "h", message: { role: "custom" } });
+    const v3 = migrateEntries([hook], { assumeVersion: 3 });
+    expect(v3.entries[0]).toBe(hook);
+    expect(v3.report.changed).toBe(false);
+
+    // A header, when present, wins over assumeVersion.
+    const withHeader = migrateEntries([header({ version: 3 }), U("a")], { assumeVersion: 1 });
+    expect(withHeader.report.changed).toBe(false);
+    const records = migrateRecords(recordsOf([U("a"), U("b")]), { assumeVersion: 1 });
+    expectOneChain(valuesOf(records.records) as Obj[]);
+  });
+
   it("key order follows pi's in-place assignment (id, parentId appended; version appended)", () => {
     const { entries } = migrateEntries([header(), U("a"), compaction(1)]);
     expect(Object.keys(entries[0] as Obj)).toEqual(["type", "id", "timestamp", "cwd", "version"]);

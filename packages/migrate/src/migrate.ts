@@ -17,6 +17,14 @@ export interface MigrateOptions {
    * again (up to 100 times, then the deterministic sequence takes over).
    */
   randomId?: () => string;
+  /**
+   * The version to assume when the input has no `type:"session"` header. Without it such
+   * input is returned untouched (pi does not load a file without a header); pi's
+   * `migrateSessionEntries` assumes 1. Header-less v1 entries chain from the first entry,
+   * `firstKeptEntryIndex` counts from 0 at the first item, and deterministic ids use an empty
+   * session id.
+   */
+  assumeVersion?: number;
 }
 
 export interface MigrateEntriesOptions extends MigrateOptions {
@@ -25,7 +33,7 @@ export interface MigrateEntriesOptions extends MigrateOptions {
 }
 
 export interface MigrationReport {
-  /** The version found in the header (absent -> 1). */
+  /** The version found in the header (absent -> 1; no header -> `assumeVersion`, else 1). */
   fromVersion: number;
   /** The version after migration: 3, or `fromVersion` when that is already 3 or more. */
   toVersion: number;
@@ -129,14 +137,16 @@ function migrateItems(
 ): { values: unknown[]; report: MigrationReport } {
   const values = items.map((item) => item.value);
   const header = values.find((v): v is Obj => isObject(v) && v.type === "session");
-  const rawVersion = header?.version;
+  const rawVersion = header === undefined ? opts.assumeVersion : header.version;
   const fromVersion = typeof rawVersion === "number" ? rawVersion : 1;
   const report = emptyReport(fromVersion);
   if (header === undefined) {
-    report.notes.push('no "session" header: pi does not load such a file; nothing was migrated');
-    return { values, report };
-  }
-  if (rawVersion !== undefined && typeof rawVersion !== "number") {
+    if (opts.assumeVersion === undefined) {
+      report.notes.push('no "session" header: pi does not load such a file; nothing was migrated');
+      return { values, report };
+    }
+    report.notes.push(`no "session" header: treated as version ${fromVersion} (assumeVersion)`);
+  } else if (rawVersion !== undefined && typeof rawVersion !== "number") {
     report.notes.push(`header version ${JSON.stringify(rawVersion)} is not a number; treated as version 1`);
   }
   if (fromVersion >= 3) return { values, report };
@@ -180,11 +190,12 @@ function migrateV1(
   items: readonly Item[],
   values: unknown[],
   writable: (i: number) => Obj,
-  header: Obj,
+  header: Obj | undefined,
   opts: MigrateOptions,
   report: MigrationReport,
 ): void {
-  const sessionId = typeof header.id === "string" ? header.id : (JSON.stringify(header.id) ?? "");
+  const headerId = header?.id;
+  const sessionId = typeof headerId === "string" ? headerId : (JSON.stringify(headerId) ?? "");
   // Every id already in the file is off limits, as is every id handed out (pi's check
   // used an empty set, so its uniqueness was only probabilistic).
   const taken = new Set<string>();
@@ -247,7 +258,7 @@ function migrateV1(
     const targetId = inRange ? newIds[index] : undefined;
     let reason: string | undefined;
     if (!inRange) reason = `index ${index} is not a position among the file's ${values.length} entries`;
-    else if (index === 0 || (isObject(target) && target.type === "session"))
+    else if ((header !== undefined && index === 0) || (isObject(target) && target.type === "session"))
       reason = `index ${index} is the header`;
     else if (index > i) reason = `index ${index} points after the compaction`;
     else if (targetId === undefined) reason = `index ${index} is not an entry object`;
@@ -287,7 +298,10 @@ export function migrateRecords(
     if (rec.kind === "json") items.push({ value: rec.value, line: rec.line });
     else raw++;
   }
-  const { values, report } = migrateItems(items, { randomId: opts.randomId });
+  const { values, report } = migrateItems(items, {
+    randomId: opts.randomId,
+    assumeVersion: opts.assumeVersion,
+  });
   report.rawRecordsKept = raw;
   const out: SessionRecord[] = [];
   let k = 0;

@@ -37,7 +37,8 @@ import { join, resolve } from "node:path";
 import type { InfoState } from "./info.js";
 import type { Env } from "./layout.js";
 
-export const CACHE_VERSION = 2;
+// 3: headers without a string id are sessions now (version 2 cached them as "not a session").
+export const CACHE_VERSION = 3;
 /** Bytes hashed at the start of the file and just before the resume offset. */
 export const CACHE_PROBE_BYTES = 4096;
 

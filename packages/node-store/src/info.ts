@@ -2,8 +2,9 @@
  * `SessionInfo` (pi 1.6.0's listing record) built incrementally from records, so a cached
  * state can be resumed when a file only grew.
  *
- * pi's rules (`buildSessionInfo`): the first JSON line must be a header (`type:"session"`,
- * string `id`) or the file is skipped; `name` is the latest `session_info` name, trimmed, an
+ * pi's rules (`buildSessionInfo`): the first JSON line must be a header (`type:"session"`)
+ * or the file is skipped (a header whose `id` is missing or not a string still counts, and
+ * its `id` is passed through as is); `name` is the latest `session_info` name, trimmed, an
  * empty one clears it; `messageCount` counts every `message` entry on every branch;
  * `firstMessage` is the text of the first user message with text (text blocks joined by a
  * space) or `"(no messages)"`; `allMessagesText` joins every user/assistant text with spaces;
@@ -17,12 +18,13 @@ import { messageActivityTime, sessionInfoName } from "./read.js";
 /** pi's `SessionInfo`, field for field. */
 export interface SessionInfo {
   path: string;
+  /** The header's `id`; as in pi, a malformed header's non-string (or missing) id is passed through. */
   id: string;
   /** Working directory from the header; `""` if missing. */
   cwd: string;
-  /** Latest `session_info` name, trimmed. */
+  /** Latest `session_info` name, trimmed. The key is always set, as in pi (possibly `undefined`). */
   name?: string;
-  /** `header.parentSession`. */
+  /** `header.parentSession`. The key is always set, as in pi (possibly `undefined`). */
   parentSessionPath?: string;
   created: Date;
   modified: Date;
@@ -34,7 +36,7 @@ export interface SessionInfo {
 /** Everything needed to finish (or resume) a `SessionInfo`; plain JSON so it can be cached. */
 export interface InfoState {
   /** `undefined`: no JSON line seen yet; `false`: the first JSON line was not a valid header. */
-  header?: { id: string; cwd: string; parentSession?: string; timestamp?: unknown } | false;
+  header?: { id?: unknown; cwd: string; parentSession?: string; timestamp?: unknown } | false;
   messageCount: number;
   firstMessage: string;
   allMessagesText: string;
@@ -73,7 +75,7 @@ export function applyRecord(state: InfoState, record: SessionRecord): void {
   if (record.kind !== "json" || state.header === false) return;
   const entry = record.value;
   if (state.header === undefined) {
-    if (entry.type !== "session" || typeof entry.id !== "string") {
+    if (entry.type !== "session") {
       state.header = false;
       return;
     }
@@ -120,16 +122,16 @@ export function finishInfo(path: string, state: InfoState, mtime: Date): Session
         : mtime;
   const info: SessionInfo = {
     path,
-    id: header.id,
+    id: header.id as string,
     cwd: header.cwd,
+    name: state.name,
+    parentSessionPath: header.parentSession,
     created: new Date(header.timestamp as string),
     modified,
     messageCount: state.messageCount,
     firstMessage: state.firstMessage || "(no messages)",
     allMessagesText: state.allMessagesText,
   };
-  if (state.name !== undefined) info.name = state.name;
-  if (header.parentSession !== undefined) info.parentSessionPath = header.parentSession;
   return info;
 }
 

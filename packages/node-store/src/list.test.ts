@@ -83,7 +83,7 @@ function reference(path: string): SessionInfo | null {
     }
     if (typeof e !== "object" || e === null || Array.isArray(e)) continue;
     if (!header) {
-      if (e.type !== "session" || typeof e.id !== "string") return null;
+      if (e.type !== "session") return null;
       header = e;
       continue;
     }
@@ -115,14 +115,14 @@ function reference(path: string): SessionInfo | null {
     path,
     id: header.id as string,
     cwd: typeof header.cwd === "string" ? header.cwd : "",
+    name,
+    parentSessionPath: typeof header.parentSession === "string" ? header.parentSession : undefined,
     created: new Date(header.timestamp as string),
     modified: last !== undefined && last > 0 ? new Date(last) : !Number.isNaN(ht) ? new Date(ht) : st.mtime,
     messageCount,
     firstMessage: firstMessage || "(no messages)",
     allMessagesText: all.join(" "),
   };
-  if (name !== undefined) out.name = name;
-  if (typeof header.parentSession === "string") out.parentSessionPath = header.parentSession;
   return out;
 }
 
@@ -208,12 +208,52 @@ describe("SessionInfo rules", () => {
   it("skips files whose first JSON line is not a valid header, and non-.jsonl files", async () => {
     const dir = tmp();
     writeFileSync(join(dir, "bad.jsonl"), line(msg("user", "x", 1)) + line(hdr("b", "/p")));
-    writeFileSync(join(dir, "noid.jsonl"), line({ type: "session", id: 5 }));
     writeFileSync(join(dir, "empty.jsonl"), "");
     writeFileSync(join(dir, "notes.txt"), line(hdr("t", "/p")));
     writeFileSync(join(dir, "ok.jsonl"), `garbage\n${line(hdr("ok", "/p"))}`);
     const list = await listSessionDir(dir, { cache: false });
     expect(list.map((i) => i.id)).toEqual(["ok"]);
+  });
+
+  it('lists a header without a string id as pi does (id as is, cwd "", invalid created, mtime), cold and warm', async () => {
+    const dir = tmp();
+    const cacheDir = join(tmp(), "cache");
+    writeFileSync(join(dir, "noid.jsonl"), line({ type: "session" }));
+    writeFileSync(join(dir, "numid.jsonl"), line({ type: "session", id: 5 }));
+    const expected = [join(dir, "noid.jsonl"), join(dir, "numid.jsonl")].map((path) => reference(path));
+    expect(expected.map((i) => i?.id)).toEqual([undefined, 5]);
+    for (const cache of [false, { dir: cacheDir }, { dir: cacheDir }] as const) {
+      const list = byPath(await listSessionDir(dir, { cache }));
+      expect(list).toStrictEqual(expected);
+      for (const info of list) {
+        expect(info.cwd).toBe("");
+        expect(Number.isNaN(info.created.getTime())).toBe(true);
+        expect(info.modified).toEqual(statSync(info.path).mtime);
+      }
+    }
+  });
+
+  it("always sets the name and parentSessionPath keys (pi's shape), also from the cache", async () => {
+    const dir = tmp();
+    const cacheDir = join(tmp(), "cache");
+    writeFileSync(join(dir, "plain.jsonl"), line(hdr("plain", "/p")));
+    for (const cache of [false, { dir: cacheDir }, { dir: cacheDir }] as const) {
+      const [info] = await listSessionDir(dir, { cache });
+      expect(Object.keys(info as SessionInfo)).toEqual([
+        "path",
+        "id",
+        "cwd",
+        "name",
+        "parentSessionPath",
+        "created",
+        "modified",
+        "messageCount",
+        "firstMessage",
+        "allMessagesText",
+      ]);
+      expect(info?.name).toBeUndefined();
+      expect(info?.parentSessionPath).toBeUndefined();
+    }
   });
 
   it("lists the upstream fixtures exactly as the reference does", async () => {

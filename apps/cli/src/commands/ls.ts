@@ -19,7 +19,7 @@ function infoJson(s: SessionInfo) {
     cwd: s.cwd,
     name: s.name ?? null,
     parentSessionPath: s.parentSessionPath ?? null,
-    created: s.created.toISOString(),
+    created: Number.isNaN(s.created.getTime()) ? null : s.created.toISOString(),
     modified: Number.isNaN(s.modified.getTime()) ? null : s.modified.toISOString(),
     messageCount: s.messageCount,
     firstMessage: s.firstMessage,
@@ -78,7 +78,8 @@ export const action: Action = async (ctx, _args, options) => {
     rows.push([
       shortDate(s.modified.getTime()),
       String(s.messageCount),
-      c.dim(s.id.slice(0, 8)),
+      // pi lists files whose header has no string id; show what is there.
+      c.dim(typeof s.id === "string" ? s.id.slice(0, 8) : String(s.id ?? "(no id)")),
       s.cwd || "-",
       s.name ? c.bold(oneLine(s.name, 60)) : oneLine(s.firstMessage, 60),
     ]);

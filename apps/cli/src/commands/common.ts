@@ -6,6 +6,7 @@ import { type LoadedSession, loadSession } from "../load.js";
 import { resolveSession } from "../locate.js";
 import type { Context } from "../program.js";
 import { UsageError } from "../errors.js";
+import { parseSince } from "../text.js";
 
 export function sessionPath(ctx: Context, arg: unknown): string {
   if (typeof arg !== "string" || arg === "") throw new UsageError("missing <session> argument");
@@ -34,6 +35,19 @@ export function intOption(options: Record<string, unknown>, name: string, flag: 
   const n = Number(raw);
   if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} needs a whole number, got \`${raw}\``);
   return n;
+}
+
+/** `--since DATE` as epoch ms (YYYY-MM-DD, an ISO time, or 7d / 12h back from now). */
+export function sinceOption(options: Record<string, unknown>): number | undefined {
+  const raw = stringOption(options, "since", "--since");
+  if (raw === undefined) return undefined;
+  const ms = parseSince(raw, Date.now());
+  if (ms === undefined)
+    throw new UsageError(
+      `--since: cannot read \`${raw}\` as a date`,
+      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
+    );
+  return ms;
 }
 
 /** An entry id option that must exist in the session. */

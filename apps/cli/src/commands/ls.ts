@@ -9,8 +9,8 @@ import { type SessionInfo, listAllSessions } from "@pi-session/node-store";
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
-import { oneLine, parseSince, shortDate, table } from "../text.js";
-import { intOption, stringOption } from "./common.js";
+import { oneLine, shortDate, table } from "../text.js";
+import { intOption, sinceOption, stringOption } from "./common.js";
 
 function infoJson(s: SessionInfo) {
   return {
@@ -29,14 +29,7 @@ function infoJson(s: SessionInfo) {
 export const action: Action = async (ctx, _args, options) => {
   const limit = intOption(options, "limit", "--limit");
   const cwdOption = stringOption(options, "cwd", "--cwd");
-  const sinceRaw = stringOption(options, "since", "--since");
-  const sinceMs = sinceRaw === undefined ? undefined : parseSince(sinceRaw, Date.now());
-  if (sinceRaw !== undefined && sinceMs === undefined) {
-    throw new UsageError(
-      `--since: cannot read \`${sinceRaw}\` as a date`,
-      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
-    );
-  }
+  const sinceMs = sinceOption(options);
   if (options.all === true && cwdOption !== undefined)
     throw new UsageError("give either --all or --cwd, not both");
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });

@@ -9,8 +9,8 @@ import { readRecords } from "../load.js";
 import { listSessionFiles, projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
 import { type GroupBy, type StatsSession, type TokenTotals, computeStats } from "../stats.js";
-import { formatCost, formatInt, parseSince, table } from "../text.js";
-import { sessionPath, stringOption } from "./common.js";
+import { formatCost, formatInt, table } from "../text.js";
+import { sessionPath, sinceOption, stringOption } from "./common.js";
 
 const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
 
@@ -70,14 +70,7 @@ export const action: Action = async (ctx, [arg], options) => {
     throw new UsageError(`--by must be one of ${GROUPS.join(", ")}; got \`${byRaw}\``);
   }
   const by = byRaw as GroupBy | undefined;
-  const sinceRaw = stringOption(options, "since", "--since");
-  const sinceMs = sinceRaw === undefined ? undefined : parseSince(sinceRaw, Date.now());
-  if (sinceRaw !== undefined && sinceMs === undefined) {
-    throw new UsageError(
-      `--since: cannot read \`${sinceRaw}\` as a date`,
-      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
-    );
-  }
+  const sinceMs = sinceOption(options);
   const files = selectFiles(ctx, arg, options.all === true);
   const progress = ctx.io.progress("reading");
   const sessions: StatsSession[] = [];

@@ -12,9 +12,10 @@ import {
   readdirSync,
   rmSync,
   statSync,
+  utimesSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { arbSessionV3, fcOptions, tempDir, toJsonl, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -440,6 +441,62 @@ describe("metadata cache", () => {
     const info = again[1] as SessionInfo;
     info.allMessagesText = "changed";
     expect(info.allMessagesText).toBe("changed");
+  });
+
+  it("a warm run with nothing changed does not rewrite the cache", async () => {
+    const { root, cacheDir } = store();
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const before = readdirSync(cacheDir).map((f) => [
+      f,
+      statSync(join(cacheDir, f)).mtimeMs,
+      statSync(join(cacheDir, f)).ino,
+    ]);
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const after = readdirSync(cacheDir).map((f) => [
+      f,
+      statSync(join(cacheDir, f)).mtimeMs,
+      statSync(join(cacheDir, f)).ino,
+    ]);
+    expect(after).toEqual(before);
+  });
+
+  it("a lazy text read through an object inheriting from the info is the info's text", async () => {
+    const { root, cacheDir, files } = store();
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const warm = await listAllSessions(root, { cache: { dir: cacheDir } });
+    const first = warm[0] as SessionInfo;
+    const child = Object.create(first) as SessionInfo;
+    const expected = files.map(reference).find((r) => r?.path === first.path)?.allMessagesText;
+    expect(child.allMessagesText).toBe(expected);
+    expect(first.allMessagesText).toBe(expected);
+  });
+
+  it("breaks ties of modified as pi does (mtime, then name by the collator), with or without progress", async () => {
+    const root = tmp();
+    const cacheDir = join(tmp(), "cache");
+    // Every session has the same modified time; file mtimes tie in pairs; some names repeat across dirs.
+    const names = ["b.jsonl", "A.jsonl", "a.jsonl", "_x.jsonl", "-x.jsonl", "10.jsonl", "9.jsonl", "é.jsonl"];
+    let k = 0;
+    for (const d of ["--one--", "--two--"]) {
+      mkdirSync(join(root, d));
+      for (const name of names) {
+        const p = join(root, d, name);
+        writeFileSync(p, line(hdr(`${d}${name}`, "/p")) + line(msg("user", "x", 5000)));
+        const t = 1_700_000_000 + (k++ % 3);
+        utimesSync(p, t, t);
+      }
+    }
+    const plain = await listAllSessions(root, { cache: false });
+    const withProgress = await listAllSessions(root, { cache: false, onProgress: () => {} });
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const warm = await listAllSessions(root, { cache: { dir: cacheDir } });
+    expect(plain.map((i) => i.path)).toEqual(withProgress.map((i) => i.path));
+    expect(warm.map((i) => i.path)).toEqual(withProgress.map((i) => i.path));
+    // pi: candidates by mtime descending, then name descending (localeCompare), stably.
+    const expected = plain
+      .map((i) => i.path)
+      .sort((a, b) => statSync(b).mtimeMs - statSync(a).mtimeMs || basename(b).localeCompare(basename(a)));
+    expect(plain.map((i) => i.path)).toEqual(expected);
   });
 
   it("uses $XDG_CACHE_HOME/pi-session by default", async () => {

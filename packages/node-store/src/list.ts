@@ -12,12 +12,13 @@ import {
   type CacheFile,
   type CachedFile,
   type PendingText,
+  type TextRef,
   defaultCacheDir,
   loadCache,
   readCachedText,
   saveCache,
 } from "./cache.js";
-import { type SessionInfo, cloneInfoState, finishInfo, sessionInfoFromRecords } from "./info.js";
+import { type SessionInfo, finishInfoHead, sessionInfoFromRecords } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
@@ -181,42 +182,61 @@ function recomputeText(path: string): string {
   }
 }
 
-/**
- * Makes `info.allMessagesText` a lazy, enumerable property: the text is read from the cache
- * on first access (then kept as a plain value), so a warm listing reads no texts at all.
- */
-function defineLazyText(info: SessionInfo, load: () => string): void {
+/** Where the lazy `allMessagesText` of an info comes from. */
+interface LazyText {
+  path: string;
+  ref: TextRef;
+  texts: TextSource;
+}
+
+/** Pending lazy texts, by info (a side table, so the info itself has only pi's keys). */
+const lazyTexts = new WeakMap<object, LazyText>();
+
+function settleText(info: object, value: string): void {
+  lazyTexts.delete(info);
   Object.defineProperty(info, "allMessagesText", {
+    value,
     enumerable: true,
+    writable: true,
     configurable: true,
-    get(): string {
-      const text = load();
-      Object.defineProperty(info, "allMessagesText", {
-        value: text,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-      return text;
-    },
-    set(value: string) {
-      Object.defineProperty(info, "allMessagesText", {
-        value,
-        enumerable: true,
-        writable: true,
-        configurable: true,
-      });
-    },
   });
 }
 
+/**
+ * The accessor of a lazy `allMessagesText`: the text is read from the cache on first access
+ * (then kept as a plain value), so a warm listing reads no texts at all. One shared
+ * descriptor, so every lazy info keeps the same fast shape (a getter per info cost ~5 µs each).
+ */
+const lazyTextDescriptor: PropertyDescriptor = {
+  enumerable: true,
+  configurable: true,
+  get(this: object): string {
+    // `this` may inherit from the info (`Object.create(info)`): the text belongs to the owner.
+    let owner: object | null = this;
+    while (owner !== null && !lazyTexts.has(owner)) owner = Object.getPrototypeOf(owner) as object | null;
+    const lazy = owner === null ? undefined : lazyTexts.get(owner);
+    if (owner === null || lazy === undefined) return "";
+    const text =
+      readCachedText(lazy.texts.cacheDir, lazy.texts.listedDir, lazy.ref) ?? recomputeText(lazy.path);
+    settleText(owner, text);
+    return text;
+  },
+  set(this: object, value: string) {
+    settleText(this, value);
+  },
+};
+
 /** The info of a file whose cache entry covers it exactly; reads nothing now. */
 function infoFromCache(path: string, cached: CachedFile, mtime: Date, texts: TextSource): SessionInfo | null {
-  const info = finishInfo(path, cloneInfoState(cached.state), mtime);
+  // `finishInfoHead` only reads the state, so the cached state needs no copy.
+  const info = finishInfoHead(path, cached.state, mtime) as SessionInfo | null;
   if (!info) return null;
   const ref = cached.text;
-  if (ref !== undefined) {
-    defineLazyText(info, () => readCachedText(texts.cacheDir, texts.listedDir, ref) ?? recomputeText(path));
+  if (ref === undefined) {
+    info.allMessagesText = cached.state.allMessagesText;
+  } else {
+    lazyTexts.set(info, { path, ref, texts });
+    Object.defineProperty(info, "allMessagesText", lazyTextDescriptor);
   }
   return info;
 }
@@ -274,7 +294,8 @@ function openPool(
   return ListPool.open(Math.min(Math.max(1, Math.floor(workers)), files));
 }
 
-async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<SessionInfo[]> {
+/** The infos of `candidates`, index for index (null: not a session, or unreadable). */
+async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<(SessionInfo | null)[]> {
   const stats = opts.stats ?? newListStats();
   const cacheDir =
     opts.cache === false ? undefined : (opts.cache?.dir ?? defaultCacheDir(opts.env ?? process.env));
@@ -289,8 +310,35 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
   let loaded = 0;
   let firstLoaded = false;
   const partial: SessionInfo[] = [];
-  const pool = openPool(candidates, cache, texts, opts.workers ?? "auto");
   const signal = opts.signal;
+  const onProgress = opts.onProgress;
+  const results = new Array<SessionInfo | null>(total).fill(null);
+  let kept = 0;
+  /** Indices of the candidates still to list after the synchronous pass. */
+  let rest: number[] | undefined;
+  if (!onProgress && texts && cache) {
+    // Without progress callbacks the order files are handled in is unobservable: answer every
+    // file the cache covers right here, with no promise or closure per file, and list only
+    // the others below.
+    rest = [];
+    signal?.throwIfAborted();
+    for (let i = 0; i < total; i++) {
+      const candidate = candidates[i] as Candidate;
+      const st = candidate.stats;
+      const key = st ? (candidate.key ?? resolve(candidate.path)) : "";
+      const cached = st ? cache.files[key] : undefined;
+      if (st && coversFile(cached, st)) {
+        stats.filesCached++;
+        results[i] = infoFromCache(candidate.path, cached, st.mtime, texts);
+        if (nextFiles[key] === undefined) kept++;
+        nextFiles[key] = cached;
+      } else {
+        rest.push(i);
+      }
+    }
+  }
+  const todo = rest ? rest.map((i) => candidates[i] as Candidate) : candidates;
+  const pool = openPool(todo, cache, texts, opts.workers ?? "auto");
   // Abort stops the workers at once; their tasks reject and the listing throws.
   const onAbort = (): void => void pool?.close();
   if (pool) signal?.addEventListener("abort", onAbort, { once: true });
@@ -326,8 +374,8 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
   };
 
   try {
-    const results = await mapLimit(
-      candidates,
+    const listed = await mapLimit(
+      todo,
       opts.concurrency ?? 10,
       async (candidate, index) => {
         let info: SessionInfo | null = null;
@@ -335,16 +383,19 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
           const st = candidate.stats ?? (await stat(candidate.path));
           const key = candidate.key ?? resolve(candidate.path);
           const cached = cache?.files[key];
+          const had = nextFiles[key] !== undefined;
           if (texts && coversFile(cached, st)) {
             // Unchanged and fully covered: no need to open the file.
             stats.filesCached++;
             info = infoFromCache(candidate.path, cached, st.mtime, texts);
             nextFiles[key] = cached;
+            if (!had) kept++;
           } else {
             const result = await readFile(candidate.path, st, cached);
             info = result.info;
             if (result.cache) {
               nextFiles[key] = result.cache;
+              if (!had) kept++;
               pending.push({ key, text: result.text ?? "" });
               dirty = true;
             }
@@ -353,31 +404,40 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<Se
           signal?.throwIfAborted();
           info = null;
         }
-        loaded++;
-        if (index === 0) firstLoaded = true;
-        if (info) partial.push(info);
-        if (opts.onProgress) {
+        if (onProgress) {
+          loaded++;
+          if (index === 0) firstLoaded = true;
+          if (info) partial.push(info);
           const publish = opts.waitForFirst
             ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === total)
             : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === total;
-          opts.onProgress(loaded, total, publish ? sortInfos([...partial]) : undefined);
+          onProgress(loaded, total, publish ? sortInfos([...partial]) : undefined);
         }
         return info;
       },
       signal,
     );
     signal?.throwIfAborted();
+    if (rest) for (let j = 0; j < rest.length; j++) results[rest[j] as number] = listed[j] ?? null;
+    else for (let j = 0; j < listed.length; j++) results[j] = listed[j] ?? null;
     if (cache && cacheDir !== undefined) {
-      if (!dirty && Object.keys(cache.files).length !== Object.keys(nextFiles).length) dirty = true;
+      // Entries of files that are gone are dropped: that too is a change to save.
+      if (!dirty && cacheSize(cache.files) !== kept) dirty = true;
       if (dirty) saveCache(cacheDir, { ...cache, files: nextFiles }, pending);
     }
-    return results.filter((x): x is SessionInfo => x !== null);
+    return results;
   } finally {
     if (pool) {
       signal?.removeEventListener("abort", onAbort);
       await pool.close();
     }
   }
+}
+
+function cacheSize(files: Record<string, CachedFile>): number {
+  let n = 0;
+  for (const _ in files) n++;
+  return n;
 }
 
 /** `dir/name` for a normalized `dir` and a plain file name (what `join` gives, without its cost). */
@@ -420,7 +480,7 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
     publishEvery: 10,
     waitForFirst: false,
   });
-  return sortInfos(infos);
+  return sortInfos(infos.filter((x): x is SessionInfo => x !== null));
 }
 
 /**
@@ -479,20 +539,47 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     opts.signal,
   );
   // Sort keys computed once per file; names (the rare tie-break) only when needed.
-  const keyed = candidates.map((c) => ({ c, mtime: c.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY, name: "" }));
+  const keyed = candidates.map((c, i) => ({
+    c,
+    mtime: c.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY,
+    name: "",
+    i,
+  }));
   const nameOf = (k: { c: Candidate; name: string }): string => {
     if (k.name === "") k.name = basename(k.c.path);
     return k.name;
   };
-  keyed.sort((a, b) => b.mtime - a.mtime || collator().compare(nameOf(b), nameOf(a)));
-  for (let i = 0; i < keyed.length; i++) candidates[i] = (keyed[i] as { c: Candidate }).c;
+  /** pi's candidate order: mtime descending, then name descending by the default collator. */
+  const byCandidateOrder = (a: (typeof keyed)[number], b: (typeof keyed)[number]): number =>
+    b.mtime - a.mtime || collator().compare(nameOf(b), nameOf(a));
+  if (opts.onProgress) {
+    // Progress reports follow the candidate order: it must be pi's from the start.
+    keyed.sort(byCandidateOrder);
+    for (let i = 0; i < keyed.length; i++) candidates[i] = (keyed[i] as { c: Candidate }).c;
+    const infos = await buildInfos(candidates, {
+      ...opts,
+      cacheKey: dir,
+      publishEvery: 100,
+      waitForFirst: true,
+    });
+    return sortInfos(infos.filter((x): x is SessionInfo => x !== null));
+  }
+  // Without progress the candidate order only breaks ties of `modified`, so the collator
+  // (whose construction alone costs ~10 ms) is needed only for infos whose `modified` and
+  // mtime both tie. Stable sorts throughout, so the result is the one of the order above.
   const infos = await buildInfos(candidates, {
     ...opts,
     cacheKey: dir,
     publishEvery: 100,
     waitForFirst: true,
   });
-  return sortInfos(infos);
+  const found: { info: SessionInfo; t: number; k: (typeof keyed)[number] }[] = [];
+  for (let i = 0; i < infos.length; i++) {
+    const info = infos[i];
+    if (info) found.push({ info, t: info.modified.getTime(), k: keyed[i] as (typeof keyed)[number] });
+  }
+  found.sort((a, b) => b.t - a.t || byCandidateOrder(a.k, b.k) || a.k.i - b.k.i);
+  return found.map((f) => f.info);
 }
 
 /** The `SessionInfo` of one file (no cache); null when it is not a valid session. */

@@ -13,7 +13,7 @@
 import { type TObject, type TSchema, Type } from "typebox";
 import { Compile } from "typebox/compile";
 import type { Diagnostic, SessionRecord } from "./records.js";
-import { headerVersion } from "./types.js";
+import { ENTRY_TYPES, headerVersion } from "./types.js";
 
 /** A schema problem: where (a JSON pointer into the value) and what was expected. */
 export interface ValidationIssue {
@@ -47,19 +47,7 @@ const V3_ROLES = [
   "system",
 ];
 const LEGACY_ROLES = [...V3_ROLES, "hookMessage"];
-const KNOWN_ENTRY_TYPES = [
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-  "usage",
-  "context_edit",
-];
+const KNOWN_ENTRY_TYPES: readonly string[] = ENTRY_TYPES;
 const STOP_REASONS = ["stop", "length", "toolUse", "error", "aborted", "pending", "deferred"];
 
 const Str = () => Type.String();

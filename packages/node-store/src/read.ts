@@ -82,6 +82,15 @@ function finish(
   return result;
 }
 
+/** A missing file is `null` when the caller asked for it, else {@link SessionFileNotFoundError}. */
+function whenOpenFails(path: string, opts: { missing?: "throw" | "null" }, error: unknown): null {
+  if (isEnoent(error)) {
+    if (opts.missing === "null") return null;
+    throw new SessionFileNotFoundError(path);
+  }
+  throw error;
+}
+
 function pushAll(target: SessionRecord[], source: SessionRecord[]): void {
   for (const r of source) target.push(r);
 }
@@ -100,11 +109,7 @@ export async function readSessionFile(
   try {
     handle = await open(path, "r");
   } catch (error) {
-    if (isEnoent(error)) {
-      if (opts.missing === "null") return null;
-      throw new SessionFileNotFoundError(path);
-    }
-    throw error;
+    return whenOpenFails(path, opts, error);
   }
   try {
     const st = await handle.stat();
@@ -146,11 +151,7 @@ export function readSessionFileSync(
   try {
     fd = openSync(path, "r");
   } catch (error) {
-    if (isEnoent(error)) {
-      if (opts.missing === "null") return null;
-      throw new SessionFileNotFoundError(path);
-    }
-    throw error;
+    return whenOpenFails(path, opts, error);
   }
   try {
     const st = fstatSync(fd);

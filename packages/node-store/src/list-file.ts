@@ -4,18 +4,10 @@
  * workers (`list-worker.ts`), so both give identical results.
  */
 import { type FileHandle, open } from "node:fs/promises";
-import type { SessionRecord } from "@pi-session/format";
 import { CACHE_PROBE_BYTES, type CachedFile, readCachedText, sha1 } from "./cache.js";
-import { RecordDecoder } from "./codec.js";
-import {
-  type InfoState,
-  type SessionInfo,
-  applyRecord,
-  cloneInfoState,
-  emptyInfoState,
-  finishInfo,
-} from "./info.js";
+import { type InfoState, type SessionInfo, cloneInfoState, emptyInfoState, finishInfo } from "./info.js";
 import { READ_CHUNK_SIZE } from "./read.js";
+import { infoReader } from "./scan.js";
 
 /** The parts of `fs.Stats` listing uses (plain data, so it can cross to a worker). */
 export interface FileStat {
@@ -82,6 +74,21 @@ async function probes(
   return { head: sha1(head), edge: sha1(edge) };
 }
 
+/**
+ * Read buffers kept for the next file: a fresh 1 MiB buffer per file costs page faults on
+ * every first touch, which showed as a large share of a cold listing's system time.
+ */
+const spareBuffers: Buffer[] = [];
+const MAX_SPARE_BUFFERS = 16;
+
+function takeBuffer(): Buffer {
+  return spareBuffers.pop() ?? Buffer.allocUnsafeSlow(READ_CHUNK_SIZE);
+}
+
+function giveBuffer(buf: Buffer): void {
+  if (spareBuffers.length < MAX_SPARE_BUFFERS) spareBuffers.push(buf);
+}
+
 /** Builds the info of one file, resuming from the cache entry `cached` where it still holds. */
 export async function loadFile(
   path: string,
@@ -118,20 +125,22 @@ export async function loadFile(
     }
     if (resumed) counters.filesResumed++;
     else counters.filesParsed++;
-    const decoder = new RecordDecoder({ startOffset: start, startLine });
-    const feed = (records: SessionRecord[]): void => {
-      for (const r of records) applyRecord(state, r);
-    };
+    const decoder = infoReader(state, { startOffset: start, startLine });
     let pos = start;
-    // One buffer per file, reused: the decoder copies the bytes it keeps (a partial line).
-    const buf = Buffer.allocUnsafe(Math.min(READ_CHUNK_SIZE, Math.max(0, st.size - start) + 1));
-    while (state.header !== false) {
-      signal?.throwIfAborted();
-      const { bytesRead } = await handle.read(buf, 0, buf.length, pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      counters.bytesRead += bytesRead;
-      feed(decoder.push(buf.subarray(0, bytesRead)));
+    // A pooled buffer, reused chunk after chunk: the readers copy the bytes they keep.
+    const buf = takeBuffer();
+    const want = Math.min(READ_CHUNK_SIZE, Math.max(0, st.size - start) + 1);
+    try {
+      while (state.header !== false) {
+        signal?.throwIfAborted();
+        const { bytesRead } = await handle.read(buf, 0, want, pos);
+        if (bytesRead === 0) break;
+        pos += bytesRead;
+        counters.bytesRead += bytesRead;
+        decoder.push(buf.subarray(0, bytesRead));
+      }
+    } finally {
+      giveBuffer(buf);
     }
     if (state.header === false) {
       // Not a session, and growing cannot change that: cache the verdict for the whole file.
@@ -152,7 +161,7 @@ export async function loadFile(
     const committed = decoder.committedOffset;
     const nextLine = decoder.nextLine;
     const snapshot = cloneInfoState(state);
-    feed(decoder.end());
+    decoder.end();
     const info = finishInfo(path, state, st.mtime);
     // The head probe is the same bytes as the verified one when both offsets cover it.
     const p =

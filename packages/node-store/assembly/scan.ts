@@ -1,0 +1,559 @@
+// The listing line scanner, in AssemblyScript (compiled to WebAssembly by
+// `scripts/build-wasm.mjs`; the module is embedded in `src/scan-wasm.ts`).
+//
+// Listing needs little from most lines of a session: whether the line is a JSON object, and
+// whether its top-level `type` is "message". Proving that with JSON.parse costs most of a
+// cold listing, so this scanner validates lines itself, 16 bytes at a time inside strings,
+// and sorts them:
+//
+// - OTHER: a valid JSON object of a type listing ignores (or with no string `type`);
+// - MSG_OTHER: a valid "message" entry whose role is not "user" or "assistant": only counted;
+// - USER / ASSISTANT: a valid user or assistant message: the record written to `out` carries
+//   the spans of what listing reads (timestamps, content text), so the caller never parses
+//   the rest of the line (tool calls, thinking, ...);
+// - SLOW: a valid header or `session_info` line, for the caller's exact JSON.parse path;
+// - FALLBACK: anything the scanner cannot prove valid and understood.
+//
+// The scanner only has to be right when it does not say FALLBACK: then the caller's exact
+// path decides. It says FALLBACK for duplicate or escaped keys that listing reads, for escaped
+// `type`/`role` values, for a non-ASCII byte outside a string, for invalid UTF-8 (the codec
+// turns such a line into a raw record), for text values that are neither strings nor null,
+// for too many text blocks, and past a nesting depth of MAX_DEPTH.
+
+const FALLBACK: u32 = 0;
+const OTHER: u32 = 1;
+const MSG_OTHER: u32 = 2;
+const SLOW: u32 = 3;
+const USER: u32 = 4;
+const ASSISTANT: u32 = 5;
+
+const MAX_DEPTH: i32 = 1000;
+const MAX_SPANS: u32 = 1024;
+const OBJ: u8 = 1;
+const ARR: u8 = 2;
+
+// Which value the scanner is about to read.
+const K_NONE: i32 = 0;
+const K_TYPE: i32 = 1; // entry.type
+const K_MESSAGE: i32 = 2; // entry.message
+const K_ETS: i32 = 3; // entry.timestamp
+const K_ROLE: i32 = 4; // message.role
+const K_CONTENT: i32 = 5; // message.content
+const K_MTS: i32 = 6; // message.timestamp
+const K_BTYPE: i32 = 7; // content[i].type
+const K_BTEXT: i32 = 8; // content[i].text
+
+// Content kinds.
+const C_ABSENT: u32 = 0;
+const C_STRING: u32 = 1;
+const C_ARRAY: u32 = 2;
+const C_OTHER: u32 = 3;
+
+// String span flags.
+const F_PRESENT: u32 = 1;
+const F_ESCAPED: u32 = 2;
+const F_NON_ASCII: u32 = 4;
+const F_NULL: u32 = 8; // a text block whose text is null (or missing)
+
+let pos: usize = 0;
+let escaped: bool = false;
+let nonAscii: bool = false;
+let stackBase: usize = 0;
+let spanBase: usize = 0;
+
+let msgOther: u32 = 0;
+let lineCount: u32 = 0;
+let written: usize = 0;
+
+/** First free byte after the module's own data (16-aligned). */
+export function heapBase(): usize {
+  return (__heap_base + 15) & ~(<usize>15);
+}
+
+/** MSG_OTHER lines seen by the last `scanLines` call. */
+export function messages(): u32 {
+  return msgOther;
+}
+
+/** Lines handled by the last `scanLines` call. */
+export function lines(): u32 {
+  return lineCount;
+}
+
+/** Bytes written to `out` by the last `scanLines` call. */
+export function outBytes(): usize {
+  return written;
+}
+
+@inline function ws(): u32 {
+  let c = <u32>load<u8>(pos);
+  while (c == 0x20 || c == 0x09 || c == 0x0d) c = <u32>load<u8>(++pos);
+  return c;
+}
+
+/** Index of the next "\n" at or after p (each line of the region ends with one). */
+function lineEnd(p: usize): usize {
+  const nl = i8x16.splat(0x0a);
+  while (true) {
+    const m = i8x16.bitmask(i8x16.eq(v128.load(p), nl));
+    if (m != 0) return p + <usize>ctz(m);
+    p += 16;
+  }
+}
+
+/**
+ * Scans a string whose opening quote is at pos - 1; leaves pos after the closing quote.
+ * Sets `escaped` / `nonAscii`. False when it is not a valid JSON string of valid UTF-8.
+ */
+function str(): bool {
+  escaped = false;
+  nonAscii = false;
+  let p = pos;
+  const quote = i8x16.splat(0x22);
+  const bslash = i8x16.splat(0x5c);
+  const space = i8x16.splat(0x20);
+  while (true) {
+    // 16 bytes at a time until a quote, a backslash, a control byte or a non-ASCII byte.
+    let m: i32;
+    while (true) {
+      const v = v128.load(p);
+      const special = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, bslash)), i8x16.lt_u(v, space));
+      // A byte >= 0x80 has its top bit set, which is what bitmask collects.
+      m = i8x16.bitmask(special) | i8x16.bitmask(v);
+      if (m != 0) break;
+      p += 16;
+    }
+    p += <usize>ctz(m);
+    const c = <u32>load<u8>(p);
+    if (c == 0x22) {
+      pos = p + 1;
+      return true;
+    }
+    if (c == 0x5c) {
+      escaped = true;
+      const d = <u32>load<u8>(p + 1);
+      if (d == 0x75) {
+        for (let k: usize = 2; k < 6; k++) {
+          const h = <u32>load<u8>(p + k);
+          const l = h | 0x20;
+          if (!(h - 0x30 < 10 || l - 0x61 < 6)) return false;
+        }
+        p += 6;
+      } else if (
+        d == 0x22 || d == 0x5c || d == 0x2f || d == 0x62 || d == 0x66 || d == 0x6e || d == 0x72 || d == 0x74
+      ) {
+        p += 2;
+      } else return false;
+      continue;
+    }
+    if (c < 0x80) return false; // a control byte (the line's "\n" included)
+    // One well-formed UTF-8 sequence, as a fatal TextDecoder accepts it.
+    nonAscii = true;
+    const c1 = <u32>load<u8>(p + 1);
+    if (c < 0xc2) return false;
+    if (c < 0xe0) {
+      if ((c1 & 0xc0) != 0x80) return false;
+      p += 2;
+      continue;
+    }
+    const c2 = <u32>load<u8>(p + 2);
+    if (c < 0xf0) {
+      if (c == 0xe0) {
+        if (c1 < 0xa0 || c1 > 0xbf) return false;
+      } else if (c == 0xed) {
+        if (c1 < 0x80 || c1 > 0x9f) return false;
+      } else if ((c1 & 0xc0) != 0x80) return false;
+      if ((c2 & 0xc0) != 0x80) return false;
+      p += 3;
+      continue;
+    }
+    if (c < 0xf5) {
+      const c3 = <u32>load<u8>(p + 3);
+      if (c == 0xf0) {
+        if (c1 < 0x90 || c1 > 0xbf) return false;
+      } else if (c == 0xf4) {
+        if (c1 < 0x80 || c1 > 0x8f) return false;
+      } else if ((c1 & 0xc0) != 0x80) return false;
+      if ((c2 & 0xc0) != 0x80 || (c3 & 0xc0) != 0x80) return false;
+      p += 4;
+      continue;
+    }
+    return false;
+  }
+}
+
+@inline function isDigit(c: u32): bool {
+  return c - 0x30 < 10;
+}
+
+/** A JSON number starting at pos (first byte c); leaves pos after it. */
+function number(c: u32): bool {
+  let p = pos;
+  if (c == 0x2d) c = <u32>load<u8>(++p);
+  if (c == 0x30) c = <u32>load<u8>(++p);
+  else if (c - 0x31 < 9) {
+    do c = <u32>load<u8>(++p);
+    while (isDigit(c));
+  } else return false;
+  if (c == 0x2e) {
+    c = <u32>load<u8>(++p);
+    if (!isDigit(c)) return false;
+    do c = <u32>load<u8>(++p);
+    while (isDigit(c));
+  }
+  if ((c | 0x20) == 0x65) {
+    c = <u32>load<u8>(++p);
+    if (c == 0x2b || c == 0x2d) c = <u32>load<u8>(++p);
+    if (!isDigit(c)) return false;
+    do c = <u32>load<u8>(++p);
+    while (isDigit(c));
+  }
+  pos = p;
+  return true;
+}
+
+/** `true`, `false` or `null` at pos; leaves pos after it. */
+function literal(c: u32): bool {
+  const p = pos;
+  if (c == 0x74) {
+    if (load<u32>(p) != 0x65757274) return false; // "true"
+    pos = p + 4;
+    return true;
+  }
+  if (c == 0x66) {
+    if (load<u32>(p + 1) != 0x65736c61) return false; // "alse"
+    pos = p + 5;
+    return true;
+  }
+  if (c == 0x6e) {
+    if (load<u32>(p) != 0x6c6c756e) return false; // "null"
+    pos = p + 4;
+    return true;
+  }
+  return false;
+}
+
+// Little-endian words of the names compared below.
+const W_TYPE: u32 = 0x65707974; // "type"
+const W_TEXT: u32 = 0x74786574; // "text"
+const W_ROLE: u32 = 0x656c6f72; // "role"
+const W_USER: u32 = 0x72657375; // "user"
+const W_MESS: u32 = 0x7373656d; // "mess"
+const W_ASSI: u32 = 0x69737361; // "assi"
+const W_STAN: u32 = 0x6e617473; // "stan"
+const W_SESS: u32 = 0x73736573; // "sess"
+const W_TIME: u32 = 0x656d6974; // "time"
+const W_STAM: u32 = 0x6d617473; // "stam"
+const W_CONT: u32 = 0x746e6f63; // "cont"
+const W_ENT: u32 = 0x746e65; // "ent" (+ a zero byte that is never compared)
+
+@inline function isMessage(s: usize, len: usize): bool {
+  return len == 7 && load<u32>(s) == W_MESS && (load<u32>(s + 3) >>> 8) == 0x656761; // "age"
+}
+
+@inline function isTimestamp(s: usize, len: usize): bool {
+  return len == 9 && load<u32>(s) == W_TIME && load<u32>(s + 4) == W_STAM && load<u8>(s + 8) == 0x70;
+}
+
+@inline function isContent(s: usize, len: usize): bool {
+  return len == 7 && load<u32>(s) == W_CONT && (load<u32>(s + 4) & 0xffffff) == W_ENT;
+}
+
+@inline function flagsOf(): u32 {
+  return F_PRESENT | (escaped ? F_ESCAPED : 0) | (nonAscii ? F_NON_ASCII : 0);
+}
+
+/**
+ * Classifies the line starting at `start`; for USER / ASSISTANT the details are left in the
+ * globals below and the span area. Leaves pos at the line's "\n" unless it returns FALLBACK.
+ */
+let eTsS: usize = 0;
+let eTsE: usize = 0;
+let eTsF: u32 = 0;
+let mTsS: usize = 0;
+let mTsE: usize = 0;
+let mTsF: u32 = 0;
+let contentKind: u32 = 0;
+let spanCount: u32 = 0;
+
+function scanLine(start: usize): u32 {
+  pos = start;
+  if (load<u8>(pos) != 0x7b) return FALLBACK;
+  let depth: i32 = 0;
+  let pendingKey = K_NONE;
+  let inMsg = false;
+  let inContent = false;
+  let inBlock = false;
+  let seen1: u32 = 0; // bits: type, message, timestamp at depth 1
+  let seen2: u32 = 0; // bits: role, content, timestamp in the message
+  let seen4: u32 = 0; // bits: type, text in a content block
+  let typeS: usize = 0;
+  let typeLen: usize = 0;
+  let typeIsStr = false;
+  let roleS: usize = 0;
+  let roleLen: usize = 0;
+  let roleIsStr = false;
+  let blockIsText = false;
+  let textS: usize = 0;
+  let textE: usize = 0;
+  let textF: u32 = 0;
+  let badText = false; // a text value the caller could not rebuild without JSON.parse
+  eTsF = 0;
+  mTsF = 0;
+  contentKind = C_ABSENT;
+  spanCount = 0;
+  let expectValue = true;
+  while (true) {
+    let c = ws();
+    if (expectValue) {
+      const vk = pendingKey;
+      pendingKey = K_NONE;
+      if (c == 0x7b || c == 0x5b) {
+        if (++depth > MAX_DEPTH) return FALLBACK;
+        const isObj = c == 0x7b;
+        store<u8>(stackBase + <usize>depth, isObj ? OBJ : ARR);
+        if (vk == K_MESSAGE) inMsg = isObj;
+        else if (vk == K_CONTENT) {
+          contentKind = isObj ? C_OTHER : C_ARRAY;
+          inContent = !isObj;
+        } else if (vk == K_BTEXT) badText = true;
+        else if (inContent && depth == 4 && isObj) {
+          inBlock = true;
+          seen4 = 0;
+          blockIsText = false;
+          textF = 0;
+        }
+        pos++;
+        c = ws();
+        if (c == (isObj ? 0x7d : 0x5d)) {
+          pos++;
+          if (depth == 2) inMsg = false;
+          else if (depth == 3) inContent = false;
+          else if (depth == 4) inBlock = false; // an empty block has no text
+          if (--depth == 0) break;
+          expectValue = false;
+          continue;
+        }
+        if (!isObj) continue; // the array's first value
+        // on to the object's first key
+      } else {
+        if (c == 0x22) {
+          const s = ++pos;
+          if (!str()) return FALLBACK;
+          const e = pos - 1;
+          if (vk == K_TYPE) {
+            if (escaped) return FALLBACK;
+            typeS = s;
+            typeLen = e - s;
+            typeIsStr = true;
+          } else if (vk == K_ROLE) {
+            if (escaped) return FALLBACK;
+            roleS = s;
+            roleLen = e - s;
+            roleIsStr = true;
+          } else if (vk == K_ETS) {
+            eTsS = s;
+            eTsE = e;
+            eTsF = flagsOf();
+          } else if (vk == K_CONTENT) {
+            contentKind = C_STRING;
+            textS = s;
+            textE = e;
+            textF = flagsOf();
+          } else if (vk == K_BTYPE) {
+            if (escaped) badText = true;
+            blockIsText = e - s == 4 && load<u32>(s) == W_TEXT;
+          } else if (vk == K_BTEXT) {
+            textS = s;
+            textE = e;
+            textF = flagsOf();
+          }
+        } else if (c == 0x2d || isDigit(c)) {
+          const s = pos;
+          if (!number(c)) return FALLBACK;
+          if (vk == K_MTS) {
+            mTsS = s;
+            mTsE = pos;
+            mTsF = F_PRESENT;
+          } else if (vk == K_CONTENT) contentKind = C_OTHER;
+          else if (vk == K_BTEXT) badText = true;
+        } else {
+          if (!literal(c)) return FALLBACK;
+          if (vk == K_CONTENT) contentKind = C_OTHER;
+          else if (vk == K_BTEXT) {
+            if (c == 0x6e) textF = F_NULL;
+            else badText = true;
+          }
+        }
+        expectValue = false;
+        continue;
+      }
+    } else {
+      const kind = load<u8>(stackBase + <usize>depth);
+      if (c == 0x2c) {
+        pos++;
+        expectValue = true;
+        if (kind == ARR) continue;
+        c = ws();
+        // on to the next key
+      } else if (c == (kind == OBJ ? 0x7d : 0x5d)) {
+        pos++;
+        if (depth == 2) inMsg = false;
+        else if (depth == 3) inContent = false;
+        else if (depth == 4 && inBlock) {
+          inBlock = false;
+          if (blockIsText) {
+            // A text block: its text (a string, or null / missing: "").
+            if (spanCount >= MAX_SPANS) badText = true;
+            else {
+              const at = spanBase + <usize>spanCount * 12;
+              store<u32>(at, <u32>textS);
+              store<u32>(at, <u32>textE, 4);
+              store<u32>(at, textF == 0 ? F_NULL : textF, 8);
+              spanCount++;
+            }
+          }
+        }
+        if (--depth == 0) break;
+        continue;
+      } else return FALLBACK;
+    }
+    // A key of the object at `depth`; pos is at its opening quote (c).
+    if (c != 0x22) return FALLBACK;
+    const s = ++pos;
+    if (!str()) return FALLBACK;
+    const len = pos - 1 - s;
+    if (depth == 1) {
+      if (escaped) return FALLBACK; // it could spell a key read below
+      if (len == 4 && load<u32>(s) == W_TYPE) {
+        if (seen1 & 1) return FALLBACK;
+        seen1 |= 1;
+        pendingKey = K_TYPE;
+      } else if (isMessage(s, len)) {
+        if (seen1 & 2) return FALLBACK;
+        seen1 |= 2;
+        pendingKey = K_MESSAGE;
+      } else if (isTimestamp(s, len)) {
+        if (seen1 & 4) return FALLBACK;
+        seen1 |= 4;
+        pendingKey = K_ETS;
+      }
+    } else if (depth == 2 && inMsg) {
+      if (escaped) return FALLBACK;
+      if (len == 4 && load<u32>(s) == W_ROLE) {
+        if (seen2 & 1) return FALLBACK;
+        seen2 |= 1;
+        pendingKey = K_ROLE;
+      } else if (isContent(s, len)) {
+        if (seen2 & 2) return FALLBACK;
+        seen2 |= 2;
+        pendingKey = K_CONTENT;
+      } else if (isTimestamp(s, len)) {
+        if (seen2 & 4) return FALLBACK;
+        seen2 |= 4;
+        pendingKey = K_MTS;
+      }
+    } else if (depth == 4 && inBlock) {
+      if (escaped) badText = true;
+      else if (len == 4) {
+        const w = load<u32>(s);
+        if (w == W_TYPE) {
+          if (seen4 & 1) badText = true;
+          seen4 |= 1;
+          pendingKey = K_BTYPE;
+        } else if (w == W_TEXT) {
+          if (seen4 & 2) badText = true;
+          seen4 |= 2;
+          pendingKey = K_BTEXT;
+        }
+      }
+    }
+    if (ws() != 0x3a) return FALLBACK;
+    pos++;
+    expectValue = true;
+  }
+  if (ws() != 0x0a) return FALLBACK;
+  if (!typeIsStr) return OTHER;
+  if (isMessage(typeS, typeLen)) {
+    if (!roleIsStr) return MSG_OTHER;
+    let code = MSG_OTHER;
+    if (roleLen == 4 && load<u32>(roleS) == W_USER) code = USER;
+    else if (
+      roleLen == 9 &&
+      load<u32>(roleS) == W_ASSI &&
+      load<u32>(roleS + 4) == W_STAN &&
+      load<u8>(roleS + 8) == 0x74
+    )
+      code = ASSISTANT;
+    if (code == MSG_OTHER) return MSG_OTHER;
+    if (badText) return FALLBACK;
+    if (contentKind == C_STRING) {
+      // The string content is the one span.
+      store<u32>(spanBase, <u32>textS);
+      store<u32>(spanBase, <u32>textE, 4);
+      store<u32>(spanBase, textF, 8);
+      spanCount = 1;
+    } else if (contentKind != C_ARRAY) spanCount = 0;
+    return code;
+  }
+  // "session", "session_info" (and any other type starting with "sess"): the exact path.
+  if (typeLen >= 4 && load<u32>(typeS) == W_SESS) return SLOW;
+  return OTHER;
+}
+
+/**
+ * Scans the lines of [start, end): the last byte is "\n", and 16 readable bytes follow `end`.
+ * `stack` has MAX_DEPTH + 1 bytes; `spans` has MAX_SPANS * 12 bytes.
+ *
+ * For each line that is not OTHER or MSG_OTHER it writes to `out` (u32 words):
+ *   lineStart, lineEnd, code
+ * and for USER / ASSISTANT eight more:
+ *   entryTsStart, entryTsEnd, entryTsFlags, msgTsStart, msgTsEnd, msgTsFlags,
+ *   contentKind, spanCount
+ * then spanCount triples (start, end, flags) of the text spans, in order.
+ * Returns where it stopped: `end`, or the start of the first line whose record did not fit
+ * before `outEnd` (see `outBytes`, `messages` and `lines` for what the call did).
+ */
+export function scanLines(
+  start: usize,
+  end: usize,
+  out: usize,
+  outEnd: usize,
+  stack: usize,
+  spans: usize,
+): usize {
+  stackBase = stack;
+  spanBase = spans;
+  msgOther = 0;
+  lineCount = 0;
+  let p = start;
+  let o = out;
+  while (p < end) {
+    const code = scanLine(p);
+    const e = code == FALLBACK ? lineEnd(pos > p ? pos : p) : pos;
+    if (code == MSG_OTHER) msgOther++;
+    else if (code != OTHER) {
+      const words: usize = code >= USER ? 11 + <usize>spanCount * 3 : 3;
+      if (o + words * 4 > outEnd) break;
+      store<u32>(o, <u32>p);
+      store<u32>(o, <u32>e, 4);
+      store<u32>(o, code, 8);
+      if (code >= USER) {
+        store<u32>(o, <u32>eTsS, 12);
+        store<u32>(o, <u32>eTsE, 16);
+        store<u32>(o, eTsF, 20);
+        store<u32>(o, <u32>mTsS, 24);
+        store<u32>(o, <u32>mTsE, 28);
+        store<u32>(o, mTsF, 32);
+        store<u32>(o, contentKind, 36);
+        store<u32>(o, spanCount, 40);
+        memory.copy(o + 44, spanBase, <usize>spanCount * 12);
+      }
+      o += words * 4;
+    }
+    lineCount++;
+    p = e + 1;
+  }
+  written = o - out;
+  return p;
+}

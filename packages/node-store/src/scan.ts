@@ -1,0 +1,370 @@
+/**
+ * The fast path of listing: feeds a file's bytes into an `InfoState` (see `info.ts`) without
+ * `JSON.parse` on most lines. A WebAssembly scanner (`assembly/scan.ts`, embedded by
+ * `scan-wasm.ts`) proves each line valid and sorts it; lines listing ignores cost nothing more,
+ * other messages only count, and user/assistant messages yield the spans of their timestamps
+ * and texts, from which an entry with just those fields is rebuilt and fed to `applyRecord`.
+ * Headers, `session_info` lines and every line the scanner cannot vouch for go through the
+ * `format` codec exactly as before, so the state is the one the codec path gives, for any
+ * input (property-tested in `scan.test.ts`).
+ *
+ * Without WebAssembly SIMD (or if the module fails to load, or with `PI_SESSION_NO_WASM=1` in
+ * the environment) {@link lineScanner} returns null and {@link infoReader} gives the codec path.
+ */
+import { type SessionRecord, SessionLineDecoder } from "@pi-session/format";
+import { RecordDecoder } from "./codec.js";
+import { type InfoState, applyRecord } from "./info.js";
+import { SCAN_WASM_BASE64 } from "./scan-wasm.js";
+
+/** How the scanner sorts a line (the codes of `assembly/scan.ts`). */
+export const LineCode = {
+  /** Not proven valid, or not understood: the codec decides. */
+  Fallback: 0,
+  /** A valid JSON object listing ignores. */
+  Other: 1,
+  /** A valid `message` entry whose role is not user or assistant: counted only. */
+  MessageOther: 2,
+  /** A valid header or `session_info` line: the codec path. */
+  Slow: 3,
+  User: 4,
+  Assistant: 5,
+} as const;
+
+const F_ESCAPED = 2;
+const F_NON_ASCII = 4;
+const F_NULL = 8;
+const C_ABSENT = 0;
+const C_STRING = 1;
+const C_ARRAY = 2;
+
+const STACK_BYTES = 1024;
+const SPAN_BYTES = 1024 * 12;
+const OUT_BYTES = 256 * 1024;
+/** The scanner reads up to 16 bytes past the end of its input (one SIMD load). */
+const SLACK = 64;
+const PAGE = 65536;
+
+// The WebAssembly API this module uses (the package compiles without DOM typings).
+interface WasmMemory {
+  readonly buffer: ArrayBuffer;
+  grow(pages: number): number;
+}
+interface WasmApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { exports: unknown };
+}
+const wasm = (globalThis as unknown as { WebAssembly?: WasmApi }).WebAssembly;
+
+interface ScanExports {
+  memory: WasmMemory;
+  heapBase(): number;
+  messages(): number;
+  lines(): number;
+  outBytes(): number;
+  scanLines(start: number, end: number, out: number, outEnd: number, stack: number, spans: number): number;
+}
+
+/** One scanner instance and its memory layout (one per thread: scanning is synchronous). */
+export class LineScanner {
+  private readonly x: ScanExports;
+  private readonly stack: number;
+  private readonly spans: number;
+  private readonly out: number;
+  private readonly outEnd: number;
+  /** Where input bytes go. */
+  readonly input: number;
+  private bytes!: Buffer;
+  private words!: Uint32Array;
+
+  constructor(api: WasmApi, module: object) {
+    const instance = new api.Instance(module, {
+      env: {
+        abort() {
+          throw new Error("line scanner aborted");
+        },
+      },
+    });
+    this.x = instance.exports as unknown as ScanExports;
+    const base = this.x.heapBase();
+    this.stack = base;
+    this.spans = base + STACK_BYTES;
+    this.out = this.spans + SPAN_BYTES;
+    this.outEnd = this.out + OUT_BYTES;
+    this.input = this.outEnd;
+    this.ensure(1 << 20);
+  }
+
+  /** Makes room for `length` input bytes; returns the memory as a Buffer (valid until the next call). */
+  ensure(length: number): Buffer {
+    const need = this.input + length + SLACK;
+    const memory = this.x.memory;
+    if (memory.buffer.byteLength < need) memory.grow(Math.ceil((need - memory.buffer.byteLength) / PAGE));
+    if (this.bytes === undefined || this.bytes.buffer !== memory.buffer) {
+      this.bytes = Buffer.from(memory.buffer);
+      this.words = new Uint32Array(memory.buffer);
+    }
+    return this.bytes;
+  }
+
+  /**
+   * Scans the whole lines in memory `[start, end)` (input area; the byte before `end` must be
+   * `\n`), calling
+   * `onLine(word)` with the index in {@link words} of each record the scanner wrote (codes
+   * Fallback, Slow, User, Assistant), in line order. Returns the counts of all lines and of
+   * MessageOther lines.
+   */
+  scan(start: number, end: number, onLine: (word: number) => void): { lines: number; messages: number } {
+    const x = this.x;
+    let p = start;
+    let lines = 0;
+    let messages = 0;
+    while (p < end) {
+      p = x.scanLines(p, end, this.out, this.outEnd, this.stack, this.spans);
+      lines += x.lines();
+      messages += x.messages();
+      const words = this.words;
+      const stop = (this.out + x.outBytes()) >>> 2;
+      let k = this.out >>> 2;
+      while (k < stop) {
+        onLine(k);
+        k += (words[k + 2] as number) >= LineCode.User ? 11 + 3 * (words[k + 10] as number) : 3;
+      }
+    }
+    return { lines, messages };
+  }
+
+  /** The memory as u32 words (valid until the next {@link ensure}). */
+  get memoryWords(): Uint32Array {
+    return this.words;
+  }
+
+  /** The memory as bytes (valid until the next {@link ensure}). */
+  get memoryBytes(): Buffer {
+    return this.bytes;
+  }
+
+  /** The text of the JSON string whose content is `[start, end)` with span `flags`. */
+  text(start: number, end: number, flags: number): string {
+    const b = this.bytes;
+    if (flags & F_ESCAPED) return JSON.parse(b.toString("utf8", start - 1, end + 1)) as string;
+    return b.toString(flags & F_NON_ASCII ? "utf8" : "latin1", start, end);
+  }
+
+  /**
+   * The entry listing reads from a User/Assistant record at word `k`: `type`, `timestamp`
+   * (when a string), and a message with `role`, `content` (when present: the string, or the
+   * text blocks as `{ type: "text", text }`, or null for any other value) and `timestamp`
+   * (when a number).
+   */
+  entryAt(k: number): Record<string, unknown> {
+    const w = this.words;
+    const message: Record<string, unknown> = { role: w[k + 2] === LineCode.User ? "user" : "assistant" };
+    const kind = w[k + 9];
+    if (kind !== C_ABSENT) {
+      if (kind === C_STRING)
+        message.content = this.text(w[k + 11] as number, w[k + 12] as number, w[k + 13] as number);
+      else if (kind === C_ARRAY) {
+        const n = w[k + 10] as number;
+        const blocks: { type: string; text: string | null }[] = [];
+        for (let j = 0; j < n; j++) {
+          const q = k + 11 + 3 * j;
+          const flags = w[q + 2] as number;
+          blocks.push({
+            type: "text",
+            text: flags & F_NULL ? null : this.text(w[q] as number, w[q + 1] as number, flags),
+          });
+        }
+        message.content = blocks;
+      } else message.content = null;
+    }
+    // A JSON number's digits read by Number() give the double JSON.parse gives.
+    if (w[k + 8])
+      message.timestamp = Number(this.bytes.toString("latin1", w[k + 6] as number, w[k + 7] as number));
+    const entry: Record<string, unknown> = { type: "message", message };
+    if (w[k + 5]) entry.timestamp = this.text(w[k + 3] as number, w[k + 4] as number, w[k + 5] as number);
+    return entry;
+  }
+}
+
+let shared: LineScanner | null | undefined;
+
+/** This thread's scanner, or null when WebAssembly (with SIMD) is not available or turned off. */
+export function lineScanner(): LineScanner | null {
+  if (shared === undefined) {
+    shared = null;
+    if (wasm && process.env.PI_SESSION_NO_WASM !== "1") {
+      try {
+        shared = new LineScanner(wasm, new wasm.Module(Buffer.from(SCAN_WASM_BASE64, "base64")));
+      } catch {
+        // No SIMD (or no memory): the codec path serves.
+      }
+    }
+  }
+  return shared;
+}
+
+/** A copy of `bytes[from..]` (`Buffer#slice` would share the caller's memory, which it reuses). */
+function copyOf(bytes: Uint8Array, from: number): Uint8Array {
+  const out = new Uint8Array(bytes.length - from);
+  out.set(bytes.subarray(from));
+  return out;
+}
+
+function jsonRecord(value: Record<string, unknown>): SessionRecord {
+  return { kind: "json", line: 0, offset: 0, byteLength: 0, terminated: true, value };
+}
+
+/**
+ * Feeds a file's bytes (from `startOffset`, a line start) into `state`, giving the state the
+ * codec path (`RecordDecoder` + `applyRecord` on every record) gives. Same interface as that
+ * path: push chunks, call {@link end} once.
+ */
+export class InfoReader implements StateReader {
+  private readonly scanner: LineScanner;
+  private readonly state: InfoState;
+  /** The codec, for the lines the scanner does not vouch for (it sees only those lines). */
+  private readonly codec: SessionLineDecoder;
+  private carry: Uint8Array[] = [];
+  private carryLength = 0;
+  private offset: number;
+  private line: number;
+  private readonly onLine = (k: number): void => this.handle(k);
+
+  constructor(
+    scanner: LineScanner,
+    state: InfoState,
+    start: { startOffset?: number; startLine?: number } = {},
+  ) {
+    this.scanner = scanner;
+    this.state = state;
+    this.offset = start.startOffset ?? 0;
+    this.line = start.startLine ?? 1;
+    // Only the first line of the file may lose a BOM, as in the codec path.
+    this.codec = new SessionLineDecoder({ firstLineIsFileStart: this.offset === 0 });
+  }
+
+  /** Byte offset where the next (not yet complete) line starts: a safe resume point. */
+  get committedOffset(): number {
+    return this.offset;
+  }
+
+  /** Line number the next line will get. */
+  get nextLine(): number {
+    return this.line;
+  }
+
+  /** The first JSON line was not a header: the file is not a session, stop. */
+  private rejected(): boolean {
+    return this.state.header === false;
+  }
+
+  private exact(bytes: Uint8Array): void {
+    for (const r of this.codec.push(bytes)) applyRecord(this.state, r);
+  }
+
+  private handle(k: number): void {
+    const w = this.scanner.memoryWords;
+    const code = w[k + 2];
+    if (code === LineCode.User || code === LineCode.Assistant) {
+      applyRecord(this.state, jsonRecord(this.scanner.entryAt(k)));
+      return;
+    }
+    // Fallback or Slow: the line's bytes, with its "\n", through the codec.
+    this.exact(this.scanner.memoryBytes.subarray(w[k] as number, (w[k + 1] as number) + 1));
+  }
+
+  /** Feeds the next chunk. */
+  push(chunk: Uint8Array): void {
+    if (this.state.header === false || chunk.length === 0) return;
+    const lastNl = chunk.lastIndexOf(10);
+    if (lastNl < 0) {
+      this.carry.push(copyOf(chunk, 0));
+      this.carryLength += chunk.length;
+      return;
+    }
+    const length = this.carryLength + lastNl + 1;
+    const scanner = this.scanner;
+    const mem = scanner.ensure(length);
+    let at = scanner.input;
+    for (const piece of this.carry) {
+      mem.set(piece, at);
+      at += piece.length;
+    }
+    mem.set(chunk.subarray(0, lastNl + 1), at);
+    this.carry = [];
+    this.carryLength = 0;
+    if (lastNl + 1 < chunk.length) {
+      this.carry.push(copyOf(chunk, lastNl + 1));
+      this.carryLength = chunk.length - lastNl - 1;
+    }
+    let from = scanner.input;
+    const end = scanner.input + length;
+    // Until the header is known, every line takes the codec path (it decides what the file is).
+    while (this.state.header === undefined && from < end) {
+      const nl = mem.indexOf(10, from);
+      this.exact(mem.subarray(from, nl + 1));
+      this.line++;
+      this.offset += nl + 1 - from;
+      from = nl + 1;
+    }
+    if (this.rejected() || from >= end) return;
+    const { lines, messages } = scanner.scan(from, end, this.onLine);
+    this.state.messageCount += messages;
+    this.line += lines;
+    this.offset += end - from;
+  }
+
+  /** Ends the input: a last line without `\n` goes through the codec (a torn tail). */
+  end(): void {
+    if (this.carryLength > 0 && this.state.header !== false) {
+      for (const piece of this.carry) this.exact(piece);
+      for (const r of this.codec.end()) applyRecord(this.state, r);
+    }
+    this.carry = [];
+    this.carryLength = 0;
+  }
+}
+
+/** What listing feeds a file's bytes into. */
+export interface StateReader {
+  push(chunk: Uint8Array): void;
+  end(): void;
+  readonly committedOffset: number;
+  readonly nextLine: number;
+}
+
+/** The codec path: every line through `RecordDecoder`, every record through `applyRecord`. */
+export class CodecInfoReader implements StateReader {
+  private readonly decoder: RecordDecoder;
+  private readonly state: InfoState;
+
+  constructor(state: InfoState, start: { startOffset?: number; startLine?: number } = {}) {
+    this.state = state;
+    this.decoder = new RecordDecoder(start);
+  }
+
+  get committedOffset(): number {
+    return this.decoder.committedOffset;
+  }
+
+  get nextLine(): number {
+    return this.decoder.nextLine;
+  }
+
+  push(chunk: Uint8Array): void {
+    for (const r of this.decoder.push(chunk)) applyRecord(this.state, r);
+  }
+
+  end(): void {
+    for (const r of this.decoder.end()) applyRecord(this.state, r);
+  }
+}
+
+/** The fastest reader available here: {@link InfoReader}, else {@link CodecInfoReader}. */
+export function infoReader(
+  state: InfoState,
+  start: { startOffset?: number; startLine?: number } = {},
+): StateReader {
+  const scanner = lineScanner();
+  return scanner ? new InfoReader(scanner, state, start) : new CodecInfoReader(state, start);
+}

@@ -74,6 +74,59 @@ async function probes(
   return { head: sha1(head), edge: sha1(edge) };
 }
 
+/** Bytes kept from the end of the read, for the edge probe (a torn tail may follow it). */
+const TAIL_BYTES = 64 * 1024;
+
+/**
+ * The bytes the cache probes hash, kept as the chunks of a read pass by: the first
+ * {@link CACHE_PROBE_BYTES} of the file (when the read starts at 0) and the last
+ * {@link TAIL_BYTES} read. Saves two reads per file.
+ */
+class ProbeBytes {
+  private readonly first: Uint8Array | undefined;
+  private firstLength = 0;
+  private tail = new Uint8Array(0);
+  /** File offset just past the last byte read. */
+  private end: number;
+
+  constructor(start: number) {
+    this.end = start;
+    if (start === 0) this.first = new Uint8Array(CACHE_PROBE_BYTES);
+  }
+
+  add(chunk: Uint8Array): void {
+    const first = this.first;
+    if (first && this.firstLength < first.length) {
+      const n = Math.min(first.length - this.firstLength, chunk.length);
+      first.set(chunk.subarray(0, n), this.firstLength);
+      this.firstLength += n;
+    }
+    if (chunk.length >= TAIL_BYTES) this.tail = chunk.slice(chunk.length - TAIL_BYTES);
+    else {
+      const keep = Math.min(this.tail.length, TAIL_BYTES - chunk.length);
+      const next = new Uint8Array(keep + chunk.length);
+      next.set(this.tail.subarray(this.tail.length - keep));
+      next.set(chunk, keep);
+      this.tail = next;
+    }
+    this.end += chunk.length;
+  }
+
+  /** The head probe's bytes for a cache entry ending at `offset`, if kept. */
+  head(offset: number): Uint8Array | undefined {
+    const n = Math.min(offset, CACHE_PROBE_BYTES);
+    return this.first && this.firstLength >= n ? this.first.subarray(0, n) : undefined;
+  }
+
+  /** The edge probe's bytes for a cache entry ending at `offset`, if kept. */
+  edge(offset: number): Uint8Array | undefined {
+    const from = Math.max(0, offset - CACHE_PROBE_BYTES);
+    const tailStart = this.end - this.tail.length;
+    if (from < tailStart || offset > this.end) return undefined;
+    return this.tail.subarray(from - tailStart, offset - tailStart);
+  }
+}
+
 /**
  * Read buffers kept for the next file: a fresh 1 MiB buffer per file costs page faults on
  * every first touch, which showed as a large share of a cold listing's system time.
@@ -127,17 +180,21 @@ export async function loadFile(
     else counters.filesParsed++;
     const decoder = infoReader(state, { startOffset: start, startLine });
     let pos = start;
-    // A pooled buffer, reused chunk after chunk: the readers copy the bytes they keep.
+    // A pooled buffer, reused chunk after chunk: the readers copy the bytes they keep. The
+    // file is read up to the size it had when it was statted (what the cache entry records);
+    // bytes appended since belong to the next listing.
     const buf = takeBuffer();
-    const want = Math.min(READ_CHUNK_SIZE, Math.max(0, st.size - start) + 1);
+    const kept = new ProbeBytes(start);
     try {
-      while (state.header !== false) {
+      while (state.header !== false && pos < st.size) {
         signal?.throwIfAborted();
-        const { bytesRead } = await handle.read(buf, 0, want, pos);
+        const { bytesRead } = await handle.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
         if (bytesRead === 0) break;
+        const chunk = buf.subarray(0, bytesRead);
         pos += bytesRead;
         counters.bytesRead += bytesRead;
-        decoder.push(buf.subarray(0, bytesRead));
+        kept.add(chunk);
+        decoder.push(chunk);
       }
     } finally {
       giveBuffer(buf);
@@ -163,21 +220,27 @@ export async function loadFile(
     const snapshot = cloneInfoState(state);
     decoder.end();
     const info = finishInfo(path, state, st.mtime);
+    // The probes hash bytes this read has just seen, when it kept them; else they are read.
     // The head probe is the same bytes as the verified one when both offsets cover it.
-    const p =
-      cached && start > 0 && start >= CACHE_PROBE_BYTES
-        ? {
-            head: cached.headHash,
-            edge: sha1(
-              await readAt(
-                handle,
-                Math.max(0, committed - CACHE_PROBE_BYTES),
-                Math.min(committed, CACHE_PROBE_BYTES),
-                counters,
-              ),
-            ),
-          }
-        : await probes(handle, committed, counters);
+    const headBytes = kept.head(committed);
+    const edgeBytes = kept.edge(committed);
+    const p = {
+      head:
+        headBytes !== undefined
+          ? sha1(headBytes)
+          : cached && start >= CACHE_PROBE_BYTES
+            ? cached.headHash
+            : sha1(await readAt(handle, 0, Math.min(committed, CACHE_PROBE_BYTES), counters)),
+      edge: sha1(
+        edgeBytes ??
+          (await readAt(
+            handle,
+            Math.max(0, committed - CACHE_PROBE_BYTES),
+            Math.min(committed, CACHE_PROBE_BYTES),
+            counters,
+          )),
+      ),
+    };
     const text = snapshot.allMessagesText;
     snapshot.allMessagesText = "";
     const entry: CachedFile = {

@@ -2,30 +2,32 @@
  * The listing metadata cache, under `$XDG_CACHE_HOME/pi-session` (else `~/.cache/pi-session`).
  *
  * Per listed directory:
- * - a small index `list-<key>.json` (written atomically: temp + rename) with, per session
- *   file, the stat key (size, mtimeMs, ino), hashes of the first bytes and of the bytes just
- *   before the resume point, and the resumable listing state at the last full line, without
- *   its `allMessagesText`;
+ * - an index `list-<key>.idx` (binary, see `cache-index.ts`; written atomically: temp +
+ *   rename) with, per session file, the stat key (size, mtimeMs, ino), hashes of the first
+ *   bytes and of the bytes just before the resume point, and the resumable listing state at
+ *   the last full line, without its `allMessagesText`;
  * - text segments `list-<key>-<id>.text`, each written once (exclusive create, never
- *   modified), holding `allMessagesText` values (UTF-8) at the `[id, offset, length]` the
- *   index gives. A segment starts with a line naming its id, checked on every read, so a
- *   replaced or corrupt segment is noticed. Each save writes the new texts to a new segment;
- *   when there are many, the small ones are merged; unreferenced segments are removed.
- *   Immutable segments keep two listers running at once from overwriting each other's texts.
+ *   modified), holding `allMessagesText` values (UTF-8, or UTF-16LE for a text UTF-8 cannot
+ *   hold exactly) at the `[id, offset, length]` the index gives. A segment starts with a line
+ *   naming its id, checked on every read, so a replaced or corrupt segment is noticed. Each
+ *   save writes the new texts to a new segment; when there are many, the small ones are
+ *   merged; unreferenced segments are removed. Immutable segments keep two listers running at
+ *   once from overwriting each other's texts.
  *
- * A warm listing therefore reads the index only; `allMessagesText` is read from the blob when a
- * caller first touches it. Same key → the cached info is used as is; same inode, larger size and
- * both hashes still matching → only the new bytes are parsed; anything else → full re-read.
- * The cache is only an optimisation: a missing or corrupt index or blob is ignored (a text
- * that cannot be read back is recomputed from the session file), so deleting it changes no
- * result.
+ * A warm listing therefore reads the index only; `allMessagesText` is read from its segment
+ * when a caller first touches it. Same key → the cached info is used as is; same inode, larger
+ * size and both hashes still matching → only the new bytes are parsed; anything else → full
+ * re-read. The cache is only an optimisation: a missing, old or corrupt index or segment is
+ * ignored (a text that cannot be read back is recomputed from the session file), so deleting
+ * it changes no result.
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
   closeSync,
+  fstatSync,
   mkdirSync,
   openSync,
-  readFileSync,
+  read,
   readSync,
   readdirSync,
   renameSync,
@@ -34,11 +36,22 @@ import {
 } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
+import {
+  INDEX_VERSION,
+  type IndexEntry,
+  encodeIndex,
+  isWellFormed,
+  setTextRef,
+  textRefOf,
+} from "./cache-index.js";
 import type { InfoState } from "./info.js";
 import type { Env } from "./layout.js";
 
 // 3: headers without a string id are sessions now (version 2 cached them as "not a session").
-export const CACHE_VERSION = 3;
+// 4: the binary index (`cache-index.ts`) replaces the JSON one.
+export const CACHE_VERSION = INDEX_VERSION;
+/** The largest index file read (far above what a million sessions need). */
+const MAX_INDEX_BYTES = 1 << 30;
 /** Bytes hashed at the start of the file and just before the resume offset. */
 export const CACHE_PROBE_BYTES = 4096;
 
@@ -64,14 +77,11 @@ export interface CachedFile {
   text?: TextRef;
 }
 
-/** Where a cached `allMessagesText` is: segment id, byte offset, byte length. */
-export type TextRef = [string, number, number];
-
-export interface CacheFile {
-  version: number;
-  dir: string;
-  files: Record<string, CachedFile>;
-}
+/**
+ * Where a cached `allMessagesText` is: segment id, byte offset, byte length, and `1` when the
+ * bytes are UTF-16LE (a text with a lone surrogate, which UTF-8 cannot hold).
+ */
+export type TextRef = [segment: string, offset: number, length: number, utf16?: 1];
 
 /** `$XDG_CACHE_HOME/pi-session`, else `~/.cache/pi-session`. */
 export function defaultCacheDir(env: Env = process.env, home: string = homedir()): string {
@@ -83,13 +93,27 @@ export function sha1(bytes: Uint8Array): string {
   return createHash("sha1").update(bytes).digest("hex");
 }
 
+/**
+ * The name of a listed directory's cache files: two 32-bit FNV-style hashes of its resolved
+ * path (not `crypto`: its first use costs a warm listing ~1 ms). A collision cannot mix two
+ * directories up: the index names its directory and segments name themselves.
+ */
 function cacheKey(listedDir: string): string {
-  return createHash("sha1").update(resolve(listedDir)).digest("hex").slice(0, 24);
+  const s = resolve(listedDir);
+  let a = 0x811c9dc5;
+  let b = 0x9747b28c;
+  for (let i = 0; i < s.length; i++) {
+    const c = s.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193);
+    b = Math.imul(b ^ c, 0x5bd1e995);
+    b ^= b >>> 13;
+  }
+  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
 }
 
 /** The index file for one listed directory. */
 export function cacheFileFor(cacheDir: string, listedDir: string): string {
-  return join(cacheDir, `list-${cacheKey(listedDir)}.json`);
+  return join(cacheDir, `list-${cacheKey(listedDir)}.idx`);
 }
 
 /** The text segment with id `id` for one listed directory. */
@@ -101,62 +125,51 @@ function segmentHeader(id: string): Buffer {
   return Buffer.from(`pi-session-text ${id}\n`, "latin1");
 }
 
-function isTextRef(x: unknown): x is TextRef {
-  return (
-    Array.isArray(x) &&
-    x.length === 3 &&
-    typeof x[0] === "string" &&
-    /^[0-9a-f]{16}$/.test(x[0]) &&
-    Number.isSafeInteger(x[1]) &&
-    Number.isSafeInteger(x[2]) &&
-    (x[1] as number) >= 0 &&
-    (x[2] as number) >= 0
-  );
-}
-
-function isCachedFile(x: unknown): x is CachedFile {
-  if (typeof x !== "object" || x === null) return false;
-  const c = x as Record<string, unknown>;
-  return (
-    typeof c.size === "number" &&
-    typeof c.mtimeMs === "number" &&
-    typeof c.ino === "number" &&
-    typeof c.offset === "number" &&
-    typeof c.nextLine === "number" &&
-    typeof c.headHash === "string" &&
-    typeof c.edgeHash === "string" &&
-    typeof c.state === "object" &&
-    c.state !== null &&
-    typeof (c.state as InfoState).messageCount === "number" &&
-    typeof (c.state as InfoState).firstMessage === "string" &&
-    typeof (c.state as InfoState).allMessagesText === "string" &&
-    typeof (c.state as InfoState).textCount === "number" &&
-    // A state with texts must say where they are.
-    ((c.state as InfoState).textCount === 0 ? c.text === undefined || isTextRef(c.text) : isTextRef(c.text))
-  );
-}
-
-/** Loads the index of one directory; anything unreadable yields an empty cache. */
-export function loadCache(cacheDir: string, listedDir: string): CacheFile {
-  const empty: CacheFile = { version: CACHE_VERSION, dir: resolve(listedDir), files: {} };
-  let parsed: unknown;
+/**
+ * Starts reading the index of one directory (resolved) in the background: one read on the
+ * thread pool, so it overlaps the directory walk on this thread. Resolves to the file's bytes
+ * (decode them with `CacheIndex.decode`), or `undefined` when there is none.
+ */
+export function readIndexFile(cacheDir: string, listedDir: string): Promise<Buffer | undefined> {
+  let fd: number;
   try {
-    parsed = JSON.parse(readFileSync(cacheFileFor(cacheDir, listedDir), "utf8"));
+    fd = openSync(cacheFileFor(cacheDir, listedDir), "r");
   } catch {
-    return empty;
+    return Promise.resolve(undefined);
   }
-  if (typeof parsed !== "object" || parsed === null) return empty;
-  const p = parsed as Partial<CacheFile>;
-  if (p.version !== CACHE_VERSION || p.dir !== empty.dir || typeof p.files !== "object" || p.files === null) {
-    return empty;
-  }
-  // Checked in place: copying 2,000 entries into a new object was a visible part of a warm listing.
-  const files = p.files as Record<string, unknown>;
-  for (const name in files) {
-    if (!isCachedFile(files[name])) delete files[name];
-  }
-  empty.files = files as Record<string, CachedFile>;
-  return empty;
+  const close = (): void => {
+    try {
+      closeSync(fd);
+    } catch {
+      // Nothing to do about it: the cache is an optimisation.
+    }
+  };
+  return new Promise((done) => {
+    try {
+      const size = fstatSync(fd).size;
+      // Not an index of ours (they are a few hundred bytes per session).
+      if (size > MAX_INDEX_BYTES) throw new RangeError("index too large");
+      const buf = Buffer.allocUnsafeSlow(size);
+      read(fd, buf, 0, size, 0, (err, n) => {
+        try {
+          let got = err ? -1 : n;
+          // A short read (the file changed, or a huge one): finish here.
+          while (got >= 0 && got < size) {
+            const more = readSync(fd, buf, got, size - got, got);
+            got = more <= 0 ? -1 : got + more;
+          }
+          done(got === size ? buf : undefined);
+        } catch {
+          done(undefined);
+        } finally {
+          close();
+        }
+      });
+    } catch {
+      close();
+      done(undefined);
+    }
+  });
 }
 
 /**
@@ -183,7 +196,7 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
       if (n <= 0) return undefined;
       got += n;
     }
-    return buf.toString("utf8");
+    return buf.toString(ref[3] === 1 ? "utf16le" : "utf8");
   } catch {
     return undefined;
   } finally {
@@ -191,30 +204,29 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
   }
 }
 
-/** A text a save must write: the file key and its text. */
-export interface PendingText {
-  key: string;
-  text: string;
+/** One file of the index a save writes. */
+export interface SaveEntry extends IndexEntry {
+  /** A new `allMessagesText` to store for it (its `file.text` is then set by the save). */
+  text?: string;
 }
 
 /** Referenced segments beyond which the small ones are merged. */
 const MAX_SEGMENTS = 8;
 
 /**
- * Writes the cache of one directory: first the new texts (a new segment), then the index
- * atomically (temp + rename), then removes segments the index no longer references. Failures
- * are ignored (the cache is an optimisation). Sets `cache.files[key].text` of every pending
- * text; other entries keep their references.
+ * Writes the cache of one directory (resolved): first the new texts (a new segment), then the
+ * index atomically (temp + rename), then removes segments the index no longer references.
+ * Failures are ignored (the cache is an optimisation). `entries` are in the listing's order.
  */
-export function saveCache(cacheDir: string, cache: CacheFile, pending: readonly PendingText[]): void {
-  const target = cacheFileFor(cacheDir, cache.dir);
+export function saveCache(cacheDir: string, listedDir: string, entries: readonly SaveEntry[]): void {
+  const target = cacheFileFor(cacheDir, listedDir);
   const tmp = `${target}.tmp-${process.pid}-${randomBytes(4).toString("hex")}`;
   try {
     mkdirSync(cacheDir, { recursive: true });
-    writeTexts(cacheDir, cache, pending);
-    writeFileSync(tmp, JSON.stringify(cache), { flag: "wx" });
+    const kept = writeTexts(cacheDir, listedDir, entries);
+    writeFileSync(tmp, encodeIndex(listedDir, kept), { flag: "wx" });
     renameSync(tmp, target);
-    removeUnreferencedSegments(cacheDir, cache);
+    removeStaleFiles(cacheDir, listedDir, kept);
   } catch {
     try {
       unlinkSync(tmp);
@@ -224,51 +236,65 @@ export function saveCache(cacheDir: string, cache: CacheFile, pending: readonly 
   }
 }
 
-function writeTexts(cacheDir: string, cache: CacheFile, pending: readonly PendingText[]): void {
-  const texts = new Map<string, string>();
-  for (const p of pending) {
-    const entry = cache.files[p.key];
-    if (!entry) continue;
-    delete entry.text;
-    if (p.text !== "") texts.set(p.key, p.text);
+/** Writes the new texts to a new segment; returns the entries to index (lost ones dropped). */
+function writeTexts(cacheDir: string, listedDir: string, entries: readonly SaveEntry[]): SaveEntry[] {
+  const texts = new Map<SaveEntry, string>();
+  for (const e of entries) {
+    if (e.text === undefined) continue;
+    setTextRef(e, undefined);
+    if (e.text !== "") texts.set(e, e.text);
   }
   // Live bytes per referenced segment; merge the small ones when there are too many.
   const live = new Map<string, number>();
-  for (const entry of Object.values(cache.files)) {
-    if (entry.text) live.set(entry.text[0], (live.get(entry.text[0]) ?? 0) + entry.text[2]);
+  for (const e of entries) {
+    const ref = textRefOf(e);
+    if (ref) live.set(ref[0], (live.get(ref[0]) ?? 0) + ref[2]);
   }
+  let kept: SaveEntry[] = [...entries];
   if (live.size >= MAX_SEGMENTS) {
     let largest = "";
     for (const [id, bytes] of live) if (largest === "" || bytes > (live.get(largest) ?? 0)) largest = id;
-    for (const [key, entry] of Object.entries(cache.files)) {
-      if (!entry.text || entry.text[0] === largest) continue;
-      const text = readCachedText(cacheDir, cache.dir, entry.text);
-      delete entry.text;
+    const lost = new Set<SaveEntry>();
+    for (const e of entries) {
+      const ref = textRefOf(e);
+      if (!ref || ref[0] === largest) continue;
+      const text = readCachedText(cacheDir, listedDir, ref);
+      setTextRef(e, undefined);
       // Lost: forget the entry so the next listing recomputes it.
-      if (text === undefined) delete cache.files[key];
-      else texts.set(key, text);
+      if (text === undefined) lost.add(e);
+      else texts.set(e, text);
     }
+    if (lost.size > 0) kept = kept.filter((e) => !lost.has(e));
   }
-  if (texts.size === 0) return;
+  if (texts.size === 0) return kept;
   const id = randomBytes(8).toString("hex");
   const header = segmentHeader(id);
   const parts: Buffer[] = [header];
   let at = header.length;
-  for (const [key, text] of texts) {
-    const bytes = Buffer.from(text, "utf8");
+  for (const [e, text] of texts) {
+    const utf16 = !isWellFormed(text);
+    const bytes = Buffer.from(text, utf16 ? "utf16le" : "utf8");
     parts.push(bytes);
-    (cache.files[key] as CachedFile).text = [id, at, bytes.length];
+    setTextRef(e, utf16 ? [id, at, bytes.length, 1] : [id, at, bytes.length]);
     at += bytes.length;
   }
   // Exclusive create: a segment is written once and never modified.
-  writeFileSync(segmentFileFor(cacheDir, cache.dir, id), Buffer.concat(parts, at), { flag: "wx" });
+  writeFileSync(segmentFileFor(cacheDir, listedDir, id), Buffer.concat(parts, at), { flag: "wx" });
+  return kept;
 }
 
-/** Removes this directory's segments the index does not reference (best effort). */
-function removeUnreferencedSegments(cacheDir: string, cache: CacheFile): void {
-  const prefix = `list-${cacheKey(cache.dir)}-`;
+/**
+ * Removes this directory's segments the index does not reference, and its files of cache
+ * versions before 4 (a JSON index and segments named by a sha1 of the directory), best effort.
+ */
+function removeStaleFiles(cacheDir: string, listedDir: string, entries: readonly SaveEntry[]): void {
+  const prefix = `list-${cacheKey(listedDir)}`;
+  const legacy = `list-${createHash("sha1").update(resolve(listedDir)).digest("hex").slice(0, 24)}`;
   const keep = new Set<string>();
-  for (const entry of Object.values(cache.files)) if (entry.text) keep.add(`${prefix}${entry.text[0]}.text`);
+  for (const e of entries) {
+    const ref = textRefOf(e);
+    if (ref) keep.add(`${prefix}-${ref[0]}.text`);
+  }
   let names: string[];
   try {
     names = readdirSync(cacheDir);
@@ -276,7 +302,11 @@ function removeUnreferencedSegments(cacheDir: string, cache: CacheFile): void {
     return;
   }
   for (const name of names) {
-    if (name.startsWith(prefix) && name.endsWith(".text") && !keep.has(name)) {
+    const stale =
+      name === `${legacy}.json` ||
+      (name.startsWith(`${legacy}-`) && name.endsWith(".text")) ||
+      (name.startsWith(`${prefix}-`) && name.endsWith(".text") && !keep.has(name));
+    if (stale) {
       try {
         unlinkSync(join(cacheDir, name));
       } catch {

@@ -120,48 +120,83 @@ function digits(s: string, at: number, end: number): number {
 }
 
 /**
- * `new Date(value)`, with a fast path for pi's `YYYY-MM-DDTHH:mm:ss.sssZ` timestamps in the
- * ranges where `Date.UTC` gives exactly what the engine's date parser gives (parsing the
+ * The time of a timestamp in pi's exact `YYYY-MM-DDTHH:mm:ss.sssZ` form, in the ranges where
+ * `Date.UTC` gives exactly what the engine's date parser gives; `undefined` for anything else.
+ * Such a time does not depend on the local time zone, so it may be computed once and cached.
+ */
+export function isoTimeMs(s: string): number | undefined {
+  if (
+    s.length !== 24 ||
+    s.charCodeAt(4) !== 45 || // -
+    s.charCodeAt(7) !== 45 ||
+    s.charCodeAt(10) !== 84 || // T
+    s.charCodeAt(13) !== 58 || // :
+    s.charCodeAt(16) !== 58 ||
+    s.charCodeAt(19) !== 46 || // .
+    s.charCodeAt(23) !== 90 // Z
+  ) {
+    return undefined;
+  }
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 7);
+  const d = digits(s, 8, 10);
+  const h = digits(s, 11, 13);
+  const mi = digits(s, 14, 16);
+  const sec = digits(s, 17, 19);
+  const ms = digits(s, 20, 23);
+  if (
+    y >= 1000 &&
+    mo >= 1 &&
+    mo <= 12 &&
+    d >= 1 &&
+    d <= 31 &&
+    h >= 0 &&
+    h <= 23 &&
+    mi >= 0 &&
+    mi <= 59 &&
+    sec >= 0 &&
+    sec <= 59 &&
+    ms >= 0
+  ) {
+    return Date.UTC(y, mo - 1, d, h, mi, sec, ms);
+  }
+  return undefined;
+}
+
+/**
+ * `new Date(value)`, with a fast path for pi's timestamps ({@link isoTimeMs}; parsing the
  * string is ~5 µs, a warm listing's largest per-session cost). Anything else: `new Date`.
  */
 export function dateOf(value: unknown): Date {
-  if (typeof value === "string" && value.length === 24) {
-    const s = value;
-    if (
-      s.charCodeAt(4) === 45 && // -
-      s.charCodeAt(7) === 45 &&
-      s.charCodeAt(10) === 84 && // T
-      s.charCodeAt(13) === 58 && // :
-      s.charCodeAt(16) === 58 &&
-      s.charCodeAt(19) === 46 && // .
-      s.charCodeAt(23) === 90 // Z
-    ) {
-      const y = digits(s, 0, 4);
-      const mo = digits(s, 5, 7);
-      const d = digits(s, 8, 10);
-      const h = digits(s, 11, 13);
-      const mi = digits(s, 14, 16);
-      const sec = digits(s, 17, 19);
-      const ms = digits(s, 20, 23);
-      if (
-        y >= 1000 &&
-        mo >= 1 &&
-        mo <= 12 &&
-        d >= 1 &&
-        d <= 31 &&
-        h >= 0 &&
-        h <= 23 &&
-        mi >= 0 &&
-        mi <= 59 &&
-        sec >= 0 &&
-        sec <= 59 &&
-        ms >= 0
-      ) {
-        return new Date(Date.UTC(y, mo - 1, d, h, mi, sec, ms));
-      }
-    }
+  if (typeof value === "string") {
+    const t = isoTimeMs(value);
+    if (t !== undefined) return new Date(t);
   }
   return new Date(value as string);
+}
+
+/**
+ * `created` and `modified` of a finished state as times, when they do not depend on the local
+ * time zone (so they can be cached): the header time is absent or in pi's exact ISO form.
+ * `modified` is `undefined` when it is the file's mtime. `undefined` when not computable so.
+ */
+export function stableInfoTimes(
+  state: InfoState,
+): { created: number; modified: number | undefined } | undefined {
+  const header = state.header;
+  if (!header) return undefined;
+  const ts = header.timestamp;
+  let created: number;
+  if (ts === undefined) created = Number.NaN;
+  else if (typeof ts === "string") {
+    const t = isoTimeMs(ts);
+    if (t === undefined) return undefined;
+    created = t;
+  } else return undefined;
+  const last = state.lastActivity;
+  // The rules of finishInfoHead, on numbers.
+  if (typeof last === "number" && last > 0) return { created, modified: new Date(last).getTime() };
+  return { created, modified: ts === undefined ? undefined : created };
 }
 
 /** A `SessionInfo` without `allMessagesText` (the caller adds it as the last key). */

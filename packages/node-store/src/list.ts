@@ -3,26 +3,24 @@
  * `SessionInfo` fields, the same cwd filtering and order, bounded concurrency, a progress
  * callback and an `AbortSignal` — plus a metadata cache so unchanged files are not re-read and
  * grown files are read only from where the cache left off.
+ *
+ * A warm listing (nothing changed) costs little more than one `stat` per file: the cache index
+ * and the subdirectories are read on the thread pool while this thread stats the files found
+ * so far; each file the index covers is answered from its columns in a second pass (after the
+ * `stat` garbage is gone); the results come out in the order the index remembers, which is
+ * checked rather than sorted.
  */
-import { type Stats, readdirSync, statSync } from "node:fs";
-import { readdir, stat } from "node:fs/promises";
+import { type Dirent, type Stats, readdir, readdirSync, statSync } from "node:fs";
+import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
-import {
-  type CacheFile,
-  type CachedFile,
-  type PendingText,
-  type TextRef,
-  defaultCacheDir,
-  loadCache,
-  readCachedText,
-  saveCache,
-} from "./cache.js";
-import { type SessionInfo, finishInfoHead, sessionInfoFromRecords } from "./info.js";
+import { type CachedFile, type SaveEntry, defaultCacheDir, readIndexFile, saveCache } from "./cache.js";
+import { CacheIndex } from "./cache-index.js";
+import type { SessionInfo } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
+import { CachedTexts, cachedInfo, covers, needsMtime } from "./list-cached.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
-import { readSessionFileSync } from "./read.js";
 
 export type { SessionInfo } from "./info.js";
 
@@ -92,13 +90,6 @@ export interface ListAllOptions extends ListOptions {
   agentDir?: string;
 }
 
-interface Candidate {
-  path: string;
-  /** The resolved path (the cache key), when the caller already knows it. */
-  key?: string;
-  stats?: Stats;
-}
-
 let defaultCollator: Intl.Collator | undefined;
 
 /**
@@ -112,39 +103,30 @@ function collator(): Intl.Collator {
 
 /** Files statted synchronously between two turns of the event loop. */
 const STAT_BATCH = 256;
+const NO_THROW = { throwIfNoEntry: false } as const;
 
-/**
- * Stats many files. Synchronous `stat` in batches, yielding to the event loop between
- * batches: a promise per file costs several times the syscall itself, which dominated a
- * warm listing. A file that cannot be statted gets no `stats` (it is skipped later).
- */
-async function statAll(
-  files: readonly { path: string; key?: string }[],
-  signal?: AbortSignal,
-): Promise<Candidate[]> {
-  const out: Candidate[] = [];
-  for (let i = 0; i < files.length; i += STAT_BATCH) {
-    if (i > 0) await new Promise<void>((r) => setImmediate(r));
-    signal?.throwIfAborted();
-    const end = Math.min(files.length, i + STAT_BATCH);
-    for (let j = i; j < end; j++) {
-      const f = files[j] as { path: string; key?: string };
-      const stats = statSync(f.path, { throwIfNoEntry: false });
-      const c: Candidate = { path: f.path };
-      if (f.key !== undefined) c.key = f.key;
-      if (stats) c.stats = stats;
-      out.push(c);
-    }
+/** `statSync`, or `undefined` when the file cannot be statted (it is then skipped). */
+function statOrSkip(path: string): Stats | undefined {
+  try {
+    return statSync(path, NO_THROW);
+  } catch {
+    return undefined;
   }
-  return out;
 }
 
-function sortInfos(infos: SessionInfo[]): SessionInfo[] {
-  // Stable, like pi's sort; the times are read once per info, not once per comparison.
-  const keyed = infos.map((info, i) => ({ info, t: info.modified.getTime(), i }));
-  keyed.sort((a, b) => b.t - a.t || a.i - b.i);
-  for (let i = 0; i < keyed.length; i++) infos[i] = (keyed[i] as { info: SessionInfo }).info;
-  return infos;
+/**
+ * Stats many files: synchronous `stat` in batches, yielding to the event loop between batches
+ * (a promise per file costs several times the syscall itself).
+ */
+async function statAll(paths: readonly string[], signal?: AbortSignal): Promise<(Stats | undefined)[]> {
+  const out = new Array<Stats | undefined>(paths.length);
+  for (let i = 0; i < paths.length; i += STAT_BATCH) {
+    if (i > 0) await new Promise<void>((r) => setImmediate(r));
+    signal?.throwIfAborted();
+    const end = Math.min(paths.length, i + STAT_BATCH);
+    for (let j = i; j < end; j++) out[j] = statOrSkip(paths[j] as string);
+  }
+  return out;
 }
 
 async function mapLimit<T, R>(
@@ -166,179 +148,333 @@ async function mapLimit<T, R>(
   return results;
 }
 
-// ---------------------------------------------------------------------------------------
-// One file
-
-/**
- * `allMessagesText` of an unchanged file, recomputed from the file itself (when its cached
- * copy cannot be read back). Synchronous: it backs a property getter.
- */
-function recomputeText(path: string): string {
-  try {
-    const contents = readSessionFileSync(path);
-    return sessionInfoFromRecords(path, contents.records, new Date(0))?.allMessagesText ?? "";
-  } catch {
-    return "";
-  }
-}
-
-/** Where the lazy `allMessagesText` of an info comes from. */
-interface LazyText {
-  path: string;
-  ref: TextRef;
-  texts: TextSource;
-}
-
-/** Pending lazy texts, by info (a side table, so the info itself has only pi's keys). */
-const lazyTexts = new WeakMap<object, LazyText>();
-
-function settleText(info: object, value: string): void {
-  lazyTexts.delete(info);
-  Object.defineProperty(info, "allMessagesText", {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-}
-
-/**
- * The accessor of a lazy `allMessagesText`: the text is read from the cache on first access
- * (then kept as a plain value), so a warm listing reads no texts at all. One shared
- * descriptor, so every lazy info keeps the same fast shape (a getter per info cost ~5 µs each).
- */
-const lazyTextDescriptor: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: object): string {
-    // `this` may inherit from the info (`Object.create(info)`): the text belongs to the owner.
-    let owner: object | null = this;
-    while (owner !== null && !lazyTexts.has(owner)) owner = Object.getPrototypeOf(owner) as object | null;
-    const lazy = owner === null ? undefined : lazyTexts.get(owner);
-    if (owner === null || lazy === undefined) return "";
-    const text =
-      readCachedText(lazy.texts.cacheDir, lazy.texts.listedDir, lazy.ref) ?? recomputeText(lazy.path);
-    settleText(owner, text);
-    return text;
-  },
-  set(this: object, value: string) {
-    settleText(this, value);
-  },
-};
-
-/** The info of a file whose cache entry covers it exactly; reads nothing now. */
-function infoFromCache(path: string, cached: CachedFile, mtime: Date, texts: TextSource): SessionInfo | null {
-  // `finishInfoHead` only reads the state, so the cached state needs no copy.
-  const info = finishInfoHead(path, cached.state, mtime) as SessionInfo | null;
-  if (!info) return null;
-  const ref = cached.text;
-  if (ref === undefined) {
-    info.allMessagesText = cached.state.allMessagesText;
-  } else {
-    lazyTexts.set(info, { path, ref, texts });
-    Object.defineProperty(info, "allMessagesText", lazyTextDescriptor);
-  }
-  return info;
-}
-
-// ---------------------------------------------------------------------------------------
-// Many files
-
-interface RunOptions extends ListOptions {
-  /** Key of the cache file (the listed root). */
-  cacheKey: string;
-  publishEvery: number;
-  /** listAll publishes only once the newest candidate is loaded (pi). */
-  waitForFirst: boolean;
-}
-
 function addCounters(stats: ListStats, c: FileCounters): void {
   stats.bytesRead += c.bytesRead;
   stats.filesParsed += c.filesParsed;
   stats.filesResumed += c.filesResumed;
 }
 
-/** Whether the cache entry covers the file exactly (no need to open it). */
-function coversFile(cached: CachedFile | undefined, st: Stats): cached is CachedFile {
-  return (
-    cached !== undefined &&
-    cached.ino === st.ino &&
-    cached.size === st.size &&
-    cached.mtimeMs === st.mtimeMs &&
-    cached.offset === st.size
-  );
-}
-
 /** The worker pool for this listing, if it should have one. */
 function openPool(
-  candidates: readonly Candidate[],
-  cache: CacheFile | undefined,
-  texts: TextSource | undefined,
+  todo: readonly { st: Stats; cached: CachedFile | undefined }[],
   workers: "auto" | number,
 ): ListPool | undefined {
-  if (workers === 0) return undefined;
-  let files = 0;
+  if (workers === 0 || todo.length === 0) return undefined;
   let bytes = 0;
-  for (const c of candidates) {
-    if (!c.stats) continue;
-    const cached = cache?.files[c.key ?? resolve(c.path)];
-    if (texts && coversFile(cached, c.stats)) continue;
-    files++;
-    bytes += Math.max(0, c.stats.size - (cached && cached.size <= c.stats.size ? cached.offset : 0));
+  for (const { st, cached } of todo) {
+    bytes += Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
   }
-  if (files === 0) return undefined;
   if (workers === "auto") {
-    if (files < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES || availableParallelism() < 2) return undefined;
-    return ListPool.open(Math.min(defaultPoolSize(), files));
+    if (todo.length < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES || availableParallelism() < 2)
+      return undefined;
+    return ListPool.open(Math.min(defaultPoolSize(), todo.length));
   }
-  return ListPool.open(Math.min(Math.max(1, Math.floor(workers)), files));
+  return ListPool.open(Math.min(Math.max(1, Math.floor(workers)), todo.length));
 }
 
-/** The infos of `candidates`, index for index (null: not a session, or unreadable). */
-async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<(SessionInfo | null)[]> {
-  const stats = opts.stats ?? newListStats();
+// ---------------------------------------------------------------------------------------
+// Many files
+
+interface RunOptions extends ListOptions {
+  /** The listed directory, resolved (it names the cache index). */
+  listedDir: string;
+  /** The cache directory, unless the cache is off. */
+  cacheDir: string | undefined;
+  publishEvery: number;
+  /** listAll publishes only once the newest candidate is loaded (pi). */
+  waitForFirst: boolean;
+}
+
+function runOptions(
+  opts: ListOptions,
+  listedDir: string,
+  publishEvery: number,
+  waitForFirst: boolean,
+): RunOptions {
   const cacheDir =
     opts.cache === false ? undefined : (opts.cache?.dir ?? defaultCacheDir(opts.env ?? process.env));
-  const cache: CacheFile | undefined =
-    cacheDir !== undefined ? loadCache(cacheDir, opts.cacheKey) : undefined;
-  const texts: TextSource | undefined =
-    cacheDir !== undefined && cache ? { cacheDir, listedDir: cache.dir } : undefined;
-  const nextFiles: Record<string, CachedFile> = {};
-  const pending: PendingText[] = [];
-  let dirty = false;
-  const total = candidates.length;
-  let loaded = 0;
-  let firstLoaded = false;
-  const partial: SessionInfo[] = [];
-  const signal = opts.signal;
-  const onProgress = opts.onProgress;
-  const results = new Array<SessionInfo | null>(total).fill(null);
-  let kept = 0;
-  /** Indices of the candidates still to list after the synchronous pass. */
-  let rest: number[] | undefined;
-  if (!onProgress && texts && cache) {
-    // Without progress callbacks the order files are handled in is unobservable: answer every
-    // file the cache covers right here, with no promise or closure per file, and list only
-    // the others below.
-    rest = [];
-    signal?.throwIfAborted();
-    for (let i = 0; i < total; i++) {
-      const candidate = candidates[i] as Candidate;
-      const st = candidate.stats;
-      const key = st ? (candidate.key ?? resolve(candidate.path)) : "";
-      const cached = st ? cache.files[key] : undefined;
-      if (st && coversFile(cached, st)) {
-        stats.filesCached++;
-        results[i] = infoFromCache(candidate.path, cached, st.mtime, texts);
-        if (nextFiles[key] === undefined) kept++;
-        nextFiles[key] = cached;
+  return { ...opts, listedDir, cacheDir, publishEvery, waitForFirst };
+}
+
+/** The cache index being read (see `readIndexFile`), decoded; `undefined` when there is none. */
+async function indexOf(
+  run: RunOptions,
+  bytes: Promise<Buffer | undefined> | undefined,
+): Promise<CacheIndex | undefined> {
+  const b = await bytes;
+  try {
+    return b === undefined ? undefined : CacheIndex.decode(b, run.listedDir);
+  } catch {
+    // Damaged beyond what decoding checks: no cache.
+    return undefined;
+  }
+}
+
+/** A listing's answers, by candidate index. */
+interface Listed {
+  results: (SessionInfo | null)[];
+  /** Candidate mtimes (`-Infinity`: not statted). */
+  mtimes: readonly number[];
+  /**
+   * Candidates with a result, in the order of the last listing's results as far as the cache
+   * remembers it (sorting that is nearly free), else in candidate order.
+   */
+  order: number[];
+  /** `order` is not candidate order. */
+  hinted: boolean;
+}
+
+/** A file that must be read (not answered by the cache). */
+interface Todo {
+  i: number;
+  st: Stats;
+  cached: CachedFile | undefined;
+}
+
+/**
+ * The first pass of a listing: stats the candidates as they are found (directory by
+ * directory) and checks each against the cache index, which may still be on its way: files
+ * statted before it arrives are checked when it does. A file the cache covers leaves only
+ * numbers behind (its info is built later, once the garbage of the stat calls is gone).
+ */
+class StatPass {
+  readonly paths: string[] = [];
+  /** Resolved paths (the cache keys); `paths` itself when the paths are resolved already. */
+  readonly keys: string[];
+  readonly mtimes: number[] = [];
+  /** The cache entry covering candidate i, or -1. */
+  readonly covering: number[] = [];
+  /** The mtime of covered files whose info needs it. */
+  readonly mtimeOf: (Date | undefined)[] = [];
+  /** Files the cache does not cover: to read. */
+  readonly todo: Todo[] = [];
+  index: CacheIndex | undefined;
+  private known = false;
+  /** Statted before the index was known. */
+  private waiting: { i: number; st: Stats }[] = [];
+  /** The candidates, one NUL-joined string of keys per directory, checked against the index. */
+  private readonly parts: { part: string; count: number }[] = [];
+  private checkedParts = 0;
+  /** Candidates [0, aligned) have the keys of entries [0, aligned) (position = entry). */
+  aligned = 0;
+  private keysAt = 0;
+  private broken = false;
+  private sinceYield = 0;
+
+  constructor(
+    private readonly signal: AbortSignal | undefined,
+    resolvedPaths: boolean,
+  ) {
+    this.keys = resolvedPaths ? this.paths : [];
+  }
+
+  /** The index has arrived (or is known to be missing): check what was statted meanwhile. */
+  setIndex(index: CacheIndex | undefined): void {
+    this.index = index;
+    this.known = true;
+    this.align();
+    const waiting = this.waiting;
+    this.waiting = [];
+    for (const { i, st } of waiting) this.check(i, st);
+  }
+
+  /** Matches the directories added so far with the index's keys, in order. */
+  private align(): void {
+    const index = this.index;
+    if (index === undefined) return;
+    const keys = index.shared(1) as string;
+    while (!this.broken && this.checkedParts < this.parts.length) {
+      const { part, count } = this.parts[this.checkedParts++] as { part: string; count: number };
+      const at = this.keysAt;
+      const end = at + part.length;
+      if (
+        this.aligned + count <= index.count &&
+        keys.startsWith(part, at) &&
+        (end === keys.length || keys.charCodeAt(end) === 0)
+      ) {
+        this.aligned += count;
+        // The next directory's keys start after the separator.
+        this.keysAt = end + 1;
       } else {
-        rest.push(i);
+        this.broken = true;
       }
     }
   }
-  const todo = rest ? rest.map((i) => candidates[i] as Candidate) : candidates;
-  const pool = openPool(todo, cache, texts, opts.workers ?? "auto");
+
+  /** Whether every candidate is entry for entry the index's (and nothing else is in it). */
+  get fullyAligned(): boolean {
+    return (
+      this.index !== undefined && this.aligned === this.paths.length && this.aligned === this.index.count
+    );
+  }
+
+  /**
+   * Adds one directory's candidates: `part` is their keys joined by NUL; `stats`, when given,
+   * are their stats already (else each is statted here).
+   */
+  async add(
+    paths: readonly string[],
+    keys: readonly string[] | undefined,
+    part: string,
+    stats?: readonly (Stats | undefined)[],
+  ): Promise<void> {
+    if (paths.length === 0) return;
+    const start = this.paths.length;
+    for (const p of paths) this.paths.push(p);
+    if (keys !== undefined) for (const k of keys) this.keys.push(k);
+    this.parts.push({ part, count: paths.length });
+    if (this.known) this.align();
+    for (let j = 0; j < paths.length; j++) {
+      const i = start + j;
+      this.mtimes.push(Number.NEGATIVE_INFINITY);
+      this.covering.push(-1);
+      this.mtimeOf.push(undefined);
+      let st: Stats | undefined;
+      if (stats !== undefined) st = stats[j];
+      else {
+        // Between batches of stat calls, let the event loop run (the index read completes).
+        if (++this.sinceYield >= STAT_BATCH) {
+          this.sinceYield = 0;
+          await new Promise<void>((r) => setImmediate(r));
+          this.signal?.throwIfAborted();
+        }
+        try {
+          st = statSync(paths[j] as string, NO_THROW);
+        } catch {
+          // Cannot be statted (permissions, a loop of links): skipped.
+        }
+      }
+      if (st === undefined) continue;
+      this.mtimes[i] = st.mtimeMs;
+      if (this.known) this.check(i, st);
+      else this.waiting.push({ i, st });
+    }
+  }
+
+  /** Candidate i against the index: covered (answered later) or to read. */
+  private check(i: number, st: Stats): void {
+    const index = this.index;
+    if (index === undefined) {
+      this.todo.push({ i, st, cached: undefined });
+      return;
+    }
+    const e = i < this.aligned ? i : index.find(this.keys[i] as string);
+    if (e < 0) this.todo.push({ i, st, cached: undefined });
+    else if (!covers(index, e, st)) this.todo.push({ i, st, cached: index.entry(e) });
+    else {
+      this.covering[i] = e;
+      if (needsMtime(index.flags[e] as number)) this.mtimeOf[i] = st.mtime;
+    }
+  }
+}
+
+/**
+ * The infos of a listing's candidates after its first pass, index for index (null: not a
+ * session, or unreadable): the files the cache covers answered from it, the others read; the
+ * cache saved when something changed.
+ */
+async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> {
+  const { paths, keys, covering, mtimeOf, todo, index } = pass;
+  const signal = opts.signal;
+  const listedDir = opts.listedDir;
+  const cacheDir = opts.cacheDir;
+  signal?.throwIfAborted();
+  const n = paths.length;
+  const results = new Array<SessionInfo | null>(n).fill(null);
+  /** The index entry answering candidate i as is (-1: none). */
+  const kept = new Int32Array(n).fill(-1);
+  let cachedCount = 0;
+  if (cacheDir !== undefined && index !== undefined) {
+    const texts = new CachedTexts(cacheDir, listedDir, index);
+    for (let i = 0; i < n; i++) {
+      const e = covering[i] as number;
+      if (e < 0) continue;
+      const info = cachedInfo(texts, e, paths[i] as string, mtimeOf[i]);
+      if (info !== undefined) {
+        results[i] = info;
+        kept[i] = e;
+        cachedCount++;
+      } else {
+        // A damaged entry: read the file instead.
+        const st = statOrSkip(paths[i] as string);
+        if (st !== undefined) todo.push({ i, st, cached: undefined });
+      }
+    }
+  }
+  const stats = opts.stats ?? newListStats();
+  stats.filesCached += cachedCount;
+  const fresh =
+    todo.length > 0 || opts.onProgress ? await readFiles(paths, results, todo, stats, opts) : undefined;
+
+  const aligned = pass.fullyAligned;
+  if (cacheDir !== undefined) {
+    // Entries of files that are gone are dropped: that too is a change to save.
+    let dirty = fresh !== undefined && fresh.size > 0;
+    if (!dirty && index !== undefined && !(aligned && cachedCount === n)) {
+      const used = new Uint8Array(index.count);
+      let distinct = 0;
+      for (let i = 0; i < n; i++) {
+        const e = kept[i] as number;
+        if (e >= 0 && used[e] === 0) {
+          used[e] = 1;
+          distinct++;
+        }
+      }
+      dirty = distinct !== index.count;
+    }
+    if (dirty) save(cacheDir, listedDir, keys, results, kept, fresh, index);
+  }
+  const order: number[] = [];
+  if (index !== undefined) {
+    // The sessions the cache answered at their rank in the last result, then the others.
+    const count = index.count;
+    const byRank = new Int32Array(count).fill(-1);
+    const rest: number[] = [];
+    for (let i = 0; i < n; i++) {
+      if (results[i] === null) continue;
+      const e = kept[i] as number;
+      const r = e >= 0 ? (index.rank[e] as number) : count;
+      if (r < count && byRank[r] === -1) byRank[r] = i;
+      else rest.push(i);
+    }
+    for (let r = 0; r < count; r++) {
+      const i = byRank[r] as number;
+      if (i >= 0) order.push(i);
+    }
+    for (const i of rest) order.push(i);
+  } else {
+    for (let i = 0; i < n; i++) if (results[i]) order.push(i);
+  }
+  return { results, mtimes: pass.mtimes, order, hinted: index !== undefined };
+}
+
+/** A new cache entry, with the `allMessagesText` it stands for. */
+interface Fresh {
+  file: CachedFile;
+  text: string;
+}
+
+/**
+ * Reads the files the cache could not answer (`todo`), in a worker pool when that pays, and
+ * reports progress over every candidate when asked. Sets their `results`; returns the new
+ * cache entries by candidate index.
+ */
+async function readFiles(
+  paths: readonly string[],
+  results: (SessionInfo | null)[],
+  todo: readonly Todo[],
+  stats: ListStats,
+  opts: RunOptions,
+): Promise<Map<number, Fresh>> {
+  const { signal, onProgress } = opts;
+  const source: TextSource | undefined =
+    opts.cacheDir === undefined ? undefined : { cacheDir: opts.cacheDir, listedDir: opts.listedDir };
+  const fresh = new Map<number, Fresh>();
+  const n = paths.length;
+  let firstLoaded = false;
+  let loaded = 0;
+  const partial: SessionInfo[] = [];
+  const pool = openPool(todo, opts.workers ?? "auto");
   // Abort stops the workers at once; their tasks reject and the listing throws.
   const onAbort = (): void => void pool?.close();
   if (pool) signal?.addEventListener("abort", onAbort, { once: true });
@@ -352,7 +488,7 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<(S
           stat: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, mtime: st.mtime },
         };
         if (cached) task.cached = cached;
-        if (texts) task.texts = texts;
+        if (source) task.texts = source;
         const result = await pool.run(task);
         addCounters(stats, result.counters);
         stats.filesInWorkers = (stats.filesInWorkers ?? 0) + 1;
@@ -369,75 +505,140 @@ async function buildInfos(candidates: Candidate[], opts: RunOptions): Promise<(S
     }
     const loadOpts: Parameters<typeof loadFile>[4] = {};
     if (signal) loadOpts.signal = signal;
-    if (texts) loadOpts.texts = texts;
+    if (source) loadOpts.texts = source;
     return loadFile(path, st, cached, stats, loadOpts);
   };
 
+  // With progress every candidate is reported, in candidate order; without, only the files
+  // to read are visited.
+  const toRead = new Map<number, Todo>();
+  for (const t of todo) toRead.set(t.i, t);
+  const visit = onProgress ? Array.from({ length: n }, (_, i) => i) : todo.map((t) => t.i);
   try {
-    const listed = await mapLimit(
-      todo,
+    await mapLimit(
+      visit,
       opts.concurrency ?? 10,
-      async (candidate, index) => {
-        let info: SessionInfo | null = null;
-        try {
-          const st = candidate.stats ?? (await stat(candidate.path));
-          const key = candidate.key ?? resolve(candidate.path);
-          const cached = cache?.files[key];
-          const had = nextFiles[key] !== undefined;
-          if (texts && coversFile(cached, st)) {
-            // Unchanged and fully covered: no need to open the file.
-            stats.filesCached++;
-            info = infoFromCache(candidate.path, cached, st.mtime, texts);
-            nextFiles[key] = cached;
-            if (!had) kept++;
-          } else {
-            const result = await readFile(candidate.path, st, cached);
+      async (i, index) => {
+        let info: SessionInfo | null = results[i] ?? null;
+        const t = toRead.get(i);
+        if (t !== undefined) {
+          try {
+            const result = await readFile(paths[i] as string, t.st, t.cached);
             info = result.info;
-            if (result.cache) {
-              nextFiles[key] = result.cache;
-              if (!had) kept++;
-              pending.push({ key, text: result.text ?? "" });
-              dirty = true;
-            }
+            if (result.cache) fresh.set(i, { file: result.cache, text: result.text ?? "" });
+          } catch {
+            signal?.throwIfAborted();
+            info = null;
           }
-        } catch {
-          signal?.throwIfAborted();
-          info = null;
+          results[i] = info;
         }
         if (onProgress) {
           loaded++;
           if (index === 0) firstLoaded = true;
           if (info) partial.push(info);
           const publish = opts.waitForFirst
-            ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === total)
-            : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === total;
-          onProgress(loaded, total, publish ? sortInfos([...partial]) : undefined);
+            ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === n)
+            : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === n;
+          onProgress(loaded, n, publish ? sortInfos([...partial]) : undefined);
         }
-        return info;
       },
       signal,
     );
     signal?.throwIfAborted();
-    if (rest) for (let j = 0; j < rest.length; j++) results[rest[j] as number] = listed[j] ?? null;
-    else for (let j = 0; j < listed.length; j++) results[j] = listed[j] ?? null;
-    if (cache && cacheDir !== undefined) {
-      // Entries of files that are gone are dropped: that too is a change to save.
-      if (!dirty && cacheSize(cache.files) !== kept) dirty = true;
-      if (dirty) saveCache(cacheDir, { ...cache, files: nextFiles }, pending);
-    }
-    return results;
   } finally {
     if (pool) {
       signal?.removeEventListener("abort", onAbort);
       await pool.close();
     }
   }
+  return fresh;
 }
 
-function cacheSize(files: Record<string, CachedFile>): number {
-  let n = 0;
-  for (const _ in files) n++;
-  return n;
+/** Writes the cache after a listing that changed something, entries in candidate order. */
+function save(
+  cacheDir: string,
+  listedDir: string,
+  keys: readonly string[],
+  results: readonly (SessionInfo | null)[],
+  kept: Int32Array,
+  fresh: ReadonlyMap<number, Fresh> | undefined,
+  index: CacheIndex | undefined,
+): void {
+  // The rank hint: sessions by `modified` descending (ties and the rest in candidate order).
+  const byTime: number[] = [];
+  const time = new Float64Array(keys.length);
+  for (let i = 0; i < keys.length; i++) {
+    const info = results[i];
+    if (!info) continue;
+    byTime.push(i);
+    time[i] = info.modified.getTime() || 0;
+  }
+  byTime.sort((a, b) => (time[b] as number) - (time[a] as number) || a - b);
+  const rank = new Array<number>(keys.length).fill(keys.length);
+  byTime.forEach((i, r) => {
+    rank[i] = r;
+  });
+  const entries: SaveEntry[] = [];
+  const seen = new Set<string>();
+  for (let i = 0; i < keys.length; i++) {
+    const key = keys[i] as string;
+    if (seen.has(key)) continue;
+    const f = fresh?.get(i);
+    if (f) {
+      entries.push({ key, file: f.file, text: f.text, rank: rank[i] as number });
+      seen.add(key);
+      continue;
+    }
+    const e = kept[i] as number;
+    if (e >= 0 && index !== undefined) {
+      // Copied from the old index as it is.
+      entries.push({ key, from: index, entry: e, rank: rank[i] as number });
+      seen.add(key);
+    }
+  }
+  saveCache(cacheDir, listedDir, entries);
+}
+
+/**
+ * Sorts the listed sessions: `modified` descending, then `tieBreak` (pi's candidate order),
+ * then candidate order. A hinted order (close to the result, so sorting it is nearly free) is
+ * used only when every time is a number: the comparison is then a total order, and the result
+ * does not depend on the order it starts from.
+ */
+function sortListed(listed: Listed, tieBreak?: (a: number, b: number) => number): SessionInfo[] {
+  const { results } = listed;
+  let order = listed.order;
+  const t = new Float64Array(results.length);
+  let nan = false;
+  for (const i of order) {
+    const v = (results[i] as SessionInfo).modified.getTime();
+    if (Number.isNaN(v)) nan = true;
+    t[i] = v;
+  }
+  if (nan && listed.hinted) order = order.slice().sort((a, b) => a - b);
+  // The hinted order is usually the result already: times strictly descending need no sort.
+  let sorted = !nan;
+  for (let k = 1; sorted && k < order.length; k++) {
+    sorted = (t[order[k - 1] as number] as number) > (t[order[k] as number] as number);
+  }
+  if (!sorted) {
+    order.sort(
+      tieBreak
+        ? (a, b) => (t[b] as number) - (t[a] as number) || tieBreak(a, b) || a - b
+        : (a, b) => (t[b] as number) - (t[a] as number) || a - b,
+    );
+  }
+  const out = new Array<SessionInfo>(order.length);
+  for (let k = 0; k < order.length; k++) out[k] = results[order[k] as number] as SessionInfo;
+  return out;
+}
+
+function sortInfos(infos: SessionInfo[]): SessionInfo[] {
+  // Stable, like pi's sort; the times are read once per info, not once per comparison.
+  const keyed = infos.map((info, i) => ({ info, t: info.modified.getTime(), i }));
+  keyed.sort((a, b) => b.t - a.t || a.i - b.i);
+  for (let i = 0; i < keyed.length; i++) infos[i] = (keyed[i] as { info: SessionInfo }).info;
+  return infos;
 }
 
 /** `dir/name` for a normalized `dir` and a plain file name (what `join` gives, without its cost). */
@@ -445,14 +646,34 @@ function childPath(dir: string, name: string): string {
   return dir.endsWith(sep) ? `${dir}${name}` : `${dir}${sep}${name}`;
 }
 
-/** The `.jsonl` files directly in `dir` (a normalized path); none if it cannot be read. */
-function jsonlFilesIn(dir: string): string[] {
+/**
+ * Adds the `.jsonl` files `names` of `dir` (a normalized path) to a listing's first pass. The
+ * paths are built as one string and split: no concatenation per file, and flat strings (a
+ * `stat` call would flatten each concatenation again).
+ */
+function addDirectory(pass: StatPass, dir: string, names: readonly string[]): Promise<void> {
+  if (names.length === 0) return Promise.resolve();
+  const prefix = dir.endsWith(sep) ? dir : `${dir}${sep}`;
+  const joined = prefix + names.join(`\0${prefix}`);
+  return pass.add(joined.split("\0"), undefined, joined);
+}
+
+const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
+
+/** The names of the `.jsonl` files directly in `dir`; none if it cannot be read. */
+function jsonlNamesIn(dir: string): string[] {
   try {
-    const names = readdirSync(dir);
-    return names.filter((n) => n.endsWith(".jsonl")).map((n) => childPath(dir, n));
+    return readdirSync(dir).filter(isJsonl);
   } catch {
     return [];
   }
+}
+
+/** {@link jsonlNamesIn}, read on the thread pool. */
+function readJsonlNames(dir: string): Promise<string[]> {
+  return new Promise((done) => {
+    readdir(dir, (err, names) => done(err ? [] : names.filter(isJsonl)));
+  });
 }
 
 /**
@@ -463,6 +684,9 @@ function jsonlFilesIn(dir: string): string[] {
 export async function listSessionDir(dir: string, opts: ListOptions = {}): Promise<SessionInfo[]> {
   opts.signal?.throwIfAborted();
   const resolved = resolve(dir);
+  const run = runOptions(opts, resolved, 10, false);
+  // The cache index is read on the thread pool while this thread walks the directory.
+  const indexBytes = run.cacheDir === undefined ? undefined : readIndexFile(run.cacheDir, resolved);
   const names: string[] = [];
   try {
     for (const n of readdirSync(dir)) if (n.endsWith(".jsonl")) names.push(n);
@@ -470,17 +694,16 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
     // A missing directory lists nothing.
   }
   names.sort((a, b) => collator().compare(b, a));
-  const candidates = await statAll(
-    names.map((n) => ({ path: join(dir, n), key: childPath(resolved, n) })),
-    opts.signal,
-  );
-  const infos = await buildInfos(candidates, {
-    ...opts,
-    cacheKey: dir,
-    publishEvery: 10,
-    waitForFirst: false,
-  });
-  return sortInfos(infos.filter((x): x is SessionInfo => x !== null));
+  const paths = names.map((n) => join(dir, n));
+  const keys = names.map((n) => childPath(resolved, n));
+  const preStats = opts.onProgress ? await statAll(paths, opts.signal) : undefined;
+  const pass = new StatPass(opts.signal, false);
+  const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
+  // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
+  ready.catch(() => {});
+  await pass.add(paths, keys, keys.join("\0"), preStats);
+  await ready;
+  return sortListed(await finishListing(pass, run));
 }
 
 /**
@@ -514,72 +737,71 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   opts.signal?.throwIfAborted();
   const dir = resolve(root ?? join(opts.agentDir ?? getAgentDir(opts.env ?? process.env), "sessions"));
   const layout = opts.layout ?? "auto";
-  let entries: import("node:fs").Dirent[];
+  const run = runOptions(opts, dir, 100, true);
+  // The cache index is read on the thread pool while this thread walks the directories.
+  const indexBytes = run.cacheDir === undefined ? undefined : readIndexFile(run.cacheDir, dir);
+  let entries: Dirent[];
   try {
-    entries = await readdir(dir, { withFileTypes: true });
+    entries = readdirSync(dir, { withFileTypes: true });
   } catch {
     return [];
   }
-  const files: string[] = [];
+  const flat: string[] = [];
+  const subdirs: string[] = [];
   if (layout !== "per-cwd") {
-    for (const e of entries) {
-      if ((e.isFile() || e.isSymbolicLink()) && e.name.endsWith(".jsonl")) files.push(childPath(dir, e.name));
-    }
+    for (const e of entries) if ((e.isFile() || e.isSymbolicLink()) && isJsonl(e.name)) flat.push(e.name);
   }
   if (layout !== "flat") {
     for (const e of entries) {
-      if (e.isDirectory() || (e.isSymbolicLink() && !e.name.endsWith(".jsonl"))) {
-        for (const f of jsonlFilesIn(childPath(dir, e.name))) files.push(f);
-      }
+      if (e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name))) subdirs.push(childPath(dir, e.name));
     }
   }
   // `dir` is resolved, so every path here is its own cache key.
-  const candidates = await statAll(
-    files.map((path) => ({ path, key: path })),
-    opts.signal,
-  );
-  // Sort keys computed once per file; names (the rare tie-break) only when needed.
-  const keyed = candidates.map((c, i) => ({
-    c,
-    mtime: c.stats?.mtimeMs ?? Number.NEGATIVE_INFINITY,
-    name: "",
-    i,
-  }));
-  const nameOf = (k: { c: Candidate; name: string }): string => {
-    if (k.name === "") k.name = basename(k.c.path);
-    return k.name;
-  };
-  /** pi's candidate order: mtime descending, then name descending by the default collator. */
-  const byCandidateOrder = (a: (typeof keyed)[number], b: (typeof keyed)[number]): number =>
-    b.mtime - a.mtime || collator().compare(nameOf(b), nameOf(a));
+  const pass = new StatPass(opts.signal, true);
   if (opts.onProgress) {
     // Progress reports follow the candidate order: it must be pi's from the start.
-    keyed.sort(byCandidateOrder);
-    for (let i = 0; i < keyed.length; i++) candidates[i] = (keyed[i] as { c: Candidate }).c;
-    const infos = await buildInfos(candidates, {
-      ...opts,
-      cacheKey: dir,
-      publishEvery: 100,
-      waitForFirst: true,
-    });
-    return sortInfos(infos.filter((x): x is SessionInfo => x !== null));
+    const files: string[] = [];
+    for (const name of flat) files.push(childPath(dir, name));
+    for (const sub of subdirs) for (const name of jsonlNamesIn(sub)) files.push(childPath(sub, name));
+    const stats = await statAll(files, opts.signal);
+    const order = files.map((_, i) => i);
+    const mtime = (i: number) => stats[i]?.mtimeMs ?? Number.NEGATIVE_INFINITY;
+    order.sort(
+      (a, b) =>
+        mtime(b) - mtime(a) || collator().compare(basename(files[b] as string), basename(files[a] as string)),
+    );
+    const paths = order.map((i) => files[i] as string);
+    pass.setIndex(await indexOf(run, indexBytes));
+    await pass.add(
+      paths,
+      undefined,
+      paths.join("\0"),
+      order.map((i) => stats[i]),
+    );
+    return sortListed(await finishListing(pass, run));
   }
-  // Without progress the candidate order only breaks ties of `modified`, so the collator
-  // (whose construction alone costs ~10 ms) is needed only for infos whose `modified` and
-  // mtime both tie. Stable sorts throughout, so the result is the one of the order above.
-  const infos = await buildInfos(candidates, {
-    ...opts,
-    cacheKey: dir,
-    publishEvery: 100,
-    waitForFirst: true,
+  // Directories are read on the thread pool, and the cache index is decoded when its read
+  // completes, while this thread stats the files of the directories read so far.
+  const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
+  // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
+  ready.catch(() => {});
+  const names = subdirs.map(readJsonlNames);
+  await addDirectory(pass, dir, flat);
+  for (let k = 0; k < subdirs.length; k++) {
+    await addDirectory(pass, subdirs[k] as string, await (names[k] as Promise<string[]>));
+  }
+  await ready;
+  const files = pass.paths;
+  // Without progress the candidate order (mtime descending, then name descending by the
+  // collator) only breaks ties of `modified`, so it is applied in the final sort, and the
+  // collator (whose construction alone costs ~10 ms) only for infos whose `modified` and
+  // mtime both tie. The result is the one of listing the files in candidate order.
+  const listed = await finishListing(pass, run);
+  const { mtimes } = listed;
+  return sortListed(listed, (a, b) => {
+    const byTime = (mtimes[b] as number) - (mtimes[a] as number);
+    return byTime || collator().compare(basename(files[b] as string), basename(files[a] as string));
   });
-  const found: { info: SessionInfo; t: number; k: (typeof keyed)[number] }[] = [];
-  for (let i = 0; i < infos.length; i++) {
-    const info = infos[i];
-    if (info) found.push({ info, t: info.modified.getTime(), k: keyed[i] as (typeof keyed)[number] });
-  }
-  found.sort((a, b) => b.t - a.t || byCandidateOrder(a.k, b.k) || a.k.i - b.k.i);
-  return found.map((f) => f.info);
 }
 
 /** The `SessionInfo` of one file (no cache); null when it is not a valid session. */

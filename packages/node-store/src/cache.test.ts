@@ -20,7 +20,7 @@ import {
 import { join } from "node:path";
 import { tempDir } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { cacheFileFor, readIndexFile } from "./cache.js";
+import { SegmentWriter, cacheFileFor, readCachedText, readIndexFile, segmentFileFor } from "./cache.js";
 import type { SessionInfo } from "./info.js";
 import { listAllSessions, listSessionDir, newListStats } from "./list.js";
 
@@ -229,5 +229,58 @@ describe("listing cache", () => {
     expect(plain(await listAllSessions(root, { cache: { dir: cacheDir } }))).toStrictEqual(
       plain(await listAllSessions(root, { cache: false })),
     );
+  });
+});
+
+describe("SegmentWriter (texts written while a listing reads)", () => {
+  it("appends texts that read back exactly, lone surrogates included, and discards its file", () => {
+    const cacheDir = tmp();
+    const listed = tmp();
+    const w = new SegmentWriter(cacheDir, listed);
+    const texts = ["hello", "é 中文 😀", "lone \ud800 surrogate", "x".repeat(100_000)];
+    const refs = texts.map((t) => w.add(t));
+    w.close();
+    refs.forEach((ref, i) => {
+      expect(ref).toBeDefined();
+      expect(readCachedText(cacheDir, listed, ref as NonNullable<typeof ref>)).toBe(texts[i]);
+    });
+    const file = segmentFileFor(cacheDir, listed, (refs[0] as NonNullable<(typeof refs)[0]>)[0]);
+    expect(readdirSync(cacheDir)).toContain(file.slice(cacheDir.length + 1));
+    w.discard();
+    expect(readdirSync(cacheDir)).toEqual([]);
+  });
+
+  it("turns itself off when it cannot write (the listing still succeeds, texts go with the save)", async () => {
+    const root = tmp();
+    const blocked = join(tmp(), "not-a-dir");
+    writeFileSync(blocked, "a file where the cache dir should be");
+    const w = new SegmentWriter(blocked, root);
+    expect(w.add("text")).toBeUndefined();
+    expect(w.add("more")).toBeUndefined();
+    w.discard();
+    writeFileSync(join(root, "s.jsonl"), jsonl(header({ id: "s", timestamp: "2025-01-01T00:00:00.000Z" })));
+    const list = await listAllSessions(root, { cache: { dir: blocked } });
+    expect(list.map((i) => i.id)).toEqual(["s"]);
+  });
+
+  it("a cold listing leaves one referenced segment and a warm one reads the same texts back", async () => {
+    const root = tmp();
+    const cacheDir = tmp();
+    for (let i = 0; i < 5; i++) {
+      writeFileSync(
+        join(root, `s${i}.jsonl`),
+        jsonl(
+          header({ id: `s${i}`, timestamp: "2025-01-01T00:00:00.000Z" }),
+          message("user", `question ${i}`, 1000 + i),
+          message("assistant", [{ type: "text", text: `answer ${i}` }], 2000 + i),
+        ),
+      );
+    }
+    const cold = await listAllSessions(root, { cache: { dir: cacheDir } });
+    const segments = readdirSync(cacheDir).filter((n) => n.endsWith(".text"));
+    expect(segments).toHaveLength(1);
+    const warm = await listAllSessions(root, { cache: { dir: cacheDir } });
+    expect(warm.map((i) => i.allMessagesText)).toEqual(cold.map((i) => i.allMessagesText));
+    expect(cold.map((i) => i.allMessagesText)).toContain("question 0 answer 0");
   });
 });

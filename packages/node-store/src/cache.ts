@@ -33,6 +33,7 @@ import {
   renameSync,
   unlinkSync,
   writeFileSync,
+  writeSync,
 } from "node:fs";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
@@ -202,6 +203,79 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
   } finally {
     closeSync(fd);
   }
+}
+
+/**
+ * A text segment written while a listing reads files: each new `allMessagesText` is appended
+ * as its file's result arrives (the main thread is mostly idle then), so a cold listing's save
+ * writes only the index. Any failure turns the writer off; the save then writes the remaining
+ * texts itself. A segment no index references is removed by the next save.
+ */
+export class SegmentWriter {
+  private fd: number | undefined;
+  private failed = false;
+  private at = 0;
+  private path = "";
+  private id = "";
+
+  constructor(
+    private readonly cacheDir: string,
+    private readonly listedDir: string,
+  ) {}
+
+  /** Appends `text` (not empty); returns where it is, or undefined when the writer is off. */
+  add(text: string): TextRef | undefined {
+    if (this.failed) return undefined;
+    try {
+      if (this.fd === undefined) {
+        mkdirSync(this.cacheDir, { recursive: true });
+        this.id = randomBytes(8).toString("hex");
+        this.path = segmentFileFor(this.cacheDir, this.listedDir, this.id);
+        // Exclusive create: a segment is written once and never modified after its listing.
+        this.fd = openSync(this.path, "wx");
+        const header = segmentHeader(this.id);
+        writeAll(this.fd, header);
+        this.at = header.length;
+      }
+      const utf16 = !isWellFormed(text);
+      const bytes = Buffer.from(text, utf16 ? "utf16le" : "utf8");
+      writeAll(this.fd, bytes);
+      const ref: TextRef = utf16 ? [this.id, this.at, bytes.length, 1] : [this.id, this.at, bytes.length];
+      this.at += bytes.length;
+      return ref;
+    } catch {
+      this.failed = true;
+      this.close();
+      return undefined;
+    }
+  }
+
+  /** Closes the segment (idempotent). */
+  close(): void {
+    if (this.fd === undefined) return;
+    try {
+      closeSync(this.fd);
+    } catch {
+      // Nothing to keep: its texts are re-read from the sessions if the segment is bad.
+    }
+    this.fd = undefined;
+  }
+
+  /** Closes and deletes the segment (a listing that failed or was aborted). */
+  discard(): void {
+    this.close();
+    if (this.path === "") return;
+    try {
+      unlinkSync(this.path);
+    } catch {
+      // Already gone.
+    }
+  }
+}
+
+function writeAll(fd: number, bytes: Uint8Array): void {
+  let done = 0;
+  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /** One file of the index a save writes. */

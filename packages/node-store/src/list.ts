@@ -14,7 +14,15 @@ import { type Dirent, type Stats, readdir, readdirSync, statSync } from "node:fs
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
-import { type CachedFile, type SaveEntry, defaultCacheDir, readIndexFile, saveCache } from "./cache.js";
+import {
+  type CachedFile,
+  type SaveEntry,
+  type TextRef,
+  SegmentWriter,
+  defaultCacheDir,
+  readIndexFile,
+  saveCache,
+} from "./cache.js";
 import { CacheIndex } from "./cache-index.js";
 import type { SessionInfo } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
@@ -403,8 +411,21 @@ async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> 
   }
   const stats = opts.stats ?? newListStats();
   stats.filesCached += cachedCount;
-  const fresh =
-    todo.length > 0 || opts.onProgress ? await readFiles(paths, results, todo, stats, opts) : undefined;
+  // New texts go to a segment as files are read, not all at once when the cache is saved.
+  const segment =
+    cacheDir !== undefined && todo.length > 0 ? new SegmentWriter(cacheDir, listedDir) : undefined;
+  let fresh: Map<number, Fresh> | undefined;
+  try {
+    fresh =
+      todo.length > 0 || opts.onProgress
+        ? await readFiles(paths, results, todo, stats, opts, segment)
+        : undefined;
+  } catch (err) {
+    segment?.discard();
+    throw err;
+  } finally {
+    segment?.close();
+  }
 
   const aligned = pass.fullyAligned;
   if (cacheDir !== undefined) {
@@ -448,10 +469,12 @@ async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> 
   return { results, mtimes: pass.mtimes, order, hinted: index !== undefined };
 }
 
-/** A new cache entry, with the `allMessagesText` it stands for. */
+/** A new cache entry, with the `allMessagesText` it stands for (or where it was written). */
 interface Fresh {
   file: CachedFile;
   text: string;
+  /** Set when the text is already in this listing's segment (then `text` is not kept). */
+  ref?: TextRef;
 }
 
 /**
@@ -465,6 +488,7 @@ async function readFiles(
   todo: readonly Todo[],
   stats: ListStats,
   opts: RunOptions,
+  segment?: SegmentWriter,
 ): Promise<Map<number, Fresh>> {
   const { signal, onProgress } = opts;
   const source: TextSource | undefined =
@@ -525,7 +549,11 @@ async function readFiles(
           try {
             const result = await readFile(paths[i] as string, t.st, t.cached);
             info = result.info;
-            if (result.cache) fresh.set(i, { file: result.cache, text: result.text ?? "" });
+            if (result.cache) {
+              const text = result.text ?? "";
+              const ref = text === "" ? undefined : segment?.add(text);
+              fresh.set(i, ref ? { file: result.cache, text: "", ref } : { file: result.cache, text });
+            }
           } catch {
             signal?.throwIfAborted();
             info = null;
@@ -585,7 +613,11 @@ function save(
     if (seen.has(key)) continue;
     const f = fresh?.get(i);
     if (f) {
-      entries.push({ key, file: f.file, text: f.text, rank: rank[i] as number });
+      if (f.ref) {
+        // Already written: the entry points at it and the save writes no text for it.
+        f.file.text = f.ref;
+        entries.push({ key, file: f.file, rank: rank[i] as number });
+      } else entries.push({ key, file: f.file, text: f.text, rank: rank[i] as number });
       seen.add(key);
       continue;
     }

@@ -128,6 +128,45 @@ describe("listing in workers", () => {
     expect(pool.liveListWorkers()).toBe(0);
   });
 
+  it('"auto" opens its pool during the stat pass of a large listing, and closes it (also on abort)', async () => {
+    const root = tmp();
+    const head = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "x",
+      timestamp: "2025-01-01T00:00:00.000Z",
+      cwd: "/p",
+    });
+    const msg = JSON.stringify({
+      type: "message",
+      id: "m",
+      parentId: null,
+      timestamp: "2025-01-01T00:00:01.000Z",
+      message: { role: "toolResult", content: [{ type: "text", text: "y".repeat(100_000) }] },
+    });
+    // 10 files of ~2 MB: past the "auto" thresholds (8 files, 16 MiB).
+    const bytes = new TextEncoder().encode(`${head}\n${`${msg}\n`.repeat(20)}`);
+    writeStore(
+      root,
+      Array.from({ length: 10 }, () => bytes),
+    );
+    const stats = api.newListStats();
+    const list = await api.listAllSessions(root, { cache: false, stats });
+    expect(stats.filesInWorkers).toBeGreaterThanOrEqual(10);
+    expect(list).toEqual(await api.listAllSessions(root, { cache: false, workers: 0 }));
+    expect(list[0]?.messageCount).toBe(20);
+    const controller = new AbortController();
+    const aborted = api.listAllSessions(root, {
+      cache: false,
+      signal: controller.signal,
+      onProgress: (loaded) => {
+        if (loaded === 1) controller.abort();
+      },
+    });
+    await expect(aborted).rejects.toThrow(/abort/i);
+    expect(pool.liveListWorkers()).toBe(0);
+  });
+
   it("uses no workers for small listings by default", async () => {
     const root = tmp();
     await fc.assert(

@@ -269,11 +269,37 @@ class StatPass {
   private broken = false;
   private sinceYield = 0;
 
+  /**
+   * The worker pool, opened as soon as the files to read pass the "auto" thresholds, so the
+   * workers start while the remaining files are statted (a cold stat pass takes tens of ms).
+   */
+  pool: ListPool | undefined;
+  private todoBytes = 0;
+
   constructor(
     private readonly signal: AbortSignal | undefined,
     resolvedPaths: boolean,
+    private readonly workers: "auto" | number = "auto",
   ) {
     this.keys = resolvedPaths ? this.paths : [];
+  }
+
+  private pushTodo(t: Todo): void {
+    this.todo.push(t);
+    if (this.pool !== undefined || this.workers !== "auto") return;
+    const { st, cached } = t;
+    this.todoBytes += Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
+    if (
+      this.todo.length >= WORKER_MIN_FILES &&
+      this.todoBytes >= WORKER_MIN_BYTES &&
+      availableParallelism() >= 2
+    )
+      this.pool = ListPool.open(defaultPoolSize());
+  }
+
+  /** Closes the early pool (a listing that stops before reading files). */
+  closePool(): void {
+    void this.pool?.close();
   }
 
   /** The index has arrived (or is known to be missing): check what was statted meanwhile. */
@@ -327,6 +353,20 @@ class StatPass {
     stats?: readonly (Stats | undefined)[],
   ): Promise<void> {
     if (paths.length === 0) return;
+    try {
+      await this.addAll(paths, keys, part, stats);
+    } catch (err) {
+      this.closePool();
+      throw err;
+    }
+  }
+
+  private async addAll(
+    paths: readonly string[],
+    keys: readonly string[] | undefined,
+    part: string,
+    stats?: readonly (Stats | undefined)[],
+  ): Promise<void> {
     const start = this.paths.length;
     for (const p of paths) this.paths.push(p);
     if (keys !== undefined) for (const k of keys) this.keys.push(k);
@@ -363,12 +403,12 @@ class StatPass {
   private check(i: number, st: Stats): void {
     const index = this.index;
     if (index === undefined) {
-      this.todo.push({ i, st, cached: undefined });
+      this.pushTodo({ i, st, cached: undefined });
       return;
     }
     const e = i < this.aligned ? i : index.find(this.keys[i] as string);
-    if (e < 0) this.todo.push({ i, st, cached: undefined });
-    else if (!covers(index, e, st)) this.todo.push({ i, st, cached: index.entry(e) });
+    if (e < 0) this.pushTodo({ i, st, cached: undefined });
+    else if (!covers(index, e, st)) this.pushTodo({ i, st, cached: index.entry(e) });
     else {
       this.covering[i] = e;
       if (needsMtime(index.flags[e] as number)) this.mtimeOf[i] = st.mtime;
@@ -382,6 +422,15 @@ class StatPass {
  * cache saved when something changed.
  */
 async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> {
+  try {
+    return await finishListingWith(pass, opts);
+  } finally {
+    // Closed by the file reads when they ran; here when they did not (or failed early).
+    pass.closePool();
+  }
+}
+
+async function finishListingWith(pass: StatPass, opts: RunOptions): Promise<Listed> {
   const { paths, keys, covering, mtimeOf, todo, index } = pass;
   const signal = opts.signal;
   const listedDir = opts.listedDir;
@@ -418,7 +467,7 @@ async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> 
   try {
     fresh =
       todo.length > 0 || opts.onProgress
-        ? await readFiles(paths, results, todo, stats, opts, segment)
+        ? await readFiles(paths, results, todo, stats, opts, segment, pass.pool)
         : undefined;
   } catch (err) {
     segment?.discard();
@@ -489,6 +538,7 @@ async function readFiles(
   stats: ListStats,
   opts: RunOptions,
   segment?: SegmentWriter,
+  early?: ListPool,
 ): Promise<Map<number, Fresh>> {
   const { signal, onProgress } = opts;
   const source: TextSource | undefined =
@@ -498,7 +548,7 @@ async function readFiles(
   let firstLoaded = false;
   let loaded = 0;
   const partial: SessionInfo[] = [];
-  const pool = openPool(todo, opts.workers ?? "auto");
+  const pool = early ?? openPool(todo, opts.workers ?? "auto");
   // Abort stops the workers at once; their tasks reject and the listing throws.
   const onAbort = (): void => void pool?.close();
   if (pool) signal?.addEventListener("abort", onAbort, { once: true });
@@ -729,7 +779,7 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
   const paths = names.map((n) => join(dir, n));
   const keys = names.map((n) => childPath(resolved, n));
   const preStats = opts.onProgress ? await statAll(paths, opts.signal) : undefined;
-  const pass = new StatPass(opts.signal, false);
+  const pass = new StatPass(opts.signal, false, opts.workers);
   const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
@@ -789,7 +839,7 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     }
   }
   // `dir` is resolved, so every path here is its own cache key.
-  const pass = new StatPass(opts.signal, true);
+  const pass = new StatPass(opts.signal, true, opts.workers);
   if (opts.onProgress) {
     // Progress reports follow the candidate order: it must be pi's from the start.
     const files: string[] = [];

@@ -37,6 +37,8 @@ const C_ABSENT = 0;
 const C_STRING = 1;
 const C_ARRAY = 2;
 
+/** Largest region (carry + chunk) the scanner takes; larger ones (huge lines) use the codec. */
+const MAX_SCAN_BYTES = 64 * 1024 * 1024;
 const STACK_BYTES = 1024;
 const SPAN_BYTES = 1024 * 12;
 const OUT_BYTES = 256 * 1024;
@@ -230,11 +232,16 @@ export class InfoReader implements StateReader {
   private line: number;
   private readonly onLine = (k: number): void => this.handle(k);
 
+  /** Regions (whole lines) longer than this take the codec path (see {@link push}). */
+  private readonly maxScanBytes: number;
+
   constructor(
     scanner: LineScanner,
     state: InfoState,
     start: { startOffset?: number; startLine?: number } = {},
+    opts: { maxScanBytes?: number } = {},
   ) {
+    this.maxScanBytes = opts.maxScanBytes ?? MAX_SCAN_BYTES;
     this.scanner = scanner;
     this.state = state;
     this.offset = start.startOffset ?? 0;
@@ -283,6 +290,18 @@ export class InfoReader implements StateReader {
       return;
     }
     const length = this.carryLength + lastNl + 1;
+    if (length > this.maxScanBytes) {
+      // A huge line: scanning it would grow this thread's scanner memory for good (WebAssembly
+      // memory never shrinks), so the codec path takes the whole region.
+      const before = this.codec.lines;
+      for (const piece of this.carry) this.exact(piece);
+      this.exact(chunk.subarray(0, lastNl + 1));
+      this.line += this.codec.lines - before;
+      this.offset += length;
+      this.carry = lastNl + 1 < chunk.length ? [copyOf(chunk, lastNl + 1)] : [];
+      this.carryLength = chunk.length - lastNl - 1;
+      return;
+    }
     const scanner = this.scanner;
     const mem = scanner.ensure(length);
     let at = scanner.input;

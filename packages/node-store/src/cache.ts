@@ -341,19 +341,16 @@ function writeTexts(cacheDir: string, listedDir: string, entries: readonly SaveE
     if (lost.size > 0) kept = kept.filter((e) => !lost.has(e));
   }
   if (texts.size === 0) return kept;
-  const id = randomBytes(8).toString("hex");
-  const header = segmentHeader(id);
-  const parts: Buffer[] = [header];
-  let at = header.length;
+  const segment = new SegmentWriter(cacheDir, listedDir);
   for (const [e, text] of texts) {
-    const utf16 = !isWellFormed(text);
-    const bytes = Buffer.from(text, utf16 ? "utf16le" : "utf8");
-    parts.push(bytes);
-    setTextRef(e, utf16 ? [id, at, bytes.length, 1] : [id, at, bytes.length]);
-    at += bytes.length;
+    const ref = segment.add(text);
+    if (ref === undefined) {
+      segment.discard();
+      throw new Error("cannot write a cache text segment");
+    }
+    setTextRef(e, ref);
   }
-  // Exclusive create: a segment is written once and never modified.
-  writeFileSync(segmentFileFor(cacheDir, listedDir, id), Buffer.concat(parts, at), { flag: "wx" });
+  segment.close();
   return kept;
 }
 

@@ -125,7 +125,8 @@ class ProbeBytes {
       first.set(chunk.subarray(0, n), this.firstLength);
       this.firstLength += n;
     }
-    if (chunk.length >= TAIL_BYTES) this.tail = chunk.slice(chunk.length - TAIL_BYTES);
+    // A copy: `chunk` is the caller's read buffer, reused (and pooled) after this call.
+    if (chunk.length >= TAIL_BYTES) this.tail = new Uint8Array(chunk.subarray(chunk.length - TAIL_BYTES));
     else {
       const keep = Math.min(this.tail.length, TAIL_BYTES - chunk.length);
       const next = new Uint8Array(keep + chunk.length);

@@ -162,6 +162,11 @@ function addCounters(stats: ListStats, c: FileCounters): void {
   stats.filesResumed += c.filesResumed;
 }
 
+/** Bytes a file to read will cost: all of it, or what it grew by since its cache entry. */
+function bytesToRead({ st, cached }: { st: Stats; cached: CachedFile | undefined }): number {
+  return Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
+}
+
 /** The worker pool for this listing, if it should have one. */
 function openPool(
   todo: readonly { st: Stats; cached: CachedFile | undefined }[],
@@ -169,9 +174,7 @@ function openPool(
 ): ListPool | undefined {
   if (workers === 0 || todo.length === 0) return undefined;
   let bytes = 0;
-  for (const { st, cached } of todo) {
-    bytes += Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
-  }
+  for (const t of todo) bytes += bytesToRead(t);
   if (workers === "auto") {
     if (todo.length < WORKER_MIN_FILES || bytes < WORKER_MIN_BYTES || availableParallelism() < 2)
       return undefined;
@@ -287,8 +290,7 @@ class StatPass {
   private pushTodo(t: Todo): void {
     this.todo.push(t);
     if (this.pool !== undefined || this.workers !== "auto") return;
-    const { st, cached } = t;
-    this.todoBytes += Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
+    this.todoBytes += bytesToRead(t);
     if (
       this.todo.length >= WORKER_MIN_FILES &&
       this.todoBytes >= WORKER_MIN_BYTES &&

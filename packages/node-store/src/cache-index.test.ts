@@ -167,8 +167,7 @@ describe("binary listing index", () => {
         const texts = new CachedTexts("/nonexistent-cache-dir", DIR, index);
         files.forEach((file, e) => {
           const mtime = new Date(file.mtimeMs);
-          const st = { size: file.size, mtimeMs: file.mtimeMs, ino: file.ino, mtime };
-          expect(covers(index, e, st)).toBe(file.offset === file.size);
+          expect(covers(index, e, file.size, file.mtimeMs, file.ino)).toBe(file.offset === file.size);
           const info = cachedInfo(texts, e, `/p/${e}`, mtime);
           const head = finishInfoHead(`/p/${e}`, expected(file).state, mtime);
           if (head === null) {

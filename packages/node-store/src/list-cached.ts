@@ -9,14 +9,6 @@ import { type CacheIndex, FLAG, HEADER, KNOWN_FLAGS, VALUE } from "./cache-index
 import { type SessionInfo, finishInfoHead, sessionInfoFromRecords } from "./info.js";
 import { readSessionFileSync } from "./read.js";
 
-/** The parts of `fs.Stats` the cache is checked against. */
-export interface StatLike {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  mtime: Date;
-}
-
 /**
  * `allMessagesText` of a file, recomputed from the file itself (when its cached copy cannot
  * be read back). Synchronous: it backs a property getter.
@@ -99,13 +91,9 @@ const FAST_CHECK = ~(
 const FAST_VALUE = HEADER.session | FLAG.stableTimes | (VALUE.string << FLAG.idShift);
 
 /** Whether cache entry `e` describes exactly this file (same size, mtime and inode, parsed to its end). */
-export function covers(index: CacheIndex, e: number, st: StatLike): boolean {
-  const size = st.size;
+export function covers(index: CacheIndex, e: number, size: number, mtimeMs: number, ino: number): boolean {
   return (
-    index.size[e] === size &&
-    index.offset[e] === size &&
-    index.mtimeMs[e] === st.mtimeMs &&
-    index.ino[e] === st.ino
+    index.size[e] === size && index.offset[e] === size && index.mtimeMs[e] === mtimeMs && index.ino[e] === ino
   );
 }
 

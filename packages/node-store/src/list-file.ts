@@ -5,17 +5,12 @@
  */
 import { closeSync, openSync, read } from "node:fs";
 import { CACHE_PROBE_BYTES, type CachedFile, readCachedText, sha1 } from "./cache.js";
+import type { FileStat } from "./file-stat.js";
 import { type InfoState, type SessionInfo, cloneInfoState, emptyInfoState, finishInfo } from "./info.js";
 import { READ_CHUNK_SIZE } from "./read.js";
 import { infoReader } from "./scan.js";
 
-/** The parts of `fs.Stats` listing uses (plain data, so it can cross to a worker). */
-export interface FileStat {
-  size: number;
-  mtimeMs: number;
-  ino: number;
-  mtime: Date;
-}
+export type { FileStat } from "./file-stat.js";
 
 /** Counters one file adds to `ListStats`. */
 export interface FileCounters {

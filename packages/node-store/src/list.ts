@@ -10,7 +10,7 @@
  * `stat` garbage is gone); the results come out in the order the index remembers, which is
  * checked rather than sorted.
  */
-import { type Dirent, type Stats, readdir, readdirSync, statSync } from "node:fs";
+import { type Dirent, readdir, readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
@@ -24,6 +24,7 @@ import {
   saveCache,
 } from "./cache.js";
 import { CacheIndex } from "./cache-index.js";
+import { type FileStat, StatProbe, mtimeDate, statFile } from "./file-stat.js";
 import type { SessionInfo } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
 import { CachedTexts, cachedInfo, covers, needsMtime } from "./list-cached.js";
@@ -111,28 +112,20 @@ function collator(): Intl.Collator {
 
 /** Files statted synchronously between two turns of the event loop. */
 const STAT_BATCH = 256;
-const NO_THROW = { throwIfNoEntry: false } as const;
-
-/** `statSync`, or `undefined` when the file cannot be statted (it is then skipped). */
-function statOrSkip(path: string): Stats | undefined {
-  try {
-    return statSync(path, NO_THROW);
-  } catch {
-    return undefined;
-  }
-}
 
 /**
- * Stats many files: synchronous `stat` in batches, yielding to the event loop between batches
- * (a promise per file costs several times the syscall itself).
+ * Stats many files (`undefined`: cannot be statted, skipped): synchronous `stat` in batches,
+ * yielding to the event loop between batches (a promise per file costs several times the
+ * syscall itself).
  */
-async function statAll(paths: readonly string[], signal?: AbortSignal): Promise<(Stats | undefined)[]> {
-  const out = new Array<Stats | undefined>(paths.length);
+async function statAll(paths: readonly string[], signal?: AbortSignal): Promise<(FileStat | undefined)[]> {
+  const out = new Array<FileStat | undefined>(paths.length);
+  const probe = new StatProbe();
   for (let i = 0; i < paths.length; i += STAT_BATCH) {
     if (i > 0) await new Promise<void>((r) => setImmediate(r));
     signal?.throwIfAborted();
     const end = Math.min(paths.length, i + STAT_BATCH);
-    for (let j = i; j < end; j++) out[j] = statOrSkip(paths[j] as string);
+    for (let j = i; j < end; j++) out[j] = statFile(paths[j] as string, probe);
   }
   return out;
 }
@@ -163,13 +156,13 @@ function addCounters(stats: ListStats, c: FileCounters): void {
 }
 
 /** Bytes a file to read will cost: all of it, or what it grew by since its cache entry. */
-function bytesToRead({ st, cached }: { st: Stats; cached: CachedFile | undefined }): number {
+function bytesToRead({ st, cached }: { st: FileStat; cached: CachedFile | undefined }): number {
   return Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
 }
 
 /** The worker pool for this listing, if it should have one. */
 function openPool(
-  todo: readonly { st: Stats; cached: CachedFile | undefined }[],
+  todo: readonly { st: FileStat; cached: CachedFile | undefined }[],
   workers: "auto" | number,
 ): ListPool | undefined {
   if (workers === 0 || todo.length === 0) return undefined;
@@ -238,7 +231,7 @@ interface Listed {
 /** A file that must be read (not answered by the cache). */
 interface Todo {
   i: number;
-  st: Stats;
+  st: FileStat;
   cached: CachedFile | undefined;
 }
 
@@ -252,7 +245,11 @@ class StatPass {
   readonly paths: string[] = [];
   /** Resolved paths (the cache keys); `paths` itself when the paths are resolved already. */
   readonly keys: string[];
+  // The stat of candidate i, as columns: no object per file (mtime -Infinity: not statted).
   readonly mtimes: number[] = [];
+  private readonly sizes: number[] = [];
+  private readonly inos: number[] = [];
+  private readonly probe = new StatProbe();
   /** The cache entry covering candidate i, or -1. */
   readonly covering: number[] = [];
   /** The mtime of covered files whose info needs it. */
@@ -261,8 +258,8 @@ class StatPass {
   readonly todo: Todo[] = [];
   index: CacheIndex | undefined;
   private known = false;
-  /** Statted before the index was known. */
-  private waiting: { i: number; st: Stats }[] = [];
+  /** Candidates statted before the index was known. */
+  private waiting: number[] = [];
   /** The candidates, one NUL-joined string of keys per directory, checked against the index. */
   private readonly parts: { part: string; count: number }[] = [];
   private checkedParts = 0;
@@ -311,7 +308,7 @@ class StatPass {
     this.align();
     const waiting = this.waiting;
     this.waiting = [];
-    for (const { i, st } of waiting) this.check(i, st);
+    for (const i of waiting) this.check(i);
   }
 
   /** Matches the directories added so far with the index's keys, in order. */
@@ -352,7 +349,7 @@ class StatPass {
     paths: readonly string[],
     keys: readonly string[] | undefined,
     part: string,
-    stats?: readonly (Stats | undefined)[],
+    stats?: readonly (FileStat | undefined)[],
   ): Promise<void> {
     if (paths.length === 0) return;
     try {
@@ -367,53 +364,64 @@ class StatPass {
     paths: readonly string[],
     keys: readonly string[] | undefined,
     part: string,
-    stats?: readonly (Stats | undefined)[],
+    stats?: readonly (FileStat | undefined)[],
   ): Promise<void> {
     const start = this.paths.length;
     for (const p of paths) this.paths.push(p);
     if (keys !== undefined) for (const k of keys) this.keys.push(k);
     this.parts.push({ part, count: paths.length });
     if (this.known) this.align();
+    const { probe, mtimes, sizes, inos } = this;
     for (let j = 0; j < paths.length; j++) {
       const i = start + j;
-      this.mtimes.push(Number.NEGATIVE_INFINITY);
       this.covering.push(-1);
       this.mtimeOf.push(undefined);
-      let st: Stats | undefined;
-      if (stats !== undefined) st = stats[j];
-      else {
+      if (stats !== undefined) {
+        const st = stats[j];
+        mtimes.push(st === undefined ? Number.NEGATIVE_INFINITY : st.mtimeMs);
+        sizes.push(st === undefined ? 0 : st.size);
+        inos.push(st === undefined ? 0 : st.ino);
+        if (st === undefined) continue;
+      } else {
         // Between batches of stat calls, let the event loop run (the index read completes).
         if (++this.sinceYield >= STAT_BATCH) {
           this.sinceYield = 0;
           await new Promise<void>((r) => setImmediate(r));
           this.signal?.throwIfAborted();
         }
-        try {
-          st = statSync(paths[j] as string, NO_THROW);
-        } catch {
-          // Cannot be statted (permissions, a loop of links): skipped.
-        }
+        // A file that cannot be statted (permissions, a loop of links) is skipped.
+        const ok = probe.stat(paths[j] as string);
+        mtimes.push(ok ? probe.mtimeMs : Number.NEGATIVE_INFINITY);
+        sizes.push(ok ? probe.size : 0);
+        inos.push(ok ? probe.ino : 0);
+        if (!ok) continue;
       }
-      if (st === undefined) continue;
-      this.mtimes[i] = st.mtimeMs;
-      if (this.known) this.check(i, st);
-      else this.waiting.push({ i, st });
+      if (this.known) this.check(i);
+      else this.waiting.push(i);
     }
   }
 
-  /** Candidate i against the index: covered (answered later) or to read. */
-  private check(i: number, st: Stats): void {
+  /** Candidate i's stat as an object (for a file to read). */
+  private fileStat(i: number): FileStat {
+    const mtimeMs = this.mtimes[i] as number;
+    return { size: this.sizes[i] as number, mtimeMs, ino: this.inos[i] as number, mtime: mtimeDate(mtimeMs) };
+  }
+
+  /** Candidate i (statted) against the index: covered (answered later) or to read. */
+  private check(i: number): void {
     const index = this.index;
     if (index === undefined) {
-      this.pushTodo({ i, st, cached: undefined });
+      this.pushTodo({ i, st: this.fileStat(i), cached: undefined });
       return;
     }
     const e = i < this.aligned ? i : index.find(this.keys[i] as string);
-    if (e < 0) this.pushTodo({ i, st, cached: undefined });
-    else if (!covers(index, e, st)) this.pushTodo({ i, st, cached: index.entry(e) });
+    const mtimeMs = this.mtimes[i] as number;
+    if (e < 0) this.pushTodo({ i, st: this.fileStat(i), cached: undefined });
+    else if (!covers(index, e, this.sizes[i] as number, mtimeMs, this.inos[i] as number))
+      this.pushTodo({ i, st: this.fileStat(i), cached: index.entry(e) });
     else {
       this.covering[i] = e;
-      if (needsMtime(index.flags[e] as number)) this.mtimeOf[i] = st.mtime;
+      if (needsMtime(index.flags[e] as number)) this.mtimeOf[i] = mtimeDate(mtimeMs);
     }
   }
 }
@@ -455,7 +463,7 @@ async function finishListingWith(pass: StatPass, opts: RunOptions): Promise<List
         cachedCount++;
       } else {
         // A damaged entry: read the file instead.
-        const st = statOrSkip(paths[i] as string);
+        const st = statFile(paths[i] as string);
         if (st !== undefined) todo.push({ i, st, cached: undefined });
       }
     }
@@ -556,12 +564,16 @@ async function readFiles(
   if (pool) signal?.addEventListener("abort", onAbort, { once: true });
 
   /** Reads one file in a worker when there is a pool, else (or if it died) here. */
-  const readFile = async (path: string, st: Stats, cached: CachedFile | undefined): Promise<FileResult> => {
+  const readFile = async (
+    path: string,
+    st: FileStat,
+    cached: CachedFile | undefined,
+  ): Promise<FileResult> => {
     if (pool) {
       try {
         const task: Parameters<ListPool["run"]>[0] = {
           path,
-          stat: { size: st.size, mtimeMs: st.mtimeMs, ino: st.ino, mtime: st.mtime },
+          stat: st,
         };
         if (cached) task.cached = cached;
         if (source) task.texts = source;

@@ -1,0 +1,111 @@
+import { spawnSync } from "node:child_process";
+import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { tempDir } from "@pi-session/testkit";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { StatProbe, fastStatActive, mtimeDate, statFile } from "./file-stat.js";
+
+const cleanups: (() => void)[] = [];
+afterEach(() => {
+  for (const c of cleanups.splice(0)) c();
+});
+function tmp(): string {
+  const t = tempDir("ns-stat-");
+  cleanups.push(t.cleanup);
+  return t.path;
+}
+
+const node20 = Number(process.versions.node.split(".")[0]) === 20 && process.platform !== "win32";
+
+describe("StatProbe", () => {
+  it("reads through the fs binding on Node 20 (so the tests below hold that path to statSync)", () => {
+    if (process.env.PI_SESSION_NO_FAST_STAT === "1") return;
+    expect(fastStatActive()).toBe(node20);
+  });
+
+  it("gives statSync's size, mtimeMs, inode and mtime, fractional times included", () => {
+    const dir = tmp();
+    const path = join(dir, "a.jsonl");
+    const probe = new StatProbe();
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: 4096 }),
+        // Seconds with sub-millisecond parts, before and after 1970.
+        fc.double({ min: -1e9, max: 4e9, noNaN: true }),
+        (size, seconds) => {
+          writeFileSync(path, "x".repeat(size));
+          utimesSync(path, seconds, seconds);
+          const want = statSync(path);
+          expect(probe.stat(path)).toBe(true);
+          expect([probe.size, probe.mtimeMs, probe.ino]).toEqual([want.size, want.mtimeMs, want.ino]);
+          expect(mtimeDate(probe.mtimeMs).getTime()).toBe(want.mtime.getTime());
+          expect(statFile(path)).toEqual({
+            size: want.size,
+            mtimeMs: want.mtimeMs,
+            ino: want.ino,
+            mtime: want.mtime,
+          });
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it("follows links, and says false where statSync finds nothing or fails", () => {
+    const dir = tmp();
+    const file = join(dir, "f.jsonl");
+    writeFileSync(file, "abc");
+    const link = join(dir, "l.jsonl");
+    symlinkSync(file, link);
+    symlinkSync(join(dir, "l2.jsonl"), join(dir, "l1.jsonl"));
+    symlinkSync(join(dir, "l1.jsonl"), join(dir, "l2.jsonl"));
+    mkdirSync(join(dir, "d.jsonl"));
+    const probe = new StatProbe();
+    expect(probe.stat(link)).toBe(true);
+    expect(probe.ino).toBe(statSync(file).ino);
+    expect(probe.size).toBe(3);
+    expect(probe.stat(join(dir, "d.jsonl"))).toBe(true);
+    expect(probe.ino).toBe(statSync(join(dir, "d.jsonl")).ino);
+    expect(probe.stat(join(dir, "missing.jsonl"))).toBe(false);
+    expect(probe.stat(join(file, "below-a-file"))).toBe(false);
+    expect(probe.stat(join(dir, "l1.jsonl"))).toBe(false);
+    // statSync rejects a NUL byte; the binding would cut the path there.
+    expect(probe.stat(`${file}\0.jsonl`)).toBe(false);
+    expect(statFile(join(dir, "missing.jsonl"))).toBeUndefined();
+  });
+});
+
+// The built module (run the build first), in fresh processes.
+const distStat = pathToFileURL(
+  join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "file-stat.js"),
+).href;
+
+describe("where the binding is not used", () => {
+  const probe = (args: string[], env: Record<string, string>) =>
+    spawnSync(
+      process.execPath,
+      [
+        ...args,
+        "--input-type=module",
+        "-e",
+        `import { fastStatActive } from ${JSON.stringify(distStat)}; console.log(fastStatActive());`,
+      ],
+      { encoding: "utf8", env: { ...process.env, PI_SESSION_NO_FAST_STAT: "", ...env } },
+    );
+
+  it("is on by default on Node 20, off with PI_SESSION_NO_FAST_STAT=1 or pending deprecations, and never warns", () => {
+    const plain = probe([], {});
+    expect(plain.stdout.trim()).toBe(String(node20));
+    expect(probe([], { PI_SESSION_NO_FAST_STAT: "1" }).stdout.trim()).toBe("false");
+    for (const run of [
+      probe(["--pending-deprecation"], {}),
+      probe([], { NODE_PENDING_DEPRECATION: "1" }),
+      probe([], { NODE_OPTIONS: "--pending-deprecation" }),
+    ]) {
+      expect(run.stdout.trim()).toBe("false");
+      expect(run.stderr).not.toMatch(/DEP0111|DeprecationWarning/);
+    }
+  });
+});

@@ -30,13 +30,10 @@ export function mtimeDate(mtimeMs: number): Date {
   return new Date(Math.round(mtimeMs));
 }
 
-/** The sync `stat` of Node 20's fs binding: a shared array of numbers, or `undefined` (ENOENT). */
-type BindingStat = (
-  path: string,
-  bigint: false,
-  req: undefined,
-  throwIfNoEntry: false,
-) => Float64Array | undefined;
+/** Node 20's fs binding: its sync `stat` gives a shared array of numbers, or `undefined` (ENOENT). */
+interface FsBinding {
+  stat(path: string, bigint: false, req: undefined, throwIfNoEntry: false): Float64Array | undefined;
+}
 
 // Positions in the binding's stat array (Node 20's `getStatsFromBinding`).
 const INO = 7;
@@ -58,23 +55,22 @@ function bindingAllowed(): boolean {
   return typeof (process as { binding?: unknown }).binding === "function";
 }
 
-let binding: BindingStat | null | undefined;
+let binding: FsBinding | null | undefined;
 
 /**
- * The binding's `stat`, once it has given what `statSync` gives for a real file; `null` when
+ * The binding, once its `stat` has given what `statSync` gives for a real file; `null` when
  * it is not to be used.
  */
-function bindingStat(): BindingStat | null {
+function fsBinding(): FsBinding | null {
   if (binding !== undefined) return binding;
   binding = null;
   if (!bindingAllowed()) return null;
   try {
     const fs = (process as unknown as { binding(name: string): { stat?: unknown } }).binding("fs");
     if (typeof fs.stat !== "function") return null;
-    const stat = fs.stat.bind(fs) as BindingStat;
     const probe = process.execPath;
     const want = statSync(probe);
-    const got = stat(probe, false, undefined, false);
+    const got = (fs as FsBinding).stat(probe, false, undefined, false);
     if (
       got instanceof Float64Array &&
       got.length >= 14 &&
@@ -82,7 +78,7 @@ function bindingStat(): BindingStat | null {
       got[INO] === want.ino &&
       msOf(got) === want.mtimeMs
     ) {
-      binding = stat;
+      binding = fs as FsBinding;
     }
   } catch {
     // No binding, or not the one expected: statSync it is.
@@ -97,7 +93,7 @@ function msOf(a: Float64Array): number {
 
 /** Whether stats are read through the binding in this process (for tests and notes). */
 export function fastStatActive(): boolean {
-  return bindingStat() !== null;
+  return fsBinding() !== null;
 }
 
 /**
@@ -108,18 +104,18 @@ export class StatProbe {
   size = 0;
   mtimeMs = 0;
   ino = 0;
-  private readonly fast = bindingStat();
+  private readonly fs = fsBinding();
 
   /**
    * Stats `path` (following links, as `statSync`); `false` when it cannot be statted
    * (missing, no permission, a loop of links): such a file is skipped by listings.
    */
   stat(path: string): boolean {
-    const fast = this.fast;
-    if (fast !== null && !path.includes("\0")) {
+    const fs = this.fs;
+    if (fs !== null && !path.includes("\0")) {
       let a: Float64Array | undefined;
       try {
-        a = fast(path, false, undefined, false);
+        a = fs.stat(path, false, undefined, false);
       } catch {
         return false;
       }

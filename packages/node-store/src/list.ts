@@ -218,7 +218,7 @@ async function indexOf(
 interface Listed {
   results: (SessionInfo | null)[];
   /** Candidate mtimes (`-Infinity`: not statted). */
-  mtimes: readonly number[];
+  mtimes: ArrayLike<number>;
   /**
    * Candidates with a result, in the order of the last listing's results as far as the cache
    * remembers it (sorting that is nearly free), else in candidate order.
@@ -245,15 +245,15 @@ class StatPass {
   readonly paths: string[] = [];
   /** Resolved paths (the cache keys); `paths` itself when the paths are resolved already. */
   readonly keys: string[];
-  // The stat of candidate i, as columns: no object per file (mtime -Infinity: not statted).
-  readonly mtimes: number[] = [];
-  private readonly sizes: number[] = [];
-  private readonly inos: number[] = [];
+  // Per candidate, typed columns (no object per file; they grow by doubling): its stat
+  // (mtime -Infinity: not statted) and the cache entry covering it (-1: none).
+  mtimes = new Float64Array(0);
+  private sizes = new Float64Array(0);
+  private inos = new Float64Array(0);
+  covering = new Int32Array(0);
   private readonly probe = new StatProbe();
-  /** The cache entry covering candidate i, or -1. */
-  readonly covering: number[] = [];
   /** The mtime of covered files whose info needs it. */
-  readonly mtimeOf: (Date | undefined)[] = [];
+  readonly mtimeOf = new Map<number, Date>();
   /** Files the cache does not cover: to read. */
   readonly todo: Todo[] = [];
   index: CacheIndex | undefined;
@@ -360,6 +360,23 @@ class StatPass {
     }
   }
 
+  /** Makes room in the columns for `n` candidates (new slots: not statted, not covered). */
+  private reserve(n: number): void {
+    const capacity = this.mtimes.length;
+    if (n <= capacity) return;
+    const size = Math.max(n, 2 * capacity, 64);
+    const grow = <T extends Float64Array | Int32Array>(old: T, fill: number): T => {
+      const next = (old instanceof Float64Array ? new Float64Array(size) : new Int32Array(size)) as T;
+      next.set(old);
+      next.fill(fill, capacity);
+      return next;
+    };
+    this.mtimes = grow(this.mtimes, Number.NEGATIVE_INFINITY);
+    this.sizes = grow(this.sizes, 0);
+    this.inos = grow(this.inos, 0);
+    this.covering = grow(this.covering, -1);
+  }
+
   private async addAll(
     paths: readonly string[],
     keys: readonly string[] | undefined,
@@ -367,36 +384,50 @@ class StatPass {
     stats?: readonly (FileStat | undefined)[],
   ): Promise<void> {
     const start = this.paths.length;
-    for (const p of paths) this.paths.push(p);
-    if (keys !== undefined) for (const k of keys) this.keys.push(k);
-    this.parts.push({ part, count: paths.length });
+    const count = paths.length;
+    for (let j = 0; j < count; j++) this.paths.push(paths[j] as string);
+    if (keys !== undefined) for (let j = 0; j < count; j++) this.keys.push(keys[j] as string);
+    this.parts.push({ part, count });
     if (this.known) this.align();
-    const { probe, mtimes, sizes, inos } = this;
-    for (let j = 0; j < paths.length; j++) {
-      const i = start + j;
-      this.covering.push(-1);
-      this.mtimeOf.push(undefined);
-      if (stats !== undefined) {
+    this.reserve(start + count);
+    const probe = this.probe;
+    let { mtimes, sizes, inos } = this;
+    if (stats !== undefined) {
+      for (let j = 0; j < count; j++) {
         const st = stats[j];
-        mtimes.push(st === undefined ? Number.NEGATIVE_INFINITY : st.mtimeMs);
-        sizes.push(st === undefined ? 0 : st.size);
-        inos.push(st === undefined ? 0 : st.ino);
         if (st === undefined) continue;
-      } else {
-        // Between batches of stat calls, let the event loop run (the index read completes).
-        if (++this.sinceYield >= STAT_BATCH) {
-          this.sinceYield = 0;
-          await new Promise<void>((r) => setImmediate(r));
-          this.signal?.throwIfAborted();
-        }
-        // A file that cannot be statted (permissions, a loop of links) is skipped.
-        const ok = probe.stat(paths[j] as string);
-        mtimes.push(ok ? probe.mtimeMs : Number.NEGATIVE_INFINITY);
-        sizes.push(ok ? probe.size : 0);
-        inos.push(ok ? probe.ino : 0);
-        if (!ok) continue;
+        const i = start + j;
+        mtimes[i] = st.mtimeMs;
+        sizes[i] = st.size;
+        inos[i] = st.ino;
+        if (this.known) this.check(i);
+        else this.waiting.push(i);
       }
-      if (this.known) this.check(i);
+      return;
+    }
+    // The loop of a warm listing (2,000 files: mostly run before the engine optimizes it).
+    for (let j = 0; j < count; j++) {
+      // Between batches of stat calls, let the event loop run (the index read completes).
+      if (++this.sinceYield >= STAT_BATCH) {
+        this.sinceYield = 0;
+        await new Promise<void>((r) => setImmediate(r));
+        this.signal?.throwIfAborted();
+        // (The columns are replaced only when they grow, by an add, and adds do not overlap.)
+        ({ mtimes, sizes, inos } = this);
+      }
+      // A file that cannot be statted (permissions, a loop of links) is skipped.
+      if (!probe.stat(paths[j] as string)) continue;
+      const i = start + j;
+      const { size, mtimeMs, ino } = probe;
+      mtimes[i] = mtimeMs;
+      sizes[i] = size;
+      inos[i] = ino;
+      const index = this.index;
+      if (index !== undefined && i < this.aligned && covers(index, i, size, mtimeMs, ino)) {
+        // The usual case, inline: the entry at the same position describes the file.
+        this.covering[i] = i;
+        if (needsMtime(index.flags[i] as number)) this.mtimeOf.set(i, mtimeDate(mtimeMs));
+      } else if (this.known) this.check(i);
       else this.waiting.push(i);
     }
   }
@@ -421,7 +452,7 @@ class StatPass {
       this.pushTodo({ i, st: this.fileStat(i), cached: index.entry(e) });
     else {
       this.covering[i] = e;
-      if (needsMtime(index.flags[e] as number)) this.mtimeOf[i] = mtimeDate(mtimeMs);
+      if (needsMtime(index.flags[e] as number)) this.mtimeOf.set(i, mtimeDate(mtimeMs));
     }
   }
 }
@@ -456,7 +487,7 @@ async function finishListingWith(pass: StatPass, opts: RunOptions): Promise<List
     for (let i = 0; i < n; i++) {
       const e = covering[i] as number;
       if (e < 0) continue;
-      const info = cachedInfo(texts, e, paths[i] as string, mtimeOf[i]);
+      const info = cachedInfo(texts, e, paths[i] as string, mtimeOf.get(i));
       if (info !== undefined) {
         results[i] = info;
         kept[i] = e;

@@ -25,7 +25,7 @@
  */
 import type { CachedFile, TextRef } from "./cache.js";
 import type { InfoState } from "./info.js";
-import { stableInfoTimes } from "./info.js";
+import { isExactIso, stableInfoTimes } from "./info.js";
 
 export const INDEX_VERSION = 4;
 const MAGIC = "PISLIDX\n";
@@ -339,7 +339,8 @@ export function encodeIndex(dir: string, entries: readonly IndexEntry[]): Buffer
         if (times.modified === undefined) flags |= FLAG.modifiedIsMtime;
         else setF(F.modified, i, times.modified);
       }
-      if (times && typeof h.timestamp === "string" && isoOf(times.created) === h.timestamp) {
+      // (times.created is the time of h.timestamp then.)
+      if (times && typeof h.timestamp === "string" && isExactIso(h.timestamp)) {
         flags |= VALUE.isoOfCreated << FLAG.timestampShift;
       } else {
         flags |= value(h.timestamp, U.timestamp, i) << FLAG.timestampShift;

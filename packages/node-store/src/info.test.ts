@@ -2,7 +2,7 @@
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dateOf } from "./info.js";
+import { dateOf, isExactIso, isoTimeMs } from "./info.js";
 
 const pad = (n: number, w: number) => String(n).padStart(w, "0");
 
@@ -32,5 +32,38 @@ describe("dateOf", () => {
     );
     expect(dateOf("2025-01-01T24:00:00.000Z").getTime()).toBe(new Date("2025-01-01T24:00:00.000Z").getTime());
     expect(dateOf("0099-01-01T00:00:00.000Z").getTime()).toBe(new Date("0099-01-01T00:00:00.000Z").getTime());
+  });
+});
+
+describe("isExactIso", () => {
+  it("is true exactly when a string of pi's form is the toISOString of the time it parses to", () => {
+    const iso = fc
+      .tuple(
+        // Years around the leap-year rules (1900, 2000, 2100) and the 4-digit edges.
+        fc.oneof(fc.integer({ min: 0, max: 9999 }), fc.constantFrom(999, 1000, 1900, 2000, 2024, 2100, 9999)),
+        fc.integer({ min: 0, max: 13 }),
+        fc.oneof(fc.integer({ min: 0, max: 32 }), fc.constantFrom(28, 29, 30, 31)),
+        fc.integer({ min: 0, max: 25 }),
+        fc.integer({ min: 0, max: 61 }),
+        fc.integer({ min: 0, max: 61 }),
+        fc.integer({ min: 0, max: 999 }),
+        fc.constantFrom("Z", "z"),
+      )
+      .map(
+        ([y, mo, d, h, mi, s, ms, z]) =>
+          `${pad(y, 4)}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(s, 2)}.${pad(ms, 3)}${z}`,
+      );
+    fc.assert(
+      fc.property(fc.oneof(iso, fc.string()), (s) => {
+        const t = new Date(s).getTime();
+        const exact = !Number.isNaN(t) && new Date(t).toISOString() === s;
+        // Outside pi's form (and isoTimeMs's ranges) it is false: the timestamp is then kept.
+        expect(isExactIso(s)).toBe(isoTimeMs(s) !== undefined && exact);
+      }),
+      fcOptions(),
+    );
+    expect(isExactIso("2024-02-29T00:00:00.000Z")).toBe(true);
+    expect(isExactIso("2100-02-29T00:00:00.000Z")).toBe(false);
+    expect(isExactIso("2025-04-31T12:00:00.000Z")).toBe(false);
   });
 });

@@ -164,6 +164,22 @@ export function isoTimeMs(s: string): number | undefined {
 }
 
 /**
+ * Whether `s` is exactly the ISO string of its own time (`new Date(isoTimeMs(s)).toISOString()`):
+ * pi's form, with a day that exists in its month (else `Date.UTC` rolls it over). Computed
+ * without `toISOString`, whose first call in a process loads the time zone (~45 ms when it
+ * must come from disk, as in a cold listing).
+ */
+export function isExactIso(s: string): boolean {
+  if (isoTimeMs(s) === undefined) return false;
+  const y = digits(s, 0, 4);
+  const mo = digits(s, 5, 7);
+  const d = digits(s, 8, 10);
+  const leap = y % 4 === 0 && (y % 100 !== 0 || y % 400 === 0);
+  const days = mo === 2 ? (leap ? 29 : 28) : mo === 4 || mo === 6 || mo === 9 || mo === 11 ? 30 : 31;
+  return d <= days;
+}
+
+/**
  * `new Date(value)`, with a fast path for pi's timestamps ({@link isoTimeMs}; parsing the
  * string is ~5 µs, a warm listing's largest per-session cost). Anything else: `new Date`.
  */

@@ -72,6 +72,8 @@ interface Sizes {
   hugeIterations: number;
   /** Runs of each side of the warm listing (a fraction of a second each, and noisy). */
   warmListRuns: number;
+  /** Processes per side of the append rows, alternated (each takes `iterations` samples). */
+  appendRounds: number;
   warmup: number;
   timeoutMs: number;
 }
@@ -95,6 +97,7 @@ const FULL: Sizes = {
   iterations: 5,
   hugeIterations: 3,
   warmListRuns: 9,
+  appendRounds: 3,
   warmup: 1,
   timeoutMs: 15 * 60_000,
 };
@@ -111,6 +114,7 @@ const SMOKE: Sizes = {
   iterations: 1,
   hugeIterations: 1,
   warmListRuns: 1,
+  appendRounds: 1,
   warmup: 0,
   timeoutMs: 60_000,
 };
@@ -337,11 +341,18 @@ async function appendScenario(ctx: Ctx, file: string): Promise<Row[]> {
   const { z } = ctx;
   const n = z.appendCount;
   const task = { kind: "append", file, count: n, iterations: z.iterations, warmup: z.warmup };
-  const ours = await runWorker({ ...task, mode: "ours" }, { timeoutMs: z.timeoutMs });
-  const sdk = await runWorker({ ...task, mode: "sdk" }, { timeoutMs: z.timeoutMs });
-  const ceil = await runWorker({ ...task, mode: "ceiling" }, { timeoutMs: z.timeoutMs });
   const pg = peerGate(ctx);
-  const peer = pg ? undefined : await runWorker({ ...task, mode: "peer" }, { timeoutMs: z.timeoutMs });
+  // Rounds of one process per side, alternated, so that a slow spell of the machine falls on
+  // every side (appends are short and sensitive to it).
+  const modes = pg ? ["ours", "sdk", "ceiling"] : ["ours", "sdk", "ceiling", "peer"];
+  const outs = new Map<string, ChildOutcome[]>(modes.map((m) => [m, []]));
+  for (let r = 0; r < z.appendRounds; r++) {
+    for (const mode of modes)
+      outs.get(mode)?.push(await runWorker({ ...task, mode }, { timeoutMs: z.timeoutMs }));
+  }
+  const side = (mode: string) => merge(outs.get(mode) ?? []);
+  const [ours, sdk, ceil] = [side("ours"), side("sdk"), side("ceiling")];
+  const peer = pg ? undefined : side("peer");
   const row = (id: string, mine: ChildOutcome, target: string, note: string): Row => {
     const r: Row = {
       id,

@@ -1,11 +1,22 @@
 import { spawnSync } from "node:child_process";
-import { mkdirSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  closeSync,
+  fstatSync,
+  mkdirSync,
+  openSync,
+  statSync,
+  symlinkSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDir } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { StatProbe, fastStatActive, mtimeDate, statFile } from "./file-stat.js";
+import { StatProbe, fastStatActive, fstatCounts, mtimeDate, statFile } from "./file-stat.js";
 
 const cleanups: (() => void)[] = [];
 afterEach(() => {
@@ -78,6 +89,39 @@ describe("StatProbe", () => {
 });
 
 // The built module (run the build first), in fresh processes.
+describe("fstatCounts", () => {
+  it("gives fstatSync's size, inode and link count as the file grows and is unlinked, and throws as it does", () => {
+    const path = join(tmp(), "s.jsonl");
+    writeFileSync(path, "{}\n");
+    const fd = openSync(path, "a");
+    try {
+      const counts = () => {
+        const st = fstatSync(fd);
+        return { size: st.size, ino: st.ino, nlink: st.nlink };
+      };
+      expect(fstatCounts(fd)).toEqual(counts());
+      appendFileSync(path, "x".repeat(1000));
+      expect(fstatCounts(fd)).toEqual(counts());
+      expect(fstatCounts(fd).size).toBe(1003);
+      unlinkSync(path);
+      expect(fstatCounts(fd)).toEqual(counts());
+      expect(fstatCounts(fd).nlink).toBe(0);
+    } finally {
+      closeSync(fd);
+    }
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (e) {
+        return (e as { code?: string }).code;
+      }
+      return "no error";
+    };
+    expect(code(() => fstatCounts(fd))).toBe(code(() => fstatSync(fd)));
+    expect(code(() => fstatCounts(fd))).toBe("EBADF");
+  });
+});
+
 const distStat = pathToFileURL(
   join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "file-stat.js"),
 ).href;

@@ -18,6 +18,7 @@ import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type JsonRecord, type SessionRecord, serializeRecords, stringifyEntry } from "@pi-session/format";
 import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
+import { type FdCounts, fstatCounts } from "./file-stat.js";
 import {
   type HeldLock,
   type LockOptions,
@@ -606,7 +607,12 @@ export class SessionWriter {
    */
   private absorb(byPath = true): { foreign: SessionRecord[]; repair?: TornTailRepair } {
     const fd = this.requireFd();
-    let st: nodeFs.Stats | undefined = byPath ? undefined : this.fs.fstatSync(fd);
+    // The real fs: fstatCounts (no fs.Stats on Node 20); an injected one: its fstatSync.
+    let st: FdCounts | undefined = byPath
+      ? undefined
+      : this.fs.fstatSync === realFs.fstatSync
+        ? fstatCounts(fd)
+        : this.fs.fstatSync(fd);
     if (st === undefined || st.nlink === 0) {
       try {
         st = this.fs.statSync(this.path);

@@ -237,7 +237,18 @@ describe("SegmentWriter (texts written while a listing reads)", () => {
     const cacheDir = tmp();
     const listed = tmp();
     const w = new SegmentWriter(cacheDir, listed);
-    const texts = ["hello", "é 中文 😀", "lone \ud800 surrogate", "x".repeat(100_000)];
+    // Buffered writes: many texts across several 1 MiB flushes, and one larger than the buffer.
+    const many = Array.from({ length: 400 }, (_, i) => `${i} ${"é".repeat(i % 7)}${"t".repeat(5000 + i)}`);
+    const texts = [
+      "hello",
+      "é 中文 😀",
+      "lone \ud800 surrogate",
+      "x".repeat(100_000),
+      ...many.slice(0, 200),
+      "y".repeat(1_500_000),
+      ...many.slice(200),
+      "lone \udfff again",
+    ];
     const refs = texts.map((t) => w.add(t));
     w.close();
     refs.forEach((ref, i) => {

@@ -97,30 +97,51 @@ async function probes(
 const TAIL_BYTES = 64 * 1024;
 
 /**
- * The bytes the cache probes hash, kept as the chunks of a read pass by: the first
+ * The bytes the cache probes hash, from the chunks of a read as they pass by: the first
  * {@link CACHE_PROBE_BYTES} of the file (when the read starts at 0) and the last
- * {@link TAIL_BYTES} read. Saves two reads per file.
+ * {@link TAIL_BYTES} read. Saves two reads per file. The last chunk is only referenced (it is
+ * the caller's read buffer); {@link preserve} copies what is needed of it before the buffer is
+ * read into again, so a file read in one chunk (most) copies nothing.
  */
 class ProbeBytes {
+  /** A copy of the file's first bytes (preserved chunks only). */
   private readonly first: Uint8Array | undefined;
   private firstLength = 0;
+  /** A copy of the end of the preserved chunks, up to {@link TAIL_BYTES}. */
   private tail = new Uint8Array(0);
-  /** File offset just past the last byte read. */
+  /** The last chunk, not preserved: a view of the caller's buffer. */
+  private last: Uint8Array | undefined;
+  /** File offset of the start of {@link last}, and just past it. */
+  private lastStart: number;
   private end: number;
 
   constructor(start: number) {
+    this.lastStart = start;
     this.end = start;
     if (start === 0) this.first = new Uint8Array(CACHE_PROBE_BYTES);
   }
 
+  /**
+   * Records the next chunk, a view of the read buffer that stays valid until the caller's
+   * next {@link preserve} (which it calls before reading into the buffer again).
+   */
   add(chunk: Uint8Array): void {
+    this.last = chunk;
+    this.lastStart = this.end;
+    this.end += chunk.length;
+  }
+
+  /** Copies what the probes may need of the last chunk (its buffer is about to be reused). */
+  preserve(): void {
+    const chunk = this.last;
+    if (chunk === undefined) return;
+    this.last = undefined;
     const first = this.first;
-    if (first && this.firstLength < first.length) {
+    if (first && this.firstLength < first.length && this.lastStart === this.firstLength) {
       const n = Math.min(first.length - this.firstLength, chunk.length);
       first.set(chunk.subarray(0, n), this.firstLength);
       this.firstLength += n;
     }
-    // A copy: `chunk` is the caller's read buffer, reused (and pooled) after this call.
     if (chunk.length >= TAIL_BYTES) this.tail = new Uint8Array(chunk.subarray(chunk.length - TAIL_BYTES));
     else {
       const keep = Math.min(this.tail.length, TAIL_BYTES - chunk.length);
@@ -129,21 +150,37 @@ class ProbeBytes {
       next.set(chunk, keep);
       this.tail = next;
     }
-    this.end += chunk.length;
+  }
+
+  /** The bytes of file range `[from, to)` if kept (a view of the read buffer, or a copy). */
+  private range(from: number, to: number): Uint8Array | undefined {
+    const last = this.last;
+    if (last !== undefined && from >= this.lastStart && to <= this.end)
+      return last.subarray(from - this.lastStart, to - this.lastStart);
+    const tailStart = (last === undefined ? this.end : this.lastStart) - this.tail.length;
+    if (from < tailStart || to > this.end) return undefined;
+    if (last === undefined || to <= this.lastStart)
+      return this.tail.subarray(from - tailStart, to - tailStart);
+    // Across the preserved tail and the last chunk.
+    const out = new Uint8Array(to - from);
+    const inTail = this.tail.subarray(from - tailStart);
+    out.set(inTail);
+    out.set(last.subarray(0, to - this.lastStart), inTail.length);
+    return out;
   }
 
   /** The head probe's bytes for a cache entry ending at `offset`, if kept. */
   head(offset: number): Uint8Array | undefined {
     const n = Math.min(offset, CACHE_PROBE_BYTES);
-    return this.first && this.firstLength >= n ? this.first.subarray(0, n) : undefined;
+    if (this.first === undefined) return undefined;
+    if (this.firstLength >= n) return this.first.subarray(0, n);
+    // The first chunk is still the last one (not preserved).
+    return this.lastStart === 0 ? this.range(0, n) : undefined;
   }
 
   /** The edge probe's bytes for a cache entry ending at `offset`, if kept. */
   edge(offset: number): Uint8Array | undefined {
-    const from = Math.max(0, offset - CACHE_PROBE_BYTES);
-    const tailStart = this.end - this.tail.length;
-    if (from < tailStart || offset > this.end) return undefined;
-    return this.tail.subarray(from - tailStart, offset - tailStart);
+    return this.range(Math.max(0, offset - CACHE_PROBE_BYTES), offset);
   }
 }
 
@@ -205,9 +242,14 @@ export async function loadFile(
     // bytes appended since belong to the next listing.
     const buf = takeBuffer();
     const kept = new ProbeBytes(start);
+    // The probes of the new cache entry, hashed from the bytes just read while the read buffer
+    // is still this file's (a probe whose bytes were not kept is read again below).
+    let headHash: string | undefined;
+    let edgeHash: string | undefined;
     try {
       while (state.header !== false && pos < st.size) {
         signal?.throwIfAborted();
+        kept.preserve();
         const bytesRead = await handle.read(buf, 0, Math.min(buf.length, st.size - pos), pos);
         if (bytesRead === 0) break;
         const chunk = buf.subarray(0, bytesRead);
@@ -215,6 +257,12 @@ export async function loadFile(
         counters.bytesRead += bytesRead;
         kept.add(chunk);
         decoder.push(chunk);
+      }
+      if (state.header !== false) {
+        const headBytes = kept.head(decoder.committedOffset);
+        const edgeBytes = kept.edge(decoder.committedOffset);
+        if (headBytes !== undefined) headHash = sha1(headBytes);
+        if (edgeBytes !== undefined) edgeHash = sha1(edgeBytes);
       }
     } finally {
       giveBuffer(buf);
@@ -240,26 +288,23 @@ export async function loadFile(
     const snapshot = cloneInfoState(state);
     decoder.end();
     const info = finishInfo(path, state, st.mtime);
-    // The probes hash bytes this read has just seen, when it kept them; else they are read.
     // The head probe is the same bytes as the verified one when both offsets cover it.
-    const headBytes = kept.head(committed);
-    const edgeBytes = kept.edge(committed);
     const p = {
       head:
-        headBytes !== undefined
-          ? sha1(headBytes)
-          : cached && start >= CACHE_PROBE_BYTES
-            ? cached.headHash
-            : sha1(await readAt(handle, 0, Math.min(committed, CACHE_PROBE_BYTES), counters)),
-      edge: sha1(
-        edgeBytes ??
-          (await readAt(
+        headHash ??
+        (cached && start >= CACHE_PROBE_BYTES
+          ? cached.headHash
+          : sha1(await readAt(handle, 0, Math.min(committed, CACHE_PROBE_BYTES), counters))),
+      edge:
+        edgeHash ??
+        sha1(
+          await readAt(
             handle,
             Math.max(0, committed - CACHE_PROBE_BYTES),
             Math.min(committed, CACHE_PROBE_BYTES),
             counters,
-          )),
-      ),
+          ),
+        ),
     };
     const text = snapshot.allMessagesText;
     snapshot.allMessagesText = "";

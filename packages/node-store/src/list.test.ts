@@ -389,6 +389,39 @@ describe("metadata cache", () => {
     expect(list.find((i) => i.path === grown)).toMatchObject({ name: "renamed", modified: new Date(99_999) });
   });
 
+  it("resumes files read in several chunks, whatever chunk the probed bytes fall in", async () => {
+    // Files over one read chunk (1 MiB), whose last full line ends just after a chunk boundary
+    // (the edge probe spans two chunks), well after it, or on it; then each grows.
+    const MiB = 1024 * 1024;
+    const root = tmp();
+    const cacheDir = tmp();
+    const paths: string[] = [];
+    for (const [k, endAfter] of [
+      [0, 50],
+      [1, 200_000],
+      [2, 0],
+      [3, 1 * MiB + 3000],
+    ] as const) {
+      const path = join(root, `big${k}.jsonl`);
+      let body = line(hdr(`big${k}`, "/proj"));
+      const filler = (n: number) => line(msg("assistant", "f".repeat(Math.max(1, n - 140)), 1000 + n));
+      while (body.length < MiB - 9000) body += filler(8000);
+      // Pad so that the last full line ends `endAfter` bytes past the 1 MiB boundary.
+      const rest = MiB + endAfter - body.length;
+      body += rest > 300 ? filler(rest - 300) + filler(300) : filler(rest);
+      body += line(msg("user", "last before the edge", 5000)) + '{"type":"message","torn":';
+      writeFileSync(path, body);
+      paths.push(path);
+    }
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    for (const path of paths) appendFileSync(path, `1}\n${line(msg("user", "grown", 9000))}`);
+    const stats = newListStats();
+    const list = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+    expect(stats.filesResumed).toBe(paths.length);
+    expect(stats.filesParsed).toBe(0);
+    expect(byPath(list)).toEqual(byPath(paths.map(reference) as SessionInfo[]));
+  });
+
   it("re-reads a file that was rewritten or truncated, and handles a torn tail", async () => {
     const { root, cacheDir, files } = store();
     await listAllSessions(root, { cache: { dir: cacheDir } });

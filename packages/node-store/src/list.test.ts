@@ -409,7 +409,7 @@ describe("metadata cache", () => {
       // Pad so that the last full line ends `endAfter` bytes past the 1 MiB boundary.
       const rest = MiB + endAfter - body.length;
       body += rest > 300 ? filler(rest - 300) + filler(300) : filler(rest);
-      body += line(msg("user", "last before the edge", 5000)) + '{"type":"message","torn":';
+      body += `${line(msg("user", "last before the edge", 5000))}{"type":"message","torn":`;
       writeFileSync(path, body);
       paths.push(path);
     }

@@ -3,7 +3,8 @@
  * `JSON.parse` on most lines. A WebAssembly scanner (`assembly/scan.ts`, embedded by
  * `scan-wasm.ts`) proves each line valid and sorts it; lines listing ignores cost nothing more,
  * other messages only count, and user/assistant messages yield the spans of their timestamps
- * and texts, from which an entry with just those fields is rebuilt and fed to `applyRecord`.
+ * and texts, which are fed into the state as `applyRecord` would feed an entry with just those
+ * fields (without building it).
  * Headers, `session_info` lines and every line the scanner cannot vouch for go through the
  * `format` codec exactly as before, so the state is the one the codec path gives, for any
  * input (property-tested in `scan.test.ts`).
@@ -11,7 +12,7 @@
  * Without WebAssembly SIMD (or if the module fails to load, or with `PI_SESSION_NO_WASM=1` in
  * the environment) {@link lineScanner} returns null and {@link infoReader} gives the codec path.
  */
-import { type SessionRecord, SessionLineDecoder } from "@pi-session/format";
+import { SessionLineDecoder } from "@pi-session/format";
 import { RecordDecoder } from "./codec.js";
 import { type InfoState, applyRecord } from "./info.js";
 import { SCAN_WASM_BASE64 } from "./scan-wasm.js";
@@ -153,38 +154,41 @@ export class LineScanner {
   }
 
   /**
-   * The entry listing reads from a User/Assistant record at word `k`: `type`, `timestamp`
-   * (when a string), and a message with `role`, `content` (when present: the string, or the
-   * text blocks as `{ type: "text", text }`, or null for any other value) and `timestamp`
-   * (when a number).
+   * Feeds the User/Assistant record at word `k` into `state`: what `applyRecord` does with the
+   * entry listing reads from such a line (its `type`, `timestamp` when a string, and a message
+   * with `role`, `content` when present — the string, or the text blocks, or another value —
+   * and `timestamp` when a number), without building that entry.
    */
-  entryAt(k: number): Record<string, unknown> {
+  applyMessage(state: InfoState, k: number): void {
     const w = this.words;
-    const message: Record<string, unknown> = { role: w[k + 2] === LineCode.User ? "user" : "assistant" };
+    state.messageCount++;
     const kind = w[k + 9];
-    if (kind !== C_ABSENT) {
-      if (kind === C_STRING)
-        message.content = this.text(w[k + 11] as number, w[k + 12] as number, w[k + 13] as number);
-      else if (kind === C_ARRAY) {
-        const n = w[k + 10] as number;
-        const blocks: { type: string; text: string | null }[] = [];
-        for (let j = 0; j < n; j++) {
-          const q = k + 11 + 3 * j;
-          const flags = w[q + 2] as number;
-          blocks.push({
-            type: "text",
-            text: flags & F_NULL ? null : this.text(w[q] as number, w[q + 1] as number, flags),
-          });
-        }
-        message.content = blocks;
-      } else message.content = null;
-    }
+    // Without a `content` key a message has neither an activity time nor a text.
+    if (kind === C_ABSENT) return;
+    let t: number | undefined;
     // A JSON number's digits read by Number() give the double JSON.parse gives.
-    if (w[k + 8])
-      message.timestamp = Number(this.bytes.toString("latin1", w[k + 6] as number, w[k + 7] as number));
-    const entry: Record<string, unknown> = { type: "message", message };
-    if (w[k + 5]) entry.timestamp = this.text(w[k + 3] as number, w[k + 4] as number, w[k + 5] as number);
-    return entry;
+    if (w[k + 8]) t = Number(this.bytes.toString("latin1", w[k + 6] as number, w[k + 7] as number));
+    else if (w[k + 5]) {
+      const ms = new Date(this.text(w[k + 3] as number, w[k + 4] as number, w[k + 5] as number)).getTime();
+      if (!Number.isNaN(ms)) t = ms;
+    }
+    if (t !== undefined) state.lastActivity = Math.max(state.lastActivity ?? 0, t);
+    let text = "";
+    if (kind === C_STRING) text = this.text(w[k + 11] as number, w[k + 12] as number, w[k + 13] as number);
+    else if (kind === C_ARRAY) {
+      // The text blocks' texts joined by a space (a null or missing text is "").
+      const n = w[k + 10] as number;
+      for (let j = 0; j < n; j++) {
+        const q = k + 11 + 3 * j;
+        const flags = w[q + 2] as number;
+        const part = flags & F_NULL ? "" : this.text(w[q] as number, w[q + 1] as number, flags);
+        text = j === 0 ? part : `${text} ${part}`;
+      }
+    }
+    if (!text) return;
+    state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
+    state.textCount++;
+    if (!state.firstMessage && w[k + 2] === LineCode.User) state.firstMessage = text;
   }
 }
 
@@ -210,10 +214,6 @@ function copyOf(bytes: Uint8Array, from: number): Uint8Array {
   const out = new Uint8Array(bytes.length - from);
   out.set(bytes.subarray(from));
   return out;
-}
-
-function jsonRecord(value: Record<string, unknown>): SessionRecord {
-  return { kind: "json", line: 0, offset: 0, byteLength: 0, terminated: true, value };
 }
 
 /**
@@ -273,7 +273,7 @@ export class InfoReader implements StateReader {
     const w = this.scanner.memoryWords;
     const code = w[k + 2];
     if (code === LineCode.User || code === LineCode.Assistant) {
-      applyRecord(this.state, jsonRecord(this.scanner.entryAt(k)));
+      this.scanner.applyMessage(this.state, k);
       return;
     }
     // Fallback or Slow: the line's bytes, with its "\n", through the codec.

@@ -15,7 +15,7 @@
  * it), or when `PI_SESSION_NO_FAST_STAT=1`. Both ways give the same numbers: a test holds
  * them to `statSync`, and the listing results are the same with either.
  */
-import { fstatSync, statSync } from "node:fs";
+import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 
 /** The parts of `fs.Stats` listing uses (plain data, so it can cross to a worker). */
 export interface FileStat {
@@ -97,23 +97,19 @@ function msOf(a: Float64Array): number {
 
 let fstatChecked: FsBinding | null | undefined;
 
-/** The binding, once its `fstat` has given what `fstatSync` gives for `fd`; else null. */
-function fstatBinding(fd: number): FsBinding | null {
+/**
+ * The binding, once its `fstat` has given what `fstatSync` gives for a file that does not
+ * change (the node executable; a session file may be appended to between the two calls).
+ */
+function fstatBinding(): FsBinding | null {
   if (fstatChecked !== undefined) return fstatChecked;
-  const fs = fsBinding();
-  if (fs === null || typeof fs.fstat !== "function") {
-    fstatChecked = null;
-    return null;
-  }
-  let want: { size: number; ino: number; nlink: number; mtimeMs: number };
-  try {
-    want = fstatSync(fd);
-  } catch {
-    // A bad fd: the caller's fstatSync reports it; decide with the next one.
-    return null;
-  }
   fstatChecked = null;
+  const fs = fsBinding();
+  if (fs === null || typeof fs.fstat !== "function") return null;
+  let fd: number | undefined;
   try {
+    fd = openSync(process.execPath, "r");
+    const want = fstatSync(fd);
     const got = fs.fstat(fd, false, undefined, false);
     if (
       got instanceof Float64Array &&
@@ -125,7 +121,9 @@ function fstatBinding(fd: number): FsBinding | null {
       fstatChecked = fs;
     }
   } catch {
-    // Not the binding expected: fstatSync it is.
+    // Not the binding expected (or no executable to check it on): fstatSync it is.
+  } finally {
+    if (fd !== undefined) closeSync(fd);
   }
   return fstatChecked;
 }
@@ -142,7 +140,7 @@ export interface FdCounts {
  * building an `fs.Stats` (about half of the call's cost; see the module comment).
  */
 export function fstatCounts(fd: number): FdCounts {
-  const fs = fstatBinding(fd);
+  const fs = fstatBinding();
   if (fs !== null) {
     const a = (fs.fstat as NonNullable<FsBinding["fstat"]>)(fd, false, undefined, false);
     return { size: a[SIZE] as number, ino: a[INO] as number, nlink: a[NLINK] as number };

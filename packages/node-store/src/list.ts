@@ -5,10 +5,10 @@
  * grown files are read only from where the cache left off.
  *
  * A warm listing (nothing changed) costs little more than one `stat` per file: the cache index
- * and the subdirectories are read on the thread pool while this thread stats the files found
- * so far; each file the index covers is answered from its columns in a second pass (after the
- * `stat` garbage is gone); the results come out in the order the index remembers, which is
- * checked rather than sorted.
+ * and the subdirectories are read on the thread pool; each file is checked against the index
+ * as it is statted (its numbers kept in typed columns, no object per file), and each file the
+ * index covers is answered from its columns in a second pass; the results come out in the
+ * order the index remembers, which is checked rather than sorted.
  */
 import { type Dirent, readdir, readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";

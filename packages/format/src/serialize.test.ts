@@ -30,6 +30,11 @@ describe("serializeEntry", () => {
     const line = serializeEntry({ "k\u2028": "a\u2028b\u2029c" });
     expect(line).toBe('{"k\\u2028":"a\\u2028b\\u2029c"}\n');
     expect(JSON.parse(line)).toEqual({ "k\u2028": "a\u2028b\u2029c" });
+    // Each alone, in a one-byte and in a two-byte string.
+    expect(stringifyEntry({ a: "x\u2029" })).toBe('{"a":"x\\u2029"}');
+    expect(stringifyEntry({ a: "\u2028" })).toBe('{"a":"\\u2028"}');
+    expect(stringifyEntry({ a: "中\u2029文" })).toBe('{"a":"中\\u2029文"}');
+    expect(stringifyEntry({ a: "中文" })).toBe('{"a":"中文"}');
   });
 
   it("keeps other characters as JSON.stringify writes them", () => {

@@ -25,7 +25,7 @@
  */
 import type { CachedFile, TextRef } from "./cache.js";
 import type { InfoState } from "./info.js";
-import { isExactIso, stableInfoTimes } from "./info.js";
+import { isExactIso, isoOfTime, stableInfoTimes } from "./info.js";
 
 export const INDEX_VERSION = 4;
 const MAGIC = "PISLIDX\n";
@@ -139,12 +139,6 @@ export function isWellFormed(s: string): boolean {
 export function exactEncoding(s: string): BufferEncoding {
   if (!/[^\u0000-\u00ff]/.test(s)) return "latin1";
   return isWellFormed(s) ? "utf8" : "utf16le";
-}
-
-/** `new Date(t).toISOString()`, or undefined for an invalid time. */
-function isoOf(t: number): string | undefined {
-  const d = new Date(t);
-  return Number.isNaN(d.getTime()) ? undefined : d.toISOString();
 }
 
 /**
@@ -613,7 +607,7 @@ export class CacheIndex {
         tsKind !== VALUE.isoOfCreated
           ? this.value(tsKind, this.timestampRef[e] as number)
           : (flags & FLAG.stableTimes) !== 0
-            ? (isoOf(this.created[e] as number) ?? DAMAGED)
+            ? (isoOfTime(this.created[e] as number) ?? DAMAGED)
             : DAMAGED;
       if (cwd === undefined || id === DAMAGED || timestamp === DAMAGED) return undefined;
       const header: NonNullable<InfoState["header"]> = { id, cwd, timestamp };

@@ -74,20 +74,26 @@ function fsBinding(): FsBinding | null {
     if (typeof fs.stat !== "function") return null;
     const probe = process.execPath;
     const want = statSync(probe);
-    const got = (fs as FsBinding).stat(probe, false, undefined, false);
-    if (
-      got instanceof Float64Array &&
-      got.length >= 14 &&
-      got[SIZE] === want.size &&
-      got[INO] === want.ino &&
-      msOf(got) === want.mtimeMs
-    ) {
-      binding = fs as FsBinding;
-    }
+    if (agrees((fs as FsBinding).stat(probe, false, undefined, false), want)) binding = fs as FsBinding;
   } catch {
     // No binding, or not the one expected: statSync it is.
   }
   return binding;
+}
+
+/** Whether the binding's array gives the numbers of `want` (the same file's `fs.Stats`). */
+function agrees(
+  got: Float64Array | undefined,
+  want: { size: number; ino: number; nlink: number; mtimeMs: number },
+): boolean {
+  return (
+    got instanceof Float64Array &&
+    got.length >= 14 &&
+    got[SIZE] === want.size &&
+    got[INO] === want.ino &&
+    got[NLINK] === want.nlink &&
+    msOf(got) === want.mtimeMs
+  );
 }
 
 /** `mtimeMs` from the binding's array, computed as Node computes it. */
@@ -110,16 +116,7 @@ function fstatBinding(): FsBinding | null {
   try {
     fd = openSync(process.execPath, "r");
     const want = fstatSync(fd);
-    const got = fs.fstat(fd, false, undefined, false);
-    if (
-      got instanceof Float64Array &&
-      got[SIZE] === want.size &&
-      got[INO] === want.ino &&
-      got[NLINK] === want.nlink &&
-      msOf(got) === want.mtimeMs
-    ) {
-      fstatChecked = fs;
-    }
+    if (agrees(fs.fstat(fd, false, undefined, false), want)) fstatChecked = fs;
   } catch {
     // Not the binding expected (or no executable to check it on): fstatSync it is.
   } finally {

@@ -2,7 +2,7 @@
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { dateOf, isExactIso, isoTimeMs } from "./info.js";
+import { dateOf, isExactIso, isoOfTime, isoTimeMs } from "./info.js";
 
 const pad = (n: number, w: number) => String(n).padStart(w, "0");
 
@@ -65,5 +65,33 @@ describe("isExactIso", () => {
     expect(isExactIso("2024-02-29T00:00:00.000Z")).toBe(true);
     expect(isExactIso("2100-02-29T00:00:00.000Z")).toBe(false);
     expect(isExactIso("2025-04-31T12:00:00.000Z")).toBe(false);
+  });
+});
+
+describe("isoOfTime", () => {
+  it("is toISOString for every time of years 1000–9999, and undefined outside them", () => {
+    const lo = Date.UTC(1000, 0, 1);
+    const hi = Date.UTC(10000, 0, 1) - 1;
+    const t = fc.oneof(
+      fc.integer({ min: lo, max: hi }),
+      fc.constantFrom(
+        lo,
+        hi,
+        0,
+        Date.UTC(2000, 1, 29),
+        Date.UTC(2100, 2, 1) - 1,
+        Date.UTC(1600, 1, 29, 23, 59, 59, 999),
+      ),
+    );
+    fc.assert(
+      fc.property(t, (ms) => {
+        expect(isoOfTime(ms)).toBe(new Date(ms).toISOString());
+      }),
+      fcOptions(),
+    );
+    expect(isoOfTime(lo - 1)).toBeUndefined();
+    expect(isoOfTime(hi + 1)).toBeUndefined();
+    expect(isoOfTime(1.5)).toBeUndefined();
+    expect(isoOfTime(Number.NaN)).toBeUndefined();
   });
 });

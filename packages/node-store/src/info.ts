@@ -179,6 +179,35 @@ export function isExactIso(s: string): boolean {
   return d <= days;
 }
 
+const pad = (n: number, width: number): string => String(n).padStart(width, "0");
+
+/**
+ * `new Date(t).toISOString()` for a time of years 1000–9999 (the times {@link isExactIso}
+ * strings parse to), computed without `toISOString` (see there); `undefined` outside them.
+ */
+export function isoOfTime(t: number): string | undefined {
+  if (!Number.isInteger(t)) return undefined;
+  const days = Math.floor(t / 86_400_000);
+  const ms = t - days * 86_400_000;
+  // Civil date of a day count since 1970-01-01 (proleptic Gregorian, 400-year eras).
+  const z = days + 719_468;
+  const era = Math.floor(z / 146_097);
+  const doe = z - era * 146_097;
+  const yoe = Math.floor(
+    (doe - Math.floor(doe / 1460) + Math.floor(doe / 36_524) - Math.floor(doe / 146_096)) / 365,
+  );
+  const doy = doe - (365 * yoe + Math.floor(yoe / 4) - Math.floor(yoe / 100));
+  const mp = Math.floor((5 * doy + 2) / 153);
+  const d = doy - Math.floor((153 * mp + 2) / 5) + 1;
+  const mo = mp < 10 ? mp + 3 : mp - 9;
+  const y = yoe + era * 400 + (mo <= 2 ? 1 : 0);
+  if (y < 1000 || y > 9999) return undefined;
+  const h = Math.floor(ms / 3_600_000);
+  const mi = Math.floor((ms % 3_600_000) / 60_000);
+  const sec = Math.floor((ms % 60_000) / 1000);
+  return `${y}-${pad(mo, 2)}-${pad(d, 2)}T${pad(h, 2)}:${pad(mi, 2)}:${pad(sec, 2)}.${pad(ms % 1000, 3)}Z`;
+}
+
 /**
  * `new Date(value)`, with a fast path for pi's timestamps ({@link isoTimeMs}; parsing the
  * string is ~5 µs, a warm listing's largest per-session cost). Anything else: `new Date`.

@@ -44,14 +44,26 @@ export function nowMs(): number {
   return Number(process.hrtime.bigint()) / 1e6;
 }
 
-/** Runs `fn` `warmup` times unmeasured, then `iterations` times; returns the times in ms. */
-export async function timeIt(fn: () => unknown, iterations: number, warmup: number): Promise<number[]> {
-  for (let i = 0; i < warmup; i++) await fn();
+/**
+ * Runs `fn` `warmup` times unmeasured, then `iterations` times; returns the times in ms.
+ * `after` runs after every call, untimed (cleanup that must not land in the next sample).
+ */
+export async function timeIt(
+  fn: () => unknown,
+  iterations: number,
+  warmup: number,
+  after?: () => unknown,
+): Promise<number[]> {
+  for (let i = 0; i < warmup; i++) {
+    await fn();
+    await after?.();
+  }
   const out: number[] = [];
   for (let i = 0; i < iterations; i++) {
     const t0 = nowMs();
     await fn();
     out.push(nowMs() - t0);
+    await after?.();
   }
   return out;
 }

@@ -72,8 +72,11 @@ interface Sizes {
   hugeIterations: number;
   /** Runs of each side of the warm listing (a fraction of a second each, and noisy). */
   warmListRuns: number;
-  /** Processes per side of the append rows, alternated (each takes `iterations` samples). */
-  appendRounds: number;
+  /**
+   * Processes per side of the append rows and of the parse rows of small files, alternated
+   * (each takes its usual samples).
+   */
+  altRounds: number;
   warmup: number;
   timeoutMs: number;
 }
@@ -97,7 +100,7 @@ const FULL: Sizes = {
   iterations: 5,
   hugeIterations: 3,
   warmListRuns: 9,
-  appendRounds: 3,
+  altRounds: 3,
   warmup: 1,
   timeoutMs: 15 * 60_000,
 };
@@ -114,7 +117,7 @@ const SMOKE: Sizes = {
   iterations: 1,
   hugeIterations: 1,
   warmListRuns: 1,
-  appendRounds: 1,
+  altRounds: 1,
   warmup: 0,
   timeoutMs: 60_000,
 };
@@ -247,10 +250,19 @@ async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
     iterations: small ? Math.max(z.iterations, 30) : z.iterations,
     warmup: small ? Math.max(z.warmup, 10) : z.warmup,
   };
-  const ours = await runWorker({ ...task, mode: "ours" }, { timeoutMs: z.timeoutMs });
-  const ceil = await runWorker({ ...task, mode: "ceiling" }, { timeoutMs: z.timeoutMs });
+  // Small files: a few alternated rounds of one process per side, so that a slow spell of the
+  // machine (which moved single-process ratios between 0.65x and 1.2x) falls on both sides.
+  const rounds = small ? z.altRounds : 1;
   const pg = peerGate(ctx);
-  const peer = pg ? undefined : await runWorker({ ...task, mode: "peer" }, { timeoutMs: z.timeoutMs });
+  const modes = pg ? ["ours", "ceiling"] : ["ours", "ceiling", "peer"];
+  const outs = new Map<string, ChildOutcome[]>(modes.map((m) => [m, []]));
+  for (let r = 0; r < rounds; r++) {
+    for (const mode of modes)
+      outs.get(mode)?.push(await runWorker({ ...task, mode }, { timeoutMs: z.timeoutMs }));
+  }
+  const ours = merge(outs.get("ours") ?? []);
+  const ceil = merge(outs.get("ceiling") ?? []);
+  const peer = pg ? undefined : merge(outs.get("peer") ?? []);
   const row: Row = {
     id,
     unit: "MB/s",
@@ -346,7 +358,7 @@ async function appendScenario(ctx: Ctx, file: string): Promise<Row[]> {
   // every side (appends are short and sensitive to it).
   const modes = pg ? ["ours", "sdk", "ceiling"] : ["ours", "sdk", "ceiling", "peer"];
   const outs = new Map<string, ChildOutcome[]>(modes.map((m) => [m, []]));
-  for (let r = 0; r < z.appendRounds; r++) {
+  for (let r = 0; r < z.altRounds; r++) {
     for (const mode of modes)
       outs.get(mode)?.push(await runWorker({ ...task, mode }, { timeoutMs: z.timeoutMs }));
   }

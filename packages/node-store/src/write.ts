@@ -604,6 +604,13 @@ export class SessionWriter {
    * Checks the file and reads foreign records; the caller holds the lock. By path when
    * `byPath` (the lock was just taken); otherwise `fstat` of the open file is enough: a link
    * count of 0 means it was deleted or replaced, which is then told apart by path.
+   *
+   * Why `fstat` and not a cheaper probe: measured on Linux 6.18 / ext4, an `fstat` of this file
+   * before each write added about 2.5 µs per append (of another file: 0.8 µs), most likely
+   * because asking for its times makes the next write take a fine-grained timestamp (multigrain
+   * timestamps); a 2-byte `pread` at the known end added about 1 µs. But only a stat sees the
+   * link count, so only it notices that the file was deleted or replaced between two appends
+   * of one lease, and the SDK relies on that to write a deleted session back whole.
    */
   private absorb(byPath = true): { foreign: SessionRecord[]; repair?: TornTailRepair } {
     const fd = this.requireFd();

@@ -251,7 +251,7 @@ async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
     warmup: small ? Math.max(z.warmup, 10) : z.warmup,
   };
   // Small files: a few alternated rounds of one process per side, so that a slow spell of the
-  // machine (which moved single-process ratios between 0.65x and 1.2x) falls on both sides.
+  // machine falls on both sides (with one process per side, one row's ratio ranged 0.42x-0.84x across runs).
   const rounds = small ? z.altRounds : 1;
   const pg = peerGate(ctx);
   const modes = pg ? ["ours", "ceiling"] : ["ours", "ceiling", "peer"];

@@ -245,7 +245,7 @@ async function appendTask(t: Task, L: Layers): Promise<WorkerResult> {
   };
   // Each run writes ~40 MB. Removed at once (untimed), its dirty pages are dropped instead of
   // being written back by the kernel while the next run is timed; on a small machine that
-  // writeback took CPU from whichever side came next (one side's samples spread 346-669 ms).
+  // writeback took CPU from whichever side came next (the ceiling's samples spread 380-669 ms).
   const cleanup = () => rmSync(join(base, `r${round - 1}`), { recursive: true, force: true });
   try {
     if (t.mode === "ceiling") {

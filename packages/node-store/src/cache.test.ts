@@ -18,21 +18,15 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { tempDir } from "@pi-session/testkit";
+import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SegmentWriter, cacheFileFor, readCachedText, readIndexFile, segmentFileFor } from "./cache.js";
 import type { SessionInfo } from "./info.js";
 import { listAllSessions, listSessionDir, newListStats } from "./list.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-cache-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-cache-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 
 const jsonl = (...values: unknown[]) => values.map((v) => `${JSON.stringify(v)}\n`).join("");
 const header = (extra: Record<string, unknown>) => ({ type: "session", version: 3, cwd: "/p", ...extra });

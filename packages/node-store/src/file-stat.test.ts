@@ -13,20 +13,14 @@ import {
 } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { tempDir } from "@pi-session/testkit";
+import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { StatProbe, fastStatActive, fstatCounts, mtimeDate, statFile } from "./file-stat.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-stat-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-stat-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 
 const node20 = Number(process.versions.node.split(".")[0]) === 20 && process.platform !== "win32";
 

@@ -4,7 +4,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { fcOptions, tempDir } from "@pi-session/testkit";
+import { fcOptions, tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
@@ -24,15 +24,9 @@ import {
   sessionFilePath,
 } from "./layout.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-layout-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-layout-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 
 describe("getAgentDir", () => {
   it("uses PI_CODING_AGENT_DIR, expanding ~", () => {

@@ -5,7 +5,7 @@
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { arbCorruptedFile, arbSessionV3, fcOptions, tempDir, toBytes } from "@pi-session/testkit";
+import { arbCorruptedFile, arbSessionV3, fcOptions, tempDirs, toBytes } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 
@@ -17,17 +17,13 @@ const api = (await import(dist("index.js"))) as Api;
 const pool = (await import(dist("list-pool.js"))) as Pool;
 const listing = (await import(dist("list.js"))) as List;
 
-const cleanups: (() => void)[] = [];
+const dirs = tempDirs("ns-pool-");
 afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
+  dirs.cleanup();
   // Every listing closes its pool before it returns or throws.
   expect(pool.liveListWorkers()).toBe(0);
 });
-function tmp(): string {
-  const t = tempDir("ns-pool-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const tmp = dirs.make;
 
 /** A store of generated and damaged sessions in two per-cwd dirs, plus two unreadable entries. */
 function writeStore(root: string, files: Uint8Array[]): void {
@@ -133,7 +129,7 @@ describe("listing in workers", () => {
   it('"auto" opens its pool during the stat pass of a large listing, and closes it (also on abort)', async () => {
     // "auto" needs three cores; this machine may have fewer.
     listing.autoPool.minCores = 1;
-    cleanups.push(() => {
+    dirs.defer(() => {
       listing.autoPool.minCores = listing.WORKER_MIN_CORES;
     });
     const root = tmp();

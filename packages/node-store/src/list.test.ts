@@ -16,7 +16,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, join } from "node:path";
-import { arbSessionV3, fcOptions, tempDir, toJsonl, upstreamFixture } from "@pi-session/testkit";
+import { arbSessionV3, fcOptions, tempDirs, toJsonl, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { encodeCwd } from "./layout.js";
@@ -30,15 +30,9 @@ import {
 } from "./list.js";
 import type { SessionInfo } from "./info.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-list-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-list-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 
 const line = (v: unknown) => `${JSON.stringify(v)}\n`;
 const hdr = (id: string, cwd: string, timestamp = "2025-01-01T00:00:00.000Z", extra: object = {}) => ({

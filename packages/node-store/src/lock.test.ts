@@ -6,19 +6,15 @@ import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
 import { hostname } from "node:os";
 import { join } from "node:path";
-import { tempDir } from "@pi-session/testkit";
+import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "./errors.js";
 import { acquireLock, lockPathFor, withLock } from "./lock.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
+const dirs = tempDirs("ns-lock-");
+afterEach(dirs.cleanup);
 function session(): string {
-  const t = tempDir("ns-lock-");
-  cleanups.push(t.cleanup);
-  return join(t.path, "s.jsonl");
+  return join(dirs.make(), "s.jsonl");
 }
 
 /** The pid of a process that has exited (and been reaped). */

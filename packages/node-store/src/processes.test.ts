@@ -10,7 +10,7 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
-import { tempDir } from "@pi-session/testkit";
+import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { readSessionFileSync } from "./read.js";
@@ -18,15 +18,9 @@ import { SessionWriter, createSessionFile } from "./write.js";
 
 const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-proc-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-proc-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 
 const header = { type: "session", version: 3, id: "crash", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
 

@@ -5,7 +5,7 @@
 import { closeSync, openSync, readFileSync, statSync, writeFileSync, writeSync } from "node:fs";
 import { join } from "node:path";
 import { parseSessionBytes } from "@pi-session/format";
-import { fcOptions, tempDir, upstreamFixture } from "@pi-session/testkit";
+import { fcOptions, tempDirs, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "./errors.js";
@@ -18,15 +18,9 @@ import {
   streamSessionRecords,
 } from "./read.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-read-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-read-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 function file(content: string | Uint8Array, name = "s.jsonl"): string {
   const p = join(tmp(), name);
   writeFileSync(p, content);

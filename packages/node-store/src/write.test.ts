@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import type { SessionRecord } from "@pi-session/format";
-import { tempDir } from "@pi-session/testkit";
+import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
 import { lockPathFor } from "./lock.js";
@@ -31,15 +31,9 @@ import {
   rewriteSessionFile,
 } from "./write.js";
 
-const cleanups: (() => void)[] = [];
-afterEach(() => {
-  for (const c of cleanups.splice(0)) c();
-});
-function tmp(): string {
-  const t = tempDir("ns-write-");
-  cleanups.push(t.cleanup);
-  return t.path;
-}
+const dirs = tempDirs("ns-write-");
+afterEach(dirs.cleanup);
+const tmp = dirs.make;
 
 const header = { type: "session", version: 3, id: "abc", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
 const entry = (id: string, parentId: string | null = null) => ({

@@ -9,6 +9,7 @@ import {
   repoRoot,
   sharedDir,
   tempDir,
+  tempDirs,
   upstreamFixture,
   upstreamFixtureNames,
 } from "./fixtures.js";
@@ -77,5 +78,19 @@ describe("fixtures", () => {
     dir.cleanup();
     expect(existsSync(dir.path)).toBe(false);
     dir.cleanup();
+  });
+
+  it("tempDirs removes every directory it made, and runs the deferred cleanups, at cleanup", () => {
+    const dirs = tempDirs("testkit-dirs-");
+    const a = dirs.make();
+    const b = dirs.make();
+    expect(a).not.toBe(b);
+    writeFileSync(join(a, "f"), "x");
+    let deferred = 0;
+    dirs.defer(() => deferred++);
+    dirs.cleanup();
+    expect([existsSync(a), existsSync(b), deferred]).toEqual([false, false, 1]);
+    dirs.cleanup();
+    expect(deferred).toBe(1);
   });
 });

@@ -66,3 +66,34 @@ export function tempDir(prefix = "pi-session-test-"): TempDir {
   const path = mkdtempSync(join(tmpdir(), prefix));
   return { path, cleanup: () => rmSync(path, { recursive: true, force: true }) };
 }
+
+/** Temp directories made by {@link TempDirs.make}, all removed by one {@link TempDirs.cleanup}. */
+export interface TempDirs {
+  /** A fresh directory (see {@link tempDir}). */
+  make: () => string;
+  /** Removes every directory made so far, and runs the extra cleanups added with `defer`. */
+  cleanup: () => void;
+  /** Runs `fn` at the next cleanup too (e.g. to restore a setting a test changed). */
+  defer: (fn: () => void) => void;
+}
+
+/**
+ * A test file's temp directories: `const dirs = tempDirs("x-"); afterEach(dirs.cleanup);`
+ * then `dirs.make()` in each test.
+ */
+export function tempDirs(prefix?: string): TempDirs {
+  const pending: (() => void)[] = [];
+  return {
+    make: () => {
+      const t = tempDir(prefix);
+      pending.push(t.cleanup);
+      return t.path;
+    },
+    cleanup: () => {
+      for (const c of pending.splice(0)) c();
+    },
+    defer: (fn) => {
+      pending.push(fn);
+    },
+  };
+}

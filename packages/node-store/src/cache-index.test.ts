@@ -8,8 +8,8 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CachedFile, TextRef } from "./cache.js";
 import { CacheIndex, INDEX_VERSION, type IndexEntry, encodeIndex } from "./cache-index.js";
-import { type InfoState, finishInfoHead } from "./info.js";
-import { CachedTexts, cachedInfo, covers } from "./list-cached.js";
+import { type InfoState, type SessionInfo, finishInfoHead } from "./info.js";
+import { CachedTexts, cachedInfos, covers } from "./list-cached.js";
 
 const DIR = "/sessions";
 
@@ -165,11 +165,22 @@ describe("binary listing index", () => {
         if (!index) throw new Error("not decoded");
         // No segment exists here: a text is recomputed from the (missing) file, so it is "".
         const texts = new CachedTexts("/nonexistent-cache-dir", DIR, index);
-        files.forEach((file, e) => {
-          const mtime = new Date(file.mtimeMs);
+        // Candidates in another order than the entries, and one the cache does not cover.
+        const covering = Int32Array.from([-1, ...files.map((_, e) => files.length - 1 - e)]);
+        const paths = Array.from(covering, (e) => `/p/${e}`);
+        const mtimeOf = new Map(Array.from(covering, (e, i) => [i, new Date(files[e]?.mtimeMs ?? 0)]));
+        const results = new Array<SessionInfo | null>(covering.length).fill(null);
+        const kept = new Int32Array(covering.length).fill(-1);
+        const answers = cachedInfos(texts, covering, paths, mtimeOf, results, kept);
+        expect(answers).toEqual({ answered: files.length, damaged: [] });
+        expect([results[0], kept[0]]).toEqual([null, -1]);
+        covering.forEach((e, i) => {
+          const file = files[e];
+          if (file === undefined) return;
+          expect(kept[i]).toBe(e);
           expect(covers(index, e, file.size, file.mtimeMs, file.ino)).toBe(file.offset === file.size);
-          const info = cachedInfo(texts, e, `/p/${e}`, mtime);
-          const head = finishInfoHead(`/p/${e}`, expected(file).state, mtime);
+          const info = results[i];
+          const head = finishInfoHead(`/p/${e}`, expected(file).state, new Date(file.mtimeMs));
           if (head === null) {
             expect(info).toBeNull();
             return;
@@ -191,6 +202,57 @@ describe("binary listing index", () => {
       }),
       fcOptions(),
     );
+  });
+
+  it("answers nothing from an entry whose strings or text count do not hold (it is read instead)", () => {
+    const file: CachedFile = {
+      size: 10,
+      mtimeMs: 1,
+      ino: 2,
+      offset: 10,
+      nextLine: 10,
+      headHash: "0".repeat(40),
+      edgeHash: "0".repeat(40),
+      state: {
+        messageCount: 1,
+        firstMessage: "hi",
+        allMessagesText: "",
+        textCount: 0,
+        name: "n",
+        header: { id: "i", cwd: "/c", timestamp: "2025-01-01T00:00:00.000Z", parentSession: "/p.jsonl" },
+      },
+    };
+    const damages: [string, (index: CacheIndex) => void][] = [
+      ["id", (index) => index.idRef.fill(index.stringCount)],
+      ["first message", (index) => index.firstRef.fill(index.stringCount + 1)],
+      ["cwd", (index) => index.cwdRef.fill(index.stringCount)],
+      ["name", (index) => index.nameRef.fill(index.stringCount)],
+      ["parent session", (index) => index.parentRef.fill(index.stringCount)],
+      ["text count without a text", (index) => index.textCount.fill(3)],
+    ];
+    for (const [what, damage] of [["nothing", () => {}] as const, ...damages]) {
+      const index = CacheIndex.decode(encodeIndex(DIR, entries([file, file])), DIR);
+      if (!index) throw new Error("not decoded");
+      damage(index);
+      const results = new Array<SessionInfo | null>(2).fill(null);
+      const kept = new Int32Array(2).fill(-1);
+      const texts = new CachedTexts("/nonexistent-cache-dir", DIR, index);
+      const answers = cachedInfos(texts, Int32Array.of(1, 0), ["/a", "/b"], new Map(), results, kept);
+      if (what === "nothing") {
+        expect(answers).toEqual({ answered: 2, damaged: [] });
+        expect(results.map((r) => [r?.path, r?.name, r?.parentSessionPath])).toEqual([
+          ["/a", "n", "/p.jsonl"],
+          ["/b", "n", "/p.jsonl"],
+        ]);
+      } else {
+        expect([what, answers, results, [...kept]]).toEqual([
+          what,
+          { answered: 0, damaged: [0, 1] },
+          [null, null],
+          [-1, -1],
+        ]);
+      }
+    }
   });
 
   it("copies entries of an existing index exactly, with a new text reference where given", () => {
@@ -267,9 +329,19 @@ describe("binary listing index", () => {
             index.entry(e);
             index.textRef(e);
             index.key(e);
-            const info = cachedInfo(texts, e, "/p", new Date(0));
-            if (info) JSON.stringify(info);
           }
+          const covering = Int32Array.from({ length: index.count }, (_, e) => e);
+          const results = new Array<SessionInfo | null>(index.count).fill(null);
+          const answers = cachedInfos(
+            texts,
+            covering,
+            Array.from(covering, () => "/p"),
+            new Map(Array.from(covering, (e) => [e, new Date(0)])),
+            results,
+            new Int32Array(index.count).fill(-1),
+          );
+          expect(answers.answered + answers.damaged.length).toBe(index.count);
+          for (const info of results) if (info) JSON.stringify(info);
           index.find("/x");
         },
       ),

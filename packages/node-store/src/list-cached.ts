@@ -97,77 +97,119 @@ export function covers(index: CacheIndex, e: number, size: number, mtimeMs: numb
   );
 }
 
-/** Whether the info of an entry with these flags needs the file's `mtime` (see {@link cachedInfo}). */
+/** Whether the info of an entry with these flags needs the file's `mtime` (see {@link cachedInfos}). */
 export function needsMtime(flags: number): boolean {
   return (flags & FAST_CHECK) !== FAST_VALUE || (flags & FLAG.modifiedIsMtime) !== 0;
 }
 
+/** What {@link cachedInfos} did with the candidates it was given. */
+export interface CachedAnswers {
+  /** Candidates answered (an info, or `null`: not a session). */
+  answered: number;
+  /** Candidates whose entry is damaged: their files must be read. */
+  damaged: number[];
+}
+
 /**
- * The info of a file from its cache entry `e`, which covers it (see {@link covers}); `mtime`
- * is the file's when {@link needsMtime}. `null` when the file is not a session, `undefined`
- * when the entry is damaged (the file must then be read). Runs once per file of a warm
- * listing, mostly before the engine optimizes it: kept short.
+ * Answers from the cache every candidate `i` with an entry `covering[i] >= 0` that covers its
+ * file (see {@link covers}): `results[i]` becomes its info (`null`: not a session) and
+ * `kept[i]` the entry. `mtimeOf` has the file's `mtime` of every candidate whose entry
+ * {@link needsMtime}.
+ *
+ * One loop for all the files, with the usual entry built inline: this loop is the hot path of a
+ * warm listing, which runs once in a fresh process, and the engine optimizes a loop while it
+ * runs. With a call per file it took 2.5 times as long (5.6 against 2.2 ms for 2,000 files).
  */
-export function cachedInfo(
+export function cachedInfos(
   texts: CachedTexts,
+  covering: Int32Array,
+  paths: readonly string[],
+  mtimeOf: ReadonlyMap<number, Date>,
+  results: (SessionInfo | null)[],
+  kept: Int32Array,
+): CachedAnswers {
+  const index = texts.index;
+  const { blob, starts, strings, stringCount, flags, idRef, firstRef, cwdRef, nameRef, parentRef } = index;
+  const { created, modified, messageCount, textCount } = index;
+  const damaged: number[] = [];
+  let answered = 0;
+  const n = covering.length;
+  for (let i = 0; i < n; i++) {
+    const e = covering[i] as number;
+    if (e < 0) continue;
+    const f = flags[e] as number;
+    let info: SessionInfo | undefined;
+    if ((f & FAST_CHECK) === FAST_VALUE) {
+      const id = idRef[e] as number;
+      const first = firstRef[e] as number;
+      const cwdAt = cwdRef[e] as number;
+      const cwd = strings[cwdAt] ?? index.shared(cwdAt);
+      const name = (f & FLAG.hasName) !== 0 ? index.shared(nameRef[e] as number) : undefined;
+      const parent = (f & FLAG.hasParentSession) !== 0 ? index.shared(parentRef[e] as number) : undefined;
+      if (
+        id < stringCount &&
+        first < stringCount &&
+        cwd !== undefined &&
+        (name !== undefined || (f & FLAG.hasName) === 0) &&
+        (parent !== undefined || (f & FLAG.hasParentSession) === 0)
+      ) {
+        const firstMessage = blob.slice(starts[first] as number, starts[first + 1] as number);
+        const count = messageCount[e] as number;
+        info = {
+          path: paths[i] as string,
+          id: blob.slice(starts[id] as number, starts[id + 1] as number),
+          cwd,
+          name,
+          parentSessionPath: parent,
+          created: new Date(created[e] as number),
+          modified:
+            (f & FLAG.modifiedIsMtime) !== 0 ? (mtimeOf.get(i) as Date) : new Date(modified[e] as number),
+          // A small integer stays one (a float64 column would box every count).
+          messageCount: count < 0x40000000 ? count | 0 : count,
+          firstMessage: firstMessage === "" ? "(no messages)" : firstMessage,
+        } as SessionInfo;
+      }
+    } else {
+      const other = otherInfo(index, e, paths[i] as string, mtimeOf.get(i));
+      if (other === null) {
+        kept[i] = e;
+        answered++;
+        continue;
+      }
+      info = other;
+    }
+    if (info !== undefined && (f & FLAG.hasText) !== 0) {
+      lazyTexts.set(info, { texts, entry: e });
+      Object.defineProperty(info, "allMessagesText", lazyTextDescriptor);
+    } else if (info !== undefined && textCount[e] === 0) {
+      info.allMessagesText = "";
+    } else {
+      damaged.push(i);
+      continue;
+    }
+    results[i] = info;
+    kept[i] = e;
+    answered++;
+  }
+  return { answered, damaged };
+}
+
+/**
+ * The info of entry `e` when it is not the usual one (a name, a parent, header values that are
+ * not plain strings, times that depend on the time zone, a file that is not a session), without
+ * its `allMessagesText`; `null`: not a session; `undefined`: the entry is damaged.
+ */
+function otherInfo(
+  index: CacheIndex,
   e: number,
   path: string,
   mtime: Date | undefined,
 ): SessionInfo | null | undefined {
-  const index = texts.index;
   const flags = index.flags[e] as number;
-  let info: SessionInfo | null;
-  if ((flags & FAST_CHECK) === FAST_VALUE) {
-    const idRef = index.idRef[e] as number;
-    const firstRef = index.firstRef[e] as number;
-    const cwdRef = index.cwdRef[e] as number;
-    const { blob, starts, strings } = index;
-    const cwd = strings[cwdRef] ?? index.shared(cwdRef);
-    let name: string | undefined;
-    let parent: string | undefined;
-    if ((flags & FLAG.hasName) !== 0) name = index.shared(index.nameRef[e] as number);
-    if ((flags & FLAG.hasParentSession) !== 0) parent = index.shared(index.parentRef[e] as number);
-    if (
-      idRef >= index.stringCount ||
-      firstRef >= index.stringCount ||
-      cwd === undefined ||
-      (name === undefined && (flags & FLAG.hasName) !== 0) ||
-      (parent === undefined && (flags & FLAG.hasParentSession) !== 0)
-    ) {
-      return undefined;
-    }
-    const first = blob.slice(starts[firstRef] as number, starts[firstRef + 1] as number);
-    const count = index.messageCount[e] as number;
-    info = {
-      path,
-      id: blob.slice(starts[idRef] as number, starts[idRef + 1] as number),
-      cwd,
-      name,
-      parentSessionPath: parent,
-      created: new Date(index.created[e] as number),
-      modified:
-        (flags & FLAG.modifiedIsMtime) !== 0 ? (mtime as Date) : new Date(index.modified[e] as number),
-      // A small integer stays one (a float64 column would box every count).
-      messageCount: count < 0x40000000 ? count | 0 : count,
-      firstMessage: first === "" ? "(no messages)" : first,
-    } as SessionInfo;
-  } else {
-    // Header values that are not plain strings, times that depend on the time zone, files
-    // that are not sessions.
-    if ((flags & ~KNOWN_FLAGS) !== 0) return undefined;
-    const kind = flags & FLAG.headerMask;
-    if (kind !== HEADER.session) return kind === HEADER.none || kind === HEADER.notSession ? null : undefined;
-    const cached = index.entry(e);
-    if (cached === undefined) return undefined;
-    info = finishInfoHead(path, cached.state, mtime as Date) as SessionInfo | null;
-    if (info === null) return null;
-  }
-  if ((flags & FLAG.hasText) !== 0) {
-    lazyTexts.set(info, { texts, entry: e });
-    Object.defineProperty(info, "allMessagesText", lazyTextDescriptor);
-  } else {
-    if (index.textCount[e] !== 0) return undefined;
-    info.allMessagesText = "";
-  }
-  return info;
+  if ((flags & ~KNOWN_FLAGS) !== 0) return undefined;
+  const kind = flags & FLAG.headerMask;
+  if (kind !== HEADER.session) return kind === HEADER.none || kind === HEADER.notSession ? null : undefined;
+  const cached = index.entry(e);
+  if (cached === undefined) return undefined;
+  return finishInfoHead(path, cached.state, mtime as Date) as SessionInfo | null;
 }

@@ -27,7 +27,7 @@ import { CacheIndex } from "./cache-index.js";
 import { type FileStat, StatProbe, mtimeDate, statFile } from "./file-stat.js";
 import type { SessionInfo } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
-import { CachedTexts, cachedInfo, covers, needsMtime } from "./list-cached.js";
+import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
 
@@ -553,19 +553,12 @@ async function finishListingWith(pass: StatPass, opts: RunOptions): Promise<List
   let cachedCount = 0;
   if (cacheDir !== undefined && index !== undefined) {
     const texts = new CachedTexts(cacheDir, listedDir, index);
-    for (let i = 0; i < n; i++) {
-      const e = covering[i] as number;
-      if (e < 0) continue;
-      const info = cachedInfo(texts, e, paths[i] as string, mtimeOf.get(i));
-      if (info !== undefined) {
-        results[i] = info;
-        kept[i] = e;
-        cachedCount++;
-      } else {
-        // A damaged entry: read the file instead.
-        const st = statFile(paths[i] as string);
-        if (st !== undefined) todo.push({ i, st, cached: undefined });
-      }
+    const answers = cachedInfos(texts, covering.subarray(0, n), paths, mtimeOf, results, kept);
+    cachedCount = answers.answered;
+    for (const i of answers.damaged) {
+      // A damaged entry: read the file instead.
+      const st = statFile(paths[i] as string);
+      if (st !== undefined) todo.push({ i, st, cached: undefined });
     }
   }
   const stats = opts.stats ?? newListStats();

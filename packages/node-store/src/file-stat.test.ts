@@ -16,7 +16,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { StatProbe, fastStatActive, fstatCounts, mtimeDate, statFile } from "./file-stat.js";
+import { StatProbe, fastStatActive, fstatCounts, mtimeDate, statColumns, statFile } from "./file-stat.js";
 
 const dirs = tempDirs("ns-stat-");
 afterEach(dirs.cleanup);
@@ -79,6 +79,72 @@ describe("StatProbe", () => {
     // statSync rejects a NUL byte; the binding would cut the path there.
     expect(probe.stat(`${file}\0.jsonl`)).toBe(false);
     expect(statFile(join(dir, "missing.jsonl"))).toBeUndefined();
+  });
+});
+
+describe("statColumns", () => {
+  /** Files of every kind, the columns statSync gives them (-Infinity: no stat), and a runner. */
+  const setup = () => {
+    const dir = tmp();
+    const file = join(dir, "f.jsonl");
+    writeFileSync(file, "abcd");
+    utimesSync(file, 1.2345678, 1000.5);
+    symlinkSync(file, join(dir, "l.jsonl"));
+    symlinkSync(join(dir, "l2.jsonl"), join(dir, "l1.jsonl"));
+    symlinkSync(join(dir, "l1.jsonl"), join(dir, "l2.jsonl"));
+    mkdirSync(join(dir, "d.jsonl"));
+    const paths = ["f.jsonl", "l.jsonl", "d.jsonl", "missing.jsonl", "f.jsonl/below", "l1.jsonl"]
+      .map((n) => join(dir, n))
+      .concat(`${file}\0.jsonl`);
+    const want = paths.map((p) => {
+      try {
+        const st = statSync(p);
+        return [st.mtimeMs, st.size, st.ino];
+      } catch {
+        // Missing, below a file, a loop of links, a NUL byte.
+        return [Number.NEGATIVE_INFINITY, 7, 7];
+      }
+    });
+    return { paths, want };
+  };
+  /** statColumns over paths [1, n) into columns at 3 + j; the columns as [mtime, size, ino] rows. */
+  const run = (paths: string[]) => {
+    const n = paths.length + 3;
+    const cols = [
+      new Float64Array(n).fill(7),
+      new Float64Array(n).fill(7),
+      new Float64Array(n).fill(7),
+    ] as const;
+    statColumns(paths, 1, paths.length, 3, ...cols);
+    return Array.from({ length: n }, (_, i) => cols.map((c) => c[i]));
+  };
+
+  it("fills the columns with statSync's numbers, -Infinity where it finds nothing or fails, nothing else", () => {
+    const { paths, want } = setup();
+    const rows = run(paths);
+    // Untouched: the three before `base + from`, and path 0 (before `from`).
+    expect(rows.slice(0, 4)).toEqual([
+      [7, 7, 7],
+      [7, 7, 7],
+      [7, 7, 7],
+      [7, 7, 7],
+    ]);
+    expect(rows.slice(4)).toEqual(want.slice(1));
+  });
+
+  it("gives the same numbers without the binding (PI_SESSION_NO_FAST_STAT=1)", () => {
+    const { paths, want } = setup();
+    const script = `import { statColumns } from ${JSON.stringify(distStat)};
+      const paths = JSON.parse(process.argv[1]);
+      const cols = [0, 1, 2].map(() => new Float64Array(paths.length).fill(7));
+      statColumns(paths, 0, paths.length, 0, ...cols);
+      console.log(JSON.stringify(paths.map((_, i) => cols.map((c) => String(c[i])))));`;
+    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(paths)], {
+      encoding: "utf8",
+      env: { ...process.env, PI_SESSION_NO_FAST_STAT: "1" },
+    });
+    expect(child.stderr).toBe("");
+    expect(JSON.parse(child.stdout)).toEqual(want.map((row) => row.map(String)));
   });
 });
 

@@ -10,6 +10,7 @@ import {
   mkdirSync,
   readFileSync,
   readdirSync,
+  renameSync,
   rmSync,
   statSync,
   utimesSync,
@@ -434,6 +435,28 @@ describe("metadata cache", () => {
     appendFileSync(f2, "\n");
     const again = await listAllSessions(root, { cache: { dir: cacheDir } });
     expect(byPath(again)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+  });
+
+  it("re-reads a file replaced by another of the same size and mtime (a new inode)", async () => {
+    const { root, cacheDir, files } = store();
+    const f3 = files[3] as string;
+    // Whole seconds: times any filesystem keeps exactly.
+    utimesSync(f3, 1_700_000_000, 1_700_000_000);
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const before = statSync(f3);
+    // Same length, other bytes, renamed over the old file with its times: only the inode differs.
+    const replacement = `${f3}.new`;
+    writeFileSync(replacement, readFileSync(f3, "utf8").replace('"name 3"', '"NAME 3"'));
+    utimesSync(replacement, 1_700_000_000, 1_700_000_000);
+    renameSync(replacement, f3);
+    const after = statSync(f3);
+    expect([after.size, after.mtimeMs]).toEqual([before.size, before.mtimeMs]);
+    expect(after.ino).not.toBe(before.ino);
+    const stats = newListStats();
+    const list = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+    expect(stats.filesParsed).toBe(1);
+    expect(list.find((i) => i.path === f3)?.name).toBe("NAME 3");
+    expect(byPath(list)).toEqual(byPath(files.map(reference) as SessionInfo[]));
   });
 
   it("deleting or corrupting the cache changes no result", async () => {

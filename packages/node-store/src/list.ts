@@ -24,7 +24,7 @@ import {
   saveCache,
 } from "./cache.js";
 import { CacheIndex } from "./cache-index.js";
-import { type FileStat, StatProbe, mtimeDate, statFile } from "./file-stat.js";
+import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "./file-stat.js";
 import type { SessionInfo } from "./info.js";
 import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
 import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
@@ -263,7 +263,6 @@ class StatPass {
   private sizes = new Float64Array(0);
   private inos = new Float64Array(0);
   covering = new Int32Array(0);
-  private readonly probe = new StatProbe();
   /** The mtime of covered files whose info needs it. */
   readonly mtimeOf = new Map<number, Date>();
   /** Files the cache does not cover: to read. */
@@ -459,7 +458,6 @@ class StatPass {
       this.checkedParts++;
     } else if (this.known) this.align();
     this.reserve(start + count);
-    const probe = this.probe;
     let { mtimes, sizes, inos } = this;
     if (stats !== undefined) {
       for (let j = 0; j < count; j++) {
@@ -474,27 +472,43 @@ class StatPass {
       }
       return;
     }
-    // The loop of a warm listing (2,000 files: mostly run before the engine optimizes it).
-    for (let j = 0; j < count; j++) {
-      // Between batches of stat calls, let the event loop run (the index read completes).
-      if (++this.sinceYield >= STAT_BATCH) {
+    // The loop of a warm listing: batches of stat calls, with the event loop let run between
+    // them (the index read completes); each batch is then checked against the index.
+    for (let j = 0; j < count; ) {
+      if (this.sinceYield >= STAT_BATCH) {
         this.sinceYield = 0;
         await new Promise<void>((r) => setImmediate(r));
         this.signal?.throwIfAborted();
         // (The columns are replaced only when they grow, by an add, and adds do not overlap.)
         ({ mtimes, sizes, inos } = this);
       }
-      // A file that cannot be statted (permissions, a loop of links) is skipped.
-      if (!probe.stat(paths[j] as string)) continue;
-      const i = start + j;
-      const { size, mtimeMs, ino } = probe;
-      mtimes[i] = mtimeMs;
-      sizes[i] = size;
-      inos[i] = ino;
-      const index = this.index;
-      if (index !== undefined && i < this.aligned && covers(index, i, size, mtimeMs, ino)) {
-        // The usual case, inline: the entry at the same position describes the file.
-        this.covering[i] = i;
+      const end = Math.min(count, j + STAT_BATCH - this.sinceYield);
+      statColumns(paths, j, end, start, mtimes, sizes, inos);
+      this.sinceYield += end - j;
+      this.checkStatted(start + j, start + end);
+      j = end;
+    }
+  }
+
+  /**
+   * Checks candidates [from, to), just statted, against the index (one loop: see
+   * `statColumns`). A file that could not be statted (permissions, a loop of links) is skipped.
+   */
+  private checkStatted(from: number, to: number): void {
+    const { mtimes, sizes, inos, covering, index, aligned } = this;
+    for (let i = from; i < to; i++) {
+      const mtimeMs = mtimes[i] as number;
+      if (mtimeMs === Number.NEGATIVE_INFINITY) continue;
+      if (
+        index !== undefined &&
+        i < aligned &&
+        index.size[i] === sizes[i] &&
+        index.offset[i] === sizes[i] &&
+        index.mtimeMs[i] === mtimeMs &&
+        index.ino[i] === inos[i]
+      ) {
+        // The usual case, inline: the entry at the same position covers the file.
+        covering[i] = i;
         if (needsMtime(index.flags[i] as number)) this.mtimeOf.set(i, mtimeDate(mtimeMs));
       } else if (this.known) this.check(i);
       else this.waiting.push(i);

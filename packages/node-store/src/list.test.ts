@@ -16,7 +16,7 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { basename, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { arbSessionV3, fcOptions, tempDirs, toJsonl, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -457,6 +457,24 @@ describe("metadata cache", () => {
     expect(stats.filesParsed).toBe(1);
     expect(list.find((i) => i.path === f3)?.name).toBe("NAME 3");
     expect(byPath(list)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+  });
+
+  it("sees files added, removed and renamed since the cache was saved (names of the same length too)", async () => {
+    const { root, cacheDir, files } = store();
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    const [f0, f1, f2] = files as [string, string, string];
+    // Renamed to a name of the same length, so the old keys still have the new paths' lengths.
+    const renamed = f0.replace("_s0.jsonl", "_t0.jsonl");
+    renameSync(f0, renamed);
+    rmSync(f1);
+    const added = join(dirname(f2), "2025-01-09T00-00-00-000Z_s9.jsonl");
+    writeFileSync(added, line(hdr("s9", "/proj0")) + line(msg("user", "new one", 9)));
+    const now = [renamed, ...files.slice(2), added];
+    const stats = newListStats();
+    const list = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+    expect(byPath(list)).toEqual(byPath(now.map(reference) as SessionInfo[]));
+    expect(stats.filesParsed + stats.filesCached).toBe(now.length);
+    expect(await listAllSessions(root, { cache: false })).toEqual(list);
   });
 
   it("deleting or corrupting the cache changes no result", async () => {

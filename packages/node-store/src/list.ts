@@ -374,25 +374,29 @@ class StatPass {
   /**
    * Adds the files `names` of the directory whose paths start with `prefix` (it ends with the
    * separator; paths are their own keys). When the index is known and lists exactly these files
-   * next, the paths are slices of its keys: no string is built per file (a warm listing of
-   * thousands of files allocated a quarter of its memory joining and splitting paths).
+   * next (one comparison per directory tells), the paths are slices of its keys: no string is
+   * built per file (a warm listing of thousands of files allocated a quarter of its memory
+   * joining and splitting paths).
    */
   addNames(prefix: string, names: readonly string[]): Promise<void> {
     if (names.length === 0) return Promise.resolve();
-    const sliced = this.slicedPaths(prefix, names);
+    const joined = prefix + names.join(`\0${prefix}`);
+    const sliced = this.slicedPaths(prefix, names, joined);
     if (sliced !== undefined) {
       this.alignedPart = true;
       return this.add(sliced, undefined, "");
     }
-    const joined = prefix + names.join(`\0${prefix}`);
     return this.add(joined.split("\0"), undefined, joined);
   }
 
   /** The next part added is aligned already (see {@link addNames}). */
   private alignedPart = false;
 
-  /** The paths `prefix + name` as slices of the index's keys, if they are its next entries. */
-  private slicedPaths(prefix: string, names: readonly string[]): string[] | undefined {
+  /**
+   * The paths `prefix + name` as slices of the index's keys, if they are its next entries;
+   * `joined` is those paths joined by NUL. One string comparison checks the whole directory.
+   */
+  private slicedPaths(prefix: string, names: readonly string[], joined: string): string[] | undefined {
     const index = this.index;
     if (
       index === undefined ||
@@ -405,23 +409,18 @@ class StatPass {
       return undefined;
     }
     const keys = index.shared(1) as string;
-    const paths = new Array<string>(names.length);
     let at = this.keysAt;
+    const end = at + joined.length;
+    if ((end !== keys.length && keys.charCodeAt(end) !== 0) || keys.slice(at, end) !== joined)
+      return undefined;
+    const paths = new Array<string>(names.length);
     for (let j = 0; j < names.length; j++) {
-      const name = names[j] as string;
-      const end = at + prefix.length + name.length;
-      if (
-        !keys.startsWith(prefix, at) ||
-        !keys.startsWith(name, at + prefix.length) ||
-        (end !== keys.length && keys.charCodeAt(end) !== 0)
-      ) {
-        return undefined;
-      }
-      paths[j] = keys.slice(at, end);
-      at = end + 1;
+      const stop = at + prefix.length + (names[j] as string).length;
+      paths[j] = keys.slice(at, stop);
+      at = stop + 1;
     }
     this.aligned += names.length;
-    this.keysAt = at;
+    this.keysAt = end + 1;
     return paths;
   }
 

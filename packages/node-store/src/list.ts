@@ -979,15 +979,18 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     );
     return sortListed(await finishListing(pass, run));
   }
-  // Directories are read on the thread pool while the cache index is read and decoded; the
-  // index comes first, so that every file is checked against it as it is statted.
-  const index = indexOf(run, indexBytes);
+  // Directories are read on the thread pool while the cache index is read; this thread stats
+  // the files of each directory as its names arrive. The files statted before the index are
+  // checked against it when it arrives; those after, as they are statted.
   const names = subdirs.map(readJsonlNames);
-  pass.setIndex(await index);
+  const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
+  // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
+  ready.catch(() => {});
   await addDirectory(pass, dir, flat);
   for (let k = 0; k < subdirs.length; k++) {
     await addDirectory(pass, subdirs[k] as string, await (names[k] as Promise<string[]>));
   }
+  await ready;
   const files = pass.paths;
   // Without progress the candidate order (mtime descending, then name descending by the
   // collator) only breaks ties of `modified`, so it is applied in the final sort, and the

@@ -5,10 +5,11 @@
  * grown files are read only from where the cache left off.
  *
  * A warm listing (nothing changed) costs little more than one `stat` per file: the cache index
- * and the subdirectories are read on the thread pool; each file is checked against the index
- * as it is statted (its numbers kept in typed columns, no object per file), and each file the
- * index covers is answered from its columns in a second pass; the results come out in the
- * order the index remembers, which is checked rather than sorted.
+ * and the subdirectories are read on the thread pool while this thread stats the files of each
+ * directory that has arrived, in batches; each file is checked against the index as it is
+ * statted, or when the index arrives (its numbers kept in typed columns, no object per file),
+ * and the files the index covers are answered from its columns in a second pass, one loop for
+ * all; the results come out in the order the index remembers, which is checked, not sorted.
  */
 import { type Dirent, readdir, readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";

@@ -749,6 +749,34 @@ describe("safer than upstream", () => {
     expect(readFileSync(join(dir, sidecars[0] as string), "utf8")).toBe('{"type":"message","id":"torn"');
   });
 
+  it("a torn last line that was another process's append still being written is taken in whole", () => {
+    const sm = SessionManager.create(dir, dir);
+    const u = sm.appendMessage(U("hi"));
+    const path = sm.getSessionFile() as string;
+    sm.close();
+    const theirs = JSON.stringify({
+      type: "message",
+      id: "eeeeeeee",
+      parentId: u,
+      timestamp: "2025-01-01T00:00:09.000Z",
+      message: A("theirs"),
+    });
+    // We read while their one write is half done (a read is not atomic with a write) ...
+    appendFileSync(path, theirs.slice(0, 40));
+    const reopened = SessionManager.open(path);
+    const seen: string[] = [];
+    reopened.onForeignEntries((entries) => seen.push(...entries.map((e) => e.id)));
+    // ... and it completes before our append.
+    appendFileSync(path, `${theirs.slice(40)}\n`);
+    const ours = reopened.appendMessage(U("ours"));
+    expect(seen).toEqual(["eeeeeeee"]);
+    expect(reopened.getEntry("eeeeeeee")).toBeDefined();
+    const written = lines(path);
+    expect(written.map((l) => l.id)).toEqual([sm.getSessionId(), u, "eeeeeeee", ours]);
+    expect(readFileSync(path, "utf8").split("\n")).toContain(theirs);
+    expect(SessionManager.open(path).getEntries()).toHaveLength(3);
+  });
+
   it("a complete last line without a newline is completed in place at the next append, as pi does", () => {
     const sm = SessionManager.create(dir, dir);
     sm.appendMessage(U("hi"));

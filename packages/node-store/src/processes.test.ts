@@ -66,9 +66,13 @@ import { SessionWriter, readSessionFileSync } from ${JSON.stringify(distIndex)};
 ${ENTRY_SOURCE}
 const [path, worker, count] = process.argv.slice(2);
 // Read first, then open with the size read: whatever others append in between is foreign.
+// The read takes no lock, so its last line may be another child's append half written (a
+// read is not atomic with a write): what is known then ends before that line.
 const read = readSessionFileSync(path);
-const w = SessionWriter.open(path, { lockOptions: { timeoutMs: 60000 }, expectedSize: read.size, expectedLines: read.lines });
-let parent = read.records.at(-1).value.id;
+const known = read.tornTail ? read.tornTail.offset : read.size;
+const knownLines = read.tornTail ? read.lines - 1 : read.lines;
+const w = SessionWriter.open(path, { lockOptions: { timeoutMs: 60000 }, expectedSize: known, expectedLines: knownLines });
+let parent = read.records.filter((r) => r.kind === "json" && r.offset < known).at(-1).value.id;
 for (let i = 0; i < Number(count); i++) {
   const id = "w" + worker + "-" + i;
   w.append((foreign) => {

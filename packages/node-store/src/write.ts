@@ -398,7 +398,9 @@ export interface SessionWriterOptions extends FsOption {
   onForeignEntries?: (records: SessionRecord[], info: ForeignEntries) => void;
   /**
    * The file size the caller last read (a line boundary). Bytes beyond it at the first append
-   * are reported as foreign. Default: the size found when the writer opens.
+   * are reported as foreign. Default: the size found when the writer opens. After a read that
+   * ended in a torn tail, pass the tail's offset: a read is not atomic with another process's
+   * write, so the tail may be an append still being written.
    */
   expectedSize?: number;
   /** Line count matching `expectedSize` (for line numbers of foreign records). Default: counted. */

@@ -116,8 +116,20 @@ export class SessionFile {
 
   /** Takes over a file just read; `pending` is what must replace it before the first append. */
   adopt(contents: SessionFileContents, pending?: PendingRewrite): void {
-    this.known = { size: contents.size, lines: contents.lines, ino: contents.ino };
-    this.pending = pending && { ...pending, size: contents.size, ino: contents.ino };
+    // A torn fragment may be another process's append still being written (a read is not
+    // atomic with a write): what we know ends before it, and the next append reads the line
+    // there again, whole or still torn, as a foreign one (a torn one is then kept as is).
+    const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail : undefined;
+    const size = torn ? torn.offset : contents.size;
+    this.known = { size, lines: torn ? contents.lines - 1 : contents.lines, ino: contents.ino };
+    if (!pending) {
+      this.pending = undefined;
+      return;
+    }
+    const records = torn
+      ? pending.records.filter((r) => !(r.kind === "raw" && r.offset === torn.offset))
+      : pending.records;
+    this.pending = { ...pending, records, size, ino: contents.ino };
   }
 
   /** Creates the file with `lines` in one exclusive write (fails if it exists). */

@@ -111,6 +111,22 @@ describe("streamSessionRecords", () => {
     for await (const r of streamSessionRecords(path, { startOffset: from.offset, startLine: from.line }))
       rest.push(r);
     expect(rest).toEqual(all.slice(10));
+    // A range that ends where it starts, or before, holds nothing.
+    const to = all[12] as (typeof all)[number];
+    const none = [];
+    for (const endOffset of [from.offset, from.offset - 1]) {
+      for await (const r of streamSessionRecords(path, { startOffset: from.offset, endOffset })) none.push(r);
+    }
+    expect(none).toEqual([]);
+    const two = [];
+    for await (const r of streamSessionRecords(path, {
+      startOffset: from.offset,
+      startLine: from.line,
+      endOffset: to.offset,
+      chunkSize: 64,
+    }))
+      two.push(r);
+    expect(two).toEqual(all.slice(10, 12));
   });
 
   it("reports diagnostics and a torn tail at the end", async () => {

@@ -159,8 +159,9 @@ export function readSessionFileSync(
     const records: SessionRecord[] = [];
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
     let size = 0;
+    // One buffer for every chunk (see streamSessionRecords).
+    const buf = Buffer.allocUnsafe(chunkSize);
     for (;;) {
-      const buf = Buffer.allocUnsafe(chunkSize);
       const bytesRead = readSync(fd, buf, 0, chunkSize, size);
       if (bytesRead === 0) break;
       size += bytesRead;
@@ -211,11 +212,13 @@ export async function* streamSessionRecords(
     const decoder = new RecordDecoder({ startOffset: start, startLine: opts.startLine ?? 1 });
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
     const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
+    // One buffer for every chunk: the decoder copies what it keeps of a chunk, and records hold
+    // no view of it. (A fresh buffer per chunk left up to tens of MB of dead chunks to the GC.)
+    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, end - start)));
     let pos = start;
     while (pos < end) {
       opts.signal?.throwIfAborted();
       const want = Math.min(chunkSize, end - pos);
-      const buf = Buffer.allocUnsafe(want);
       const { bytesRead } = await handle.read(buf, 0, want, pos);
       if (bytesRead === 0) break;
       pos += bytesRead;
@@ -244,9 +247,10 @@ export function readRecordsFromFd(
   const decoder = new RecordDecoder({ startOffset, startLine });
   const records: SessionRecord[] = [];
   let pos = startOffset;
+  // One buffer for every chunk (see streamSessionRecords).
+  const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, endOffset - startOffset)));
   while (pos < endOffset) {
     const want = Math.min(chunkSize, endOffset - pos);
-    const buf = Buffer.allocUnsafe(want);
     const n = readSync(fd, buf, 0, want, pos);
     if (n === 0) break;
     pos += n;

@@ -29,7 +29,8 @@ export class SessionHeaderScanLimitError extends Error {
 export class SessionFileChangedError extends Error {
   constructor(
     readonly path: string,
-    readonly reason: "deleted" | "truncated" | "replaced",
+    /** `appended`: it kept growing, without the lock, while its torn tail was being repaired. */
+    readonly reason: "deleted" | "truncated" | "replaced" | "appended",
   ) {
     super(`Session file was ${reason} by someone else; refusing to write: ${path}`);
     this.name = "SessionFileChangedError";

@@ -6,6 +6,7 @@
 import {
   appendFileSync,
   existsSync,
+  fsyncSync,
   mkdirSync,
   readFileSync,
   readdirSync,
@@ -333,6 +334,37 @@ describe("repairTornTail", () => {
     expect(() => repairTornTail(path, { fs })).toThrow("EIO");
     expect(readFileSync(path)).toEqual(before);
     expect(filesIn(join(path, "..")).filter((f) => f.includes(".torn-"))).toEqual([]);
+  });
+  it("cuts nothing when the torn line was an append still being written (the file grew meanwhile)", () => {
+    const path = newSession();
+    const theirs = line(entry("theirs"));
+    appendFileSync(path, theirs.slice(0, 20));
+    const dir = join(path, "..");
+    // A writer that takes no lock finishes its line while the fragment is being saved.
+    let finish = true;
+    const fs: Partial<WriterFs> = {
+      fsyncSync: (fd) => {
+        if (finish && filesIn(dir).some((f) => f.includes(".torn-"))) {
+          finish = false;
+          appendFileSync(path, theirs.slice(20));
+        }
+        fsyncSync(fd);
+      },
+    };
+    expect(repairTornTail(path, { fs })).toMatchObject({ action: "none" });
+    expect(readFileSync(path, "utf8")).toBe(`${line(header)}${theirs}`);
+    expect(filesIn(dir).filter((f) => f.includes(".torn-"))).toEqual([]);
+    // A file that keeps growing is refused, not cut; nothing is lost.
+    appendFileSync(path, "frag");
+    const growing: Partial<WriterFs> = {
+      fsyncSync: (fd) => {
+        if (filesIn(dir).some((f) => f.includes(".torn-"))) appendFileSync(path, "+");
+        fsyncSync(fd);
+      },
+    };
+    expect(() => repairTornTail(path, { fs: growing })).toThrow(SessionFileChangedError);
+    expect(readFileSync(path, "utf8")).toBe(`${line(header)}${theirs}frag+++`);
+    expect(filesIn(dir).filter((f) => f.includes(".torn-"))).toEqual([]);
   });
   it("throws SessionFileNotFoundError for a missing file", () => {
     expect(() => repairTornTail(join(tmp(), "x.jsonl"))).toThrow(SessionFileNotFoundError);

@@ -298,6 +298,7 @@ function repairOpenFile(
   fd: number,
   now: () => Date,
   fsyncAfter: boolean,
+  attempts = 3,
 ): TornTailRepair {
   const size = fs.fstatSync(fd).size;
   if (size === 0) return { path, action: "none", sizeBefore: 0, size: 0 };
@@ -334,6 +335,15 @@ function repairOpenFile(
     throw error;
   }
   fs.closeSync(sfd);
+  // The fragment may be an append still being written by a process that takes no lock (pi):
+  // a read is not atomic with a write. If the file grew while the fragment was saved, cut
+  // nothing: its bytes are still in the session, so the copy goes, and the new tail is looked
+  // at (a few times; a file that keeps growing is refused rather than cut).
+  if (fs.fstatSync(fd).size !== size) {
+    fs.unlinkSync(sidecarPath);
+    if (attempts <= 1) throw new SessionFileChangedError(path, "appended");
+    return repairOpenFile(fs, path, fd, now, fsyncAfter, attempts - 1);
+  }
   fsyncDir(dirname(sidecarPath), fs);
   fs.ftruncateSync(fd, start);
   if (fsyncAfter) fs.fsyncSync(fd);

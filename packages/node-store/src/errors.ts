@@ -29,7 +29,10 @@ export class SessionHeaderScanLimitError extends Error {
 export class SessionFileChangedError extends Error {
   constructor(
     readonly path: string,
-    /** `appended`: it kept growing, without the lock, while its torn tail was being repaired. */
+    /**
+     * `appended`: it grew where it must not have: past the size a rewrite was told to expect,
+     * or, without the lock, while its torn tail was being repaired.
+     */
     readonly reason: "deleted" | "truncated" | "replaced" | "appended",
   ) {
     super(`Session file was ${reason} by someone else; refusing to write: ${path}`);

@@ -404,6 +404,25 @@ describe("rewriteSessionFile", () => {
     expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
   });
 
+  it("refuses, keeping the lines, when a writer that takes no lock appends while the new file is written", () => {
+    const path = newSession([header, entry("1")]);
+    const size = statSync(path).size;
+    // pi's append, landing while the temp file is synced (after the first size check).
+    const fs: Partial<WriterFs> = {
+      fsyncSync: (fd) => {
+        appendFileSync(path, line(entry("pi")));
+        fsyncSync(fd);
+      },
+    };
+    const backup = join(tmp(), "b.bak");
+    expect(() =>
+      rewriteSessionFile(path, [header, entry("1"), entry("2")], { expectedSize: size, fs, backup }),
+    ).toThrow(/was appended by someone else/);
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")) + line(entry("pi")));
+    expect(existsSync(backup)).toBe(false);
+    expect(filesIn(join(path, "..")).filter((f) => f.includes(".tmp-"))).toEqual([]);
+  });
+
   const failures: (keyof WriterFs)[][] = [
     ["writeSync"],
     ["fsyncSync"],

@@ -797,7 +797,10 @@ function rewriteUnlocked(
 ): RewriteResult {
   const records = items.map((x) => (isSessionRecord(x) ? x : asJsonRecord(x)));
   const bytes = serializeRecords(records, { keepTornTail: opts.keepTornTail === true });
-  if (opts.expectedSize !== undefined) {
+  const expected = opts.expectedSize;
+  /** Throws unless the file still has the size the caller read. */
+  const checkSize = (): void => {
+    if (expected === undefined) return;
     let size: number;
     try {
       size = fs.statSync(path).size;
@@ -805,10 +808,11 @@ function rewriteUnlocked(
       if (codeOf(error) === "ENOENT") throw new SessionFileChangedError(path, "deleted");
       throw error;
     }
-    if (size !== opts.expectedSize) {
-      throw new SessionFileChangedError(path, size < opts.expectedSize ? "truncated" : "replaced");
+    if (size !== expected) {
+      throw new SessionFileChangedError(path, size < expected ? "truncated" : "appended");
     }
-  }
+  };
+  checkSize();
   const dir = dirname(path);
   const rand = Math.random().toString(36).slice(2, 10);
   const tmp = join(dir, `.${basename(path)}.tmp-${process.pid}-${rand}`);
@@ -843,6 +847,9 @@ function rewriteUnlocked(
         }
       }
     }
+    // Writing and syncing took a while: a writer that takes no lock (pi) may have appended
+    // meanwhile, and the rename would drop its lines. So the size is checked again, last thing.
+    checkSize();
     fs.renameSync(tmp, path);
     renamed = true;
   } catch (error) {

@@ -4,7 +4,8 @@
  * a `SessionWriter` (one write, cross-process lock, foreign records handed back, torn tail
  * repaired), and a file that was opened in a form that must change first (a migrated v1/v2
  * file, or a torn fragment to keep in place) is replaced by `rewriteSessionFile` (atomic, with
- * a backup for migrations, malformed lines kept where they were) at the first append.
+ * a backup for migrations, malformed lines kept where they were) at the first append; it is
+ * tried again, with their lines, when a writer that takes no lock appends meanwhile.
  *
  * One `SessionWriter` is kept open per file and reused by every append (its lock is a lease:
  * kept ~100 ms after an append so a burst pays for the lock file once, given up to any other
@@ -28,6 +29,9 @@ import {
   SessionWriter,
   withLock,
 } from "@pi-session/node-store";
+
+/** Attempts of a rewrite that finds the file grown by a writer that takes no lock. */
+const REWRITE_ATTEMPTS = 3;
 
 /** A replacement owed to the file before anything may be appended to it. */
 export interface PendingRewrite {
@@ -200,8 +204,24 @@ export class SessionFile {
     }
   }
 
-  /** The owed replacement plus `entry`, under the lock, taking in what others appended since we read. */
+  /**
+   * The owed replacement plus `entry`, under the lock, taking in what others appended since we
+   * read. A writer that takes no lock (pi) may append while the new file is written: the
+   * rewrite then refuses (reason `appended`, nothing lost) and is tried again with those lines.
+   */
   private rewriteWith(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        this.rewriteOnce(entry, absorb, whole);
+        return;
+      } catch (error) {
+        const grew = error instanceof SessionFileChangedError && error.reason === "appended";
+        if (!grew || attempt >= REWRITE_ATTEMPTS) throw error;
+      }
+    }
+  }
+
+  private rewriteOnce(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
     const pending = this.pending as NonNullable<SessionFile["pending"]>;
     withLock(this.path, {}, () => {
       let stats: { size: number; ino: number };
@@ -215,14 +235,22 @@ export class SessionFile {
       if (stats.ino !== pending.ino) throw new SessionFileChangedError(this.path, "replaced");
       if (stats.size < pending.size) throw new SessionFileChangedError(this.path, "truncated");
       let foreign: SessionRecord[] = [];
+      let torn: SessionRecord[] = [];
       let size = stats.size;
       if (stats.size > pending.size) {
         const now = readSessionFileSync(this.path);
-        foreign = now.records.filter((record) => record.offset >= pending.size);
+        // A torn last line may be an append still being written: written back as read, but
+        // not taken in (a retry reads it again).
+        const tail = now.tornTail?.kind === "fragment" ? now.tornTail.offset : Number.POSITIVE_INFINITY;
+        foreign = now.records.filter((record) => record.offset >= pending.size && record.offset < tail);
+        torn = now.records.filter((record) => record.offset >= tail);
         size = now.size;
+        // Taken in for good: a retry reads only what comes after.
+        pending.records = [...pending.records, ...foreign];
+        pending.size = Math.min(size, tail);
       }
       absorb(foreign);
-      const records = [...pending.records, ...foreign, entry];
+      const records = [...pending.records, ...torn, entry];
       const options: Parameters<typeof rewriteSessionFile>[2] = { lock: false, expectedSize: size };
       if (pending.migratedFrom !== undefined) {
         options.backup = freeBackupPath(this.path, `v${pending.migratedFrom}`);

@@ -281,6 +281,31 @@ describe("SessionWriter", () => {
       line(header) + line(entry("1")),
     );
   });
+
+  it("rewrite() refuses when others appended, before or while it writes, and drops nothing", () => {
+    const path = newSession([header, entry("1")]);
+    const records = readSessionFileSync(path).records;
+    const w = SessionWriter.open(path);
+    appendFileSync(path, line(entry("a", "1")));
+    expect(() => w.rewrite([...records, entry("2", "1")])).toThrow(/was appended by someone else/);
+    // Now while the new file is synced (a writer that takes no lock, such as pi).
+    let once = true;
+    const fs: Partial<WriterFs> = {
+      fsyncSync: (fd) => {
+        if (once) appendFileSync(path, line(entry("b", "a")));
+        once = false;
+        fsyncSync(fd);
+      },
+    };
+    const w2 = SessionWriter.open(path, { fs });
+    expect(() => w2.rewrite([...records, entry("2", "1")])).toThrow(/was appended by someone else/);
+    expect(readFileSync(path, "utf8")).toBe(
+      line(header) + line(entry("1")) + line(entry("a", "1")) + line(entry("b", "a")),
+    );
+    expect(filesIn(join(path, "..")).filter((f) => f.includes(".tmp-"))).toEqual([]);
+    w.close();
+    w2.close();
+  });
 });
 
 describe("repairTornTail", () => {

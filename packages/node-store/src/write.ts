@@ -711,8 +711,9 @@ export class SessionWriter {
   /**
    * Atomically replaces the file's content (see {@link rewriteSessionFile}) under this
    * writer's lock, after absorbing foreign entries (passed to `onForeignEntries`; when there
-   * were some, the rewrite is refused with {@link SessionFileChangedError} so the caller can
-   * merge them first), then continues appending to the new file.
+   * were some, the rewrite is refused with {@link SessionFileChangedError}, reason `appended`,
+   * so the caller can merge them first; likewise when a writer that takes no lock appends
+   * while the new file is written), then continues appending to the new file.
    */
   rewrite(
     records: readonly (SessionRecord | object)[],
@@ -720,8 +721,8 @@ export class SessionWriter {
   ): RewriteResult {
     return this.locked(() => {
       const { foreign } = this.absorb();
-      if (foreign.length > 0) throw new SessionFileChangedError(this.path, "replaced");
-      const result = rewriteUnlocked(this.path, records, opts, this.fs);
+      if (foreign.length > 0) throw new SessionFileChangedError(this.path, "appended");
+      const result = rewriteUnlocked(this.path, records, { ...opts, expectedSize: this.known }, this.fs);
       const fd = this.requireFd();
       this.fs.closeSync(fd);
       this.fd = this.fs.openSync(this.path, APPEND_NO_CREATE);

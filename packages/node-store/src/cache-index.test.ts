@@ -171,31 +171,16 @@ describe("binary listing index", () => {
         const mtimeOf = new Map(Array.from(covering, (e, i) => [i, new Date(files[e]?.mtimeMs ?? 0)]));
         const results = new Array<SessionInfo | null>(covering.length).fill(null);
         const kept = new Int32Array(covering.length).fill(-1);
-        // What info.ts makes of each state (a header time no Date takes throws: read the file).
-        const heads = files.map((file, e) => {
-          try {
-            return finishInfoHead(`/p/${e}`, expected(file).state, new Date(file.mtimeMs));
-          } catch {
-            return undefined;
-          }
-        });
-        const damaged = [...covering.keys()].filter(
-          (i) => i > 0 && heads[covering[i] as number] === undefined,
-        );
         const answers = cachedInfos(texts, covering, paths, mtimeOf, results, kept);
-        expect(answers).toEqual({ answered: files.length - damaged.length, damaged });
+        expect(answers).toEqual({ answered: files.length, damaged: [] });
         expect([results[0], kept[0]]).toEqual([null, -1]);
         covering.forEach((e, i) => {
           const file = files[e];
           if (file === undefined) return;
+          expect(kept[i]).toBe(e);
           expect(covers(index, e, file.size, file.mtimeMs, file.ino)).toBe(file.offset === file.size);
           const info = results[i];
-          const head = heads[e];
-          if (head === undefined) {
-            expect([info, kept[i]]).toEqual([null, -1]);
-            return;
-          }
-          expect(kept[i]).toBe(e);
+          const head = finishInfoHead(`/p/${e}`, expected(file).state, new Date(file.mtimeMs));
           if (head === null) {
             expect(info).toBeNull();
             return;

@@ -254,7 +254,14 @@ export type SessionInfoHead = Omit<SessionInfo, "allMessagesText">;
 export function finishInfoHead(path: string, state: InfoState, mtime: Date): SessionInfoHead | null {
   const header = state.header;
   if (!header) return null;
-  const created = dateOf(header.timestamp);
+  let created: Date;
+  try {
+    created = dateOf(header.timestamp);
+  } catch {
+    // A header time no `Date` takes (an object whose `toString` is not a function): pi's
+    // `new Date` throws there, and its listing skips the file. Not a valid session.
+    return null;
+  }
   const last = state.lastActivity;
   let modified: Date;
   if (typeof last === "number" && last > 0) modified = new Date(last);

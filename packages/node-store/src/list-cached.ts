@@ -170,14 +170,7 @@ export function cachedInfos(
         } as SessionInfo;
       }
     } else {
-      let other: SessionInfo | null | undefined;
-      try {
-        other = otherInfo(index, e, paths[i] as string, mtimeOf.get(i));
-      } catch {
-        // A header time no `Date` takes (an object with no usable `toString`): read the file
-        // instead, as for a damaged entry (reading it skips the file).
-        other = undefined;
-      }
+      const other = otherInfo(index, e, paths[i] as string, mtimeOf.get(i));
       if (other === null) {
         kept[i] = e;
         answered++;

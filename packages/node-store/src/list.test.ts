@@ -211,6 +211,18 @@ describe("SessionInfo rules", () => {
     expect(list.map((i) => i.id)).toEqual(["ok"]);
   });
 
+  it("skips a session whose header time no Date takes (pi's new Date throws), cold and warm, without failing", async () => {
+    const dir = tmp();
+    const odd = { ...hdr("odd", "/p"), timestamp: { toString: false } };
+    writeFileSync(join(dir, "odd.jsonl"), line(odd) + line(msg("user", "x", 1)));
+    writeFileSync(join(dir, "ok.jsonl"), line(hdr("ok", "/p")));
+    const cacheDir = tmp();
+    for (const cache of [false, { dir: cacheDir }, { dir: cacheDir }] as const) {
+      expect((await listSessionDir(dir, { cache })).map((i) => i.id)).toEqual(["ok"]);
+    }
+    expect(await readSessionInfo(join(dir, "odd.jsonl"))).toBeNull();
+  });
+
   it('lists a header without a string id as pi does (id as is, cwd "", invalid created, mtime), cold and warm', async () => {
     const dir = tmp();
     const cacheDir = join(tmp(), "cache");

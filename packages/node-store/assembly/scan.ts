@@ -113,15 +113,19 @@ function str(): bool {
   const bslash = i8x16.splat(0x5c);
   const space = i8x16.splat(0x20);
   while (true) {
-    // 16 bytes at a time until a quote, a backslash, a control byte or a non-ASCII byte.
-    let m: i32;
+    // 32 bytes at a time until a quote, a backslash, a control byte or a non-ASCII byte. A
+    // signed compare with 0x20 catches both of the last two: bytes >= 0x80 are negative.
+    let m: i32 = 0;
     while (true) {
       const v = v128.load(p);
-      const special = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, bslash)), i8x16.lt_u(v, space));
-      // A byte >= 0x80 has its top bit set, which is what bitmask collects.
-      m = i8x16.bitmask(special) | i8x16.bitmask(v);
-      if (m != 0) break;
-      p += 16;
+      const w = v128.load(p, 16);
+      const sv = v128.or(v128.or(i8x16.eq(v, quote), i8x16.eq(v, bslash)), i8x16.lt_s(v, space));
+      const sw = v128.or(v128.or(i8x16.eq(w, quote), i8x16.eq(w, bslash)), i8x16.lt_s(w, space));
+      if (v128.any_true(v128.or(sv, sw))) {
+        m = i8x16.bitmask(sv) | (i8x16.bitmask(sw) << 16);
+        break;
+      }
+      p += 32;
     }
     p += <usize>ctz(m);
     const c = <u32>load<u8>(p);

@@ -484,6 +484,40 @@ describe("the WebAssembly line scanner", () => {
     expect(state.firstMessage.length).toBeGreaterThan(2_000_000);
   });
 
+  it("finds a string's special byte at every position of the scanner's 32-byte blocks", () => {
+    // The string loop tests 32 bytes at a time; a quote, an escape, a control byte, a
+    // non-ASCII or an invalid byte must be seen wherever it falls in (or across) a block.
+    // [what, bytes, whether the line is valid]
+    const specials: [string, number[], boolean][] = [
+      ["escaped quote", [0x5c, 0x22], true],
+      ["escape", [0x5c, 0x6e], true],
+      ["unicode escape", [0x5c, 0x75, 0x30, 0x30, 0x65, 0x39], true],
+      ["bad escape", [0x5c, 0x78], false],
+      ["control byte", [0x09], false],
+      ["two-byte UTF-8", [0xc3, 0xa9], true],
+      ["four-byte UTF-8", [0xf0, 0x9f, 0x98, 0x80], true],
+      ["lone continuation byte", [0x80], false],
+      ["DEL", [0x7f], true],
+      ["byte 0xff", [0xff], false],
+    ];
+    const head = enc.encode('{"type":"session","id":"h","cwd":"/"}\n');
+    for (const [what, bytes, valid] of specials) {
+      for (let before = 0; before < 70; before += 1) {
+        const lines: number[] = [...head];
+        // The user text (one string value, the special byte `before` bytes into it), then
+        // the same as a block text, after a key of varying length.
+        const text = [...enc.encode("a".repeat(before)), ...bytes, ...enc.encode("z".repeat(40))];
+        lines.push(...enc.encode('{"type":"message","message":{"role":"user","content":"'), ...text);
+        lines.push(...enc.encode('"}}\n'));
+        lines.push(...enc.encode(`{"type":"message","${"k".repeat(before % 37)}":1,"message":{"role":`));
+        lines.push(...enc.encode('"assistant","content":[{"type":"text","text":"'), ...text);
+        lines.push(...enc.encode('"}]}}\n'));
+        const state = expectSame(Uint8Array.from(lines), []);
+        expect(state.messageCount, `${what} at ${before}`).toBe(valid ? 2 : 0);
+      }
+    }
+  });
+
   it("resumes from an offset like the codec path (no BOM stripping past the first line)", () => {
     const bytes = enc.encode('\uFEFF{"type":"message","message":{"role":"user","content":"after"}}\n');
     const start = { startOffset: 120, startLine: 4 };

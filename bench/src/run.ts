@@ -73,6 +73,11 @@ interface Sizes {
   /** Runs of each side of the warm listing (a fraction of a second each, and noisy). */
   warmListRuns: number;
   /**
+   * Runs of each side of the cold listing, alternated (about 2 s each; a cold read's speed
+   * here varies by a third from run to run, so three gave medians that moved by 10%).
+   */
+  coldListRuns: number;
+  /**
    * Processes per side of the append rows and of the parse rows of small files, alternated
    * (each takes its usual samples).
    */
@@ -100,6 +105,7 @@ const FULL: Sizes = {
   iterations: 5,
   hugeIterations: 3,
   warmListRuns: 9,
+  coldListRuns: 5,
   altRounds: 3,
   warmup: 1,
   timeoutMs: 15 * 60_000,
@@ -117,6 +123,7 @@ const SMOKE: Sizes = {
   iterations: 1,
   hugeIterations: 1,
   warmListRuns: 1,
+  coldListRuns: 1,
   altRounds: 1,
   warmup: 0,
   timeoutMs: 60_000,
@@ -441,7 +448,7 @@ async function listScenarios(ctx: Ctx, root: string, want: (id: string) => boole
   if (want("list/cold")) {
     // Alternated, as the warm runs below.
     const outs: [ChildOutcome[], ChildOutcome[]] = [[], []];
-    for (let i = 0; i < its; i++) {
+    for (let i = 0; i < z.coldListRuns; i++) {
       outs[0].push(await coldRun({ ...listTask, mode: "ours" }));
       outs[1].push(await coldRun({ ...listTask, mode: "ceiling" }));
     }
@@ -454,7 +461,10 @@ async function listScenarios(ctx: Ctx, root: string, want: (id: string) => boole
       peer: peerCold ? msCell(peerCold) : { na: pg as string },
       target: "≤ 1.0× ceiling and peer",
       verdict: "n/a",
-      notes: [...notes, "ceiling = plain full read of every file, same cold conditions"],
+      notes: [
+        ...notes,
+        `ceiling = plain full read of every file, same cold conditions; ${z.coldListRuns} runs of each side, alternated`,
+      ],
     };
     if (isNum(row.ours) && isNum(row.ceiling)) row.ratioCeiling = row.ours.s.median / row.ceiling.s.median;
     if (isNum(row.ours) && isNum(row.peer)) row.ratioPeer = row.ours.s.median / row.peer.s.median;

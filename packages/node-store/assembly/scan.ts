@@ -3,7 +3,7 @@
 //
 // Listing needs little from most lines of a session: whether the line is a JSON object, and
 // whether its top-level `type` is "message". Proving that with JSON.parse costs most of a
-// cold listing, so this scanner validates lines itself, 16 bytes at a time inside strings,
+// cold listing, so this scanner validates lines itself, 32 bytes at a time inside strings,
 // and sorts them:
 //
 // - OTHER: a valid JSON object of a type listing ignores (or with no string `type`);
@@ -506,7 +506,7 @@ function scanLine(start: usize): u32 {
 }
 
 /**
- * Scans the lines of [start, end): the last byte is "\n", and 16 readable bytes follow `end`.
+ * Scans the lines of [start, end): the last byte is "\n", and 32 readable bytes follow `end`.
  * `stack` has MAX_DEPTH + 1 bytes; `spans` has MAX_SPANS * 12 bytes.
  *
  * For each line that is not OTHER or MSG_OTHER it writes to `out` (u32 words):

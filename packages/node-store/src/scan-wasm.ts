@@ -4,7 +4,7 @@
  */
 
 /** sha256 of the AssemblyScript source this module was compiled from. */
-export const SCAN_WASM_SOURCE_SHA256 = "830865c0af663dcaf7201b3f68cc89a93e9b7282483f0f93dec6b183cb544903";
+export const SCAN_WASM_SOURCE_SHA256 = "542d840fcd9d400d2a647e10629f590a9a777b6ddf711eeab931fe7108f45ce1";
 
 /** The module (3394 bytes), base64. */
 export const SCAN_WASM_BASE64 = [

@@ -43,7 +43,7 @@ const MAX_SCAN_BYTES = 64 * 1024 * 1024;
 const STACK_BYTES = 1024;
 const SPAN_BYTES = 1024 * 12;
 const OUT_BYTES = 256 * 1024;
-/** The scanner reads up to 16 bytes past the end of its input (one SIMD load). */
+/** The scanner reads up to 32 bytes past the end of its input (two SIMD loads). */
 const SLACK = 64;
 const PAGE = 65536;
 

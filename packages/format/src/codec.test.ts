@@ -257,6 +257,43 @@ describe("SessionLineDecoder", () => {
     expect((json(r.records[1]).value.big as string).length).toBe(200_000);
     expect(r.diagnostics).toEqual([]);
   });
+
+  it("decodes runs of non-ASCII lines one by one and ASCII stretches in windows, with the same records", () => {
+    // ASCII stretches longer than a window and than the one-by-one run, non-ASCII lines
+    // (one with invalid UTF-8) alone and in runs: every way of decoding meets here.
+    const lines: string[] = [];
+    const ascii = (n: number) => {
+      for (let i = 0; i < n; i++) lines.push(JSON.stringify({ i: lines.length, pad: "a".repeat(i % 90) }));
+    };
+    ascii(400);
+    lines.push(JSON.stringify({ t: "é 中文 😀" }));
+    ascii(300);
+    for (let i = 0; i < 5; i++) lines.push(JSON.stringify({ t: "ü".repeat(i * 50), i }));
+    ascii(20);
+    lines.push("BAD");
+    ascii(200);
+    const text = `${lines.join("\n")}\n`;
+    const bytes = enc(text);
+    // One line with a stray 0xff byte, which must stay a raw record with its exact bytes.
+    bytes[enc(text.slice(0, text.indexOf("BAD"))).length] = 0xff;
+    const r = parseSessionBytes(bytes);
+    expect(r.records).toHaveLength(lines.length);
+    let offset = 0;
+    r.records.forEach((rec, k) => {
+      expect(rec.line).toBe(k + 1);
+      expect(rec.offset).toBe(offset);
+      offset += enc(lines[k] as string).length + 1;
+      if (k === lines.indexOf("BAD")) expect(rec.kind).toBe("raw");
+      else expect(json(rec).value).toEqual(JSON.parse(lines[k] as string));
+    });
+    expect(r.diagnostics.map((d) => d.line)).toEqual([lines.indexOf("BAD") + 1]);
+    // Any chunking: the one-by-one run carries over from one chunk to the next.
+    for (const size of [1000, 4096, 20_000, 65_536]) {
+      const cuts: number[] = [];
+      for (let at = size; at < bytes.length; at += size) cuts.push(at);
+      expect(parseChunked(bytes, cuts)).toEqual(r);
+    }
+  });
 });
 
 // ---------------------------------------------------------------------------------------

@@ -156,17 +156,26 @@ export function runWorker(
   });
 }
 
-/** Runs a shell-free command `n` times (fresh process each); returns wall times in ms. */
+/** A command for {@link spawnTimes}: run `n` times (fresh process each). */
+export interface SpawnSpec {
+  cmd: string;
+  args: string[];
+  n: number;
+}
+
+/**
+ * Runs shell-free commands, each `n` times after `warmup` runs, alternated (a, b, a, b, ...) so
+ * that a slow spell of the machine falls on every command alike; returns each command's wall
+ * times in ms (or the error that stopped it).
+ */
 export async function spawnTimes(
-  cmd: string,
-  args: string[],
-  n: number,
+  specs: readonly SpawnSpec[],
   warmup: number,
-): Promise<{ samples: number[]; error?: string }> {
-  const once = () =>
+): Promise<{ samples: number[]; error?: string }[]> {
+  const once = (spec: SpawnSpec) =>
     new Promise<{ ms: number; code: number | null; err: string }>((resolve) => {
       const t0 = nowMs();
-      const child = spawn(cmd, args, { stdio: ["ignore", "ignore", "pipe"] });
+      const child = spawn(spec.cmd, spec.args, { stdio: ["ignore", "ignore", "pipe"] });
       let err = "";
       child.stderr.on("data", (d: Buffer) => {
         err += d.toString();
@@ -174,12 +183,17 @@ export async function spawnTimes(
       child.on("close", (code) => resolve({ ms: nowMs() - t0, code, err }));
       child.on("error", (e) => resolve({ ms: Number.NaN, code: -1, err: String(e) }));
     });
-  for (let i = 0; i < warmup; i++) await once();
-  const samples: number[] = [];
-  for (let i = 0; i < n; i++) {
-    const r = await once();
-    if (r.code !== 0) return { samples, error: `exit ${r.code}: ${r.err.trim().slice(0, 200)}` };
-    samples.push(r.ms);
+  const out = specs.map(() => ({ samples: [] as number[], error: undefined as string | undefined }));
+  const rounds = Math.max(0, ...specs.map((s) => s.n));
+  for (let i = -warmup; i < rounds; i++) {
+    for (const [k, spec] of specs.entries()) {
+      const o = out[k] as (typeof out)[number];
+      if (o.error !== undefined || i >= spec.n) continue;
+      const r = await once(spec);
+      if (i < 0) continue;
+      if (r.code !== 0) o.error = `exit ${r.code}: ${r.err.trim().slice(0, 200)}`;
+      else o.samples.push(r.ms);
+    }
   }
-  return { samples };
+  return out.map((o) => (o.error === undefined ? { samples: o.samples } : o));
 }

@@ -18,7 +18,15 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATA_DIR, ensureChain, ensureSession, ensureStore, type StoreSpec } from "./generate.js";
 import { peerCli, peerInstalled, PEER_PKG, PEER_VERSION } from "./layers.js";
-import { type ChildOutcome, nowMs, runWorker, spawnTimes, type Summary, summarize } from "./measure.js";
+import {
+  type ChildOutcome,
+  nowMs,
+  runWorker,
+  type SpawnSpec,
+  spawnTimes,
+  type Summary,
+  summarize,
+} from "./measure.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH_DIR = join(HERE, "..");
@@ -566,14 +574,19 @@ async function startupScenario(ctx: Ctx): Promise<Row> {
     const spread = r.samples.length > 1 ? ` [${fmt(s.min)}–${fmt(s.max)}]` : "";
     return { s, samples: r.samples, display: `${fmt(s.median)} ms${spread}` };
   };
-  const ours: Cell = existsSync(CLI)
-    ? cell(await spawnTimes(process.execPath, [CLI, "--version"], z.startupRuns, warm))
-    : { na: "CLI not built (apps/cli/dist/pi-session.js)" };
-  const ceiling = cell(await spawnTimes(process.execPath, ["-e", "0"], z.startupRuns, warm));
+  // Alternated spawns (ours, node, pi, ours, ...): a slow spell falls on every side alike.
   const pg = peerGate(ctx);
-  const peer: Cell = pg
-    ? { na: pg }
-    : cell(await spawnTimes(process.execPath, [peerCli(), "--version"], Math.min(z.startupRuns, 10), warm));
+  const built = existsSync(CLI);
+  const specs: SpawnSpec[] = [{ cmd: process.execPath, args: ["-e", "0"], n: z.startupRuns }];
+  if (built) specs.push({ cmd: process.execPath, args: [CLI, "--version"], n: z.startupRuns });
+  if (!pg)
+    specs.push({ cmd: process.execPath, args: [peerCli(), "--version"], n: Math.min(z.startupRuns, 10) });
+  const [ceilingRuns, ...rest] = await spawnTimes(specs, warm);
+  const ceiling = cell(ceilingRuns as { samples: number[]; error?: string });
+  const ours: Cell = built
+    ? cell(rest.shift() as { samples: number[]; error?: string })
+    : { na: "CLI not built (apps/cli/dist/pi-session.js)" };
+  const peer: Cell = pg ? { na: pg } : cell(rest.shift() as { samples: number[]; error?: string });
   const row: Row = {
     id: "startup/pi-session --version",
     unit: "ms",

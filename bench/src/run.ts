@@ -112,9 +112,9 @@ const FULL: Sizes = {
   startupRuns: 20,
   iterations: 5,
   hugeIterations: 3,
-  warmListRuns: 9,
+  warmListRuns: 15,
   coldListRuns: 5,
-  altRounds: 3,
+  altRounds: 5,
   warmup: 1,
   timeoutMs: 15 * 60_000,
 };

@@ -258,7 +258,7 @@ describe("SessionLineDecoder", () => {
     expect(r.diagnostics).toEqual([]);
   });
 
-  it("decodes runs of non-ASCII lines one by one and ASCII stretches in windows, with the same records", () => {
+  it("decodes runs of non-ASCII lines line by line and ASCII stretches in windows, with the same records", () => {
     // ASCII stretches longer than a window and than the one-by-one run, non-ASCII lines
     // (one with invalid UTF-8) alone and in runs: every way of decoding meets here.
     const lines: string[] = [];
@@ -267,6 +267,9 @@ describe("SessionLineDecoder", () => {
     };
     ascii(400);
     lines.push(JSON.stringify({ t: "é 中文 😀" }));
+    ascii(3);
+    // Long lines are decoded alone, short ones a few together.
+    lines.push(JSON.stringify({ long: "b".repeat(3000) }), JSON.stringify({ long: "ü".repeat(700) }));
     ascii(300);
     for (let i = 0; i < 5; i++) lines.push(JSON.stringify({ t: "ü".repeat(i * 50), i }));
     ascii(20);

@@ -69,6 +69,9 @@ const EXCERPT_CHARS = 60;
 const WINDOW = 16 * 1024;
 /** Lines decoded one at a time after a line with non-ASCII text (see {@link SessionLineDecoder.push}). */
 const NON_ASCII_RUN = 128;
+/** In such a run, lines up to SHORT_LINE bytes are decoded together, up to SHORT_GROUP bytes. */
+const SHORT_LINE = 512;
+const SHORT_GROUP = 4096;
 
 // Lazily created so importing the module costs nothing; TextDecoder is stateless when
 // called without `stream: true`, so sharing one instance is safe.
@@ -236,13 +239,21 @@ export class SessionLineDecoder {
     // large-object space, and after the first non-ASCII byte V8 decodes on its slow path.
     // That slow path runs to the end of the window, ASCII lines included; non-ASCII text comes
     // in runs (a conversation, a tool's output), so after a window or line that had some, the
-    // next NON_ASCII_RUN lines are decoded one at a time, which keeps the slow path to the
-    // lines that need it (pi's own fixture with compactions: ~25% faster parsing).
+    // next NON_ASCII_RUN lines are decoded one at a time (short ones a few together), which
+    // keeps the slow path to the lines that need it.
     while (from <= lastNl) {
       let cut: number;
       if (this.singleLines > 0) {
         this.singleLines--;
         cut = chunk.indexOf(LF, from);
+        // Short lines go together: a decoder call per line costs more than decoding a few
+        // hundred ASCII bytes slowly.
+        while (cut - from < SHORT_GROUP && cut < lastNl && this.singleLines > 0) {
+          const next = chunk.indexOf(LF, cut + 1);
+          if (next - cut > SHORT_LINE) break;
+          cut = next;
+          this.singleLines--;
+        }
       } else {
         cut = from + WINDOW >= lastNl ? lastNl : chunk.indexOf(LF, from + WINDOW);
         if (cut < 0) cut = lastNl;

@@ -40,40 +40,54 @@ export class CachedTexts {
   }
 }
 
-/** Pending lazy texts, by info (a side table, so the info itself has only pi's keys). */
-const lazyTexts = new WeakMap<object, { texts: CachedTexts; entry: number }>();
-
-function settleText(info: object, value: string): void {
-  lazyTexts.delete(info);
-  Object.defineProperty(info, "allMessagesText", {
-    value,
-    enumerable: true,
-    writable: true,
-    configurable: true,
-  });
-}
-
 /**
- * The accessor of a lazy `allMessagesText`: the text is read on first access (then kept as a
- * plain value). One descriptor for every info of every listing, so they all keep one shape.
+ * The accessor of a lazy `allMessagesText` for the infos of one listing: the text is read on
+ * first access (then kept as a plain value). One descriptor per listing, shared by its infos so
+ * that they keep one shape. Which cache entry an info stands for is found on first access, in
+ * the listing's own arrays (`results[i]` answered by entry `kept[i]`), not recorded per info: a
+ * `WeakMap` entry per info was about a sixth of a warm listing's time building its infos.
  */
-const lazyTextDescriptor: PropertyDescriptor = {
-  enumerable: true,
-  configurable: true,
-  get(this: object): string {
-    // `this` may inherit from the info (`Object.create(info)`): the text belongs to the owner.
-    let owner: object | null = this;
-    while (owner !== null && !lazyTexts.has(owner)) owner = Object.getPrototypeOf(owner) as object | null;
-    const lazy = owner === null ? undefined : lazyTexts.get(owner);
-    if (owner === null || lazy === undefined) return "";
-    const text = lazy.texts.read(lazy.entry);
-    settleText(owner, text);
-    return text;
-  },
-  set(this: object, value: string) {
-    settleText(this, value);
-  },
-};
+function lazyTextDescriptor(
+  texts: CachedTexts,
+  results: readonly (SessionInfo | null)[],
+  kept: Int32Array,
+): PropertyDescriptor {
+  /** Infos whose text is still to read, with their entries (built on first access). */
+  let pending: Map<object, number> | undefined;
+  const settle = (info: object, value: string): void => {
+    pending?.delete(info);
+    Object.defineProperty(info, "allMessagesText", {
+      value,
+      enumerable: true,
+      writable: true,
+      configurable: true,
+    });
+  };
+  return {
+    enumerable: true,
+    configurable: true,
+    get(this: object): string {
+      if (pending === undefined) {
+        pending = new Map();
+        for (let i = 0; i < results.length; i++) {
+          const info = results[i];
+          const e = kept[i] as number;
+          if (info && e >= 0) pending.set(info, e);
+        }
+      }
+      // `this` may inherit from the info (`Object.create(info)`): the text belongs to the owner.
+      let owner: object | null = this;
+      while (owner !== null && !pending.has(owner)) owner = Object.getPrototypeOf(owner) as object | null;
+      if (owner === null) return "";
+      const text = texts.read(pending.get(owner) as number);
+      settle(owner, text);
+      return text;
+    },
+    set(this: object, value: string) {
+      settle(this, value);
+    },
+  };
+}
 
 /**
  * The usual entry, answered straight from the columns: a session header with a string id and
@@ -134,6 +148,7 @@ export function cachedInfos(
   const damaged: number[] = [];
   let answered = 0;
   const n = covering.length;
+  let lazyText: PropertyDescriptor | undefined;
   for (let i = 0; i < n; i++) {
     const e = covering[i] as number;
     if (e < 0) continue;
@@ -179,8 +194,8 @@ export function cachedInfos(
       info = other;
     }
     if (info !== undefined && (f & FLAG.hasText) !== 0) {
-      lazyTexts.set(info, { texts, entry: e });
-      Object.defineProperty(info, "allMessagesText", lazyTextDescriptor);
+      lazyText ??= lazyTextDescriptor(texts, results, kept);
+      Object.defineProperty(info, "allMessagesText", lazyText);
     } else if (info !== undefined && textCount[e] === 0) {
       info.allMessagesText = "";
     } else {

@@ -74,6 +74,7 @@ const arbFile: fc.Arbitrary<CachedFile> = fc
   .record({
     size: fc.nat(),
     mtimeMs: fc.double({ min: 0, max: 2e12, noNaN: true }),
+    ctimeMs: fc.double({ min: 0, max: 2e12, noNaN: true }),
     ino: fc.nat(),
     offset: fc.nat(),
     nextLine: fc.nat(),
@@ -103,6 +104,7 @@ const arbFile: fc.Arbitrary<CachedFile> = fc
     const file: CachedFile = {
       size: r.size,
       mtimeMs: r.mtimeMs,
+      ctimeMs: r.ctimeMs,
       ino: r.ino,
       offset: r.offset,
       nextLine: r.nextLine,
@@ -178,7 +180,10 @@ describe("binary listing index", () => {
           const file = files[e];
           if (file === undefined) return;
           expect(kept[i]).toBe(e);
-          expect(covers(index, e, file.size, file.mtimeMs, file.ino)).toBe(file.offset === file.size);
+          expect(covers(index, e, file.size, file.mtimeMs, file.ctimeMs, file.ino)).toBe(
+            file.offset === file.size,
+          );
+          expect(covers(index, e, file.size, file.mtimeMs, file.ctimeMs + 1, file.ino)).toBe(false);
           const info = results[i];
           const head = finishInfoHead(`/p/${e}`, expected(file).state, new Date(file.mtimeMs));
           if (head === null) {
@@ -208,6 +213,7 @@ describe("binary listing index", () => {
     const file: CachedFile = {
       size: 10,
       mtimeMs: 1,
+      ctimeMs: 1,
       ino: 2,
       offset: 10,
       nextLine: 10,

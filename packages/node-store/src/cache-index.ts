@@ -1,5 +1,5 @@
 /**
- * The binary listing index (cache format 4): everything the listing cache knows about the
+ * The binary listing index (cache format 5): everything the listing cache knows about the
  * files of one listed directory, in one file read in one go and used in place.
  *
  * A warm listing must cost little more than its `stat` calls, in a process whose code is not
@@ -27,7 +27,7 @@ import type { CachedFile, TextRef } from "./cache.js";
 import type { InfoState } from "./info.js";
 import { isExactIso, isoOfTime, stableInfoTimes } from "./info.js";
 
-export const INDEX_VERSION = 4;
+export const INDEX_VERSION = 5;
 const MAGIC = "PISLIDX\n";
 const BYTE_ORDER = 0x01020304;
 const HEADER_BYTES = 64;
@@ -48,8 +48,9 @@ export const F = {
   modified: 9,
   textOffset: 10,
   textLength: 11,
+  ctimeMs: 12,
 } as const;
-const F_COUNT = 12;
+const F_COUNT = 13;
 
 /** Uint32 columns: flags, rank, and string ids ({@link NO_STRING}: absent). */
 export const U = {
@@ -301,6 +302,7 @@ export function encodeIndex(dir: string, entries: readonly IndexEntry[]): Buffer
     const s = file.state;
     setF(F.size, i, file.size);
     setF(F.mtimeMs, i, file.mtimeMs);
+    setF(F.ctimeMs, i, file.ctimeMs);
     setF(F.ino, i, file.ino);
     setF(F.offset, i, file.offset);
     setF(F.nextLine, i, file.nextLine);
@@ -400,6 +402,7 @@ export class CacheIndex {
   readonly count: number;
   readonly size: Float64Array;
   readonly mtimeMs: Float64Array;
+  readonly ctimeMs: Float64Array;
   readonly ino: Float64Array;
   readonly offset: Float64Array;
   readonly nextLine: Float64Array;
@@ -446,6 +449,7 @@ export class CacheIndex {
     const uc = (c: number) => this.u32[c] as Uint32Array;
     this.size = fc(F.size);
     this.mtimeMs = fc(F.mtimeMs);
+    this.ctimeMs = fc(F.ctimeMs);
     this.ino = fc(F.ino);
     this.offset = fc(F.offset);
     this.nextLine = fc(F.nextLine);
@@ -628,6 +632,7 @@ export class CacheIndex {
     const file: CachedFile = {
       size: this.size[e] as number,
       mtimeMs: this.mtimeMs[e] as number,
+      ctimeMs: this.ctimeMs[e] as number,
       ino: this.ino[e] as number,
       offset: this.offset[e] as number,
       nextLine: this.nextLine[e] as number,

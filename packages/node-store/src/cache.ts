@@ -3,7 +3,7 @@
  *
  * Per listed directory:
  * - an index `list-<key>.idx` (binary, see `cache-index.ts`; written atomically: temp +
- *   rename) with, per session file, the stat key (size, mtimeMs, ino), hashes of the first
+ *   rename) with, per session file, the stat key (size, mtimeMs, ctimeMs, ino), hashes of the first
  *   bytes and of the bytes just before the resume point, and the resumable listing state at
  *   the last full line, without its `allMessagesText`;
  * - text segments `list-<key>-<id>.text`, each written once (exclusive create, never
@@ -50,6 +50,8 @@ import type { Env } from "./layout.js";
 
 // 3: headers without a string id are sessions now (version 2 cached them as "not a session").
 // 4: the binary index (`cache-index.ts`) replaces the JSON one.
+// 5: the key holds the file's ctime too (a change of permissions must be seen), and infos
+//    follow more of pi's rules (see info.ts), so entries of version 4 may be wrong.
 export const CACHE_VERSION = INDEX_VERSION;
 /** The largest index file read (far above what a million sessions need). */
 const MAX_INDEX_BYTES = 1 << 30;
@@ -60,6 +62,7 @@ export const CACHE_PROBE_BYTES = 4096;
 export interface CachedFile {
   size: number;
   mtimeMs: number;
+  ctimeMs: number;
   ino: number;
   /** Byte offset of the end of the last full line parsed (the resume point). */
   offset: number;
@@ -214,6 +217,7 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
  */
 export class SegmentWriter {
   private fd: number | undefined;
+  /** Off: a write failed, or the segment was closed or discarded (no later text reopens it). */
   private failed = false;
   /** Segment offset of the next text (buffered bytes included). */
   private at = 0;
@@ -230,7 +234,9 @@ export class SegmentWriter {
 
   /**
    * Appends `text` (not empty); returns where it is, or undefined when the writer is off. The
-   * bytes are in the file once {@link close} has returned.
+   * bytes are in the file once {@link close} has returned. After close or discard it is off:
+   * files still being read when an aborted listing gave up must not open a segment that
+   * nothing would close or delete.
    */
   add(text: string): TextRef | undefined {
     if (this.failed) return undefined;
@@ -274,11 +280,12 @@ export class SegmentWriter {
    * to the file (a failed write) reads back as missing and is recomputed from its session.
    */
   close(): void {
+    this.failed = true;
     if (this.fd === undefined) return;
     try {
       this.flush();
     } catch {
-      this.failed = true;
+      // The texts of the failed write read back as missing (see above).
     }
     this.pendingLength = 0;
     try {
@@ -291,6 +298,7 @@ export class SegmentWriter {
 
   /** Closes and deletes the segment (a listing that failed or was aborted). */
   discard(): void {
+    this.failed = true;
     this.pendingLength = 0;
     if (this.fd !== undefined) {
       try {

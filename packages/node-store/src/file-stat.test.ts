@@ -30,7 +30,7 @@ describe("StatProbe", () => {
     expect(fastStatActive()).toBe(node20);
   });
 
-  it("gives statSync's size, mtimeMs, inode and mtime, fractional times included", () => {
+  it("gives statSync's size, mtimeMs, ctimeMs, inode and mtime, fractional times included", () => {
     const dir = tmp();
     const path = join(dir, "a.jsonl");
     const probe = new StatProbe();
@@ -44,11 +44,17 @@ describe("StatProbe", () => {
           utimesSync(path, seconds, seconds);
           const want = statSync(path);
           expect(probe.stat(path)).toBe(true);
-          expect([probe.size, probe.mtimeMs, probe.ino]).toEqual([want.size, want.mtimeMs, want.ino]);
+          expect([probe.size, probe.mtimeMs, probe.ctimeMs, probe.ino]).toEqual([
+            want.size,
+            want.mtimeMs,
+            want.ctimeMs,
+            want.ino,
+          ]);
           expect(mtimeDate(probe.mtimeMs).getTime()).toBe(want.mtime.getTime());
           expect(statFile(path)).toEqual({
             size: want.size,
             mtimeMs: want.mtimeMs,
+            ctimeMs: want.ctimeMs,
             ino: want.ino,
             mtime: want.mtime,
           });
@@ -99,18 +105,19 @@ describe("statColumns", () => {
     const want = paths.map((p) => {
       try {
         const st = statSync(p);
-        return [st.mtimeMs, st.size, st.ino];
+        return [st.mtimeMs, st.ctimeMs, st.size, st.ino];
       } catch {
         // Missing, below a file, a loop of links, a NUL byte.
-        return [Number.NEGATIVE_INFINITY, 7, 7];
+        return [Number.NEGATIVE_INFINITY, 7, 7, 7];
       }
     });
     return { paths, want };
   };
-  /** statColumns over paths [1, n) into columns at 3 + j; the columns as [mtime, size, ino] rows. */
+  /** statColumns over paths [1, n) into columns at 3 + j; the columns as [mtime, ctime, size, ino] rows. */
   const run = (paths: string[]) => {
     const n = paths.length + 3;
     const cols = [
+      new Float64Array(n).fill(7),
       new Float64Array(n).fill(7),
       new Float64Array(n).fill(7),
       new Float64Array(n).fill(7),
@@ -124,10 +131,10 @@ describe("statColumns", () => {
     const rows = run(paths);
     // Untouched: the three before `base + from`, and path 0 (before `from`).
     expect(rows.slice(0, 4)).toEqual([
-      [7, 7, 7],
-      [7, 7, 7],
-      [7, 7, 7],
-      [7, 7, 7],
+      [7, 7, 7, 7],
+      [7, 7, 7, 7],
+      [7, 7, 7, 7],
+      [7, 7, 7, 7],
     ]);
     expect(rows.slice(4)).toEqual(want.slice(1));
   });
@@ -136,7 +143,7 @@ describe("statColumns", () => {
     const { paths, want } = setup();
     const script = `import { statColumns } from ${JSON.stringify(distStat)};
       const paths = JSON.parse(process.argv[1]);
-      const cols = [0, 1, 2].map(() => new Float64Array(paths.length).fill(7));
+      const cols = [0, 1, 2, 3].map(() => new Float64Array(paths.length).fill(7));
       statColumns(paths, 0, paths.length, 0, ...cols);
       console.log(JSON.stringify(paths.map((_, i) => cols.map((c) => String(c[i])))));`;
     const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(paths)], {

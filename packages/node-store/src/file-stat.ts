@@ -1,5 +1,5 @@
 /**
- * The one `stat` per file a listing makes (the size, mtime and inode its cache is checked
+ * The one `stat` per file a listing makes (the size, mtime, ctime and inode its cache is checked
  * against, with no object per file on the warm path), and the `fstat` an appender makes
  * before each write (size, inode, link count).
  *
@@ -21,6 +21,12 @@ import { closeSync, fstatSync, openSync, statSync } from "node:fs";
 export interface FileStat {
   size: number;
   mtimeMs: number;
+  /**
+   * Part of the cache key with size, mtime and inode: a change of the file's metadata alone
+   * (permissions, owner, times set back with `utimes`) changes it, and may change what a
+   * listing can read.
+   */
+  ctimeMs: number;
   ino: number;
   /** As `fs.Stats#mtime`: `mtimeMs` rounded to the millisecond. */
   mtime: Date;
@@ -44,6 +50,8 @@ const INO = 7;
 const SIZE = 8;
 const MTIME_SEC = 12;
 const MTIME_NSEC = 13;
+const CTIME_SEC = 14;
+const CTIME_NSEC = 15;
 
 const NO_THROW = { throwIfNoEntry: false } as const;
 
@@ -84,7 +92,7 @@ function fsBinding(): FsBinding | null {
 /** Whether the binding's array gives the numbers of `want` (the same file's `fs.Stats`). */
 function agrees(
   got: Float64Array | undefined,
-  want: { size: number; ino: number; nlink: number; mtimeMs: number },
+  want: { size: number; ino: number; nlink: number; mtimeMs: number; ctimeMs: number },
 ): boolean {
   return (
     got instanceof Float64Array &&
@@ -92,13 +100,19 @@ function agrees(
     got[SIZE] === want.size &&
     got[INO] === want.ino &&
     got[NLINK] === want.nlink &&
-    msOf(got) === want.mtimeMs
+    msOf(got) === want.mtimeMs &&
+    ctimeMsOf(got) === want.ctimeMs
   );
 }
 
 /** `mtimeMs` from the binding's array, computed as Node computes it. */
 function msOf(a: Float64Array): number {
   return (a[MTIME_SEC] as number) * 1e3 + (a[MTIME_NSEC] as number) / 1e6;
+}
+
+/** `ctimeMs` from the binding's array, computed as Node computes it. */
+function ctimeMsOf(a: Float64Array): number {
+  return (a[CTIME_SEC] as number) * 1e3 + (a[CTIME_NSEC] as number) / 1e6;
 }
 
 let fstatChecked: FsBinding | null | undefined;
@@ -152,12 +166,13 @@ export function fastStatActive(): boolean {
 }
 
 /**
- * A reusable stat result: {@link StatProbe.stat} fills `size`, `mtimeMs` and `ino` in place,
+ * A reusable stat result: {@link StatProbe.stat} fills `size`, `mtimeMs`, `ctimeMs` and `ino` in place,
  * so statting thousands of files allocates nothing that outlives the call.
  */
 export class StatProbe {
   size = 0;
   mtimeMs = 0;
+  ctimeMs = 0;
   ino = 0;
   private readonly fs = fsBinding();
 
@@ -178,9 +193,10 @@ export class StatProbe {
       this.size = a[SIZE] as number;
       this.ino = a[INO] as number;
       this.mtimeMs = msOf(a);
+      this.ctimeMs = ctimeMsOf(a);
       return true;
     }
-    let st: { size: number; mtimeMs: number; ino: number } | undefined;
+    let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number } | undefined;
     try {
       st = statSync(path, NO_THROW);
     } catch {
@@ -190,19 +206,26 @@ export class StatProbe {
     this.size = st.size;
     this.ino = st.ino;
     this.mtimeMs = st.mtimeMs;
+    this.ctimeMs = st.ctimeMs;
     return true;
   }
 
   /** The last stat as a {@link FileStat} of its own. */
   toFileStat(): FileStat {
-    return { size: this.size, mtimeMs: this.mtimeMs, ino: this.ino, mtime: mtimeDate(this.mtimeMs) };
+    return {
+      size: this.size,
+      mtimeMs: this.mtimeMs,
+      ctimeMs: this.ctimeMs,
+      ino: this.ino,
+      mtime: mtimeDate(this.mtimeMs),
+    };
   }
 }
 
 /**
  * Stats `paths[j]` for each j in [from, to) into the columns at `base + j`, as
- * {@link StatProbe.stat} does; a file that cannot be statted gets mtime -Infinity (its size and
- * inode are left as they were). A listing's first pass: one call for a batch of files, with the
+ * {@link StatProbe.stat} does; a file that cannot be statted gets mtime -Infinity (its size,
+ * ctime and inode are left as they were). A listing's first pass: one call for a batch of files, with the
  * binding called inline, so the engine can optimize the loop while it runs (in a fresh
  * process, a call per file is a measurable part of a warm listing).
  */
@@ -212,6 +235,7 @@ export function statColumns(
   to: number,
   base: number,
   mtimes: Float64Array,
+  ctimes: Float64Array,
   sizes: Float64Array,
   inos: Float64Array,
 ): void {
@@ -233,6 +257,7 @@ export function statColumns(
         sizes[i] = a[SIZE] as number;
         inos[i] = a[INO] as number;
         mtimes[i] = msOf(a);
+        ctimes[i] = ctimeMsOf(a);
       }
       continue;
     }
@@ -241,6 +266,7 @@ export function statColumns(
       sizes[i] = probe.size;
       inos[i] = probe.ino;
       mtimes[i] = probe.mtimeMs;
+      ctimes[i] = probe.ctimeMs;
     } else {
       mtimes[i] = Number.NEGATIVE_INFINITY;
     }

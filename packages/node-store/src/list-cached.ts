@@ -104,10 +104,21 @@ const FAST_CHECK = ~(
 );
 const FAST_VALUE = HEADER.session | FLAG.stableTimes | (VALUE.string << FLAG.idShift);
 
-/** Whether cache entry `e` describes exactly this file (same size, mtime and inode, parsed to its end). */
-export function covers(index: CacheIndex, e: number, size: number, mtimeMs: number, ino: number): boolean {
+/** Whether cache entry `e` describes exactly this file (same size, times and inode, parsed to its end). */
+export function covers(
+  index: CacheIndex,
+  e: number,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number,
+): boolean {
   return (
-    index.size[e] === size && index.offset[e] === size && index.mtimeMs[e] === mtimeMs && index.ino[e] === ino
+    index.size[e] === size &&
+    index.offset[e] === size &&
+    index.mtimeMs[e] === mtimeMs &&
+    index.ctimeMs[e] === ctimeMs &&
+    index.ino[e] === ino
   );
 }
 

@@ -214,8 +214,15 @@ export async function loadFile(
     let start = 0;
     let startLine = 1;
     let resumed = false;
-    if (cached && cached.ino === st.ino && st.size >= cached.size) {
-      const unchanged = cached.size === st.size && cached.mtimeMs === st.mtimeMs;
+    // Resumed: a file unchanged since its entry, or one that grew (checked by the probes). One
+    // of the same size with other times was changed in place (pi rewrites files in place):
+    // read whole.
+    const unchanged =
+      cached !== undefined &&
+      cached.size === st.size &&
+      cached.mtimeMs === st.mtimeMs &&
+      cached.ctimeMs === st.ctimeMs;
+    if (cached && cached.ino === st.ino && (unchanged || st.size > cached.size)) {
       const p = unchanged ? undefined : await probes(handle, cached.offset, counters);
       if (unchanged || (p && p.head === cached.headHash && p.edge === cached.edgeHash)) {
         const text =
@@ -273,6 +280,7 @@ export async function loadFile(
       const verdict: CachedFile = {
         size: st.size,
         mtimeMs: st.mtimeMs,
+        ctimeMs: st.ctimeMs,
         ino: st.ino,
         offset: st.size,
         nextLine: 0,
@@ -311,6 +319,7 @@ export async function loadFile(
     const entry: CachedFile = {
       size: st.size,
       mtimeMs: st.mtimeMs,
+      ctimeMs: st.ctimeMs,
       ino: st.ino,
       offset: committed,
       nextLine,

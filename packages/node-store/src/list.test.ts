@@ -6,10 +6,12 @@
  */
 import {
   appendFileSync,
+  chmodSync,
   copyFileSync,
   mkdirSync,
   readFileSync,
   readdirSync,
+  readlinkSync,
   renameSync,
   rmSync,
   statSync,
@@ -470,6 +472,86 @@ describe("metadata cache", () => {
     expect(list.find((i) => i.path === f3)?.name).toBe("NAME 3");
     expect(byPath(list)).toEqual(byPath(files.map(reference) as SessionInfo[]));
   });
+
+  it("re-reads a file changed in place to the same size, also when its mtime is set back", async () => {
+    const { root, cacheDir, files } = store();
+    const f3 = files[3] as string;
+    utimesSync(f3, 1_700_000_000, 1_700_000_000);
+    await listAllSessions(root, { cache: { dir: cacheDir } });
+    // The middle of the file, beyond both 4 KiB probes: pi rewrites in place (same inode).
+    const edit = (from: string, to: string, mtime: number) => {
+      const text = readFileSync(f3, "utf8");
+      expect(text.length).toBeGreaterThan(3 * 4096);
+      expect(text.indexOf(from)).toBeGreaterThan(4096);
+      writeFileSync(f3, text.replace(from, to));
+      utimesSync(f3, mtime, mtime);
+    };
+    const relist = async () => {
+      const stats = newListStats();
+      const list = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+      expect(byPath(list)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+      expect([stats.filesParsed, stats.filesResumed]).toEqual([1, 0]);
+      return list.find((i) => i.path === f3)?.allMessagesText ?? "";
+    };
+    edit("text 3-25 ", "TEXT 3-25 ", 1_700_000_100);
+    expect(await relist()).toContain("TEXT 3-25 ");
+    // Same size, same mtime and inode as the cache entry: only the ctime tells.
+    edit("text 3-27 ", "TEXT 3-27 ", 1_700_000_100);
+    expect(await relist()).toContain("TEXT 3-27 ");
+  });
+
+  it.skipIf(process.platform === "win32" || process.getuid?.() === 0)(
+    "skips a file made unreadable after it was cached, as a cold listing does",
+    async () => {
+      const { root, cacheDir, files } = store();
+      const f2 = files[2] as string;
+      await listAllSessions(root, { cache: { dir: cacheDir } });
+      chmodSync(f2, 0o000);
+      try {
+        const warm = await listAllSessions(root, { cache: { dir: cacheDir } });
+        const cold = await listAllSessions(root, { cache: false });
+        expect(cold.map((i) => i.path)).not.toContain(f2);
+        expect(warm).toEqual(cold);
+      } finally {
+        chmodSync(f2, 0o644);
+      }
+    },
+  );
+
+  it.skipIf(process.platform !== "linux")(
+    "leaves no open or orphaned text segment when aborted while files are read",
+    async () => {
+      const root = tmp();
+      for (let k = 0; k < 120; k++) {
+        const text = line(hdr(`a${k}`, "/p")) + line(msg("user", `t${k} ${"y".repeat(2000)}`, k));
+        writeFileSync(join(root, `2025-01-01T00-00-00-${String(k).padStart(3, "0")}Z_a${k}.jsonl`), text);
+      }
+      const cacheDir = join(tmp(), "cache");
+      const ac = new AbortController();
+      await expect(
+        listSessionDir(root, {
+          cache: { dir: cacheDir },
+          workers: 0,
+          concurrency: 8,
+          signal: ac.signal,
+          onProgress: (loaded) => {
+            if (loaded === 30) ac.abort();
+          },
+        }),
+      ).rejects.toThrow();
+      // The reads in flight at the abort finish after it.
+      await new Promise((r) => setTimeout(r, 200));
+      const openInCache = readdirSync("/proc/self/fd").filter((fd) => {
+        try {
+          return readlinkSync(`/proc/self/fd/${fd}`).startsWith(cacheDir);
+        } catch {
+          return false;
+        }
+      });
+      expect(openInCache).toEqual([]);
+      expect(readdirSync(cacheDir).filter((f) => f.endsWith(".text"))).toEqual([]);
+    },
+  );
 
   it("sees files added, removed and renamed since the cache was saved (names of the same length too)", async () => {
     const { root, cacheDir, files } = store();

@@ -261,6 +261,7 @@ class StatPass {
   // Per candidate, typed columns (no object per file; they grow by doubling): its stat
   // (mtime -Infinity: not statted) and the cache entry covering it (-1: none).
   mtimes = new Float64Array(0);
+  private ctimes = new Float64Array(0);
   private sizes = new Float64Array(0);
   private inos = new Float64Array(0);
   covering = new Int32Array(0);
@@ -437,6 +438,7 @@ class StatPass {
       return next;
     };
     this.mtimes = grow(this.mtimes, Number.NEGATIVE_INFINITY);
+    this.ctimes = grow(this.ctimes, 0);
     this.sizes = grow(this.sizes, 0);
     this.inos = grow(this.inos, 0);
     this.covering = grow(this.covering, -1);
@@ -458,13 +460,14 @@ class StatPass {
       this.checkedParts++;
     } else if (this.known) this.align();
     this.reserve(start + count);
-    let { mtimes, sizes, inos } = this;
+    let { mtimes, ctimes, sizes, inos } = this;
     if (stats !== undefined) {
       for (let j = 0; j < count; j++) {
         const st = stats[j];
         if (st === undefined) continue;
         const i = start + j;
         mtimes[i] = st.mtimeMs;
+        ctimes[i] = st.ctimeMs;
         sizes[i] = st.size;
         inos[i] = st.ino;
         if (this.known) this.check(i);
@@ -480,10 +483,10 @@ class StatPass {
         await new Promise<void>((r) => setImmediate(r));
         this.signal?.throwIfAborted();
         // (The columns are replaced only when they grow, by an add, and adds do not overlap.)
-        ({ mtimes, sizes, inos } = this);
+        ({ mtimes, ctimes, sizes, inos } = this);
       }
       const end = Math.min(count, j + STAT_BATCH - this.sinceYield);
-      statColumns(paths, j, end, start, mtimes, sizes, inos);
+      statColumns(paths, j, end, start, mtimes, ctimes, sizes, inos);
       this.sinceYield += end - j;
       this.checkStatted(start + j, start + end);
       j = end;
@@ -495,7 +498,7 @@ class StatPass {
    * `statColumns`). A file that could not be statted (permissions, a loop of links) is skipped.
    */
   private checkStatted(from: number, to: number): void {
-    const { mtimes, sizes, inos, covering, index, aligned } = this;
+    const { mtimes, ctimes, sizes, inos, covering, index, aligned } = this;
     for (let i = from; i < to; i++) {
       const mtimeMs = mtimes[i] as number;
       if (mtimeMs === Number.NEGATIVE_INFINITY) continue;
@@ -505,6 +508,7 @@ class StatPass {
         index.size[i] === sizes[i] &&
         index.offset[i] === sizes[i] &&
         index.mtimeMs[i] === mtimeMs &&
+        index.ctimeMs[i] === ctimes[i] &&
         index.ino[i] === inos[i]
       ) {
         // The usual case, inline: the entry at the same position covers the file.
@@ -518,7 +522,13 @@ class StatPass {
   /** Candidate i's stat as an object (for a file to read). */
   private fileStat(i: number): FileStat {
     const mtimeMs = this.mtimes[i] as number;
-    return { size: this.sizes[i] as number, mtimeMs, ino: this.inos[i] as number, mtime: mtimeDate(mtimeMs) };
+    return {
+      size: this.sizes[i] as number,
+      mtimeMs,
+      ctimeMs: this.ctimes[i] as number,
+      ino: this.inos[i] as number,
+      mtime: mtimeDate(mtimeMs),
+    };
   }
 
   /** Candidate i (statted) against the index: covered (answered later) or to read. */
@@ -531,7 +541,9 @@ class StatPass {
     const e = i < this.aligned ? i : index.find(this.keys[i] as string);
     const mtimeMs = this.mtimes[i] as number;
     if (e < 0) this.pushTodo({ i, st: this.fileStat(i), cached: undefined });
-    else if (!covers(index, e, this.sizes[i] as number, mtimeMs, this.inos[i] as number))
+    else if (
+      !covers(index, e, this.sizes[i] as number, mtimeMs, this.ctimes[i] as number, this.inos[i] as number)
+    )
       this.pushTodo({ i, st: this.fileStat(i), cached: index.entry(e) });
     else {
       this.covering[i] = e;

@@ -13,6 +13,7 @@ import {
   resultOf,
 } from "./codec.js";
 import type { JsonRecord, RawRecord, SessionRecord } from "./records.js";
+import { serializeRecords } from "./serialize.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const bytesOf = (...parts: (string | number[])[]) => {
@@ -122,6 +123,29 @@ describe("parseSessionBytes: line rules", () => {
     expect(r.lines).toBe(7);
     expect(r.records.map((x) => x.line)).toEqual([2, 6]);
     expect(r.diagnostics).toEqual([]);
+  });
+
+  it("counts only lines of JSON whitespace as blank: other white space is a raw record, kept by a rewrite", () => {
+    // `trim()` strips all of these; none is JSON whitespace, so none of these lines is JSON.
+    const others = [
+      "\u00a0",
+      "\u2028",
+      "\u2029",
+      "\ufeff",
+      "\u3000",
+      "\u000b",
+      "\u000c",
+      "\u0085",
+      " \u00a0\t",
+    ];
+    const text = `{"a":1}\n${others.join("\n")}\n \t\r\n\n`;
+    const r = parseSessionText(text);
+    expect(r.blankLines).toBe(2);
+    expect(r.records.map((x) => x.kind)).toEqual(["json", ...others.map(() => "raw")]);
+    expect(r.records.slice(1).map((x) => raw(x).text)).toEqual(others);
+    expect(r.diagnostics.map((d) => [d.code, d.line])).toEqual(others.map((_, i) => ["invalid-json", i + 2]));
+    // Nothing of them is lost by a rewrite (only the blank lines are dropped).
+    expect(new TextDecoder().decode(serializeRecords(r.records))).toBe(`{"a":1}\n${others.join("\n")}\n`);
   });
 
   it("turns arrays, numbers, strings and null into raw records with not-an-object", () => {
@@ -366,8 +390,10 @@ describe("codec properties", () => {
             if (rec.kind === "raw") expect(rec.bytes).toEqual(bytes.subarray(pos, end));
             ri++;
           } else {
-            const text = new TextDecoder().decode(bytes.subarray(pos, end));
-            expect(text.trim()).toBe("");
+            // Blank: only JSON whitespace (after a BOM on line 1). Any other line is a record.
+            let text = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes.subarray(pos, end));
+            if (line === 1 && text.startsWith("\ufeff")) text = text.slice(1);
+            expect(text).toMatch(/^[ \t\r]*$/);
             blank++;
           }
           line++;

@@ -6,7 +6,9 @@
  * give identical results for any split of the same bytes. Pure: no I/O, never throws.
  *
  * Rules: lines end at `\n` (0x0A) only; one trailing `\r` is stripped; a UTF-8 BOM is
- * stripped from the first line of a file only; blank lines are counted but yield no record.
+ * stripped from the first line of a file only; blank lines (empty, or only JSON whitespace:
+ * spaces, tabs, CRs) are counted but yield no record. Any other line is a record, so a rewrite
+ * keeps it (a line of other white space, such as U+00A0 or U+2028, is a raw record).
  */
 import type { Diagnostic, JsonRecord, RawRecord, SessionRecord } from "./records.js";
 
@@ -51,7 +53,7 @@ export interface TornTail {
 export interface ParseResult {
   records: SessionRecord[];
   diagnostics: Diagnostic[];
-  /** Lines that were empty or whitespace only (counted in line numbers, no record). */
+  /** Lines that were empty or JSON whitespace only (counted in line numbers, no record). */
   blankLines: number;
   /** Lines seen, blank ones included; an unterminated last line counts. */
   lines: number;
@@ -124,6 +126,19 @@ function firstInvalidUtf8(b: Uint8Array): number {
     i += need + 1;
   }
   return -1;
+}
+
+/**
+ * Whether a line is blank: empty, or only JSON whitespace (space, tab, CR; a line holds no
+ * LF). Not `trim()`, which also strips U+00A0, U+2028, U+FEFF and others: such a line is not
+ * JSON, and dropping it silently would erase it on the next rewrite.
+ */
+function isBlank(text: string): boolean {
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 32 && c !== 9 && c !== CR_CHAR) return false;
+  }
+  return true;
 }
 
 function excerpt(text: string): string {
@@ -368,7 +383,7 @@ export class SessionLineDecoder {
       if (text.charCodeAt(0) === BOM_CHAR) text = text.slice(1);
     }
     const c0 = text.charCodeAt(0);
-    if (c0 !== OPEN_BRACE && text.trim() === "") {
+    if (c0 !== OPEN_BRACE && isBlank(text)) {
       this.blank++;
       return;
     }

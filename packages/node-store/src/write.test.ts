@@ -423,6 +423,43 @@ describe("rewriteSessionFile", () => {
     expect(readFileSync(named.backupPath ?? "", "utf8")).toContain('"id":"2"');
   });
 
+  it("gives a second backup in the same millisecond its own name (-1, -2), as sidecars", () => {
+    const path = newSession([header, entry("1")]);
+    const first = readFileSync(path);
+    const a = rewriteSessionFile(path, [header, entry("1"), entry("2", "1")], {
+      backup: true,
+      now: fixedNow,
+    });
+    const second = readFileSync(path);
+    const b = rewriteSessionFile(path, [header], { backup: true, now: fixedNow });
+    const c = rewriteSessionFile(path, [header, entry("3")], { backup: true, now: fixedNow });
+    expect(a.backupPath).toBe(`${path}.bak-2025-06-01T12-00-00-000Z`);
+    expect(b.backupPath).toBe(`${path}.bak-2025-06-01T12-00-00-000Z-1`);
+    expect(c.backupPath).toBe(`${path}.bak-2025-06-01T12-00-00-000Z-2`);
+    expect(readFileSync(a.backupPath ?? "")).toEqual(first);
+    expect(readFileSync(b.backupPath ?? "")).toEqual(second);
+    expect(readFileSync(c.backupPath ?? "", "utf8")).toBe(line(header));
+    // Also when links are not possible and the backup is a copy.
+    const fs: Partial<WriterFs> = {
+      linkSync: () => {
+        throw Object.assign(new Error("EPERM"), { code: "EPERM" });
+      },
+    };
+    const d = rewriteSessionFile(path, [header], { backup: true, now: fixedNow, fs });
+    expect(d.backupPath).toBe(`${path}.bak-2025-06-01T12-00-00-000Z-3`);
+    expect(readFileSync(d.backupPath ?? "", "utf8")).toBe(line(header) + line(entry("3")));
+  });
+
+  it("fails, writing nothing, when the backup asked for cannot be made (no silent rewrite without it)", () => {
+    const path = newSession([header, entry("1")]);
+    const before = readFileSync(path);
+    expect(() => rewriteSessionFile(path, [header], { backup: join(tmp(), "no-such-dir", "s.bak") })).toThrow(
+      /ENOENT/,
+    );
+    expect(readFileSync(path)).toEqual(before);
+    expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+  });
+
   it("refuses when expectedSize does not match", () => {
     const path = newSession([header, entry("1")]);
     expect(() => rewriteSessionFile(path, [header], { expectedSize: 3 })).toThrow(SessionFileChangedError);

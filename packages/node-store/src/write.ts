@@ -790,6 +790,44 @@ function isSessionRecord(x: unknown): x is SessionRecord {
   return false;
 }
 
+/**
+ * Keeps the current bytes of `path` under `backup` (a path) or `<path>.bak-<timestamp>`, by
+ * hard link (copy where links are not possible); never replaces an existing file. A generated
+ * name that is taken (a second backup in the same millisecond) gets `-1`, `-2`, ... as
+ * sidecars do; a name given by the caller that is taken is an error (EEXIST). Returns
+ * undefined when there is nothing to back up (the file does not exist yet).
+ */
+function exists(fs: WriterFs, path: string): boolean {
+  try {
+    fs.statSync(path);
+    return true;
+  } catch (error) {
+    if (codeOf(error) === "ENOENT") return false;
+    throw error;
+  }
+}
+
+function makeBackup(fs: WriterFs, path: string, backup: true | string, now: () => Date): string | undefined {
+  const base = typeof backup === "string" ? backup : `${path}.bak-${fileTimestamp(now())}`;
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? base : `${base}-${i}`;
+    try {
+      try {
+        fs.linkSync(path, candidate);
+      } catch (error) {
+        const code = codeOf(error);
+        if (code === "ENOENT" || code === "EEXIST") throw error;
+        // No hard links here (e.g. some network or FAT filesystems): copy instead.
+        fs.copyFileSync(path, candidate, nodeFs.constants.COPYFILE_EXCL);
+      }
+      return candidate;
+    } catch (error) {
+      if (codeOf(error) === "ENOENT" && !exists(fs, path)) return undefined;
+      if (codeOf(error) !== "EEXIST" || typeof backup === "string") throw error;
+    }
+  }
+}
+
 function rewriteUnlocked(
   path: string,
   items: readonly (SessionRecord | object)[],
@@ -829,24 +867,8 @@ function rewriteUnlocked(
       fs.closeSync(fd);
     }
     if (opts.backup) {
-      backupPath =
-        typeof opts.backup === "string"
-          ? opts.backup
-          : `${path}.bak-${fileTimestamp((opts.now ?? (() => new Date()))())}`;
-      try {
-        fs.linkSync(path, backupPath);
-        backupMade = true;
-      } catch (error) {
-        if (codeOf(error) === "ENOENT") {
-          backupPath = undefined; // nothing to back up: the file does not exist yet
-        } else if (codeOf(error) === "EEXIST") {
-          throw error;
-        } else {
-          // No hard links here (e.g. some network or FAT filesystems): copy instead.
-          fs.copyFileSync(path, backupPath, nodeFs.constants.COPYFILE_EXCL);
-          backupMade = true;
-        }
-      }
+      backupPath = makeBackup(fs, path, opts.backup, opts.now ?? (() => new Date()));
+      backupMade = backupPath !== undefined;
     }
     // Writing and syncing took a while: a writer that takes no lock (pi) may have appended
     // meanwhile, and the rename would drop its lines. So the size is checked again, last thing.

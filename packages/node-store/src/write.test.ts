@@ -5,6 +5,7 @@
  */
 import {
   appendFileSync,
+  chmodSync,
   existsSync,
   fsyncSync,
   mkdirSync,
@@ -457,6 +458,38 @@ describe("rewriteSessionFile", () => {
       /ENOENT/,
     );
     expect(readFileSync(path)).toEqual(before);
+    expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+  });
+
+  it("keeps the file's permissions (a 0600 session stays 0600), also through a writer's rewrite()", () => {
+    const path = newSession([header, entry("1")]);
+    chmodSync(path, 0o600);
+    rewriteSessionFile(path, [header, entry("1"), entry("2", "1")], { backup: true });
+    expect(statSync(path).mode & 0o7777).toBe(0o600);
+    chmodSync(path, 0o640);
+    const w = SessionWriter.open(path);
+    w.rewrite([header]);
+    w.append(entry("3"));
+    w.close();
+    expect(statSync(path).mode & 0o7777).toBe(0o640);
+    // A new file gets the usual mode (0644 less the umask).
+    const fresh = join(tmp(), "new.jsonl");
+    rewriteSessionFile(fresh, [header]);
+    expect(statSync(fresh).mode & 0o7777 & ~0o644).toBe(0);
+  });
+
+  it("refuses, leaving the original, when the permissions cannot be carried over", () => {
+    const path = newSession([header, entry("1")]);
+    chmodSync(path, 0o600);
+    const before = readFileSync(path);
+    const fs: Partial<WriterFs> = {
+      fchmodSync: () => {
+        throw Object.assign(new Error("EPERM: operation not permitted"), { code: "EPERM" });
+      },
+    };
+    expect(() => rewriteSessionFile(path, [header], { fs })).toThrow(/EPERM/);
+    expect(readFileSync(path)).toEqual(before);
+    expect(statSync(path).mode & 0o7777).toBe(0o600);
     expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
   });
 

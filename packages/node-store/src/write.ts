@@ -51,6 +51,8 @@ export interface WriterFs {
   fstatSync: typeof nodeFs.fstatSync;
   statSync: typeof nodeFs.statSync;
   ftruncateSync: typeof nodeFs.ftruncateSync;
+  fchmodSync: typeof nodeFs.fchmodSync;
+  fchownSync: typeof nodeFs.fchownSync;
   renameSync: typeof nodeFs.renameSync;
   unlinkSync: typeof nodeFs.unlinkSync;
   linkSync: typeof nodeFs.linkSync;
@@ -67,6 +69,8 @@ const realFs: WriterFs = {
   fstatSync: nodeFs.fstatSync,
   statSync: nodeFs.statSync,
   ftruncateSync: nodeFs.ftruncateSync,
+  fchmodSync: nodeFs.fchmodSync,
+  fchownSync: nodeFs.fchownSync,
   renameSync: nodeFs.renameSync,
   unlinkSync: nodeFs.unlinkSync,
   linkSync: nodeFs.linkSync,
@@ -828,6 +832,29 @@ function makeBackup(fs: WriterFs, path: string, backup: true | string, now: () =
   }
 }
 
+/**
+ * Gives the new file (before a byte is written to it) the old one's permissions, so a rewrite
+ * never widens who can read a session (a 0600 file would otherwise become 0644); as root, also
+ * its owner and group (best effort). A mode that cannot be set fails the rewrite, unless the
+ * file already has it (filesystems with fixed permissions).
+ */
+function keepOwnerAndMode(fs: WriterFs, fd: number, original: nodeFs.Stats): void {
+  if (process.geteuid?.() === 0) {
+    try {
+      fs.fchownSync(fd, original.uid, original.gid);
+    } catch {
+      // Best effort: the mode below still keeps others out.
+    }
+  }
+  // After the chown, which may clear set-id bits.
+  const mode = original.mode & 0o7777;
+  try {
+    fs.fchmodSync(fd, mode);
+  } catch (error) {
+    if ((fs.fstatSync(fd).mode & 0o7777) !== mode) throw error;
+  }
+}
+
 function rewriteUnlocked(
   path: string,
   items: readonly (SessionRecord | object)[],
@@ -837,21 +864,22 @@ function rewriteUnlocked(
   const records = items.map((x) => (isSessionRecord(x) ? x : asJsonRecord(x)));
   const bytes = serializeRecords(records, { keepTornTail: opts.keepTornTail === true });
   const expected = opts.expectedSize;
-  /** Throws unless the file still has the size the caller read. */
-  const checkSize = (): void => {
-    if (expected === undefined) return;
-    let size: number;
+  /** The file's stat (undefined: missing); throws unless it still has the size the caller read. */
+  const check = (): nodeFs.Stats | undefined => {
+    let st: nodeFs.Stats | undefined;
     try {
-      size = fs.statSync(path).size;
+      st = fs.statSync(path);
     } catch (error) {
-      if (codeOf(error) === "ENOENT") throw new SessionFileChangedError(path, "deleted");
-      throw error;
+      if (codeOf(error) !== "ENOENT") throw error;
+      if (expected !== undefined) throw new SessionFileChangedError(path, "deleted");
+      return undefined;
     }
-    if (size !== expected) {
-      throw new SessionFileChangedError(path, size < expected ? "truncated" : "appended");
+    if (expected !== undefined && st.size !== expected) {
+      throw new SessionFileChangedError(path, st.size < expected ? "truncated" : "appended");
     }
+    return st;
   };
-  checkSize();
+  const original = check();
   const dir = dirname(path);
   const rand = Math.random().toString(36).slice(2, 10);
   const tmp = join(dir, `.${basename(path)}.tmp-${process.pid}-${rand}`);
@@ -861,6 +889,7 @@ function rewriteUnlocked(
   try {
     const fd = fs.openSync(tmp, "wx", 0o644);
     try {
+      if (original) keepOwnerAndMode(fs, fd, original);
       writeAll(fs, fd, bytes);
       fs.fsyncSync(fd);
     } finally {
@@ -872,7 +901,7 @@ function rewriteUnlocked(
     }
     // Writing and syncing took a while: a writer that takes no lock (pi) may have appended
     // meanwhile, and the rename would drop its lines. So the size is checked again, last thing.
-    checkSize();
+    if (expected !== undefined) check();
     fs.renameSync(tmp, path);
     renamed = true;
   } catch (error) {

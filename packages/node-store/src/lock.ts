@@ -1,6 +1,7 @@
 /**
- * A cross-process lock for one session file: an exclusive lock file `<path>.lock` created with
- * `wx`, holding `{pid, hostname, time}`.
+ * A cross-process lock for one session file: an exclusive lock file `<file>.lock` created with
+ * `wx`, holding `{pid, hostname, time}`, next to the file the session path names (symlinks
+ * followed, so every name of one file shares its lock).
  *
  * Synchronous on purpose: pi's `SessionManager` appends synchronously, and the SDK keeps that
  * API, so waiting uses `Atomics.wait` (a real sleep, no busy loop). A lock is stale when its
@@ -12,8 +13,18 @@
  * Why not proper-lockfile: it is async-first (its sync API cannot wait for a held lock) and
  * detects staleness by mtime only, which cannot tell a crashed writer from a slow one quickly.
  */
-import { closeSync, openSync, readFileSync, statSync, unlinkSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  openSync,
+  readFileSync,
+  readlinkSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
 import { hostname as osHostname } from "node:os";
+import { basename, dirname, join, resolve } from "node:path";
 import { SessionLockTimeoutError } from "./errors.js";
 
 export interface LockOptions {
@@ -64,8 +75,46 @@ export function unregisterLease(lockPath: string, drop: () => void): void {
   if (leases.get(lockPath) === drop) leases.delete(lockPath);
 }
 
+/**
+ * The file a session path stands for: absolute, with every symlink followed (a dangling one
+ * too, to where it points) and, for a file that does not exist yet, its directory resolved.
+ * Writers work next to this file (temp, backup, sidecar, lock), so a rewrite through a link
+ * replaces the target and leaves the link a link, and every way of naming one file shares
+ * one lock. An error other than "missing" (a loop of links, no access) leaves the path as it
+ * is (made absolute): the operation on it then reports that error.
+ */
+export function resolveSessionPath(path: string): string {
+  let p = resolve(path);
+  for (let hops = 0; hops < 40; hops++) {
+    try {
+      return realpathSync.native(p);
+    } catch (error) {
+      if ((error as { code?: unknown }).code !== "ENOENT") return p;
+    }
+    let target: string;
+    try {
+      target = readlinkSync(p);
+    } catch {
+      // Not a link, or not there: a new file in a directory that may itself be a link.
+      const dir = dirname(p);
+      return dir === p ? p : join(resolveSessionPath(dir), basename(p));
+    }
+    p = resolve(dirname(p), target);
+  }
+  return p;
+}
+
+/**
+ * The lock file of a session: `<file>.lock` next to the file the path stands for (see
+ * {@link resolveSessionPath}), so a link and its target share it.
+ */
 export function lockPathFor(sessionPath: string): string {
-  return `${sessionPath}.lock`;
+  return lockPathOf(resolveSessionPath(sessionPath));
+}
+
+/** The lock file of an already resolved session file. */
+export function lockPathOf(file: string): string {
+  return `${file}.lock`;
 }
 
 function readOwner(lockPath: string): { raw: string; owner?: LockOwner } | undefined {
@@ -121,9 +170,16 @@ function isStale(
   return now - mtime > Math.min(1000, staleMs);
 }
 
-/** Takes the lock for `sessionPath`, waiting with a small backoff; throws on timeout. */
+/**
+ * Takes the lock for `sessionPath` (see {@link lockPathFor}), waiting with a small backoff;
+ * throws on timeout.
+ */
 export function acquireLock(sessionPath: string, opts: LockOptions = {}): HeldLock {
-  const lockPath = lockPathFor(sessionPath);
+  return acquireLockFile(lockPathFor(sessionPath), opts);
+}
+
+/** {@link acquireLock} by lock path (for writers that resolved their file once). */
+export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldLock {
   const now = opts.now ?? Date.now;
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const staleMs = opts.staleMs ?? 30_000;

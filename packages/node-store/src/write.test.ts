@@ -8,20 +8,29 @@ import {
   chmodSync,
   existsSync,
   fsyncSync,
+  lstatSync,
   mkdirSync,
   readFileSync,
   readdirSync,
+  realpathSync,
   renameSync,
   statSync,
+  symlinkSync,
   truncateSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { join } from "node:path";
+import { hostname } from "node:os";
+import { join, relative } from "node:path";
 import type { SessionRecord } from "@pi-session/format";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
+import {
+  SessionFileChangedError,
+  SessionFileExistsError,
+  SessionFileNotFoundError,
+  SessionLockTimeoutError,
+} from "./errors.js";
 import { lockPathFor } from "./lock.js";
 import { readSessionFileSync } from "./read.js";
 import { removeSession } from "./remove.js";
@@ -555,6 +564,90 @@ describe("rewriteSessionFile", () => {
     rewriteSessionFile(path, [header], { backup: true });
     expect(readFileSync(path, "utf8")).toBe(line(header));
     expect(filesIn(tmp())).toEqual([]);
+  });
+});
+
+describe("sessions reached through a symlink", () => {
+  /** A session in one directory and a relative link to it in another. */
+  function linked(): { real: string; link: string } {
+    const real = newSession([header, entry("1")]);
+    const linkDir = join(tmp(), "links");
+    mkdirSync(linkDir);
+    const link = join(linkDir, "s.jsonl");
+    symlinkSync(relative(linkDir, real), link);
+    return { real, link };
+  }
+  const tempOrLock = (dir: string) => filesIn(dir).filter((f) => f.includes(".tmp-") || f.endsWith(".lock"));
+
+  it("a rewrite replaces the target (link kept, backup and temp next to the target)", () => {
+    const { real, link } = linked();
+    chmodSync(real, 0o600);
+    const before = readFileSync(real);
+    const r = rewriteSessionFile(link, [header, entry("1"), entry("2", "1")], {
+      backup: true,
+      now: fixedNow,
+    });
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(link, "utf8")).toBe(line(header) + line(entry("1")) + line(entry("2", "1")));
+    expect(statSync(real).mode & 0o7777).toBe(0o600);
+    expect(r.path).toBe(link);
+    expect(r.backupPath).toBe(`${realpathSync(real)}.bak-2025-06-01T12-00-00-000Z`);
+    expect(readFileSync(r.backupPath ?? "")).toEqual(before);
+    expect(filesIn(join(link, ".."))).toEqual(["s.jsonl"]);
+    expect(tempOrLock(join(real, ".."))).toEqual([]);
+  });
+
+  it("a writer opened through the link appends to, and rewrites, the target", () => {
+    const { real, link } = linked();
+    const w = SessionWriter.open(link, { leaseMs: 60_000 });
+    w.append(entry("2", "1"));
+    // One lock for the file, however it is named.
+    expect(existsSync(`${realpathSync(real)}.lock`)).toBe(true);
+    expect(existsSync(`${link}.lock`)).toBe(false);
+    w.rewrite([header, entry("2")]);
+    w.append(entry("3", "2"));
+    w.close();
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(real, "utf8")).toBe(line(header) + line(entry("2")) + line(entry("3", "2")));
+    expect(w.path).toBe(link);
+  });
+
+  it("every writer takes the target's lock: a lock held on the real path blocks them all", () => {
+    const { real, link } = linked();
+    expect(lockPathFor(link)).toBe(`${realpathSync(real)}.lock`);
+    expect(lockPathFor(real)).toBe(lockPathFor(link));
+    // A live lock, as another process would hold it while it rewrites the real path.
+    writeFileSync(
+      `${real}.lock`,
+      JSON.stringify({ pid: process.pid, hostname: hostname(), time: Date.now() }),
+    );
+    const lockOptions = { timeoutMs: 30 };
+    expect(() => SessionWriter.open(link, { lockOptions })).toThrow(SessionLockTimeoutError);
+    expect(() => rewriteSessionFile(link, [header], { lockOptions })).toThrow(SessionLockTimeoutError);
+    expect(() => repairTornTail(link, { lockOptions })).toThrow(SessionLockTimeoutError);
+    expect(readFileSync(real, "utf8")).toBe(line(header) + line(entry("1")));
+    unlinkSync(`${real}.lock`);
+  });
+
+  it("a torn tail found through the link is kept next to the target", () => {
+    const { real, link } = linked();
+    appendFileSync(real, "frag");
+    const r = repairTornTail(link, { now: fixedNow });
+    expect(r).toMatchObject({ action: "quarantined", path: link });
+    expect(r.sidecarPath).toBe(`${realpathSync(real)}.torn-2025-06-01T12-00-00-000Z`);
+    expect(readFileSync(r.sidecarPath ?? "", "utf8")).toBe("frag");
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+  });
+
+  it("creating through a dangling link creates the file it points to", () => {
+    const dir = tmp();
+    mkdirSync(join(dir, "real"));
+    const link = join(dir, "s.jsonl");
+    symlinkSync(join("real", "target.jsonl"), link);
+    createSessionFile(link, [header]);
+    expect(lstatSync(link).isSymbolicLink()).toBe(true);
+    expect(readFileSync(join(dir, "real", "target.jsonl"), "utf8")).toBe(line(header));
+    expect(() => createSessionFile(link, [header])).toThrow(SessionFileExistsError);
   });
 });
 

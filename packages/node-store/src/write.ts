@@ -22,8 +22,10 @@ import { type FdCounts, fstatCounts } from "./file-stat.js";
 import {
   type HeldLock,
   type LockOptions,
-  acquireLock,
+  acquireLockFile,
+  lockPathOf,
   registerLease,
+  resolveSessionPath,
   sleepSync,
   unregisterLease,
 } from "./lock.js";
@@ -198,10 +200,12 @@ export function createSessionFile(
 ): CreateResult {
   const fs = fsWith(opts.fs);
   const bytes = encodeEntries(lines);
-  fs.mkdirSync(dirname(path), { recursive: true });
+  // Through a dangling link: the file it points to (as the other writers do).
+  const file = resolveSessionPath(path);
+  fs.mkdirSync(dirname(file), { recursive: true });
   let fd: number;
   try {
-    fd = fs.openSync(path, "wx");
+    fd = fs.openSync(file, "wx");
   } catch (error) {
     if (codeOf(error) === "EEXIST") throw new SessionFileExistsError(path);
     throw error;
@@ -212,14 +216,14 @@ export function createSessionFile(
   } catch (error) {
     fs.closeSync(fd);
     try {
-      fs.unlinkSync(path);
+      fs.unlinkSync(file);
     } catch {
       // Leave it; nothing else can be done.
     }
     throw error;
   }
   fs.closeSync(fd);
-  if (opts.durability === "fsync") fsyncDir(dirname(path), fs);
+  if (opts.durability === "fsync") fsyncDir(dirname(file), fs);
   return { path, size: bytes.length };
 }
 
@@ -295,10 +299,14 @@ function sidecarPathFor(fs: WriterFs, path: string, now: Date): string {
   }
 }
 
-/** The repair itself, on an open read-write fd; the caller holds the lock. */
+/**
+ * The repair itself, on an open read-write fd; the caller holds the lock. `path` is the name
+ * reported, `file` the resolved one the sidecar is put next to.
+ */
 function repairOpenFile(
   fs: WriterFs,
   path: string,
+  file: string,
   fd: number,
   now: () => Date,
   fsyncAfter: boolean,
@@ -324,7 +332,7 @@ function repairOpenFile(
     return { ...base, action: "completed", size: size + 1 };
   }
   // Save the fragment first (durably), only then cut it from the session.
-  const sidecarPath = sidecarPathFor(fs, path, now());
+  const sidecarPath = sidecarPathFor(fs, file, now());
   const sfd = fs.openSync(sidecarPath, "wx");
   try {
     writeAll(fs, sfd, fragment);
@@ -346,7 +354,7 @@ function repairOpenFile(
   if (fs.fstatSync(fd).size !== size) {
     fs.unlinkSync(sidecarPath);
     if (attempts <= 1) throw new SessionFileChangedError(path, "appended");
-    return repairOpenFile(fs, path, fd, now, fsyncAfter, attempts - 1);
+    return repairOpenFile(fs, path, file, fd, now, fsyncAfter, attempts - 1);
   }
   fsyncDir(dirname(sidecarPath), fs);
   fs.ftruncateSync(fd, start);
@@ -361,22 +369,23 @@ function repairOpenFile(
 export function repairTornTail(path: string, opts: RepairOptions = {}): TornTailRepair {
   const fs = fsWith(opts.fs);
   const now = opts.now ?? (() => new Date());
+  const file = resolveSessionPath(path);
   const run = (): TornTailRepair => {
     let fd: number;
     try {
-      fd = fs.openSync(path, "r+");
+      fd = fs.openSync(file, "r+");
     } catch (error) {
       if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
       throw error;
     }
     try {
-      return repairOpenFile(fs, path, fd, now, true);
+      return repairOpenFile(fs, path, file, fd, now, true);
     } finally {
       fs.closeSync(fd);
     }
   };
   if (opts.lock === false) return run();
-  const lock = acquireLock(path, opts.lockOptions);
+  const lock = acquireLockFile(lockPathOf(file), opts.lockOptions);
   try {
     return run();
   } finally {
@@ -401,7 +410,7 @@ export interface ForeignEntries {
 export interface SessionWriterOptions extends FsOption {
   /** Default `none` (like pi); `fsync` syncs the file after every append. */
   durability?: Durability;
-  /** Serialize appends across processes with `<path>.lock` (default true). */
+  /** Serialize appends across processes with `<file>.lock` (default true; see `lockPathFor`). */
   lock?: boolean;
   lockOptions?: LockOptions;
   /**
@@ -483,7 +492,10 @@ function countLines(fs: WriterFs, fd: number, size: number): number {
  * append (all or nothing) and the error is rethrown.
  */
 export class SessionWriter {
+  /** The path the writer was opened with (reported in errors). */
   readonly path: string;
+  /** The file it names, resolved once (see `resolveSessionPath`): what is opened, locked, rewritten. */
+  private readonly file: string;
   private readonly fs: WriterFs;
   private readonly opts: SessionWriterOptions;
   private fd: number | undefined;
@@ -495,12 +507,14 @@ export class SessionWriter {
 
   private constructor(path: string, opts: SessionWriterOptions, fs: WriterFs) {
     this.path = path;
+    const file = resolveSessionPath(path);
+    this.file = file;
     this.opts = opts;
     this.fs = fs;
     const openIt = (): TornTailRepair | undefined => {
       let fd: number;
       try {
-        fd = fs.openSync(path, APPEND_NO_CREATE);
+        fd = fs.openSync(file, APPEND_NO_CREATE);
       } catch (error) {
         if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
         throw error;
@@ -523,6 +537,7 @@ export class SessionWriter {
       const repair = repairOpenFile(
         fs,
         path,
+        file,
         fd,
         opts.now ?? (() => new Date()),
         opts.durability === "fsync",
@@ -539,7 +554,7 @@ export class SessionWriter {
     this.lines = 0;
     // Checked before locking, so a missing file is reported as such (and no lock is left).
     try {
-      fs.statSync(path);
+      fs.statSync(file);
     } catch (error) {
       if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
       throw error;
@@ -587,7 +602,7 @@ export class SessionWriter {
     }
     let fresh = false;
     if (!this.lease) {
-      const lock = acquireLock(this.path, this.opts.lockOptions);
+      const lock = acquireLockFile(lockPathOf(this.file), this.opts.lockOptions);
       this.lease = { lock };
       registerLease(lock.path, this.dropLease);
       fresh = true;
@@ -638,7 +653,7 @@ export class SessionWriter {
         : this.fs.fstatSync(fd);
     if (st === undefined || st.nlink === 0) {
       try {
-        st = this.fs.statSync(this.path);
+        st = this.fs.statSync(this.file);
       } catch (error) {
         if (codeOf(error) === "ENOENT") throw new SessionFileChangedError(this.path, "deleted");
         throw error;
@@ -650,6 +665,7 @@ export class SessionWriter {
     let repair: TornTailRepair | undefined = repairOpenFile(
       this.fs,
       this.path,
+      this.file,
       fd,
       this.opts.now ?? (() => new Date()),
       this.opts.durability === "fsync",
@@ -726,10 +742,16 @@ export class SessionWriter {
     return this.locked(() => {
       const { foreign } = this.absorb();
       if (foreign.length > 0) throw new SessionFileChangedError(this.path, "appended");
-      const result = rewriteUnlocked(this.path, records, { ...opts, expectedSize: this.known }, this.fs);
+      const result = rewriteUnlocked(
+        this.path,
+        this.file,
+        records,
+        { ...opts, expectedSize: this.known },
+        this.fs,
+      );
       const fd = this.requireFd();
       this.fs.closeSync(fd);
-      this.fd = this.fs.openSync(this.path, APPEND_NO_CREATE);
+      this.fd = this.fs.openSync(this.file, APPEND_NO_CREATE);
       const st = this.fs.fstatSync(this.fd);
       this.ino = st.ino;
       this.known = st.size;
@@ -855,8 +877,10 @@ function keepOwnerAndMode(fs: WriterFs, fd: number, original: nodeFs.Stats): voi
   }
 }
 
+/** The rewrite; `path` is the name reported, `file` the resolved one that is replaced. */
 function rewriteUnlocked(
   path: string,
+  file: string,
   items: readonly (SessionRecord | object)[],
   opts: Omit<RewriteOptions, "fs">,
   fs: WriterFs,
@@ -868,7 +892,7 @@ function rewriteUnlocked(
   const check = (): nodeFs.Stats | undefined => {
     let st: nodeFs.Stats | undefined;
     try {
-      st = fs.statSync(path);
+      st = fs.statSync(file);
     } catch (error) {
       if (codeOf(error) !== "ENOENT") throw error;
       if (expected !== undefined) throw new SessionFileChangedError(path, "deleted");
@@ -880,9 +904,10 @@ function rewriteUnlocked(
     return st;
   };
   const original = check();
-  const dir = dirname(path);
+  // Next to the real file: renaming over a link would replace the link, not the session.
+  const dir = dirname(file);
   const rand = Math.random().toString(36).slice(2, 10);
-  const tmp = join(dir, `.${basename(path)}.tmp-${process.pid}-${rand}`);
+  const tmp = join(dir, `.${basename(file)}.tmp-${process.pid}-${rand}`);
   let backupPath: string | undefined;
   let backupMade = false;
   let renamed = false;
@@ -896,13 +921,13 @@ function rewriteUnlocked(
       fs.closeSync(fd);
     }
     if (opts.backup) {
-      backupPath = makeBackup(fs, path, opts.backup, opts.now ?? (() => new Date()));
+      backupPath = makeBackup(fs, file, opts.backup, opts.now ?? (() => new Date()));
       backupMade = backupPath !== undefined;
     }
     // Writing and syncing took a while: a writer that takes no lock (pi) may have appended
     // meanwhile, and the rename would drop its lines. So the size is checked again, last thing.
     if (expected !== undefined) check();
-    fs.renameSync(tmp, path);
+    fs.renameSync(tmp, file);
     renamed = true;
   } catch (error) {
     if (!renamed) {
@@ -940,10 +965,11 @@ export function rewriteSessionFile(
   opts: RewriteOptions = {},
 ): RewriteResult {
   const fs = fsWith(opts.fs);
-  if (opts.lock === false) return rewriteUnlocked(path, records, opts, fs);
-  const lock = acquireLock(path, opts.lockOptions);
+  const file = resolveSessionPath(path);
+  if (opts.lock === false) return rewriteUnlocked(path, file, records, opts, fs);
+  const lock = acquireLockFile(lockPathOf(file), opts.lockOptions);
   try {
-    return rewriteUnlocked(path, records, opts, fs);
+    return rewriteUnlocked(path, file, records, opts, fs);
   } finally {
     lock.release();
   }

@@ -87,6 +87,23 @@ describe("parseSessionBytes: line rules", () => {
     expect(r.diagnostics.map((d) => d.code)).toEqual(["invalid-json"]);
   });
 
+  it("drops a line-1 BOM from the text of an invalid UTF-8 line too (its bytes keep it)", () => {
+    const bytes = bytesOf(
+      [0xef, 0xbb, 0xbf],
+      '{"a":"',
+      [0xff],
+      '"}\n',
+      [0xef, 0xbb, 0xbf],
+      '{"b":"',
+      [0xff],
+      '"}\n',
+    );
+    const [first, second] = parseSessionBytes(bytes).records.map(raw);
+    expect(first?.text).toBe('{"a":"\ufffd"}');
+    expect(first?.bytes).toEqual(bytes.subarray(0, 12));
+    expect(second?.text).toBe('\ufeff{"b":"\ufffd"}');
+  });
+
   it("keeps a BOM on the first pushed line when it is not the file start", () => {
     const bom = bytesOf([0xef, 0xbb, 0xbf], '{"a":1}\n');
     expect(parseSessionBytes(bom, { startOffset: 100 }).records[0]?.kind).toBe("raw");

@@ -425,7 +425,11 @@ export class SessionLineDecoder {
     const offset = this.lineStart;
     this.lineStart += end - start + (terminated ? 1 : 0);
     this.lineCount++;
-    this.bomPending = false;
+    if (this.bomPending) {
+      // As on a valid line: the text is what a reader parses (pi parses it with U+FFFD).
+      this.bomPending = false;
+      if (text.charCodeAt(0) === BOM_CHAR) text = text.slice(1);
+    }
     if (text.charCodeAt(text.length - 1) === CR_CHAR) text = text.slice(0, -1);
     const at = firstInvalidUtf8(bytes.subarray(start, end));
     const reason = `invalid UTF-8 at byte ${at} of the line (file byte ${offset + at}): ${excerpt(text)}`;

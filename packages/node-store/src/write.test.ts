@@ -247,11 +247,10 @@ describe("SessionWriter", () => {
     const fs: Partial<WriterFs> = {
       writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
         calls++;
-        if (calls === 2) {
-          // Half of the second entry reaches the disk, then the disk is full.
-          require_fs().writeSync(fd, buf, offset, Math.floor(length / 2), position);
+        // Half of the second entry reaches the disk (a short write), then the disk is full.
+        if (calls === 2) return require_fs().writeSync(fd, buf, offset, Math.floor(length / 2), position);
+        if (calls === 3)
           throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
-        }
         return require_fs().writeSync(fd, buf, offset, length, position);
       },
     };
@@ -263,6 +262,41 @@ describe("SessionWriter", () => {
     w.append(entry("4", "1"));
     w.close();
     expect(readFileSync(path, "utf8")).toBe(before.toString("utf8") + line(entry("4", "1")));
+  });
+
+  it("a failed write cuts nothing when a writer that takes no lock appended meanwhile; next time its line is handed over and our piece kept", () => {
+    const path = newSession([header, entry("1")]);
+    const before = readFileSync(path, "utf8");
+    const pi = line(entry("pi", "1"));
+    let ours = "";
+    let fail = true;
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
+        if (!fail) return require_fs().writeSync(fd, buf, offset, length, position);
+        fail = false;
+        // pi appends a whole line between our check and our write; then half of our line
+        // reaches the disk and the disk is full.
+        appendFileSync(path, pi);
+        const half = Math.floor(length / 2);
+        require_fs().writeSync(fd, buf, offset, half, position);
+        ours = Buffer.from(buf.subarray(offset, offset + half)).toString("utf8");
+        throw Object.assign(new Error("ENOSPC: no space left on device"), { code: "ENOSPC" });
+      },
+    };
+    const seen: SessionRecord[] = [];
+    const w = SessionWriter.open(path, { fs, now: fixedNow, onForeignEntries: (r) => seen.push(...r) });
+    expect(() => w.append(entry("2", "1"))).toThrow(/ENOSPC/);
+    expect(readFileSync(path, "utf8")).toBe(before + pi + ours);
+    const r = w.append((foreign) => {
+      const last = foreign.at(-1);
+      return entry("3", last?.kind === "json" ? String(last.value.id) : null);
+    });
+    expect(r.foreign.map((f) => (f.kind === "json" ? f.value.id : f.kind))).toEqual(["pi"]);
+    expect(seen).toEqual(r.foreign);
+    expect(r.repair).toMatchObject({ action: "quarantined", byteLength: Buffer.byteLength(ours) });
+    expect(readFileSync(r.repair?.sidecarPath ?? "", "utf8")).toBe(ours);
+    expect(readFileSync(path, "utf8")).toBe(before + pi + line(entry("3", "pi")));
+    w.close();
   });
 
   it("handles short writes by writing the rest", () => {

@@ -4,7 +4,8 @@
  * - {@link createSessionFile}: exclusive create (`wx`) in one write; never a second header.
  * - {@link SessionWriter}: appends, one `write` per entry, under a cross-process lock; entries
  *   other processes appended since this writer last looked are read first and handed to the
- *   caller; a failed write is cut back; a deleted, replaced or truncated file is refused.
+ *   caller; a failed write is cut back (unless someone else appended meanwhile: then its bytes
+ *   are read as foreign next time); a deleted, replaced or truncated file is refused.
  * - {@link repairTornTail}: a last line without `\n` is completed when it is whole JSON,
  *   otherwise copied to a sidecar (fsynced) and only then cut from the file.
  * - {@link rewriteSessionFile}: temp file in the same directory, fsync, optional backup,
@@ -489,7 +490,8 @@ function countLines(fs: WriterFs, fd: number, size: number): number {
  * shorter than what it knows; otherwise {@link SessionFileChangedError}); if it grew, repairs
  * a torn tail, reads the foreign records and hands them to the caller; then writes each entry
  * with one `write` (O_APPEND). If a write fails the file is cut back to its size before the
- * append (all or nothing) and the error is rethrown.
+ * append (all or nothing) unless someone else appended meanwhile (then the next append reads
+ * what is there as foreign), and the error is rethrown.
  */
 export class SessionWriter {
   /** The path the writer was opened with (reported in errors). */
@@ -703,21 +705,23 @@ export class SessionWriter {
       const entries: readonly object[] = Array.isArray(produced) ? produced : [produced as object];
       const fd = this.requireFd();
       const before = this.known;
+      // What the file would be after the bytes written so far (counted per write, so a failure
+      // knows how many of ours reached the file): `writeAll` inlined.
       let size = before;
       try {
         for (const entry of entries) {
           const bytes = encodeLineShared(entry);
-          writeAll(this.fs, fd, bytes);
-          size += bytes.length;
+          let done = 0;
+          while (done < bytes.length) {
+            const n = this.fs.writeSync(fd, bytes, done, bytes.length - done, null);
+            if (n <= 0) throw Object.assign(new Error("write returned 0 bytes"), { code: "EIO" });
+            done += n;
+            size += n;
+          }
         }
         if (this.opts.durability === "fsync" && entries.length > 0) this.fs.fsyncSync(fd);
       } catch (error) {
-        // All or nothing: cut back whatever part of this append reached the file.
-        try {
-          this.fs.ftruncateSync(fd, before);
-        } catch {
-          // The original error is the one to report.
-        }
+        this.cutBack(fd, before, size);
         throw error;
       }
       this.known = size;
@@ -726,6 +730,25 @@ export class SessionWriter {
       if (repair) result.repair = repair;
       return result;
     });
+  }
+
+  /**
+   * After a failed append: all or nothing, but never at the cost of someone else's line. The
+   * file is cut back to `before` only when it is exactly `before` plus the bytes this append
+   * wrote (`expected`). Any other size means a writer that takes no lock (pi) appended between
+   * our check and our writes (or a write failed after writing bytes it did not report), so the
+   * bytes after `before` are not all ours and a cut could erase its line: then nothing is cut.
+   * The writer still knows the file only up to `before`, so the next append reads everything
+   * after it as foreign: their lines and ours that were complete are handed to the caller, a
+   * torn piece of ours goes to a sidecar (see {@link repairTornTail}). Nothing is lost.
+   */
+  private cutBack(fd: number, before: number, expected: number): void {
+    try {
+      const size = this.fs.fstatSync(fd).size;
+      if (size === expected && size > before) this.fs.ftruncateSync(fd, before);
+    } catch {
+      // The original error is the one to report; the next append looks at the file again.
+    }
   }
 
   /**

@@ -222,6 +222,47 @@ describe("SessionWriter", () => {
     expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
   });
 
+  it("completing a torn tail while a writer that takes no lock appends: its lines are handed over, none misread", () => {
+    const path = newSession([header, entry("1")]);
+    const ids = (records: SessionRecord[]) => records.map((r) => (r.kind === "json" ? r.value.id : r.kind));
+    let inject = false;
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
+        if (inject && length === 1 && buf[offset] === 10) {
+          // pi's line was being written (all but its `\n` was seen); it ends it, and appends one
+          // more, between the repair's look at the tail and its `\n`.
+          inject = false;
+          appendFileSync(path, `\n${line(entry("c", "x"))}`);
+        }
+        return require_fs().writeSync(fd, buf, offset, length, position);
+      },
+    };
+    const w = SessionWriter.open(path, { fs });
+    appendFileSync(path, JSON.stringify(entry("x", "1")));
+    inject = true;
+    const r1 = w.append((foreign) =>
+      entry("2", String((foreign.at(-1) as { value: { id: string } }).value.id)),
+    );
+    expect(ids(r1.foreign)).toEqual(["x", "c"]);
+    expect(r1.repair).toMatchObject({ action: "completed" });
+    const r2 = w.append(entry("3", "2"));
+    expect(r2.foreign).toEqual([]);
+    expect(w.size).toBe(statSync(path).size);
+    w.close();
+    const lines = readFileSync(path, "utf8").split("\n");
+    // Our `\n` went to the end of the file (O_APPEND) as a blank line; no byte was overwritten.
+    expect(lines.map((l) => (l === "" ? "" : JSON.parse(l).id))).toEqual([
+      "abc",
+      "1",
+      "x",
+      "c",
+      "",
+      "2",
+      "3",
+      "",
+    ]);
+  });
+
   it("fsyncs every append with durability fsync", () => {
     const path = newSession();
     let syncs = 0;
@@ -432,9 +473,31 @@ describe("repairTornTail", () => {
       },
     };
     expect(() => repairTornTail(path, { fs: growing })).toThrow(SessionFileChangedError);
-    expect(readFileSync(path, "utf8")).toBe(`${line(header)}${theirs}frag+++`);
+    // Three attempts, each growing the file at both syncs (the copy's, then its directory's).
+    expect(readFileSync(path, "utf8")).toBe(`${line(header)}${theirs}frag++++++`);
     expect(filesIn(dir).filter((f) => f.includes(".torn-"))).toEqual([]);
   });
+  it("never writes its newline over bytes a writer that takes no lock appended meanwhile", () => {
+    const path = newSession();
+    appendFileSync(path, '{"a":1}');
+    const theirs = line(entry("theirs"));
+    let inject = true;
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
+        if (inject && length === 1 && buf[offset] === 10) {
+          inject = false;
+          appendFileSync(path, theirs);
+        }
+        return require_fs().writeSync(fd, buf, offset, length, position);
+      },
+    };
+    const r = repairTornTail(path, { fs });
+    // Their line was appended to the torn one (that is what a writer without a lock does); it
+    // keeps every byte, and the newline goes after it.
+    expect(readFileSync(path, "utf8")).toBe(`${line(header)}{"a":1}${theirs}\n`);
+    expect(r).toMatchObject({ action: "completed", size: statSync(path).size });
+  });
+
   it("throws SessionFileNotFoundError for a missing file", () => {
     expect(() => repairTornTail(join(tmp(), "x.jsonl"))).toThrow(SessionFileNotFoundError);
   });

@@ -301,8 +301,9 @@ function sidecarPathFor(fs: WriterFs, path: string, now: Date): string {
 }
 
 /**
- * The repair itself, on an open read-write fd; the caller holds the lock. `path` is the name
- * reported, `file` the resolved one the sidecar is put next to.
+ * The repair itself, on an open read-write O_APPEND fd; the caller holds the lock. `path` is
+ * the name reported, `file` the resolved one the sidecar is put next to. The returned `size`
+ * ends with a `\n` (or is 0): what is known may end there.
  */
 function repairOpenFile(
   fs: WriterFs,
@@ -328,9 +329,19 @@ function repairOpenFile(
   }
   const base = { path, sizeBefore: size, offset: start, byteLength: fragment.length };
   if (isWholeJsonObject(fragment, start === 0)) {
-    fs.writeSync(fd, Buffer.from([10]), 0, 1, size);
+    // The fd is O_APPEND: the `\n` goes to the end of the file, wherever that is by now, never
+    // over bytes a writer that takes no lock (pi) appended since `size` was read.
+    fs.writeSync(fd, Buffer.from([10]), 0, 1, null);
     if (fsyncAfter) fs.fsyncSync(fd);
-    return { ...base, action: "completed", size: size + 1 };
+    const after = fs.fstatSync(fd).size;
+    if (after === size + 1) return { ...base, action: "completed", size: after };
+    // Such a writer did append meanwhile, before our `\n`: the "torn" line was its append in
+    // flight (now ended) or got its line glued on. What is known can then end only at a line
+    // end past its bytes, not at `size + 1` (the appender would read from the wrong offset and
+    // miss its lines): look at the new tail, where our `\n` ended a line or left a blank one.
+    if (attempts <= 1) throw new SessionFileChangedError(path, "appended");
+    const next = repairOpenFile(fs, path, file, fd, now, fsyncAfter, attempts - 1);
+    return next.action === "none" ? { ...base, action: "completed", size: next.size } : next;
   }
   // Save the fragment first (durably), only then cut it from the session.
   const sidecarPath = sidecarPathFor(fs, file, now());
@@ -352,12 +363,13 @@ function repairOpenFile(
   // a read is not atomic with a write. If the file grew while the fragment was saved, cut
   // nothing: its bytes are still in the session, so the copy goes, and the new tail is looked
   // at (a few times; a file that keeps growing is refused rather than cut).
+  // The directory is synced first, so the check is the last thing before the cut.
+  fsyncDir(dirname(sidecarPath), fs);
   if (fs.fstatSync(fd).size !== size) {
     fs.unlinkSync(sidecarPath);
     if (attempts <= 1) throw new SessionFileChangedError(path, "appended");
     return repairOpenFile(fs, path, file, fd, now, fsyncAfter, attempts - 1);
   }
-  fsyncDir(dirname(sidecarPath), fs);
   fs.ftruncateSync(fd, start);
   if (fsyncAfter) fs.fsyncSync(fd);
   return { ...base, action: "quarantined", size: start, sidecarPath };
@@ -374,7 +386,8 @@ export function repairTornTail(path: string, opts: RepairOptions = {}): TornTail
   const run = (): TornTailRepair => {
     let fd: number;
     try {
-      fd = fs.openSync(file, "r+");
+      // O_APPEND, as the appender's: a completing `\n` can only go to the end (see repairOpenFile).
+      fd = fs.openSync(file, APPEND_NO_CREATE);
     } catch (error) {
       if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
       throw error;
@@ -672,8 +685,9 @@ export class SessionWriter {
       this.opts.now ?? (() => new Date()),
       this.opts.durability === "fsync",
     );
+    // The repair's size, also when it did nothing: the file may have grown again since `st`.
+    const end = repair.size;
     if (repair.action === "none") repair = undefined;
-    const end = repair ? repair.size : st.size;
     if (end < this.known) throw new SessionFileChangedError(this.path, "truncated");
     const from = this.known;
     const read = readRecordsFromFd(fd, from, end, this.lines + 1);

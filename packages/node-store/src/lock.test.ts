@@ -3,13 +3,14 @@
  * processes and old locks taken over, a live lock waited for and timed out on.
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import fs, { existsSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
 import { hostname } from "node:os";
 import { join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "./errors.js";
-import { acquireLock, lockPathFor, withLock } from "./lock.js";
+import { type HeldLock, acquireLock, lockPathFor, withLock } from "./lock.js";
 
 const dirs = tempDirs("ns-lock-");
 afterEach(dirs.cleanup);
@@ -96,5 +97,65 @@ describe("lock", () => {
     const old = new Date(Date.now() - 5000);
     utimesSync(lockPathFor(path), old, old);
     acquireLock(path, { timeoutMs: 1000 }).release();
+  });
+
+  it("two processes breaking one stale lock cannot both take it", () => {
+    const path = session();
+    const lockPath = lockPathFor(path);
+    writeFileSync(lockPath, JSON.stringify({ pid: deadPid(), hostname: hostname(), time: Date.now() }));
+    const holders: HeldLock[] = [];
+    const realUnlink = fs.unlinkSync;
+    let interleaved = false;
+    // B has re-read the stale lock and is about to unlink it; right then A runs a whole
+    // acquire (A waits at most 50 ms: B cannot go on meanwhile, it is this same thread).
+    fs.unlinkSync = (p: fs.PathLike) => {
+      if (!interleaved && p === lockPath) {
+        interleaved = true;
+        try {
+          holders.push(acquireLock(path, { timeoutMs: 50 }));
+        } catch (error) {
+          if (!(error instanceof SessionLockTimeoutError)) throw error;
+        }
+      }
+      realUnlink(p);
+    };
+    syncBuiltinESMExports();
+    try {
+      holders.push(acquireLock(path, { timeoutMs: 1000 }));
+    } finally {
+      fs.unlinkSync = realUnlink;
+      syncBuiltinESMExports();
+    }
+    expect(interleaved).toBe(true);
+    expect(holders).toHaveLength(1);
+    for (const held of holders) held.release();
+    expect(existsSync(lockPath)).toBe(false);
+    expect(existsSync(`${lockPath}.break`)).toBe(false);
+  });
+
+  it("waits for another breaker, and removes a break file left by a dead or long-stalled one", () => {
+    const path = session();
+    const lockPath = lockPathFor(path);
+    const stale = JSON.stringify({ pid: deadPid(), hostname: hostname(), time: Date.now() });
+    writeFileSync(lockPath, stale);
+    // Another host's breaker is at work right now: wait for it.
+    writeFileSync(`${lockPath}.break`, JSON.stringify({ pid: 1, hostname: "elsewhere", time: Date.now() }));
+    expect(() => acquireLock(path, { timeoutMs: 30 })).toThrow(SessionLockTimeoutError);
+    expect(readFileSync(lockPath, "utf8")).toBe(stale);
+    // It stalled (or its host went away) for seconds: its turn is over.
+    writeFileSync(
+      `${lockPath}.break`,
+      JSON.stringify({ pid: 1, hostname: "elsewhere", time: Date.now() - 60_000 }),
+    );
+    acquireLock(path, { timeoutMs: 1000 }).release();
+    // A breaker of this host that died.
+    writeFileSync(lockPath, stale);
+    writeFileSync(
+      `${lockPath}.break`,
+      JSON.stringify({ pid: deadPid(), hostname: hostname(), time: Date.now() }),
+    );
+    acquireLock(path, { timeoutMs: 1000 }).release();
+    expect(existsSync(lockPath)).toBe(false);
+    expect(existsSync(`${lockPath}.break`)).toBe(false);
   });
 });

@@ -8,7 +8,8 @@
  * owner is a dead process on this host (`process.kill(pid, 0)` → `ESRCH`), when its content is
  * unreadable and it is older than a second, or when it is older than `staleMs` (the owner may
  * be alive but stuck, or on another host). A stale lock is removed only if its content is
- * still the one judged stale, then taken like any other.
+ * still the one judged stale, by one breaker at a time (`<lock>.break`), then taken like any
+ * other.
  *
  * Why not proper-lockfile: it is async-first (its sync API cannot wait for a held lock) and
  * detects staleness by mtime only, which cannot tell a crashed writer from a slow one quickly.
@@ -171,6 +172,62 @@ function isStale(
 }
 
 /**
+ * A `.break` file older than this (or whose owner died on this host) was left by a breaker
+ * that died or stalled; breaking takes microseconds, so this is generous.
+ */
+const BREAK_STALE_MS = 5_000;
+
+/** Removes `path` if it still holds `raw` (else it was taken over meanwhile: left alone). */
+function unlinkIfUnchanged(path: string, raw: string): void {
+  if (readOwner(path)?.raw !== raw) return;
+  try {
+    unlinkSync(path);
+  } catch {
+    // Someone else removed it first.
+  }
+}
+
+/**
+ * Removes a lock judged stale, if it still holds `raw`, the content judged. Re-reading and then
+ * unlinking is not atomic: a second breaker could re-read the same stale content, pause, and
+ * unlink the live lock a first breaker has taken meanwhile (both would then hold the lock). So
+ * breakers take turns on `<lock>.break` (created with `wx`): a breaker that holds it and still
+ * finds `raw` is the only one that can remove that lock; the next one finds a new lock, or
+ * none, and leaves it. (While it is held, no one else removes the lock, and no one can create
+ * one while it exists; only the stale owner itself, if alive, could release it in between.)
+ * Returns false when another breaker holds `<lock>.break` (wait, then look again), true
+ * otherwise (look again at once).
+ */
+function breakStaleLock(lockPath: string, raw: string, now: () => number): boolean {
+  const breakPath = `${lockPath}.break`;
+  let fd: number;
+  try {
+    fd = openSync(breakPath, "wx");
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "EEXIST") throw error;
+    const other = readOwner(breakPath);
+    if (other === undefined) return true; // just released: look again
+    if (!isStale(breakPath, other, BREAK_STALE_MS, now())) return false;
+    // Left by a breaker that died or stalled for seconds. Removing it is check-then-unlink
+    // again, but it only races another breaker that stalled as long inside its turn.
+    unlinkIfUnchanged(breakPath, other.raw);
+    return true;
+  }
+  const token = JSON.stringify({ pid: process.pid, hostname: osHostname(), time: now() } satisfies LockOwner);
+  try {
+    try {
+      writeSync(fd, token);
+    } finally {
+      closeSync(fd);
+    }
+    unlinkIfUnchanged(lockPath, raw);
+  } finally {
+    unlinkIfUnchanged(breakPath, token);
+  }
+  return true;
+}
+
+/**
  * Takes the lock for `sessionPath` (see {@link lockPathFor}), waiting with a small backoff;
  * throws on timeout.
  */
@@ -211,29 +268,15 @@ export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldL
           released = true;
           // Only remove it if it is still ours: after a long stall it may have been judged
           // stale and taken by another process.
-          if (readOwner(lockPath)?.raw !== token) return;
-          try {
-            unlinkSync(lockPath);
-          } catch {
-            // Already removed; nothing to do.
-          }
+          unlinkIfUnchanged(lockPath, token);
         },
       };
     }
     const content = readOwner(lockPath);
     if (content === undefined) continue; // vanished between open and read: retry at once
     lastOwner = content.owner;
-    if (isStale(lockPath, content, staleMs, now())) {
-      const again = readOwner(lockPath);
-      if (again && again.raw === content.raw) {
-        try {
-          unlinkSync(lockPath);
-        } catch {
-          // Someone else removed it first.
-        }
-      }
-      continue;
-    }
+    // Retry at once after a break (done, or found needless); wait while another process breaks it.
+    if (isStale(lockPath, content, staleMs, now()) && breakStaleLock(lockPath, content.raw, now)) continue;
     if (now() - started >= timeoutMs) throw new SessionLockTimeoutError(lockPath, timeoutMs, lastOwner);
     sleepSync(delay + Math.floor(Math.random() * delay));
     delay = Math.min(delay * 2, 10);

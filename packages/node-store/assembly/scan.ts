@@ -17,8 +17,9 @@
 // The scanner only has to be right when it does not say FALLBACK: then the caller's exact
 // path decides. It says FALLBACK for duplicate or escaped keys that listing reads, for escaped
 // `type`/`role` values, for a non-ASCII byte outside a string, for invalid UTF-8 (the codec
-// turns such a line into a raw record), for text values that are neither strings nor null,
-// for too many text blocks, and past a nesting depth of MAX_DEPTH.
+// turns such a line into a raw record, which the caller parses as pi does), for text values
+// that are neither strings nor null, for too many text blocks, for an entry `timestamp` that
+// is not a string where it counts (pi's `new Date` of it), and past a nesting depth of MAX_DEPTH.
 
 const FALLBACK: u32 = 0;
 const OTHER: u32 = 1;
@@ -302,6 +303,7 @@ function scanLine(start: usize): u32 {
   let textE: usize = 0;
   let textF: u32 = 0;
   let badText = false; // a text value the caller could not rebuild without JSON.parse
+  let eTsOther = false; // entry.timestamp is present and not a string
   eTsF = 0;
   mTsF = 0;
   contentKind = C_ABSENT;
@@ -317,6 +319,7 @@ function scanLine(start: usize): u32 {
         const isObj = c == 0x7b;
         store<u8>(stackBase + <usize>depth, isObj ? OBJ : ARR);
         if (vk == K_MESSAGE) inMsg = isObj;
+        else if (vk == K_ETS) eTsOther = true;
         else if (vk == K_CONTENT) {
           contentKind = isObj ? C_OTHER : C_ARRAY;
           inContent = !isObj;
@@ -379,11 +382,13 @@ function scanLine(start: usize): u32 {
             mTsS = s;
             mTsE = pos;
             mTsF = F_PRESENT;
-          } else if (vk == K_CONTENT) contentKind = C_OTHER;
+          } else if (vk == K_ETS) eTsOther = true;
+          else if (vk == K_CONTENT) contentKind = C_OTHER;
           else if (vk == K_BTEXT) badText = true;
         } else {
           if (!literal(c)) return FALLBACK;
-          if (vk == K_CONTENT) contentKind = C_OTHER;
+          if (vk == K_ETS) eTsOther = true;
+          else if (vk == K_CONTENT) contentKind = C_OTHER;
           else if (vk == K_BTEXT) {
             if (c == 0x6e) textF = F_NULL;
             else badText = true;
@@ -491,6 +496,9 @@ function scanLine(start: usize): u32 {
       code = ASSISTANT;
     if (code == MSG_OTHER) return MSG_OTHER;
     if (badText) return FALLBACK;
+    // pi reads the entry's timestamp when the message has content and no numeric timestamp;
+    // `new Date` of a number, literal, array or object is left to the caller's exact path.
+    if (eTsOther && mTsF == 0 && contentKind != C_ABSENT) return FALLBACK;
     if (contentKind == C_STRING) {
       // The string content is the one span.
       store<u32>(spanBase, <u32>textS);

@@ -2,18 +2,24 @@
  * `SessionInfo` (pi 1.6.0's listing record) built incrementally from records, so a cached
  * state can be resumed when a file only grew.
  *
- * pi's rules (`buildSessionInfo`): the first JSON line must be a header (`type:"session"`)
- * or the file is skipped (a header whose `id` is missing or not a string still counts, and
- * its `id` is passed through as is); `name` is the latest `session_info` name, trimmed, an
- * empty one clears it; `messageCount` counts every `message` entry on every branch;
- * `firstMessage` is the text of the first user message with text (text blocks joined by a
- * space) or `"(no messages)"`; `allMessagesText` joins every user/assistant text with spaces;
- * `modified` is the latest user/assistant message time (`message.timestamp`, else the entry's
- * ISO time), else the header time, else the file mtime. Where pi would crash on a malformed
- * entry (and so drop the whole file) this code is tolerant instead.
+ * pi's rules (`buildSessionInfo`): each line is `JSON.parse`d (decoded with U+FFFD for invalid
+ * UTF-8, so the codec's raw records are parsed too) and lines that fail or give a falsy value
+ * are skipped; the first other value must be a header (`type:"session"`) or the file is
+ * skipped (an array, number, string or `true` there is not a header; a header whose `id` is
+ * missing or not a string still counts, and its `id` is passed through as is); `name` is the
+ * latest `session_info` name, trimmed, an empty one clears it; `messageCount` counts every
+ * `message` entry on every branch; `firstMessage` is the text of the first user message with
+ * text (text blocks joined by a space) or `"(no messages)"`; `allMessagesText` joins every
+ * user/assistant text with spaces; `modified` is the latest user/assistant message time
+ * (`message.timestamp` when a number, else `new Date(entry.timestamp)` of whatever type), if
+ * positive, else the header time, else the file mtime. Where pi's `new Date` or its joining of
+ * texts throws (a JSON object whose own `toString` is not a function), pi drops the whole file
+ * and so does this code. Where pi would crash on a malformed entry otherwise (a null `message`,
+ * a content that is neither a string nor an array, a null content block, a `session_info` name
+ * that is not a string) this code is tolerant instead.
  */
 import type { SessionRecord } from "@pi-session/format";
-import { messageActivityTime, sessionInfoName } from "./read.js";
+import { messageActivityTimeOrThrow, rawRecordValue, sessionInfoName } from "./read.js";
 
 /** pi's `SessionInfo`, field for field. */
 export interface SessionInfo {
@@ -35,7 +41,10 @@ export interface SessionInfo {
 
 /** Everything needed to finish (or resume) a `SessionInfo`; plain JSON so it can be cached. */
 export interface InfoState {
-  /** `undefined`: no JSON line seen yet; `false`: the first JSON line was not a valid header. */
+  /**
+   * `undefined`: no JSON value seen yet; `false`: not a session (the first JSON value was not a
+   * header, or a later line makes pi's listing throw: nothing after it can change that).
+   */
   header?: { id?: unknown; cwd: string; parentSession?: string; timestamp?: unknown } | false;
   messageCount: number;
   firstMessage: string;
@@ -56,6 +65,7 @@ export function cloneInfoState(s: InfoState): InfoState {
   return c;
 }
 
+/** pi's `extractTextContent`; throws where pi's `join` does (see {@link applyRecord}). */
 function extractText(message: { content?: unknown }): string {
   const content = message.content;
   if (typeof content === "string") return content;
@@ -70,13 +80,37 @@ function extractText(message: { content?: unknown }): string {
   return parts.join(" ");
 }
 
+/**
+ * Marks the state as not a session, for good, and clears what it gathered (so the state does
+ * not depend on how far a reader got before it knew).
+ */
+function reject(state: InfoState): void {
+  state.header = false;
+  state.messageCount = 0;
+  state.firstMessage = "";
+  state.allMessagesText = "";
+  state.textCount = 0;
+  delete state.name;
+  delete state.lastActivity;
+}
+
 /** Feeds one record into the state (mutates it). */
 export function applyRecord(state: InfoState, record: SessionRecord): void {
-  if (record.kind !== "json" || state.header === false) return;
-  const entry = record.value;
+  if (state.header === false) return;
+  if (record.kind === "json") applyEntry(state, record.value);
+  else {
+    // pi parses every line; a raw record (invalid UTF-8, not an object, not JSON) is skipped
+    // only when its text does not parse or parses to a falsy value.
+    const value = rawRecordValue(record);
+    if (value) applyEntry(state, value as Record<string, unknown>);
+  }
+}
+
+/** Feeds one parsed line (any truthy JSON value) into the state. */
+function applyEntry(state: InfoState, entry: Record<string, unknown>): void {
   if (state.header === undefined) {
     if (entry.type !== "session") {
-      state.header = false;
+      reject(state);
       return;
     }
     const header: NonNullable<InfoState["header"]> = {
@@ -95,13 +129,27 @@ export function applyRecord(state: InfoState, record: SessionRecord): void {
   }
   if (entry.type !== "message") return;
   state.messageCount++;
-  const t = messageActivityTime(entry);
+  let t: number | undefined;
+  try {
+    t = messageActivityTimeOrThrow(entry);
+  } catch {
+    // pi's `new Date(entry.timestamp)` threw: its listing skips the file.
+    reject(state);
+    return;
+  }
   if (t !== undefined) state.lastActivity = Math.max(state.lastActivity ?? 0, t);
   const message = entry.message as { role?: unknown; content?: unknown } | null | undefined;
   if (typeof message !== "object" || message === null) return;
   if (typeof message.role !== "string" || !("content" in message)) return;
   if (message.role !== "user" && message.role !== "assistant") return;
-  const text = extractText(message);
+  let text: string;
+  try {
+    text = extractText(message);
+  } catch {
+    // A text pi's `join` cannot convert to a string: pi's listing skips the file.
+    reject(state);
+    return;
+  }
   if (!text) return;
   state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
   state.textCount++;

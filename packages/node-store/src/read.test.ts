@@ -98,6 +98,20 @@ describe("readSessionFile", () => {
   });
 });
 
+describe("lines of white space that is not JSON whitespace", () => {
+  it("are raw records with a diagnostic (kept by a rewrite), not blank lines dropped in silence", async () => {
+    const others = ["\u00a0", "\u2028", "\ufeff", " \u3000 "];
+    const path = file(`${line(header)}${others.join("\n")}\n \t\r\n${line(msg("1", "user", "x", 1))}`);
+    for (const r of [await readSessionFile(path), readSessionFileSync(path)]) {
+      expect(r.blankLines).toBe(1);
+      expect(r.records.map((x) => x.kind)).toEqual(["json", "raw", "raw", "raw", "raw", "json"]);
+      expect(r.diagnostics.map((d) => [d.code, d.line, d.file])).toEqual(
+        others.map((_, i) => ["invalid-json", i + 2, path]),
+      );
+    }
+  });
+});
+
 describe("streamSessionRecords", () => {
   it("yields the same records as readSessionFile, and can resume at an offset", async () => {
     const path = upstreamFixture("before-compaction");
@@ -204,6 +218,35 @@ describe("scanHeader", () => {
     expect(await scanHeader(file(line({ type: "session", id: 3 })))).toBeNull();
     expect(await scanHeader(file(""))).toBeNull();
     expect(await scanHeader(file("garbage only"))).toBeNull();
+  });
+  it("reads a header with an invalid UTF-8 byte as pi does (U+FFFD), with or without a BOM", async () => {
+    const text = JSON.stringify({ ...header, name: "a#b" });
+    const [before, after] = text.split("#") as [string, string];
+    const expected = { ...header, name: "a\ufffdb" };
+    for (const prefix of [[], [0xef, 0xbb, 0xbf]]) {
+      const path = file(
+        Buffer.concat([
+          Buffer.from(prefix),
+          Buffer.from(before),
+          Buffer.from([0xff]),
+          Buffer.from(`${after}\n`),
+        ]),
+      );
+      expect(await scanHeader(path)).toEqual(expected);
+      expect(scanHeaderSync(path)).toEqual(expected);
+    }
+  });
+  it("decides on the first truthy JSON value, as pi: falsy values are skipped, others are not headers", async () => {
+    for (const first of ["[1]", "7", '"x"', "true", "[]"]) {
+      const path = file(`${first}\n${line(header)}`);
+      expect(await scanHeader(path), first).toBeNull();
+      expect(scanHeaderSync(path), first).toBeNull();
+    }
+    for (const first of ["0", "false", "null", '""', "\u00a0", "\u2028"]) {
+      const path = file(`${first}\n${line(header)}`);
+      expect(await scanHeader(path), first).toEqual(header);
+      expect(scanHeaderSync(path), first).toEqual(header);
+    }
   });
   it("accepts a header without a trailing newline", async () => {
     expect(await scanHeader(file(JSON.stringify(header)))).toEqual(header);

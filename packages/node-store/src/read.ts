@@ -7,7 +7,7 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from "node:fs";
 import { type FileHandle, open } from "node:fs/promises";
-import type { Diagnostic, SessionHeader, SessionRecord } from "@pi-session/format";
+import type { Diagnostic, RawRecord, SessionHeader, SessionRecord } from "@pi-session/format";
 import { RecordDecoder, type TornTail } from "./codec.js";
 import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "./errors.js";
 
@@ -276,9 +276,11 @@ export interface ScanHeaderOptions {
 }
 
 /**
- * pi 1.6.0's bounded header read: the first complete line that parses as JSON decides. Blank
- * and malformed lines are skipped; if that first JSON value is a header (`type:"session"` and a
- * string `id`) it is returned, otherwise null. Throws {@link SessionHeaderScanLimitError} when
+ * pi 1.6.0's bounded header read: the first line that parses to a truthy JSON value decides
+ * (decoded with U+FFFD for invalid UTF-8, as pi). Blank and malformed lines and falsy values
+ * (`0`, `false`, `null`, `""`) are skipped; if that first value is a header (`type:"session"`
+ * and a string `id`) it is returned, otherwise (another object, an array, a number, a string,
+ * `true`) null. Throws {@link SessionHeaderScanLimitError} when
  * `maxBytes` pass without a decision, {@link SessionFileNotFoundError} for a missing file.
  */
 export async function scanHeader(path: string, opts: ScanHeaderOptions = {}): Promise<SessionHeader | null> {
@@ -316,11 +318,29 @@ export function scanHeaderSync(path: string, opts: ScanHeaderOptions = {}): Sess
   }
 }
 
-/** Decides on one record; undefined = keep scanning. */
+/**
+ * The value pi reads from a line the codec kept as a raw record: `JSON.parse` of its text, which
+ * is the line decoded with U+FFFD for invalid UTF-8 (as pi's stream decoder does), so a line with
+ * an invalid byte inside a string still parses. `undefined` when it does not parse. (The codec
+ * drops a BOM from the text of line 1, as from a JSON line; pi, which does not, skips the line.)
+ */
+export function rawRecordValue(record: RawRecord): unknown {
+  try {
+    return JSON.parse(record.text);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Decides on one record as pi's `parseSessionHeaderCandidate`; undefined = keep scanning (a line
+ * that does not parse, or parses to a falsy value: `0`, `false`, `null`, `""`).
+ */
 function headerDecision(record: SessionRecord): SessionHeader | null | undefined {
-  if (record.kind !== "json") return undefined;
-  const v = record.value as { type?: unknown; id?: unknown };
-  if (v.type === "session" && typeof v.id === "string") return record.value as SessionHeader;
+  const value = record.kind === "json" ? record.value : rawRecordValue(record);
+  if (!value) return undefined;
+  const v = value as { type?: unknown; id?: unknown };
+  if (v.type === "session" && typeof v.id === "string") return value as SessionHeader;
   return null;
 }
 
@@ -402,16 +422,36 @@ export interface TailScan {
   bytesRead: number;
 }
 
-/** Time of a user/assistant message entry as pi's listing computes it; undefined otherwise. */
-export function messageActivityTime(entry: Record<string, unknown>): number | undefined {
+/**
+ * {@link messageActivityTime}, but throwing where pi's `new Date(entry.timestamp)` throws (an
+ * object whose own `toString` is not a function, also inside an array): pi's listing then
+ * skips the whole file.
+ */
+export function messageActivityTimeOrThrow(entry: Record<string, unknown>): number | undefined {
   if (entry.type !== "message") return undefined;
   const message = entry.message as { role?: unknown; timestamp?: unknown } | null | undefined;
   if (typeof message !== "object" || message === null) return undefined;
   if (typeof message.role !== "string" || !("content" in message)) return undefined;
   if (message.role !== "user" && message.role !== "assistant") return undefined;
   if (typeof message.timestamp === "number") return message.timestamp;
-  const t = typeof entry.timestamp === "string" ? new Date(entry.timestamp).getTime() : Number.NaN;
+  // pi's `new Date(entry.timestamp)`, whatever its type: a number is a time (clipped to the
+  // Date range), `true` is 1, `null` and `false` are 0, an array is parsed as its joined
+  // string, a missing one is NaN.
+  const t = new Date(entry.timestamp as string).getTime();
   return Number.isNaN(t) ? undefined : t;
+}
+
+/**
+ * Time of a user/assistant message entry as pi's listing computes it (`message.timestamp` when
+ * a number, else `new Date(entry.timestamp)` of any type, when valid); undefined otherwise,
+ * and where `new Date` throws (see {@link messageActivityTimeOrThrow}).
+ */
+export function messageActivityTime(entry: Record<string, unknown>): number | undefined {
+  try {
+    return messageActivityTimeOrThrow(entry);
+  } catch {
+    return undefined;
+  }
 }
 
 /** The trimmed name of a `session_info` entry; empty or missing clears it (undefined). */

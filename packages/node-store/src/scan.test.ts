@@ -121,9 +121,20 @@ const jsonValue: fc.Arbitrary<J> = fc.letrec<{ v: J }>((tie) => ({
   ),
 })).v;
 
+/** JSON values no `String()` or `new Date()` takes: an object whose own `toString` is not a function. */
+const unconvertible = fc.constantFrom<J>(
+  new Dup([["toString", 1]]),
+  new Dup([
+    ["valueOf", 1],
+    ["toString", null],
+  ]),
+  [1, new Dup([["toString", "x"]])],
+);
+
 const block: fc.Arbitrary<J> = fc.oneof(
   fc.record({ type: fc.constant("text"), text: texts }),
   fc.record({ type: fc.constant("text"), text: fc.oneof(fc.constant(null), numbers, fc.constant(true)) }),
+  fc.record({ type: fc.constant("text"), text: fc.oneof(jsonValue, unconvertible) }),
   fc.constant({ type: "text" }),
   fc.record({ text: texts, type: fc.constant("text") }),
   fc.record({ type: fc.constantFrom("image", "thinking", "toolCall", "Text", "text "), text: texts }),
@@ -166,6 +177,22 @@ const messageEntry: fc.Arbitrary<J> = fc
         fc.date({ noInvalidDate: true }).map((d) => d.toISOString()),
         texts,
         numbers,
+        // pi takes `new Date()` of whatever the entry's timestamp is.
+        fc.constantFrom<J>(
+          true,
+          false,
+          null,
+          [],
+          [1],
+          ["2025-02-01T00:00:00.000Z"],
+          [[]],
+          {},
+          0,
+          -1,
+          8.64e15,
+        ),
+        jsonValue,
+        unconvertible,
       ),
       {
         nil: undefined,
@@ -219,6 +246,13 @@ const trickyLine = fc.constantFrom(
   '{"type":"message","message":{"role":"user","content":"x","timestamp":1,"timestamp":"s"}}',
   '{"type":"message","timestamp":"2025-01-01T00:00:00.000Z","timestamp":"x","message":{"role":"user","content":"x"}}',
   '{"type":"message","timestamp":"2025-01-01T00:00:00.000\\u005A","message":{"role":"user","content":"x"}}',
+  '{"type":"message","timestamp":1735689600000,"message":{"role":"user","content":"numeric entry time"}}',
+  '{"type":"message","timestamp":true,"message":{"role":"assistant","content":[]}}',
+  '{"type":"message","timestamp":[1],"message":{"role":"user","content":"array entry time"}}',
+  '{"type":"message","timestamp":{"toString":1},"message":{"role":"user","content":"new Date throws"}}',
+  '{"type":"message","timestamp":{"toString":1},"message":{"role":"user","content":"ignored","timestamp":5}}',
+  '{"type":"message","timestamp":{"toString":1},"message":{"role":"toolResult","content":"ignored"}}',
+  '{"type":"message","message":{"role":"user","content":[{"type":"text","text":{"toString":1}}]}}',
   '{"type":"message","message":{"role":"user","content":"x"}}\t \r',
   ' {"type":"message","message":{"role":"user","content":"leading space"}}',
   '\uFEFF{"type":"message","message":{"role":"user","content":"bom"}}',
@@ -251,6 +285,13 @@ const trickyLine = fc.constantFrom(
   "",
   "   ",
   "\t\r",
+  "true",
+  "[]",
+  "0",
+  '""',
+  "\u00a0",
+  "\u2028",
+  "\ufeff",
   `{"type":"message","deep":${"[".repeat(1100)}${"]".repeat(1100)},"message":{"role":"toolResult"}}`,
   `{"type":"message","deep":${"[".repeat(990)}${"]".repeat(990)},"message":{"role":"user","content":"deep"}}`,
   `{"type":"message","message":{"role":"user","content":[${Array.from({ length: 1100 }, (_, i) => `{"type":"text","text":"t${i}"}`).join(",")}]}}`,
@@ -299,13 +340,40 @@ const line: fc.Arbitrary<Uint8Array> = fc.oneof(
   { arbitrary: trickyLine.map((l) => enc.encode(l)), weight: 2 },
 );
 
-const header = fc.oneof(
-  fc.constant('{"type":"session","version":3,"id":"abc","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}'),
-  fc.constant('\uFEFF{"type":"session","id":"bom","timestamp":"2025-01-02T00:00:00.000Z","cwd":"/b"}'),
-  fc.constant('{"type":"session","id":7}'),
-  fc.constant(""),
-  fc.constant("not json"),
-  fc.constant('{"type":"message","message":{"role":"user","content":"no header"}}'),
+const header: fc.Arbitrary<Uint8Array> = fc.oneof(
+  fc
+    .constantFrom(
+      '{"type":"session","version":3,"id":"abc","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}',
+      '\uFEFF{"type":"session","id":"bom","timestamp":"2025-01-02T00:00:00.000Z","cwd":"/b"}',
+      '{"type":"session","id":7}',
+      "",
+      "not json",
+      '{"type":"message","message":{"role":"user","content":"no header"}}',
+      // Falsy values are skipped (the next line may be the header); truthy ones are not headers.
+      "0",
+      "null",
+      '""',
+      "false",
+      "[1]",
+      "7",
+      '"x"',
+      "true",
+      "\u00a0",
+    )
+    .map((h) => enc.encode(h)),
+  // Invalid UTF-8 in the header's strings: pi decodes it as U+FFFD and reads the header.
+  fc.constantFrom(
+    Uint8Array.from([...enc.encode('{"type":"session","id":"u","cwd":"/'), 0xff, ...enc.encode('"}')]),
+    Uint8Array.from([
+      0xef,
+      0xbb,
+      0xbf,
+      ...enc.encode('{"type":"session","id":"u","name":"'),
+      0xc3,
+      0x22,
+      0x7d,
+    ]),
+  ),
 );
 
 interface FileCase {
@@ -323,7 +391,7 @@ const file: fc.Arbitrary<FileCase> = fc
   })
   .map(({ header, lines, crlf, torn, cuts }) => {
     const nl = enc.encode(crlf ? "\r\n" : "\n");
-    const parts: Uint8Array[] = [enc.encode(header), nl];
+    const parts: Uint8Array[] = [header, nl];
     for (const [l, corrupt] of lines) parts.push(corrupt(l), nl);
     if (torn && parts.length > 2) parts.pop();
     let length = 0;
@@ -487,7 +555,7 @@ describe("the WebAssembly line scanner", () => {
   it("finds a string's special byte at every position of the scanner's 32-byte blocks", () => {
     // The string loop tests 32 bytes at a time; a quote, an escape, a control byte, a
     // non-ASCII or an invalid byte must be seen wherever it falls in (or across) a block.
-    // [what, bytes, whether the line is valid]
+    // [what, bytes, whether the line is JSON once decoded (invalid UTF-8 as U+FFFD, as pi)]
     const specials: [string, number[], boolean][] = [
       ["escaped quote", [0x5c, 0x22], true],
       ["escape", [0x5c, 0x6e], true],
@@ -496,9 +564,9 @@ describe("the WebAssembly line scanner", () => {
       ["control byte", [0x09], false],
       ["two-byte UTF-8", [0xc3, 0xa9], true],
       ["four-byte UTF-8", [0xf0, 0x9f, 0x98, 0x80], true],
-      ["lone continuation byte", [0x80], false],
+      ["lone continuation byte", [0x80], true],
       ["DEL", [0x7f], true],
-      ["byte 0xff", [0xff], false],
+      ["byte 0xff", [0xff], true],
     ];
     const head = enc.encode('{"type":"session","id":"h","cwd":"/"}\n');
     for (const [what, bytes, valid] of specials) {

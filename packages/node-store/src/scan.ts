@@ -157,7 +157,8 @@ export class LineScanner {
    * Feeds the User/Assistant record at word `k` into `state`: what `applyRecord` does with the
    * entry listing reads from such a line (its `type`, `timestamp` when a string, and a message
    * with `role`, `content` when present — the string, or the text blocks, or another value —
-   * and `timestamp` when a number), without building that entry.
+   * and `timestamp` when a number), without building that entry. (The scanner leaves a line
+   * whose entry `timestamp` is present, not a string and read by pi to the codec path.)
    */
   applyMessage(state: InfoState, k: number): void {
     const w = this.words;
@@ -270,6 +271,8 @@ export class InfoReader implements StateReader {
   }
 
   private handle(k: number): void {
+    // A line before this one made the file not a session (see `applyRecord`): nothing counts.
+    if (this.state.header === false) return;
     const w = this.scanner.memoryWords;
     const code = w[k + 2];
     if (code === LineCode.User || code === LineCode.Assistant) {
@@ -328,7 +331,7 @@ export class InfoReader implements StateReader {
     }
     if (this.rejected() || from >= end) return;
     const { lines, messages } = scanner.scan(from, end, this.onLine);
-    this.state.messageCount += messages;
+    if (!this.rejected()) this.state.messageCount += messages;
     this.line += lines;
     this.offset += end - from;
   }

@@ -158,4 +158,30 @@ describe("lock", () => {
     expect(existsSync(lockPath)).toBe(false);
     expect(existsSync(`${lockPath}.break`)).toBe(false);
   });
+
+  const linux = existsSync("/proc/self/stat");
+  it.runIf(linux)("takes over at once a lock left by an earlier process that had this pid", () => {
+    const path = session();
+    // Same pid, same host, fresh, but another start time: a restarted container, say.
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: process.pid, hostname: hostname(), time: Date.now(), start: "1" }),
+    );
+    acquireLock(path, { timeoutMs: 30 }).release();
+    // Without a start time (written elsewhere) only the age tells.
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: process.pid, hostname: hostname(), time: Date.now() }),
+    );
+    expect(() => acquireLock(path, { timeoutMs: 30 })).toThrow(SessionLockTimeoutError);
+  });
+
+  it.runIf(linux)("takes over an old lock whose live pid now belongs to another process", () => {
+    const path = session();
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: process.ppid, hostname: hostname(), time: Date.now() - 60_000, start: "1" }),
+    );
+    acquireLock(path, { timeoutMs: 1000 }).release();
+  });
 });

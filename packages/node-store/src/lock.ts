@@ -7,7 +7,11 @@
  * API, so waiting uses `Atomics.wait` (a real sleep, no busy loop). A lock is stale when its
  * owner is a dead process on this host (`process.kill(pid, 0)` → `ESRCH`), when its content is
  * unreadable and it is older than a second, or when it is older than `staleMs` (the owner may
- * be alive but stuck, or on another host). A stale lock is removed only if its content is
+ * be alive but stuck, or on another host). An owner on this host whose pid is alive and whose
+ * start time (Linux: `/proc/<pid>/stat`) is still the one in the lock is the owner itself, at
+ * long work (a rewrite of a large file): it keeps the lock past `staleMs`, up to ten minutes;
+ * another start time means a later process got the pid, and the lock is stale at once when
+ * that pid is ours. Where start times cannot be read, the age decides. A stale lock is removed only if its content is
  * still the one judged stale, by one breaker at a time (`<lock>.break`), then taken like any
  * other.
  *
@@ -31,7 +35,10 @@ import { SessionLockTimeoutError } from "./errors.js";
 export interface LockOptions {
   /** Give up after this long (default 10 s). */
   timeoutMs?: number;
-  /** A lock older than this is stale even if its owner looks alive (default 30 s). */
+  /**
+   * A lock older than this is stale even if its owner looks alive (default 30 s), unless the
+   * owner is known to be alive on this host (same pid and start time; Linux), then after 10 min.
+   */
   staleMs?: number;
   /** Injected clock for tests. */
   now?: () => number;
@@ -43,6 +50,11 @@ export interface LockOwner {
   hostname: string;
   /** ms since the epoch when the lock was taken. */
   time: number;
+  /**
+   * When the owner process started, as the kernel counts it (Linux: field 22 of
+   * `/proc/<pid>/stat`), to tell the owner from a later process that got its pid.
+   */
+  start?: string;
 }
 
 /** A held lock; release it in a `finally`. */
@@ -127,7 +139,12 @@ function readOwner(lockPath: string): { raw: string; owner?: LockOwner } | undef
   }
   try {
     const v = JSON.parse(raw) as Partial<LockOwner>;
-    if (typeof v.pid === "number" && typeof v.hostname === "string" && typeof v.time === "number") {
+    if (
+      typeof v.pid === "number" &&
+      typeof v.hostname === "string" &&
+      typeof v.time === "number" &&
+      (v.start === undefined || typeof v.start === "string")
+    ) {
       return { raw, owner: v as LockOwner };
     }
   } catch {
@@ -135,6 +152,34 @@ function readOwner(lockPath: string): { raw: string; owner?: LockOwner } | undef
   }
   return { raw };
 }
+
+/** Start time of a process (Linux), or undefined where it cannot be read. */
+function startOf(pid: number | "self"): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so count from the last ")".
+    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+  } catch {
+    return undefined;
+  }
+}
+
+let ownStart: { value: string | undefined } | undefined;
+function ownStartTime(): string | undefined {
+  ownStart ??= { value: startOf("self") };
+  return ownStart.value;
+}
+
+/** What this process writes into a lock (or `.break`) file it creates. */
+function ownerToken(time: number): string {
+  const owner: LockOwner = { pid: process.pid, hostname: osHostname(), time };
+  const start = ownStartTime();
+  if (start !== undefined) owner.start = start;
+  return JSON.stringify(owner);
+}
+
+/** Even an owner known to be alive loses its lock after this long (a leaked lock, not work). */
+const LIVE_OWNER_MAX_MS = 10 * 60_000;
 
 function pidIsDead(pid: number): boolean {
   try {
@@ -151,16 +196,25 @@ function isStale(
   staleMs: number,
   now: number,
 ): boolean {
-  const host = osHostname();
-  if (content.owner) {
-    if (
-      content.owner.hostname === host &&
-      content.owner.pid !== process.pid &&
-      pidIsDead(content.owner.pid)
-    ) {
-      return true;
+  const owner = content.owner;
+  if (owner) {
+    const age = now - owner.time;
+    if (owner.hostname !== osHostname()) return age > staleMs;
+    if (owner.pid === process.pid) {
+      // Our pid but another start: left by an earlier process that had our pid (a restarted
+      // container, say). Ours (held elsewhere in this process): judged by age, as before.
+      const start = ownStartTime();
+      if (owner.start !== undefined && start !== undefined && owner.start !== start) return true;
+      return age > staleMs;
     }
-    return now - content.owner.time > staleMs;
+    if (pidIsDead(owner.pid)) return true;
+    if (age <= staleMs) return false;
+    // Old, and the pid is alive: the owner at long work, or a later process with its pid?
+    if (owner.start !== undefined) {
+      const start = startOf(owner.pid);
+      if (start !== undefined) return start !== owner.start || age > Math.max(staleMs, LIVE_OWNER_MAX_MS);
+    }
+    return true;
   }
   let mtime: number;
   try {
@@ -213,7 +267,7 @@ function breakStaleLock(lockPath: string, raw: string, now: () => number): boole
     unlinkIfUnchanged(breakPath, other.raw);
     return true;
   }
-  const token = JSON.stringify({ pid: process.pid, hostname: osHostname(), time: now() } satisfies LockOwner);
+  const token = ownerToken(now());
   try {
     try {
       writeSync(fd, token);
@@ -252,8 +306,8 @@ export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldL
       if ((error as { code?: unknown }).code !== "EEXIST") throw error;
     }
     if (fd !== undefined) {
-      const owner: LockOwner = { pid: process.pid, hostname: osHostname(), time: now() };
-      const token = JSON.stringify(owner);
+      const since = now();
+      const token = ownerToken(since);
       try {
         writeSync(fd, token);
       } finally {
@@ -262,7 +316,7 @@ export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldL
       let released = false;
       return {
         path: lockPath,
-        since: owner.time,
+        since,
         release() {
           if (released) return;
           released = true;

@@ -7,12 +7,14 @@
  *   file is one linear chain.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { readFileSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
+import { SessionLockTimeoutError } from "./errors.js";
+import { acquireLock, lockPathFor } from "./lock.js";
 import { readSessionFileSync } from "./read.js";
 import { SessionWriter, createSessionFile } from "./write.js";
 
@@ -208,4 +210,39 @@ describe("concurrency", () => {
     expect(w.lineCount).toBe(2003);
     w.close();
   }, 120_000);
+});
+
+const HOLD_CHILD = `
+import { acquireLock } from ${JSON.stringify(distIndex)};
+const lock = acquireLock(process.argv[2]);
+process.stdout.write("held\\n");
+// Long work (a rewrite of a large file, say): no refresh of the lock meanwhile.
+Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.argv[3]));
+lock.release();
+`;
+
+describe("a lock held for long", () => {
+  it.runIf(existsSync("/proc/self/stat"))(
+    "stays with its live owner past staleMs (its pid and start time tell it apart), up to ten minutes",
+    async () => {
+      const dir = tmp();
+      const script = join(dir, "hold.mjs");
+      writeFileSync(script, HOLD_CHILD);
+      const path = join(dir, "s.jsonl");
+      const child = spawn(process.execPath, [script, path, "5000"], { stdio: ["ignore", "pipe", "inherit"] });
+      await new Promise<void>((res) => child.stdout?.once("data", () => res()));
+      const held = readFileSync(lockPathFor(path), "utf8");
+      // Seen from a minute later: older than staleMs (30 s), but the owner is alive.
+      const later = (ms: number) => () => Date.now() + ms;
+      expect(() => acquireLock(path, { timeoutMs: 100, now: later(60_000) })).toThrow(
+        SessionLockTimeoutError,
+      );
+      expect(readFileSync(lockPathFor(path), "utf8")).toBe(held);
+      // Ten minutes on, it is taken over all the same (a leaked lock, not work).
+      acquireLock(path, { timeoutMs: 100, now: later(11 * 60_000) }).release();
+      child.kill();
+      await exited(child);
+    },
+    20_000,
+  );
 });

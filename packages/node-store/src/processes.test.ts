@@ -87,6 +87,14 @@ for (let i = 0; i < Number(count); i++) {
 w.close();
 `;
 
+/** A writer that takes no lock, as pi: one appendFileSync per entry, as fast as it can. */
+const PI_CHILD = `
+import { appendFileSync } from "node:fs";
+${ENTRY_SOURCE}
+const [path, count] = process.argv.slice(2);
+for (let i = 0; i < Number(count); i++) appendFileSync(path, JSON.stringify(entryFor("pi-" + i, null)) + "\\n");
+`;
+
 const entryFor = new Function(`${ENTRY_SOURCE}; return entryFor;`)() as (
   id: string,
   parentId: string | null,
@@ -220,6 +228,47 @@ process.stdout.write("held\\n");
 Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, Number(process.argv[3]));
 lock.release();
 `;
+
+describe("a writer that takes no lock", () => {
+  it("appending while we append: each of its lines is handed over once, in order, none misread", async () => {
+    const dir = tmp();
+    const script = join(dir, "pi.mjs");
+    writeFileSync(script, PI_CHILD);
+    const path = join(dir, "s.jsonl");
+    createSessionFile(path, [header]);
+    const count = 3000;
+    const pi = spawn(process.execPath, [script, path, String(count)], {
+      stdio: ["ignore", "ignore", "inherit"],
+    });
+    const foreign: string[] = [];
+    const w = SessionWriter.open(path, {
+      onForeignEntries: (records) => {
+        for (const r of records) foreign.push(r.kind === "json" ? String(r.value.id) : `raw@${r.offset}`);
+      },
+    });
+    // Our appends race its appends for as long as it runs (at least 500 of ours).
+    let ours = 0;
+    let done = false;
+    pi.once("exit", () => {
+      done = true;
+    });
+    while (!done || ours < 500) {
+      for (let k = 0; k < 50; k++) w.append(entryFor(`ours-${ours++}`, null));
+      await new Promise((res) => setImmediate(res));
+    }
+    await exited(pi);
+    w.syncForeign();
+    w.close();
+    const { records } = readSessionFileSync(path);
+    expect(records.every((r) => r.kind === "json")).toBe(true);
+    const inFile = records.map((r) => (r.kind === "json" ? String(r.value.id) : ""));
+    expect(inFile.filter((id) => id.startsWith("pi-"))).toHaveLength(count);
+    expect(inFile.filter((id) => id.startsWith("ours-"))).toHaveLength(ours);
+    // Handed over: exactly its lines, in file order, each once; never a piece of ours.
+    expect(foreign).toEqual(inFile.filter((id) => id.startsWith("pi-")));
+    expect(w.size).toBe(readFileSync(path).length);
+  }, 60_000);
+});
 
 describe("a lock held for long", () => {
   it.runIf(existsSync("/proc/self/stat"))(

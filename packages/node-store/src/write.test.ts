@@ -35,6 +35,7 @@ import { lockPathFor } from "./lock.js";
 import { readSessionFileSync } from "./read.js";
 import { removeSession } from "./remove.js";
 import {
+  type ForeignEntries,
   SessionWriter,
   type WriterFs,
   createSessionFile,
@@ -165,6 +166,50 @@ describe("SessionWriter", () => {
     expect(records.at(-1)).toMatchObject({ kind: "json", line: 5, value: { id: "2", parentId: "x" } });
     expect(w.syncForeign()).toEqual([]);
     w.close();
+  });
+
+  it("a line appended by a writer that takes no lock between our check and our write is handed over, not misread", () => {
+    const path = newSession([header, entry("1")]);
+    const ids = (records: SessionRecord[]) => records.map((r) => (r.kind === "json" ? r.value.id : r.kind));
+    // pi appends right before our write number `at` (counted from 1).
+    const piBefore = new Map<number, string>();
+    let calls = 0;
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
+        const pi = piBefore.get(++calls);
+        if (pi !== undefined) appendFileSync(path, line(entry(pi, "1")));
+        return require_fs().writeSync(fd, buf, offset, length, position);
+      },
+    };
+    const seen: ForeignEntries[] = [];
+    const w = SessionWriter.open(path, { fs, onForeignEntries: (_, info) => seen.push(info) });
+    piBefore.set(1, "pi-a");
+    w.append(entry("2", "1"));
+    expect(ids(w.append(entry("3", "2")).foreign)).toEqual(["pi-a"]);
+    expect(seen[0]?.records[0]).toMatchObject({ kind: "json", line: 3 });
+    // In the middle of a batch.
+    piBefore.set(4, "pi-b");
+    w.append([entry("4", "3"), entry("5", "4")]);
+    expect(ids(w.syncForeign())).toEqual(["pi-b"]);
+    expect(w.size).toBe(statSync(path).size);
+    expect(w.lineCount).toBe(8);
+    // The writer's view is whole again: a rewrite of what it knows keeps their lines.
+    const records = readSessionFileSync(path).records;
+    expect(ids(records)).toEqual(["abc", "1", "pi-a", "2", "3", "4", "pi-b", "5"]);
+    w.rewrite(records);
+    w.append(entry("6", "5"));
+    w.close();
+    expect(ids(readSessionFileSync(path).records)).toEqual([
+      "abc",
+      "1",
+      "pi-a",
+      "2",
+      "3",
+      "4",
+      "pi-b",
+      "5",
+      "6",
+    ]);
   });
 
   it("reports bytes appended after the caller's read when given expectedSize", () => {

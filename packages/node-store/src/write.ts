@@ -121,11 +121,10 @@ let lineBuf: Buffer = Buffer.allocUnsafe(64 * 1024);
 const LINE_BUF_MAX = 4 * 1024 * 1024;
 
 /**
- * The bytes of one entry's line (`stringifyEntry` + `\n`, exactly `encodeLine`'s bytes), as a
- * view that is only valid until the next call.
+ * The bytes of one entry's line (its `stringifyEntry` text + `\n`, exactly `encodeLine`'s
+ * bytes), as a view that is only valid until the next call.
  */
-function encodeLineShared(entry: object): Uint8Array {
-  const json = stringifyEntry(entry);
+function encodeLineShared(json: string): Uint8Array {
   // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair: 4 bytes for 2 units).
   const worst = json.length * 3 + 1;
   if (worst > lineBuf.length) {
@@ -414,7 +413,11 @@ export function repairTornTail(path: string, opts: RepairOptions = {}): TornTail
 export interface ForeignEntries {
   /** Every record in the new bytes (JSON and raw), in file order. */
   records: SessionRecord[];
-  /** Byte range they came from. */
+  /**
+   * Byte range they came from. It starts at this writer's last append instead of after it
+   * when another writer's lines landed before or among that append's (its own lines are left
+   * out of `records`).
+   */
   fromOffset: number;
   toOffset: number;
   /** A torn tail found (and repaired) while reading them. */
@@ -461,7 +464,10 @@ const LEASE_YIELD_MS = 25;
 export interface AppendResult {
   /** Foreign records found before writing (already passed to `onForeignEntries`). */
   foreign: SessionRecord[];
-  /** Byte offset of the first entry written. */
+  /**
+   * Byte offset of the first entry written, as far as this writer can tell: a writer that takes
+   * no lock may append between the check and the write (the next append sorts that out).
+   */
   offset: number;
   /** File size after the append. */
   size: number;
@@ -517,6 +523,13 @@ export class SessionWriter {
   private ino: number;
   private known: number;
   private lines: number;
+  /**
+   * The last append, until a check of the file has placed it: its JSON texts (reused array),
+   * where it started and the line count there. Its writes went to the end of the file
+   * (O_APPEND); a writer that takes no lock (pi) may have appended between our check and our
+   * writes, and then our lines are not at `from`..`known` (see {@link placeLastAppend}).
+   */
+  private readonly last = { texts: [] as string[], from: 0, lines: 0 };
   /** The repair done when the writer opened, if any. */
   readonly openRepair: TornTailRepair | undefined;
 
@@ -689,14 +702,67 @@ export class SessionWriter {
     const end = repair.size;
     if (repair.action === "none") repair = undefined;
     if (end < this.known) throw new SessionFileChangedError(this.path, "truncated");
-    const from = this.known;
-    const read = readRecordsFromFd(fd, from, end, this.lines + 1);
+    let from = this.known;
+    let lines = this.lines;
+    const ours = this.placeLastAppend(fd, end);
+    if (ours) {
+      from = this.last.from;
+      lines = this.last.lines;
+    }
+    const read = readRecordsFromFd(fd, from, end, lines + 1);
+    const records = ours ? read.records.filter((r) => !ours.has(r.offset)) : read.records;
     this.known = end;
-    this.lines += read.lines;
-    const info: ForeignEntries = { records: read.records, fromOffset: from, toOffset: end };
+    this.lines = lines + read.lines;
+    const info: ForeignEntries = { records, fromOffset: from, toOffset: end };
     if (repair) info.repair = repair;
-    if (read.records.length > 0 || repair) this.opts.onForeignEntries?.(read.records, info);
-    return repair ? { foreign: read.records, repair } : { foreign: read.records };
+    if (records.length > 0 || repair) this.opts.onForeignEntries?.(records, info);
+    return repair ? { foreign: records, repair } : { foreign: records };
+  }
+
+  /**
+   * On finding the file grown: did the last append land where this writer thinks? Its lines are
+   * compared with the bytes from where it started. Undefined when they are there, in a row (the
+   * other writer appended after us): the foreign bytes start at `known`. Otherwise the other
+   * writer's lines came before or among ours and `known` points into the middle of the file:
+   * then the offsets of our lines found in `last.from`..`end` (in order; a line of ours split
+   * by another write is not found, and its pieces are read as foreign), so everything else
+   * there is read as foreign. Costs nothing on an append that finds the file as it left it.
+   */
+  private placeLastAppend(fd: number, end: number): Set<number> | undefined {
+    const { texts, from } = this.last;
+    if (texts.length === 0) return undefined;
+    const lines = texts.map((t) => Buffer.from(`${t}\n`, "utf8"));
+    texts.length = 0;
+    const region = Buffer.allocUnsafe(end - from);
+    let got = 0;
+    while (got < region.length) {
+      const n = this.fs.readSync(fd, region, got, region.length - got, from + got);
+      if (n === 0) break;
+      got += n;
+    }
+    let pos = 0;
+    let inRow = true;
+    for (const line of lines) {
+      if (!region.subarray(pos, pos + line.length).equals(line)) {
+        inRow = false;
+        break;
+      }
+      pos += line.length;
+    }
+    if (inRow) return undefined;
+    const ours = new Set<number>();
+    let j = 0;
+    for (let start = 0; start < got && j < lines.length; ) {
+      const nl = region.indexOf(10, start);
+      if (nl < 0 || nl >= got) break;
+      const line = lines[j] as Buffer;
+      if (nl + 1 - start === line.length && region.subarray(start, nl + 1).equals(line)) {
+        ours.add(from + start);
+        j++;
+      }
+      start = nl + 1;
+    }
+    return ours;
   }
 
   /**
@@ -722,9 +788,13 @@ export class SessionWriter {
       // What the file would be after the bytes written so far (counted per write, so a failure
       // knows how many of ours reached the file): `writeAll` inlined.
       let size = before;
+      const last = this.last;
+      last.texts.length = 0;
       try {
         for (const entry of entries) {
-          const bytes = encodeLineShared(entry);
+          const json = stringifyEntry(entry);
+          last.texts.push(json);
+          const bytes = encodeLineShared(json);
           let done = 0;
           while (done < bytes.length) {
             const n = this.fs.writeSync(fd, bytes, done, bytes.length - done, null);
@@ -735,9 +805,13 @@ export class SessionWriter {
         }
         if (this.opts.durability === "fsync" && entries.length > 0) this.fs.fsyncSync(fd);
       } catch (error) {
+        // What the file holds after `before` is read as foreign next time (if not cut back).
+        last.texts.length = 0;
         this.cutBack(fd, before, size);
         throw error;
       }
+      last.from = before;
+      last.lines = this.lines;
       this.known = size;
       this.lines += entries.length;
       const result: AppendResult = { foreign, offset: before, size, written: entries.length };
@@ -793,6 +867,7 @@ export class SessionWriter {
       this.ino = st.ino;
       this.known = st.size;
       this.lines = countLines(this.fs, this.fd, st.size);
+      this.last.texts.length = 0;
       return result;
     });
   }

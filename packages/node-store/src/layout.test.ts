@@ -3,7 +3,9 @@
  * the path guards.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { homedir } from "node:os";
+import { join, relative, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import { fcOptions, tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -17,12 +19,15 @@ import {
   isInside,
   isValidSessionId,
   parseSessionFileName,
+  readSessionDirSetting,
+  resolvePiPath,
   resolveSessionsRoot,
   safeJoin,
   sessionDirForCwd,
   sessionFileName,
   sessionFilePath,
 } from "./layout.js";
+import { listSessions } from "./list.js";
 
 const dirs = tempDirs("ns-layout-");
 afterEach(dirs.cleanup);
@@ -33,6 +38,9 @@ describe("getAgentDir", () => {
     expect(getAgentDir({ PI_CODING_AGENT_DIR: "/opt/agent" }, "/home/u")).toBe("/opt/agent");
     expect(getAgentDir({ PI_CODING_AGENT_DIR: "~/x" }, "/home/u")).toBe("/home/u/x");
     expect(getAgentDir({ PI_CODING_AGENT_DIR: "~" }, "/home/u")).toBe("/home/u");
+  });
+  it("converts a file:// URL, as pi's normalizePath", () => {
+    expect(getAgentDir({ PI_CODING_AGENT_DIR: "file:///opt/my%20agent" }, "/home/u")).toBe("/opt/my agent");
   });
   it("defaults to ~/.pi/agent (also for an empty variable)", () => {
     expect(getAgentDir({}, "/home/u")).toBe("/home/u/.pi/agent");
@@ -73,6 +81,60 @@ describe("resolveSessionsRoot", () => {
     writeFileSync(join(agent, "settings.json"), "null");
     expect(getSessionsRoot({ env: {}, agentDir: agent })).toBe(def.dir);
   });
+  it("merges the project's <cwd>/.pi/settings.json over the global one, as pi's SettingsManager", () => {
+    const agent = tmp();
+    const cwd = tmp();
+    mkdirSync(join(cwd, ".pi"));
+    const global = join(agent, "settings.json");
+    const project = join(cwd, ".pi", "settings.json");
+    const root = (env = {}) => resolveSessionsRoot({ env, agentDir: agent, cwd, home: "/h" });
+    writeFileSync(global, JSON.stringify({ sessionDir: "/global" }));
+    expect(root()).toEqual({ dir: "/global", source: "settings", custom: true });
+    // A project value wins; relative and ~ values are resolved as pi's resolvePath.
+    writeFileSync(project, JSON.stringify({ theme: "dark", sessionDir: "/project" }));
+    expect(root()).toEqual({ dir: "/project", source: "settings", custom: true });
+    expect(readSessionDirSetting(agent, cwd)).toBe("/project");
+    expect(readSessionDirSetting(agent)).toBe("/global");
+    writeFileSync(project, JSON.stringify({ sessionDir: "rel" }));
+    expect(root().dir).toBe(join(cwd, "rel"));
+    writeFileSync(project, `\ufeff${JSON.stringify({ sessionDir: "~/s" })}`);
+    expect(root().dir).toBe("/h/s");
+    writeFileSync(project, JSON.stringify({ sessionDir: "file:///tmp/a%20b" }));
+    expect(root().dir).toBe("/tmp/a b");
+    // A project key hides the global one whatever its value: "" or null give pi's default dir.
+    for (const hidden of ['{"sessionDir":""}', '{"sessionDir":null}', '{"sessionDir":false}']) {
+      writeFileSync(project, hidden);
+      expect(root(), hidden).toEqual({ dir: join(agent, "sessions"), source: "default", custom: false });
+    }
+    // A project file without the key, empty, not JSON or not an object leaves the global one.
+    for (const ignored of ['{"theme":"x"}', "", "{nope", "null", "5", "[]"]) {
+      writeFileSync(project, ignored);
+      expect(root().dir, ignored).toBe("/global");
+    }
+    // The environment and the --session-dir flag win over both, in that order.
+    writeFileSync(project, JSON.stringify({ sessionDir: "/project" }));
+    expect(root({ PI_CODING_AGENT_SESSION_DIR: "/env" })).toEqual({
+      dir: "/env",
+      source: "env",
+      custom: true,
+    });
+    expect(
+      resolveSessionsRoot({
+        env: { PI_CODING_AGENT_SESSION_DIR: "/env" },
+        agentDir: agent,
+        cwd,
+        sessionDir: "~/f",
+      }),
+    ).toEqual({ dir: join(homedir(), "f"), source: "flag", custom: true });
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent, cwd, sessionDir: "" }).dir).toBe("/project");
+  });
+  it("reads a global settings.json with a BOM and converts file:// URLs, as pi", () => {
+    const agent = tmp();
+    writeFileSync(join(agent, "settings.json"), `\ufeff${JSON.stringify({ sessionDir: "file:///srv/s" })}`);
+    expect(resolveSessionsRoot({ env: {}, agentDir: agent, cwd: tmp() }).dir).toBe("/srv/s");
+    const env = { PI_CODING_AGENT_SESSION_DIR: "file:///srv/e%20x" };
+    expect(resolveSessionsRoot({ env, agentDir: agent }).dir).toBe("/srv/e x");
+  });
   it("derives the agent dir from the environment when not given", () => {
     const agent = tmp();
     mkdirSync(join(agent, "x"));
@@ -86,6 +148,16 @@ describe("encodeCwd", () => {
     expect(encodeCwd("/a/b")).toBe(encodeCwd("/a-b")); // lossy, as upstream
     expect(encodeCwd("/x:y\\z")).toBe("--x-y-z--");
   });
+  it("resolves the cwd as pi's resolvePath: ~ expanded, file:// URLs converted", () => {
+    const home = homedir();
+    expect(encodeCwd("~")).toBe(encodeCwd(home));
+    expect(encodeCwd("~/p/q")).toBe(encodeCwd(join(home, "p/q")));
+    expect(encodeCwd("file:///home/u/my%20p")).toBe("--home-u-my p--");
+    expect(sessionDirForCwd("~/p", "/root/sessions")).toBe(
+      join("/root/sessions", encodeCwd(join(home, "p"))),
+    );
+    expect(() => encodeCwd("file://host/x")).toThrow();
+  });
   it("resolves the path first", () => {
     expect(encodeCwd("/home/u/p/../q/")).toBe("--home-u-q--");
     expect(encodeCwd("rel")).toBe(
@@ -97,7 +169,8 @@ describe("encodeCwd", () => {
   it("never produces a separator, so the directory stays inside the root", () => {
     fc.assert(
       fc.property(fc.string(), (cwd) => {
-        fc.pre(!cwd.includes("\0"));
+        // (A file:// URL that fileURLToPath rejects throws, as in pi.)
+        fc.pre(!cwd.includes("\0") && !cwd.startsWith("file://"));
         const name = encodeCwd(cwd);
         expect(name).not.toMatch(/[/\\]/);
         const dir = sessionDirForCwd(cwd, "/root/sessions");
@@ -177,5 +250,64 @@ describe("safeJoin", () => {
     for (const bad of ["", ".", "..", "a/b", "../a", "/abs", "a\\b", "a\0b"]) {
       expect(() => safeJoin("/d", bad)).toThrow(UnsafePathError);
     }
+  });
+});
+
+describe("resolvePiPath", () => {
+  it("is pi's resolvePath: ~ and file:// URLs, then absolute against a base", () => {
+    const home = homedir();
+    expect(resolvePiPath("~", "/b")).toBe(home);
+    expect(resolvePiPath("~/x/../y", "/b")).toBe(join(home, "y"));
+    expect(resolvePiPath("~x", "/b")).toBe("/b/~x");
+    expect(resolvePiPath("file:///a/b%20c/", "/b")).toBe("/a/b c");
+    expect(resolvePiPath("rel/./p/", "/base")).toBe("/base/rel/p");
+    expect(resolvePiPath("rel", "~/base")).toBe(join(home, "base", "rel"));
+    const dir = join(tmp(), "é x%");
+    expect(resolvePiPath(pathToFileURL(dir).href)).toBe(dir);
+    expect(() => resolvePiPath("file://host/x")).toThrow();
+    expect(relative(resolvePiPath("."), process.cwd())).toBe("");
+  });
+});
+
+describe("the header-cwd filter of a flat sessionDir (listSessions)", () => {
+  it("keeps the sessions whose header cwd pi's resolvePath resolves to the cwd, cold and warm", async () => {
+    const proj = join(tmp(), "my proj");
+    mkdirSync(proj);
+    const flat = tmp();
+    const cacheDir = join(tmp(), "cache");
+    const cwds: Record<string, string> = {
+      abs: proj,
+      slash: `${proj}/`,
+      dots: `${proj}/../my proj`,
+      tilde: `~/${relative(homedir(), proj)}`,
+      url: pathToFileURL(proj).href,
+      rel: relative(process.cwd(), proj) || ".",
+      // Not this project; a URL pi's resolvePath rejects makes pi's whole list throw.
+      other: "/elsewhere",
+      empty: "",
+      badUrl: "file://host/x",
+      tildeElse: "~/elsewhere",
+    };
+    for (const [id, cwd] of Object.entries(cwds)) {
+      const header = { type: "session", version: 3, id, timestamp: "2025-01-01T00:00:00.000Z", cwd };
+      writeFileSync(join(flat, `2025-01-01T00-00-00-000Z_${id}.jsonl`), `${JSON.stringify(header)}\n`);
+    }
+    const expected = ["abs", "dots", "rel", "slash", "tilde", "url"];
+    for (const cwd of [proj, `~/${relative(homedir(), proj)}`, pathToFileURL(proj).href]) {
+      for (const cache of [false, { dir: cacheDir }, { dir: cacheDir }] as const) {
+        const ids = (await listSessions(cwd, { sessionDir: flat, cache })).map((s) => s.id).sort();
+        expect(ids, cwd).toEqual(expected);
+      }
+    }
+    // Progress partials are filtered the same way.
+    const partials: string[][] = [];
+    await listSessions(proj, {
+      sessionDir: flat,
+      cache: false,
+      onProgress: (_loaded, _total, partial) => {
+        if (partial) partials.push(partial.map((s) => s.id).sort());
+      },
+    });
+    expect(partials.at(-1)).toEqual(expected);
   });
 });

@@ -1,16 +1,20 @@
 /**
  * Layout: where pi keeps its sessions and how files and directories are named.
  *
- * Mirrors pi 1.6.0 exactly (`config.ts`, `session-manager.ts`): the agent dir comes from
- * `PI_CODING_AGENT_DIR` (else `~/.pi/agent`), sessions live in `PI_CODING_AGENT_SESSION_DIR`,
- * else the `sessionDir` setting of `<agentDir>/settings.json`, else `<agentDir>/sessions`;
- * each cwd gets a `--<encoded cwd>--` directory (only under the default root: a custom
- * session dir is flat), and each file is `<timestamp with : and . as ->_<id>.jsonl`.
+ * Mirrors pi 1.6.0 exactly (`config.ts`, `main.ts`, `settings-manager.ts`,
+ * `session-manager.ts`, `utils/paths.ts`): the agent dir comes from `PI_CODING_AGENT_DIR`
+ * (else `~/.pi/agent`), sessions live in the `--session-dir` flag's dir, else
+ * `PI_CODING_AGENT_SESSION_DIR`, else the `sessionDir` setting (the project's
+ * `<cwd>/.pi/settings.json` over the global `<agentDir>/settings.json`), else
+ * `<agentDir>/sessions`; each cwd gets a `--<encoded cwd>--` directory (only under the default
+ * root: a custom session dir is flat), and each file is `<timestamp with : and . as ->_<id>.jsonl`.
+ * Paths are resolved as pi's `resolvePath` does (`~` expanded, a `file://` URL converted).
  * Every function that builds a path checks that the result stays inside its directory.
  */
 import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, isAbsolute, join, relative, resolve, sep } from "node:path";
+import { basename, isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
+import { fileURLToPath } from "node:url";
 
 /** An environment map, e.g. `process.env`. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -43,10 +47,65 @@ export function expandTilde(path: string, home: string = homedir()): string {
   return path;
 }
 
-/** The agent dir: `PI_CODING_AGENT_DIR` (with `~` expanded) or `~/.pi/agent`. */
+/** pi's `normalizeWindowsShellPath`: `/c/x`, `/mnt/c/x`, `/cygdrive/c/x` → `C:\x` (used on Windows only). */
+function windowsShellPath(path: string): string {
+  if (!path.startsWith("/") || path.startsWith("//") || path.includes("\\")) return path;
+  const match = /^\/(?:mnt\/|cygdrive\/)?([a-z])(?:\/(.*))?$/i.exec(path);
+  if (!match) return path;
+  return `${(match[1] as string).toUpperCase()}:\\${match[2]?.replaceAll("/", "\\") ?? ""}`;
+}
+
+/**
+ * pi's `normalizePath` (1.6.0, `utils/paths`): on Windows a Git Bash/MSYS/WSL drive path is
+ * converted, then a leading `~` is expanded ({@link expandTilde}), else a `file://` URL becomes
+ * its path (`fileURLToPath`, which throws for a URL it rejects, as in pi). Nothing is resolved.
+ */
+export function normalizePiPath(input: string, home: string = homedir()): string {
+  const path = process.platform === "win32" ? windowsShellPath(input) : input;
+  if (path === "~" || path.startsWith("~/") || (sep === "\\" && path.startsWith("~\\"))) {
+    return expandTilde(path, home);
+  }
+  return /^file:\/\//.test(path) ? fileURLToPath(path) : path;
+}
+
+/**
+ * pi's `resolvePath(input, baseDir)`: {@link normalizePiPath}, then made absolute against
+ * `base` (itself normalized). Throws where pi's does (a `file://` URL `fileURLToPath` rejects).
+ */
+export function resolvePiPath(input: string, base: string = process.cwd(), home: string = homedir()): string {
+  const path = normalizePiPath(input, home);
+  return isAbsolute(path) ? resolve(path) : resolve(normalizePiPath(base, home), path);
+}
+
+/** pi's `pathsEqual`: the same resolved path (case-insensitively on Windows). Touches no file. */
+export function pathsEqual(a: string, b: string): boolean {
+  const api = process.platform === "win32" ? win32 : posix;
+  const ka = api.resolve(a);
+  const kb = api.resolve(b);
+  return api === win32 ? ka.toLowerCase() === kb.toLowerCase() : ka === kb;
+}
+
+/**
+ * pi's `sessionCwdMatches`, the header-cwd filter of a flat session dir: a non-empty header
+ * `cwd` that {@link resolvePiPath resolves} to `resolvedCwd`. A cwd pi's `resolvePath` throws on
+ * (a `file://` URL with a host, or an encoded `/`) matches nothing here; in pi it makes the whole
+ * `list` fail.
+ */
+export function headerCwdMatches(cwd: string, resolvedCwd: string): boolean {
+  if (cwd === "") return false;
+  let resolved: string;
+  try {
+    resolved = resolvePiPath(cwd);
+  } catch {
+    return false;
+  }
+  return pathsEqual(resolved, resolvedCwd);
+}
+
+/** The agent dir: `PI_CODING_AGENT_DIR` (`~` and a `file://` URL handled as pi, {@link normalizePiPath}) or `~/.pi/agent`. */
 export function getAgentDir(env: Env = process.env, home: string = homedir()): string {
   const fromEnv = env[ENV_AGENT_DIR];
-  if (fromEnv) return expandTilde(fromEnv, home);
+  if (fromEnv) return normalizePiPath(fromEnv, home);
   return join(home, ".pi", "agent");
 }
 
@@ -54,16 +113,22 @@ export interface SessionsRootOptions {
   env?: Env;
   /** Defaults to {@link getAgentDir}(env). */
   agentDir?: string;
-  /** Base for relative paths (pi resolves them against the process cwd). */
+  /**
+   * The working directory (default: the process cwd): its `.pi/settings.json` holds the
+   * project settings, and relative paths are resolved against it (pi resolves them against the
+   * process cwd, which is its working directory).
+   */
   cwd?: string;
   home?: string;
+  /** pi's `--session-dir` flag: when non-empty it wins over everything else. */
+  sessionDir?: string;
 }
 
 /** Where the sessions root came from. */
 export interface SessionsRoot {
   /** Absolute directory. */
   dir: string;
-  source: "env" | "settings" | "default";
+  source: "flag" | "env" | "settings" | "default";
   /**
    * True when the directory is a custom (flat) session dir: pi then keeps every session
    * directly in it (no per-cwd subdirectory) and filters lists by the header cwd.
@@ -71,41 +136,77 @@ export interface SessionsRoot {
   custom: boolean;
 }
 
-/** Reads `sessionDir` from `<agentDir>/settings.json`; missing file or invalid JSON → undefined. */
-export function readSessionDirSetting(agentDir: string): string | undefined {
+/**
+ * The `sessionDir` key of one settings file as pi's `SettingsManager` loads it: `undefined`
+ * when the file is missing, unreadable or empty, is not JSON (after a leading BOM), or is not an
+ * object (pi's settings migration throws on `null` and other values, and the file counts as
+ * `{}`), or has no such key; else the key's value, whatever its type.
+ */
+function settingsFileSessionDir(path: string): { value: unknown } | undefined {
   let text: string;
   try {
-    text = readFileSync(join(agentDir, "settings.json"), "utf8");
+    text = readFileSync(path, "utf8");
   } catch {
     return undefined;
   }
+  if (text === "") return undefined;
+  let parsed: unknown;
   try {
-    const parsed: unknown = JSON.parse(text);
-    if (typeof parsed !== "object" || parsed === null) return undefined;
-    const value = (parsed as { sessionDir?: unknown }).sessionDir;
-    return typeof value === "string" && value !== "" ? value : undefined;
+    parsed = JSON.parse(text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
   } catch {
     return undefined;
   }
+  if (typeof parsed !== "object" || parsed === null || !Object.hasOwn(parsed, "sessionDir")) return undefined;
+  return { value: (parsed as { sessionDir: unknown }).sessionDir };
 }
 
 /**
- * Resolves the sessions root as pi does: `PI_CODING_AGENT_SESSION_DIR`, then the `sessionDir`
- * setting, then `<agentDir>/sessions`. `~` is expanded; a relative path is resolved against
- * `cwd` (default: the process cwd, as pi's `normalizePath`).
+ * The `sessionDir` setting as pi 1.6.0 reads it (`SettingsManager.create(cwd, agentDir)
+ * .getSessionDir()`), unresolved: from `<agentDir>/settings.json`, and with `cwd`, from the
+ * project's `<cwd>/.pi/settings.json` over it (pi deep-merges the two; a project key wins
+ * whatever its value, so a project `"sessionDir": ""` or `null` hides the global one).
+ * `undefined` when the effective value is not a non-empty string (pi then uses its default
+ * dir; a truthy value that is not a string makes pi fail at startup, here it is ignored).
+ * Without `cwd` only the global file is read.
+ */
+export function readSessionDirSetting(
+  agentDir: string,
+  cwd?: string,
+  home: string = homedir(),
+): string | undefined {
+  let setting = settingsFileSessionDir(join(resolvePiPath(agentDir, process.cwd(), home), "settings.json"));
+  if (cwd !== undefined) {
+    const project = settingsFileSessionDir(
+      join(resolvePiPath(cwd, process.cwd(), home), ".pi", "settings.json"),
+    );
+    if (project !== undefined) setting = project;
+  }
+  const value = setting?.value;
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/**
+ * Resolves the sessions root as pi 1.6.0's `main` does: the `--session-dir` flag
+ * (`opts.sessionDir`), then `PI_CODING_AGENT_SESSION_DIR`, then the `sessionDir` setting
+ * (project over global, {@link readSessionDirSetting}), then `<agentDir>/sessions`. Each is
+ * resolved as pi's `resolvePath` ({@link resolvePiPath}: `~` expanded, a `file://` URL
+ * converted, a relative path resolved against `cwd`, default the process cwd).
  */
 export function resolveSessionsRoot(opts: SessionsRootOptions = {}): SessionsRoot {
   const env = opts.env ?? process.env;
   const home = opts.home ?? homedir();
-  const agentDir = opts.agentDir ?? getAgentDir(env, home);
   const base = opts.cwd ?? process.cwd();
-  const fromEnv = env[ENV_SESSION_DIR];
-  if (fromEnv) return { dir: resolve(base, expandTilde(fromEnv, home)), source: "env", custom: true };
-  const fromSettings = readSessionDirSetting(agentDir);
-  if (fromSettings !== undefined) {
-    return { dir: resolve(base, expandTilde(fromSettings, home)), source: "settings", custom: true };
+  const agentDir = resolvePiPath(opts.agentDir ?? getAgentDir(env, home), base, home);
+  if (opts.sessionDir) {
+    return { dir: resolvePiPath(opts.sessionDir, base, home), source: "flag", custom: true };
   }
-  return { dir: resolve(base, agentDir, "sessions"), source: "default", custom: false };
+  const fromEnv = env[ENV_SESSION_DIR];
+  if (fromEnv) return { dir: resolvePiPath(fromEnv, base, home), source: "env", custom: true };
+  const fromSettings = readSessionDirSetting(agentDir, resolvePiPath(base, process.cwd(), home), home);
+  if (fromSettings !== undefined) {
+    return { dir: resolvePiPath(fromSettings, base, home), source: "settings", custom: true };
+  }
+  return { dir: join(agentDir, "sessions"), source: "default", custom: false };
 }
 
 /** The sessions root directory (see {@link resolveSessionsRoot}). */
@@ -115,16 +216,17 @@ export function getSessionsRoot(opts: SessionsRootOptions = {}): string {
 
 /** `<agentDir>/sessions`, ignoring overrides: the root of pi's per-cwd directories. */
 export function getDefaultSessionsRoot(agentDir: string = getAgentDir()): string {
-  return join(resolve(agentDir), "sessions");
+  return join(resolvePiPath(agentDir), "sessions");
 }
 
 /**
- * pi's directory name for a cwd: the cwd is resolved to an absolute path, a leading `/` or
- * `\` is dropped, every `/`, `\` and `:` becomes `-`, and the result is wrapped in `--`.
+ * pi's directory name for a cwd: the cwd is resolved as pi's `resolvePath` does
+ * ({@link resolvePiPath}: `~` expanded, a `file://` URL converted, made absolute), a leading `/`
+ * or `\` is dropped, every `/`, `\` and `:` becomes `-`, and the result is wrapped in `--`.
  * Lossy: `/a/b` and `/a-b` collide, which is why lists filter by the header cwd.
  */
 export function encodeCwd(cwd: string): string {
-  const resolved = resolve(cwd);
+  const resolved = resolvePiPath(cwd);
   return `--${resolved.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
 }
 
@@ -154,7 +256,7 @@ export function isInside(dir: string, path: string): boolean {
 /** The per-cwd session directory under a sessions root (pi's `getDefaultSessionDirPath`). */
 export function sessionDirForCwd(cwd: string, root: string = getDefaultSessionsRoot()): string {
   if (cwd.includes("\0")) throw new UnsafePathError(root, cwd);
-  return safeJoin(resolve(root), encodeCwd(cwd));
+  return safeJoin(resolvePiPath(root), encodeCwd(cwd));
 }
 
 export function isValidSessionId(id: unknown): id is string {

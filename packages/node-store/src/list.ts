@@ -27,7 +27,7 @@ import {
 import { CacheIndex } from "./cache-index.js";
 import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "./file-stat.js";
 import type { SessionInfo } from "./info.js";
-import { type Env, getAgentDir, sessionDirForCwd } from "./layout.js";
+import { type Env, getAgentDir, headerCwdMatches, resolvePiPath, sessionDirForCwd } from "./layout.js";
 import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
@@ -928,8 +928,9 @@ export async function listSessions(cwd: string, opts: ListSessionsOptions = {}):
   const defaultDir = sessionDirForCwd(cwd, join(resolve(agentDir), "sessions"));
   const dir = opts.sessionDir !== undefined ? resolve(opts.sessionDir) : defaultDir;
   const filterCwd = opts.sessionDir !== undefined && dir !== defaultDir;
-  const resolvedCwd = resolve(cwd);
-  const include = (s: SessionInfo): boolean => !filterCwd || (s.cwd !== "" && resolve(s.cwd) === resolvedCwd);
+  // pi's header-cwd filter (`sessionCwdMatches`): both sides resolved by pi's `resolvePath`.
+  const resolvedCwd = resolvePiPath(cwd);
+  const include = (s: SessionInfo): boolean => !filterCwd || headerCwdMatches(s.cwd, resolvedCwd);
   const onProgress = opts.onProgress;
   const progress: ListProgress | undefined = onProgress
     ? (loaded, total, partial) => onProgress(loaded, total, partial?.filter(include))

@@ -227,7 +227,8 @@ function isStale(
 
 /**
  * A `.break` file older than this (or whose owner died on this host) was left by a breaker
- * that died or stalled; breaking takes microseconds, so this is generous.
+ * that died or stalled; breaking takes microseconds, so this is generous. (Judged like a lock:
+ * an owner known to be alive on this host keeps it longer.)
  */
 const BREAK_STALE_MS = 5_000;
 
@@ -295,6 +296,7 @@ export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldL
   const timeoutMs = opts.timeoutMs ?? 10_000;
   const staleMs = opts.staleMs ?? 30_000;
   leases.get(lockPath)?.();
+  ownStartTime(); // read once per process, before any lock file is created and still empty
   const started = now();
   let delay = 1;
   let lastOwner: LockOwner | undefined;

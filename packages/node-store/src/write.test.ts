@@ -212,6 +212,31 @@ describe("SessionWriter", () => {
     ]);
   });
 
+  it("finds its lines among large foreign ones (reading in chunks, lines across chunk ends)", () => {
+    const path = newSession([header, entry("1")]);
+    const big = (id: string, parent: string, bytes: number) => ({
+      ...entry(id, parent),
+      message: { role: "user", content: `${id} ${"z".repeat(bytes)}` },
+    });
+    let calls = 0;
+    const fs: Partial<WriterFs> = {
+      writeSync: (fd, buf, offset = 0, length = buf.length - offset, position = null) => {
+        // pi appends 2.5 MiB right before our first write.
+        if (++calls === 1) appendFileSync(path, line(big("pi-a", "1", 2.5 * 2 ** 20)));
+        return require_fs().writeSync(fd, buf, offset, length, position);
+      },
+    };
+    const w = SessionWriter.open(path, { fs });
+    w.append([big("2", "1", 1.5 * 2 ** 20), entry("3", "2")]);
+    // And 3 MiB more after it, before our next check.
+    appendFileSync(path, line(big("pi-b", "3", 3 * 2 ** 20)));
+    const foreign = w.syncForeign();
+    expect(foreign.map((r) => (r.kind === "json" ? r.value.id : r.kind))).toEqual(["pi-a", "pi-b"]);
+    expect(w.size).toBe(statSync(path).size);
+    expect(w.lineCount).toBe(6);
+    w.close();
+  });
+
   it("reports bytes appended after the caller's read when given expectedSize", () => {
     const path = newSession([header, entry("1")]);
     const size = statSync(path).size;

@@ -119,6 +119,8 @@ function writeAll(fs: WriterFs, fd: number, bytes: Uint8Array): void {
 let lineBuf: Buffer = Buffer.allocUnsafe(64 * 1024);
 /** Lines longer than this (in UTF-16 units) are encoded into their own buffer. */
 const LINE_BUF_MAX = 4 * 1024 * 1024;
+/** Bytes read at a time when looking for where the last append's lines landed. */
+const PLACE_CHUNK = 1 << 20;
 
 /**
  * The bytes of one entry's line (its `stringifyEntry` text + `\n`, exactly `encodeLine`'s
@@ -733,34 +735,48 @@ export class SessionWriter {
     if (texts.length === 0) return undefined;
     const lines = texts.map((t) => Buffer.from(`${t}\n`, "utf8"));
     texts.length = 0;
-    const region = Buffer.allocUnsafe(end - from);
-    let got = 0;
-    while (got < region.length) {
-      const n = this.fs.readSync(fd, region, got, region.length - got, from + got);
-      if (n === 0) break;
-      got += n;
-    }
-    let pos = 0;
-    let inRow = true;
-    for (const line of lines) {
-      if (!region.subarray(pos, pos + line.length).equals(line)) {
-        inRow = false;
-        break;
+    const readAt = (buf: Buffer, length: number, position: number): number => {
+      let got = 0;
+      while (got < length) {
+        const n = this.fs.readSync(fd, buf, got, length - got, position + got);
+        if (n === 0) break;
+        got += n;
       }
-      pos += line.length;
+      return got;
+    };
+    // The usual case (the other writer appended after us): our bytes, in a row, at `from`. Only
+    // they are read: what follows may be large, and is read as records by the caller.
+    const oursLength = lines.reduce((n, l) => n + l.length, 0);
+    if (end - from >= oursLength) {
+      const head = Buffer.allocUnsafe(oursLength);
+      if (readAt(head, oursLength, from) === oursLength && head.equals(Buffer.concat(lines, oursLength)))
+        return undefined;
     }
-    if (inRow) return undefined;
+    // Our lines, in order, line by line from `from`, in chunks (memory: a chunk plus the longest
+    // line), stopping once all are found: the rest is foreign.
     const ours = new Set<number>();
+    const chunk = Buffer.allocUnsafe(PLACE_CHUNK);
+    let carry: Buffer = Buffer.alloc(0);
+    let carryAt = from;
+    let at = from;
     let j = 0;
-    for (let start = 0; start < got && j < lines.length; ) {
-      const nl = region.indexOf(10, start);
-      if (nl < 0 || nl >= got) break;
-      const line = lines[j] as Buffer;
-      if (nl + 1 - start === line.length && region.subarray(start, nl + 1).equals(line)) {
-        ours.add(from + start);
-        j++;
+    while (j < lines.length && at < end) {
+      const n = readAt(chunk, Math.min(PLACE_CHUNK, end - at), at);
+      if (n === 0) break;
+      at += n;
+      const buf = carry.length > 0 ? Buffer.concat([carry, chunk.subarray(0, n)]) : chunk.subarray(0, n);
+      let start = 0;
+      for (let nl = buf.indexOf(10); nl >= 0 && j < lines.length; nl = buf.indexOf(10, start)) {
+        const line = lines[j] as Buffer;
+        if (nl + 1 - start === line.length && buf.subarray(start, nl + 1).equals(line)) {
+          ours.add(carryAt + start);
+          j++;
+        }
+        start = nl + 1;
       }
-      start = nl + 1;
+      // The chunk buffer is reused: keep a copy of the unfinished line.
+      carry = Buffer.from(buf.subarray(start));
+      carryAt += start;
     }
     return ours;
   }

@@ -19,6 +19,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { basename, dirname, join } from "node:path";
+import { pathToFileURL } from "node:url";
 import { arbSessionV3, fcOptions, tempDirs, toJsonl, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
@@ -79,12 +80,15 @@ function reference(path: string): SessionInfo | null {
     } catch {
       continue;
     }
-    if (typeof e !== "object" || e === null || Array.isArray(e)) continue;
+    // pi: falsy values are skipped; the first truthy one must be the header (an array or a
+    // number has no `type`); after it, a value that is not an object has no `type` either.
+    if (!e) continue;
     if (!header) {
       if (e.type !== "session") return null;
       header = e;
       continue;
     }
+    if (typeof e !== "object") continue;
     if (e.type === "session_info") name = typeof e.name === "string" ? e.name.trim() || undefined : undefined;
     if (e.type !== "message") continue;
     messageCount++;
@@ -308,6 +312,41 @@ describe("listSessions / listAllSessions", () => {
     expect(await listSessions("/projects/none", { agentDir, cache: false })).toEqual([]);
     const all = await listAllSessions(undefined, { agentDir, cache: false });
     expect(all.map((i) => i.id)).toEqual(["x"]);
+  });
+
+  it("reads an empty sessionDir or root as the default, and ~ and file:// paths as pi does", async () => {
+    const agentDir = tmp();
+    const cwdDir = join(agentDir, "sessions", encodeCwd("/projects/a"));
+    mkdirSync(cwdDir, { recursive: true });
+    writeFileSync(join(cwdDir, "x.jsonl"), line(hdr("x", "/somewhere/else")));
+    const ids = (list: SessionInfo[]) => list.map((i) => i.id);
+    // "" is pi's "no custom directory": the default one, not filtered (not the process cwd).
+    expect(ids(await listSessions("/projects/a", { agentDir, sessionDir: "", cache: false }))).toEqual(["x"]);
+    expect(ids(await listAllSessions("", { agentDir, cache: false }))).toEqual(["x"]);
+    // A file:// URL and a path under ~ name the same directory.
+    const url = pathToFileURL(cwdDir).href;
+    expect(ids(await listSessions("/projects/a", { agentDir, sessionDir: url, cache: false }))).toEqual([
+      "x",
+    ]);
+    expect(
+      ids(await listAllSessions(pathToFileURL(join(agentDir, "sessions")).href, { cache: false })),
+    ).toEqual(["x"]);
+    const home = process.env.HOME;
+    process.env.HOME = agentDir;
+    try {
+      expect(ids(await listAllSessions("~/sessions", { cache: false }))).toEqual(["x"]);
+      // A custom directory (under ~) is filtered by header cwd.
+      const custom = join(agentDir, "flat");
+      mkdirSync(custom);
+      writeFileSync(join(custom, "y.jsonl"), line(hdr("y", "/projects/a")));
+      writeFileSync(join(custom, "z.jsonl"), line(hdr("z", "/projects/b")));
+      expect(
+        ids(await listSessions("/projects/a", { agentDir, sessionDir: "~/flat", cache: false })),
+      ).toEqual(["y"]);
+    } finally {
+      if (home === undefined) delete process.env.HOME;
+      else process.env.HOME = home;
+    }
   });
 
   it("sorts by modified descending and reports progress up to the total", async () => {

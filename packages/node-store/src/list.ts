@@ -27,7 +27,14 @@ import {
 import { CacheIndex } from "./cache-index.js";
 import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "./file-stat.js";
 import type { SessionInfo } from "./info.js";
-import { type Env, getAgentDir, headerCwdMatches, resolvePiPath, sessionDirForCwd } from "./layout.js";
+import {
+  type Env,
+  getAgentDir,
+  headerCwdMatches,
+  pathsEqual,
+  resolvePiPath,
+  sessionDirForCwd,
+} from "./layout.js";
 import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
@@ -925,9 +932,11 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
  */
 export async function listSessions(cwd: string, opts: ListSessionsOptions = {}): Promise<SessionInfo[]> {
   const agentDir = opts.agentDir ?? getAgentDir(opts.env ?? process.env);
-  const defaultDir = sessionDirForCwd(cwd, join(resolve(agentDir), "sessions"));
-  const dir = opts.sessionDir !== undefined ? resolve(opts.sessionDir) : defaultDir;
-  const filterCwd = opts.sessionDir !== undefined && dir !== defaultDir;
+  const defaultDir = sessionDirForCwd(cwd, join(resolvePiPath(agentDir), "sessions"));
+  // As pi: an empty `sessionDir` means the default directory (unfiltered), `~` and `file://`
+  // are understood, and any other directory is filtered unless it is the default one.
+  const dir = opts.sessionDir ? resolvePiPath(opts.sessionDir) : defaultDir;
+  const filterCwd = opts.sessionDir !== undefined && !pathsEqual(dir, defaultDir);
   // pi's header-cwd filter (`sessionCwdMatches`): both sides resolved by pi's `resolvePath`.
   const resolvedCwd = resolvePiPath(cwd);
   const include = (s: SessionInfo): boolean => !filterCwd || headerCwdMatches(s.cwd, resolvedCwd);
@@ -948,7 +957,10 @@ export async function listSessions(cwd: string, opts: ListSessionsOptions = {}):
  */
 export async function listAllSessions(root?: string, opts: ListAllOptions = {}): Promise<SessionInfo[]> {
   opts.signal?.throwIfAborted();
-  const dir = resolve(root ?? join(opts.agentDir ?? getAgentDir(opts.env ?? process.env), "sessions"));
+  // As pi: an empty `root` means the default one; `~` and `file://` are understood.
+  const dir = root
+    ? resolvePiPath(root)
+    : join(resolvePiPath(opts.agentDir ?? getAgentDir(opts.env ?? process.env)), "sessions");
   const layout = opts.layout ?? "auto";
   const run = runOptions(opts, dir, 100, true);
   // The cache index is read on the thread pool while this thread walks the directories.

@@ -17,7 +17,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { upstreamFixture, upstreamFixtureNames } from "@pi-session/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
@@ -199,6 +199,10 @@ describe("<session> resolution", () => {
     );
     expect(run(["show", "019a4c1e", "--session-dir", other]).code).toBe(1);
     expect(json(run(["show", "6a0b", "--session-dir", other, "--json"])).file).toContain(other);
+    // As pi reads the flag: a file:// URL names the same directory.
+    expect(json(run(["show", "6a0b", "--session-dir", pathToFileURL(other).href, "--json"])).file).toContain(
+      other,
+    );
     expect(
       json(run(["show", "6a0b", "--json"], { env: { PI_CODING_AGENT_SESSION_DIR: other } })).file,
     ).toContain(other);
@@ -644,6 +648,12 @@ describe("ls", () => {
       run(["ls", "--all", "--json"], { env: { ...env, PI_CODING_AGENT_SESSION_DIR: projectDir } }),
     );
     expect(fromEnv.map((x: any) => x.id)).toEqual(["019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f"]);
+    // A project's .pi/settings.json wins over the global setting (pi merges them, project last).
+    const project = join(home, "project-ls");
+    mkdirSync(join(project, ".pi"), { recursive: true });
+    writeFileSync(join(project, ".pi", "settings.json"), JSON.stringify({ sessionDir: projectDir }));
+    const fromProject = json(run(["ls", "--all", "--json"], { env, cwd: project }));
+    expect(fromProject.map((x: any) => x.id)).toEqual(["019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f"]);
   });
 
   it("lists a file whose header has no string id, as pi does, without crashing", () => {

@@ -32,13 +32,13 @@ function expandHome(path: string): string {
 }
 
 /**
- * Where sessions live: `--session-dir`, else pi's own rule (node-store's `resolveSessionsRoot`):
- * `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir` setting of `<agentDir>/settings.json`, then
- * `<agentDir>/sessions` with `<agentDir>` = `PI_CODING_AGENT_DIR` or `~/.pi/agent`.
+ * Where sessions live, by pi's own rule (node-store's `resolveSessionsRoot`): `--session-dir`,
+ * `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir` setting (`<cwd>/.pi/settings.json` over
+ * `<agentDir>/settings.json`), then `<agentDir>/sessions` with `<agentDir>` =
+ * `PI_CODING_AGENT_DIR` or `~/.pi/agent`; `~` and `file://` paths as pi reads them.
  */
 export function sessionsRoot(options: LocateOptions): { root: string; custom: boolean } {
-  if (options.sessionDir) return { root: resolve(options.cwd, expandHome(options.sessionDir)), custom: true };
-  const found = resolveSessionsRoot({ env: options.env, cwd: options.cwd });
+  const found = resolveSessionsRoot({ env: options.env, cwd: options.cwd, sessionDir: options.sessionDir });
   return { root: found.dir, custom: found.custom };
 }
 

@@ -19,10 +19,10 @@ import {
 } from "@pi-session/format";
 import { migrateEntries } from "@pi-session/migrate";
 import {
-  expandTilde,
   getAgentDir,
   getDefaultSessionsRoot,
   readSessionFileSync,
+  resolvePiPath,
   scanHeaderSync,
   sessionDirForCwd,
 } from "@pi-session/node-store";
@@ -41,9 +41,9 @@ export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): A
   return projectEntry(entry, edit);
 }
 
-/** Expands a leading `~` and makes the path absolute. */
+/** pi's `resolvePath`: a leading `~` expanded, a `file://` URL converted, made absolute. */
 export function resolvePath(path: string): string {
-  return resolve(expandTilde(path));
+  return resolvePiPath(path);
 }
 
 /** The JSON objects among records, in file order. */

@@ -135,9 +135,10 @@ const bytes = (...parts: (string | number[])[]) =>
 
 /**
  * The info of a file listed every way: cold without a cache, cold filling a cache, warm from
- * it (nothing re-read), and `readSessionInfo`. They must agree; returns that one answer.
+ * it (nothing re-read, unless `reread`: a file whose state is not cached), and
+ * `readSessionInfo`. They must agree; returns that one answer.
  */
-async function listedEveryWay(content: Uint8Array | string): Promise<SessionInfo | null> {
+async function listedEveryWay(content: Uint8Array | string, reread = false): Promise<SessionInfo | null> {
   const dir = dirs.make();
   const cacheDir = join(dirs.make(), "cache");
   mkdirSync(dir, { recursive: true });
@@ -147,7 +148,8 @@ async function listedEveryWay(content: Uint8Array | string): Promise<SessionInfo
   const filling = (await listSessionDir(dir, { cache: { dir: cacheDir } }))[0] ?? null;
   const stats = newListStats();
   const warm = (await listSessionDir(dir, { cache: { dir: cacheDir }, stats }))[0] ?? null;
-  expect(stats.bytesRead).toBe(0);
+  if (reread) expect(stats.filesParsed).toBe(1);
+  else expect(stats.bytesRead).toBe(0);
   const single = await readSessionInfo(path);
   expect(filling).toEqual(cold);
   expect(warm).toEqual(cold);
@@ -242,7 +244,9 @@ describe("pi's SessionInfo rules on odd lines (cold, warm and readSessionInfo ag
       ["2025-03-01T00:00:00.000Z", Date.parse("2025-03-01T00:00:00.000Z")],
     ];
     for (const [entryTs, modified] of cases) {
-      const info = await listedEveryWay(L(H()) + L(U("hi", undefined, entryTs)));
+      // An array is read as its joined string, maybe in local time: such a time is not cached.
+      const reread = Array.isArray(entryTs) && modified !== HEADER_TIME;
+      const info = await listedEveryWay(L(H()) + L(U("hi", undefined, entryTs)), reread);
       expect(info?.modified.getTime(), JSON.stringify(entryTs)).toBe(modified);
       expect(info?.messageCount).toBe(1);
     }

@@ -53,6 +53,20 @@ export interface InfoState {
   textCount: number;
   name?: string;
   lastActivity?: number;
+  /**
+   * A message time was read from a string other than pi's exact ISO form (or an array, read as
+   * its joined string): `new Date` may read it in the local time zone, so the state is not
+   * cached (a listing after a change of zone must not answer with the old zone's number).
+   */
+  zoneDependent?: true;
+}
+
+/**
+ * Whether `new Date(value)` of an entry time may depend on the time zone (see
+ * {@link InfoState.zoneDependent}): a string other than pi's exact ISO form, or an array.
+ */
+export function zoneDependentTime(value: unknown): boolean {
+  return typeof value === "string" ? !isExactIso(value) : Array.isArray(value);
 }
 
 export function emptyInfoState(): InfoState {
@@ -137,7 +151,11 @@ function applyEntry(state: InfoState, entry: Record<string, unknown>): void {
     reject(state);
     return;
   }
-  if (t !== undefined) state.lastActivity = Math.max(state.lastActivity ?? 0, t);
+  if (t !== undefined) {
+    state.lastActivity = Math.max(state.lastActivity ?? 0, t);
+    const m = entry.message as { timestamp?: unknown };
+    if (typeof m.timestamp !== "number" && zoneDependentTime(entry.timestamp)) state.zoneDependent = true;
+  }
   const message = entry.message as { role?: unknown; content?: unknown } | null | undefined;
   if (typeof message !== "object" || message === null) return;
   if (typeof message.role !== "string" || !("content" in message)) return;

@@ -314,6 +314,8 @@ export async function loadFile(
           ),
         ),
     };
+    // A time read in the local zone is not cached: the file is read again by every listing.
+    if (snapshot.zoneDependent) return { info, text: "" };
     const text = snapshot.allMessagesText;
     snapshot.allMessagesText = "";
     const entry: CachedFile = {

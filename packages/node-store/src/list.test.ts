@@ -539,6 +539,37 @@ describe("metadata cache", () => {
     expect(await relist()).toContain("TEXT 3-27 ");
   });
 
+  it("does not cache a message time read in the local time zone (a zone change is seen)", async () => {
+    const root = tmp();
+    const cacheDir = join(tmp(), "cache");
+    const entryAt = (iso: unknown) => ({ ...msg("user", "hi"), timestamp: iso });
+    const files = [
+      // A string without a zone, and an array (read as its joined string): local time.
+      line(hdr("z1", "/p")) + line(entryAt("2025-03-01 10:00:00")),
+      line(hdr("z2", "/p")) + line(entryAt(["2025-03-01 11:00:00"])),
+      // pi's own form: the same in every zone, cached as usual.
+      line(hdr("z3", "/p")) + line(entryAt("2025-03-01T12:00:00.000Z")),
+    ].map((text, k) => {
+      const p = join(root, `2025-01-01T00-00-00-000Z_z${k + 1}.jsonl`);
+      writeFileSync(p, text);
+      return p;
+    });
+    const zone = process.env.TZ;
+    try {
+      process.env.TZ = "UTC";
+      await listAllSessions(root, { cache: { dir: cacheDir } });
+      process.env.TZ = "Asia/Tokyo";
+      const stats = newListStats();
+      const warm = await listAllSessions(root, { cache: { dir: cacheDir }, stats });
+      expect(byPath(warm)).toEqual(byPath(files.map(reference) as SessionInfo[]));
+      expect(warm.find((i) => i.id === "z1")?.modified).toEqual(new Date("2025-03-01T01:00:00.000Z"));
+      expect([stats.filesParsed, stats.filesCached]).toEqual([2, 1]);
+    } finally {
+      if (zone === undefined) delete process.env.TZ;
+      else process.env.TZ = zone;
+    }
+  });
+
   it.skipIf(process.platform === "win32" || process.getuid?.() === 0)(
     "skips a file made unreadable after it was cached, as a cold listing does",
     async () => {

@@ -14,7 +14,7 @@
  */
 import { SessionLineDecoder } from "@pi-session/format";
 import { RecordDecoder } from "./codec.js";
-import { type InfoState, applyRecord } from "./info.js";
+import { type InfoState, applyRecord, zoneDependentTime } from "./info.js";
 import { SCAN_WASM_BASE64 } from "./scan-wasm.js";
 
 /** How the scanner sorts a line (the codes of `assembly/scan.ts`). */
@@ -170,8 +170,12 @@ export class LineScanner {
     // A JSON number's digits read by Number() give the double JSON.parse gives.
     if (w[k + 8]) t = Number(this.bytes.toString("latin1", w[k + 6] as number, w[k + 7] as number));
     else if (w[k + 5]) {
-      const ms = new Date(this.text(w[k + 3] as number, w[k + 4] as number, w[k + 5] as number)).getTime();
-      if (!Number.isNaN(ms)) t = ms;
+      const iso = this.text(w[k + 3] as number, w[k + 4] as number, w[k + 5] as number);
+      const ms = new Date(iso).getTime();
+      if (!Number.isNaN(ms)) {
+        t = ms;
+        if (zoneDependentTime(iso)) state.zoneDependent = true;
+      }
     }
     if (t !== undefined) state.lastActivity = Math.max(state.lastActivity ?? 0, t);
     let text = "";

@@ -311,7 +311,7 @@ describe("SessionWriter", () => {
     appendFileSync(path, JSON.stringify(entry("x", "1")));
     inject = true;
     const r1 = w.append((foreign) =>
-      entry("2", String((foreign.at(-1) as { value: { id: string } }).value.id)),
+      entry("2", String((foreign.at(-1) as unknown as { value: { id: string } }).value.id)),
     );
     expect(ids(r1.foreign)).toEqual(["x", "c"]);
     expect(r1.repair).toMatchObject({ action: "completed" });

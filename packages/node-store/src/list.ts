@@ -11,7 +11,7 @@
  * and the files the index covers are answered from its columns in a second pass, one loop for
  * all; the results come out in the order the index remembers, which is checked, not sorted.
  */
-import { type Dirent, readdir, readdirSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
@@ -888,13 +888,6 @@ function jsonlNamesIn(dir: string): string[] {
   }
 }
 
-/** {@link jsonlNamesIn}, read on the thread pool. */
-function readJsonlNames(dir: string): Promise<string[]> {
-  return new Promise((done) => {
-    readdir(dir, (err, names) => done(err ? [] : names.filter(isJsonl)));
-  });
-}
-
 /**
  * Lists the sessions directly in `dir` (no cwd filter): pi's `listSessionsFromDir`, with
  * files sorted by name descending before loading and results by `modified` descending.
@@ -1005,17 +998,16 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     );
     return sortListed(await finishListing(pass, run));
   }
-  // Directories are read on the thread pool while the cache index is read; this thread stats
-  // the files of each directory as its names arrive. The files statted before the index are
-  // checked against it when it arrives; those after, as they are statted.
-  const names = subdirs.map(readJsonlNames);
+  // The cache index is read on the thread pool while this thread reads each directory and
+  // stats its files. The files statted before the index arrives are checked against it when it
+  // does; those after, as they are statted. The directories are read here, synchronously:
+  // read on the thread pool, the first names took 2-5 ms to come back to this thread, idle
+  // meanwhile (on a 2-vCPU VM; a warm listing of 2,000 files in 40 directories was ~5% slower).
   const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
   await addDirectory(pass, dir, flat);
-  for (let k = 0; k < subdirs.length; k++) {
-    await addDirectory(pass, subdirs[k] as string, await (names[k] as Promise<string[]>));
-  }
+  for (const sub of subdirs) await addDirectory(pass, sub, jsonlNamesIn(sub));
   await ready;
   const files = pass.paths;
   // Without progress the candidate order (mtime descending, then name descending by the

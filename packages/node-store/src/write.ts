@@ -526,12 +526,14 @@ export class SessionWriter {
   private known: number;
   private lines: number;
   /**
-   * The last append, until a check of the file has placed it: its JSON texts (reused array),
+   * The last append, until a check of the file has placed it: its JSON texts (the first
+   * `count` of `texts`, an array reused from append to append: emptying it by `length = 0`
+   * made a new backing store per append, a measurable share of an append),
    * where it started and the line count there. Its writes went to the end of the file
    * (O_APPEND); a writer that takes no lock (pi) may have appended between our check and our
    * writes, and then our lines are not at `from`..`known` (see {@link placeLastAppend}).
    */
-  private readonly last = { texts: [] as string[], from: 0, lines: 0 };
+  private readonly last = { texts: [] as string[], count: 0, from: 0, lines: 0 };
   /** The repair done when the writer opened, if any. */
   readonly openRepair: TornTailRepair | undefined;
 
@@ -721,6 +723,11 @@ export class SessionWriter {
     return repair ? { foreign: records, repair } : { foreign: records };
   }
 
+  private forgetLastAppend(): void {
+    this.last.texts.length = 0;
+    this.last.count = 0;
+  }
+
   /**
    * On finding the file grown: did the last append land where this writer thinks? Its lines are
    * compared with the bytes from where it started. Undefined when they are there, in a row (the
@@ -731,10 +738,10 @@ export class SessionWriter {
    * there is read as foreign. Costs nothing on an append that finds the file as it left it.
    */
   private placeLastAppend(fd: number, end: number): Set<number> | undefined {
-    const { texts, from } = this.last;
-    if (texts.length === 0) return undefined;
-    const lines = texts.map((t) => Buffer.from(`${t}\n`, "utf8"));
-    texts.length = 0;
+    const { texts, count, from } = this.last;
+    if (count === 0) return undefined;
+    const lines = texts.slice(0, count).map((t) => Buffer.from(`${t}\n`, "utf8"));
+    this.forgetLastAppend();
     const readAt = (buf: Buffer, length: number, position: number): number => {
       let got = 0;
       while (got < length) {
@@ -805,11 +812,13 @@ export class SessionWriter {
       // knows how many of ours reached the file): `writeAll` inlined.
       let size = before;
       const last = this.last;
-      last.texts.length = 0;
+      // A batch's texts are let go (a single entry's slot is simply overwritten).
+      if (last.count > 1) last.texts.length = 0;
+      last.count = 0;
       try {
         for (const entry of entries) {
           const json = stringifyEntry(entry);
-          last.texts.push(json);
+          last.texts[last.count++] = json;
           const bytes = encodeLineShared(json);
           let done = 0;
           while (done < bytes.length) {
@@ -822,7 +831,7 @@ export class SessionWriter {
         if (this.opts.durability === "fsync" && entries.length > 0) this.fs.fsyncSync(fd);
       } catch (error) {
         // What the file holds after `before` is read as foreign next time (if not cut back).
-        last.texts.length = 0;
+        this.forgetLastAppend();
         this.cutBack(fd, before, size);
         throw error;
       }
@@ -883,7 +892,7 @@ export class SessionWriter {
       this.ino = st.ino;
       this.known = st.size;
       this.lines = countLines(this.fs, this.fd, st.size);
-      this.last.texts.length = 0;
+      this.forgetLastAppend();
       return result;
     });
   }

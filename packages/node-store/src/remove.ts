@@ -2,6 +2,11 @@
  * Removing a session: to the desktop trash where one exists (freedesktop.org Trash under
  * `$XDG_DATA_HOME/Trash`, only if that directory already exists; `~/.Trash` on macOS),
  * otherwise unlink. Reports which happened, so a UI can say "moved to trash" truthfully.
+ *
+ * Done under the session's lock: a writer of this process that holds a lease gives it up, one
+ * of another process is waited for, so a writer's next append takes the lock afresh, checks
+ * the file by path and finds it gone (a rename into the trash keeps the open file's size and
+ * link count, which a check of the open fd alone cannot tell from nothing happening).
  */
 import {
   closeSync,
@@ -19,6 +24,7 @@ import { homedir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
 import { SessionFileNotFoundError } from "./errors.js";
 import type { Env } from "./layout.js";
+import { type LockOptions, withLock } from "./lock.js";
 
 export interface RemoveSessionOptions {
   /** Try the trash first (default true). */
@@ -28,6 +34,8 @@ export interface RemoveSessionOptions {
   platform?: NodeJS.Platform;
   /** Clock for the `.trashinfo` deletion date. */
   now?: () => Date;
+  /** For the session lock taken while removing (see `acquireLock`). */
+  lockOptions?: LockOptions;
 }
 
 export interface RemoveSessionResult {
@@ -125,9 +133,16 @@ function toMacTrash(path: string, trashDir: string): string {
 
 /**
  * Removes a session file: to the trash when one exists (and `trash` is not false), else
- * unlink. Throws {@link SessionFileNotFoundError} when the file does not exist.
+ * unlink, under the session's lock (see the module comment). Throws
+ * {@link SessionFileNotFoundError} when the file does not exist.
  */
 export function removeSession(path: string, opts: RemoveSessionOptions = {}): RemoveSessionResult {
+  if (!existsSync(path)) throw new SessionFileNotFoundError(path);
+  return withLock(path, opts.lockOptions ?? {}, () => removeLocked(path, opts));
+}
+
+function removeLocked(path: string, opts: RemoveSessionOptions): RemoveSessionResult {
+  // Removed by someone else while the lock was awaited.
   if (!existsSync(path)) throw new SessionFileNotFoundError(path);
   if (opts.trash !== false) {
     const env = opts.env ?? process.env;

@@ -8,23 +8,37 @@
  * the file by path and finds it gone (a rename into the trash keeps the open file's size and
  * link count, which a check of the open fd alone cannot tell from nothing happening).
  */
-import {
-  closeSync,
-  constants,
-  copyFileSync,
-  existsSync,
-  mkdirSync,
-  openSync,
-  renameSync,
-  statSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import * as nodeFs from "node:fs";
 import { homedir } from "node:os";
 import { basename, extname, join, resolve } from "node:path";
 import { SessionFileNotFoundError } from "./errors.js";
 import type { Env } from "./layout.js";
 import { type LockOptions, withLock } from "./lock.js";
+
+/** The `node:fs` functions removal uses; override some of them to inject faults (tests). */
+export interface RemoveFs {
+  lstatSync: typeof nodeFs.lstatSync;
+  statSync: typeof nodeFs.statSync;
+  mkdirSync: typeof nodeFs.mkdirSync;
+  openSync: typeof nodeFs.openSync;
+  writeSync: (fd: number, text: string) => number;
+  closeSync: typeof nodeFs.closeSync;
+  renameSync: typeof nodeFs.renameSync;
+  copyFileSync: typeof nodeFs.copyFileSync;
+  unlinkSync: typeof nodeFs.unlinkSync;
+}
+
+const realFs: RemoveFs = {
+  lstatSync: nodeFs.lstatSync,
+  statSync: nodeFs.statSync,
+  mkdirSync: nodeFs.mkdirSync,
+  openSync: nodeFs.openSync,
+  writeSync: (fd, text) => nodeFs.writeSync(fd, text),
+  closeSync: nodeFs.closeSync,
+  renameSync: nodeFs.renameSync,
+  copyFileSync: nodeFs.copyFileSync,
+  unlinkSync: nodeFs.unlinkSync,
+};
 
 export interface RemoveSessionOptions {
   /** Try the trash first (default true). */
@@ -36,6 +50,8 @@ export interface RemoveSessionOptions {
   now?: () => Date;
   /** For the session lock taken while removing (see `acquireLock`). */
   lockOptions?: LockOptions;
+  /** Override `node:fs` functions (fault injection in tests). */
+  fs?: Partial<RemoveFs>;
 }
 
 export interface RemoveSessionResult {
@@ -44,9 +60,13 @@ export interface RemoveSessionResult {
   trashPath?: string;
 }
 
-function isDir(path: string): boolean {
+function codeOf(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
+
+function isDir(fs: RemoveFs, path: string): boolean {
   try {
-    return statSync(path).isDirectory();
+    return fs.statSync(path).isDirectory();
   } catch {
     return false;
   }
@@ -67,21 +87,21 @@ function encodeTrashPath(path: string): string {
 }
 
 /** Moves across filesystems by copy + unlink (the spec allows copying). */
-function move(from: string, to: string): void {
+function move(fs: RemoveFs, from: string, to: string): void {
   try {
-    renameSync(from, to);
+    fs.renameSync(from, to);
   } catch (error) {
-    if ((error as { code?: unknown }).code !== "EXDEV") throw error;
-    copyFileSync(from, to, constants.COPYFILE_EXCL);
-    unlinkSync(from);
+    if (codeOf(error) !== "EXDEV") throw error;
+    fs.copyFileSync(from, to, nodeFs.constants.COPYFILE_EXCL);
+    fs.unlinkSync(from);
   }
 }
 
-function toFreedesktopTrash(path: string, trashDir: string, now: Date): string {
+function toFreedesktopTrash(fs: RemoveFs, path: string, trashDir: string, now: Date): string {
   const filesDir = join(trashDir, "files");
   const infoDir = join(trashDir, "info");
-  mkdirSync(filesDir, { recursive: true, mode: 0o700 });
-  mkdirSync(infoDir, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(filesDir, { recursive: true, mode: 0o700 });
+  fs.mkdirSync(infoDir, { recursive: true, mode: 0o700 });
   const name = basename(path);
   const ext = extname(name);
   const stem = name.slice(0, name.length - ext.length);
@@ -91,42 +111,42 @@ function toFreedesktopTrash(path: string, trashDir: string, now: Date): string {
     let fd: number;
     try {
       // Creating the .trashinfo exclusively reserves the name (the spec's protocol).
-      fd = openSync(infoPath, "wx", 0o600);
+      fd = fs.openSync(infoPath, "wx", 0o600);
     } catch (error) {
-      if ((error as { code?: unknown }).code === "EEXIST") continue;
+      if (codeOf(error) === "EEXIST") continue;
       throw error;
     }
     try {
-      writeSync(
+      fs.writeSync(
         fd,
         `[Trash Info]\nPath=${encodeTrashPath(resolve(path))}\nDeletionDate=${deletionDate(now)}\n`,
       );
     } finally {
-      closeSync(fd);
+      fs.closeSync(fd);
     }
     const target = join(filesDir, candidate);
-    if (existsSync(target)) {
-      unlinkSync(infoPath);
+    if (nodeFs.existsSync(target)) {
+      fs.unlinkSync(infoPath);
       continue;
     }
     try {
-      move(path, target);
+      move(fs, path, target);
     } catch (error) {
-      unlinkSync(infoPath);
+      fs.unlinkSync(infoPath);
       throw error;
     }
     return target;
   }
 }
 
-function toMacTrash(path: string, trashDir: string): string {
+function toMacTrash(fs: RemoveFs, path: string, trashDir: string): string {
   const name = basename(path);
   const ext = extname(name);
   const stem = name.slice(0, name.length - ext.length);
   for (let i = 1; ; i++) {
     const target = join(trashDir, i === 1 ? name : `${stem} ${i}${ext}`);
-    if (existsSync(target)) continue;
-    move(path, target);
+    if (nodeFs.existsSync(target)) continue;
+    move(fs, path, target);
     return target;
   }
 }
@@ -137,13 +157,14 @@ function toMacTrash(path: string, trashDir: string): string {
  * {@link SessionFileNotFoundError} when the file does not exist.
  */
 export function removeSession(path: string, opts: RemoveSessionOptions = {}): RemoveSessionResult {
-  if (!existsSync(path)) throw new SessionFileNotFoundError(path);
+  if (!nodeFs.existsSync(path)) throw new SessionFileNotFoundError(path);
   return withLock(path, opts.lockOptions ?? {}, () => removeLocked(path, opts));
 }
 
 function removeLocked(path: string, opts: RemoveSessionOptions): RemoveSessionResult {
   // Removed by someone else while the lock was awaited.
-  if (!existsSync(path)) throw new SessionFileNotFoundError(path);
+  const fs: RemoveFs = opts.fs ? { ...realFs, ...opts.fs } : realFs;
+  if (!nodeFs.existsSync(path)) throw new SessionFileNotFoundError(path);
   if (opts.trash !== false) {
     const env = opts.env ?? process.env;
     const home = opts.home ?? homedir();
@@ -151,13 +172,14 @@ function removeLocked(path: string, opts: RemoveSessionOptions): RemoveSessionRe
     const now = (opts.now ?? (() => new Date()))();
     if (platform === "darwin") {
       const trashDir = join(home, ".Trash");
-      if (isDir(trashDir)) return { method: "trash", trashPath: toMacTrash(path, trashDir) };
+      if (isDir(fs, trashDir)) return { method: "trash", trashPath: toMacTrash(fs, path, trashDir) };
     } else if (platform !== "win32") {
       const dataHome = env.XDG_DATA_HOME || join(home, ".local", "share");
       const trashDir = join(dataHome, "Trash");
-      if (isDir(trashDir)) return { method: "trash", trashPath: toFreedesktopTrash(path, trashDir, now) };
+      if (isDir(fs, trashDir))
+        return { method: "trash", trashPath: toFreedesktopTrash(fs, path, trashDir, now) };
     }
   }
-  unlinkSync(path);
+  fs.unlinkSync(path);
   return { method: "unlink" };
 }

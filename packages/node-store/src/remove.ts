@@ -26,6 +26,8 @@ export interface RemoveFs {
   renameSync: typeof nodeFs.renameSync;
   copyFileSync: typeof nodeFs.copyFileSync;
   unlinkSync: typeof nodeFs.unlinkSync;
+  readlinkSync: (path: string) => string;
+  symlinkSync: typeof nodeFs.symlinkSync;
 }
 
 const realFs: RemoveFs = {
@@ -38,6 +40,8 @@ const realFs: RemoveFs = {
   renameSync: nodeFs.renameSync,
   copyFileSync: nodeFs.copyFileSync,
   unlinkSync: nodeFs.unlinkSync,
+  readlinkSync: (path) => nodeFs.readlinkSync(path, "utf8"),
+  symlinkSync: nodeFs.symlinkSync,
 };
 
 export interface RemoveSessionOptions {
@@ -64,6 +68,25 @@ function codeOf(error: unknown): unknown {
   return (error as { code?: unknown } | null)?.code;
 }
 
+/** The lstat of `path` (a dangling link too), or undefined when nothing has that name. */
+function lstatOf(fs: RemoveFs, path: string): nodeFs.Stats | undefined {
+  try {
+    return fs.lstatSync(path);
+  } catch (error) {
+    if (codeOf(error) === "ENOENT") return undefined;
+    throw error;
+  }
+}
+
+/** Removes what a failed move left at `path`; the move's error is the one to report. */
+function unlinkQuietly(fs: RemoveFs, path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Not there (the copy never created it), or cannot be removed: nothing more to do.
+  }
+}
+
 function isDir(fs: RemoveFs, path: string): boolean {
   try {
     return fs.statSync(path).isDirectory();
@@ -86,18 +109,43 @@ function encodeTrashPath(path: string): string {
     .join("/");
 }
 
-/** Moves across filesystems by copy + unlink (the spec allows copying). */
-function move(fs: RemoveFs, from: string, to: string): void {
+/**
+ * Moves across filesystems by copy + unlink (the spec allows copying); a link is copied as a
+ * link. All or nothing: when the copy or the unlink fails, the copy is removed again (a
+ * partial file, or a whole one the source is still next to, would otherwise stay in the
+ * trash without its `.trashinfo`).
+ */
+function move(fs: RemoveFs, from: string, to: string, isLink: boolean): void {
   try {
     fs.renameSync(from, to);
+    return;
   } catch (error) {
     if (codeOf(error) !== "EXDEV") throw error;
-    fs.copyFileSync(from, to, nodeFs.constants.COPYFILE_EXCL);
+  }
+  try {
+    if (isLink) fs.symlinkSync(fs.readlinkSync(from), to);
+    else fs.copyFileSync(from, to, nodeFs.constants.COPYFILE_EXCL);
+  } catch (error) {
+    // EEXIST: `to` is someone else's (the copy is exclusive), left alone. Otherwise the copy
+    // created it, or did not get that far.
+    if (codeOf(error) !== "EEXIST") unlinkQuietly(fs, to);
+    throw error;
+  }
+  try {
     fs.unlinkSync(from);
+  } catch (error) {
+    unlinkQuietly(fs, to);
+    throw error;
   }
 }
 
-function toFreedesktopTrash(fs: RemoveFs, path: string, trashDir: string, now: Date): string {
+function toFreedesktopTrash(
+  fs: RemoveFs,
+  path: string,
+  isLink: boolean,
+  trashDir: string,
+  now: Date,
+): string {
   const filesDir = join(trashDir, "files");
   const infoDir = join(trashDir, "info");
   fs.mkdirSync(filesDir, { recursive: true, mode: 0o700 });
@@ -125,12 +173,12 @@ function toFreedesktopTrash(fs: RemoveFs, path: string, trashDir: string, now: D
       fs.closeSync(fd);
     }
     const target = join(filesDir, candidate);
-    if (nodeFs.existsSync(target)) {
+    if (lstatOf(fs, target) !== undefined) {
       fs.unlinkSync(infoPath);
       continue;
     }
     try {
-      move(fs, path, target);
+      move(fs, path, target, isLink);
     } catch (error) {
       fs.unlinkSync(infoPath);
       throw error;
@@ -139,32 +187,38 @@ function toFreedesktopTrash(fs: RemoveFs, path: string, trashDir: string, now: D
   }
 }
 
-function toMacTrash(fs: RemoveFs, path: string, trashDir: string): string {
+function toMacTrash(fs: RemoveFs, path: string, isLink: boolean, trashDir: string): string {
   const name = basename(path);
   const ext = extname(name);
   const stem = name.slice(0, name.length - ext.length);
   for (let i = 1; ; i++) {
     const target = join(trashDir, i === 1 ? name : `${stem} ${i}${ext}`);
-    if (nodeFs.existsSync(target)) continue;
-    move(fs, path, target);
+    if (lstatOf(fs, target) !== undefined) continue;
+    move(fs, path, target, isLink);
     return target;
   }
 }
 
 /**
  * Removes a session file: to the trash when one exists (and `trash` is not false), else
- * unlink, under the session's lock (see the module comment). Throws
- * {@link SessionFileNotFoundError} when the file does not exist.
+ * unlink, under the session's lock (see the module comment). A path that is a symlink is
+ * removed itself (a dangling one too), not the file it points to; no lock is needed for that,
+ * as writers work on the file it points to. Throws {@link SessionFileNotFoundError} when
+ * nothing has that name.
  */
 export function removeSession(path: string, opts: RemoveSessionOptions = {}): RemoveSessionResult {
-  if (!nodeFs.existsSync(path)) throw new SessionFileNotFoundError(path);
-  return withLock(path, opts.lockOptions ?? {}, () => removeLocked(path, opts));
+  const fs: RemoveFs = opts.fs ? { ...realFs, ...opts.fs } : realFs;
+  const st = lstatOf(fs, path);
+  if (st === undefined) throw new SessionFileNotFoundError(path);
+  if (st.isSymbolicLink()) return removeLocked(fs, path, opts);
+  return withLock(path, opts.lockOptions ?? {}, () => removeLocked(fs, path, opts));
 }
 
-function removeLocked(path: string, opts: RemoveSessionOptions): RemoveSessionResult {
-  // Removed by someone else while the lock was awaited.
-  const fs: RemoveFs = opts.fs ? { ...realFs, ...opts.fs } : realFs;
-  if (!nodeFs.existsSync(path)) throw new SessionFileNotFoundError(path);
+function removeLocked(fs: RemoveFs, path: string, opts: RemoveSessionOptions): RemoveSessionResult {
+  // Looked at again under the lock: it may have been removed meanwhile.
+  const st = lstatOf(fs, path);
+  if (st === undefined) throw new SessionFileNotFoundError(path);
+  const isLink = st.isSymbolicLink();
   if (opts.trash !== false) {
     const env = opts.env ?? process.env;
     const home = opts.home ?? homedir();
@@ -172,12 +226,12 @@ function removeLocked(path: string, opts: RemoveSessionOptions): RemoveSessionRe
     const now = (opts.now ?? (() => new Date()))();
     if (platform === "darwin") {
       const trashDir = join(home, ".Trash");
-      if (isDir(fs, trashDir)) return { method: "trash", trashPath: toMacTrash(fs, path, trashDir) };
+      if (isDir(fs, trashDir)) return { method: "trash", trashPath: toMacTrash(fs, path, isLink, trashDir) };
     } else if (platform !== "win32") {
       const dataHome = env.XDG_DATA_HOME || join(home, ".local", "share");
       const trashDir = join(dataHome, "Trash");
       if (isDir(fs, trashDir))
-        return { method: "trash", trashPath: toFreedesktopTrash(fs, path, trashDir, now) };
+        return { method: "trash", trashPath: toFreedesktopTrash(fs, path, isLink, trashDir, now) };
     }
   }
   fs.unlinkSync(path);

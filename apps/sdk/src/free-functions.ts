@@ -13,7 +13,6 @@ import {
   type AnyEntry,
   type ContextEditEntry,
   type FileEntry,
-  isValidSessionHeader,
   parseSessionText,
   type SessionRecord,
 } from "@pi-session/format";
@@ -27,6 +26,7 @@ import {
   sessionDirForCwd,
 } from "@pi-session/node-store";
 import { randomEntryId } from "./internal/ids.js";
+import { readLines } from "./internal/lines.js";
 
 export {
   buildContextEntries,
@@ -65,14 +65,15 @@ export function parseSessionEntries(content: string): FileEntry[] {
 }
 
 /**
- * The parsed lines of a session file: `[]` if it is missing, empty, or its first parsed line is
- * not a header with a string id. Malformed lines are skipped. Streams the file; never writes.
+ * The parsed lines of a session file, as pi reads them (a line with invalid UTF-8 is decoded
+ * with U+FFFD and kept if it parses): `[]` if it is missing, empty, or its first truthy parsed
+ * line is not a header with a string id. Malformed lines are skipped. Streams; never writes.
  */
 export function loadEntriesFromFile(filePath: string): FileEntry[] {
   const contents = readSessionFileSync(resolvePath(filePath), { missing: "null" });
   if (!contents) return [];
-  const entries = jsonValues(contents.records);
-  return isValidSessionHeader(entries[0]) ? (entries as unknown as FileEntry[]) : [];
+  const lines = readLines(contents.records);
+  return lines.isSession ? (lines.values as unknown as FileEntry[]) : [];
 }
 
 /** The per-cwd directory `<agentDir>/sessions/--<cwd>--`, without creating it. */

@@ -60,6 +60,7 @@ import {
   resolvePath,
 } from "./free-functions.js";
 import { createSessionId, generateId, randomEntryId } from "./internal/ids.js";
+import { readLines, recordObject } from "./internal/lines.js";
 import { type PendingRewrite, SessionFile } from "./internal/session-file.js";
 import { getCurrentSystemMessage } from "./internal/system-message.js";
 import type {
@@ -93,7 +94,8 @@ function readIfExists(path: string): SessionFileContents | undefined {
 
 /** The header's cwd, if the file's first parsed line is a valid header with one. */
 function headerCwd(contents: SessionFileContents | undefined): string | undefined {
-  const first = contents ? jsonValues(contents.records)[0] : undefined;
+  const lines = contents ? readLines(contents.records) : undefined;
+  const first = lines?.isSession ? lines.values[0] : undefined;
   return isValidSessionHeader(first) && typeof first.cwd === "string" ? first.cwd : undefined;
 }
 
@@ -152,8 +154,11 @@ export class SessionManager {
       this._useFile(path); // keep the explicit path; the file is created at the first flush
       return;
     }
-    const values = jsonValues(contents.records);
-    if (!isValidSessionHeader(values[0])) {
+    // Lines as pi reads them (a raw line whose U+FFFD text parses to an object is an entry);
+    // a torn fragment stays a raw line for the writer (see SessionFile.adopt).
+    const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail.offset : undefined;
+    const lines = readLines(contents.records, torn);
+    if (!lines.isSession) {
       if (contents.size > 0) throw new Error(`Session file is not a valid pi session: ${path}`);
       this._newSession();
       const file = this._useFile(path);
@@ -161,10 +166,13 @@ export class SessionManager {
       if (!this.readOnly) file.initEmpty(this.header);
       return;
     }
-    const { records, report } = migrateRecords(contents.records, { randomId: randomEntryId });
-    const migrated = report.changed ? jsonValues(records) : values;
-    this._adopt(migrated as unknown as FileEntry[]);
+    const migration = migrateRecords(lines.records, { randomId: randomEntryId });
+    const { report } = migration;
+    this._adopt((report.changed ? jsonValues(migration.records) : lines.values) as unknown as FileEntry[]);
     this.sessionFile = path;
+    // What a rewrite writes: a raw line that migration left unchanged goes back byte for byte
+    // (a changed one is written migrated; its old bytes are in the backup).
+    const records = migration.records.map(lines.original);
     let pending: PendingRewrite | undefined;
     if (report.changed) pending = { records, migratedFrom: report.fromVersion };
     // A torn fragment stays where it is, as a (skipped) line of its own, as in pi's files.
@@ -320,8 +328,10 @@ export class SessionManager {
     const leaf = this.index.leafId;
     const foreign: SessionEntry[] = [];
     for (const record of records) {
-      if (record.kind !== "json" || record.value.type === "session") continue;
-      const absorbed = record.value as unknown as SessionEntry;
+      // As pi reads the lines: a raw line whose (U+FFFD-decoded) text parses to an object counts.
+      const value = recordObject(record);
+      if (value === undefined || value.type === "session") continue;
+      const absorbed = value as unknown as SessionEntry;
       this.entries.push(absorbed);
       this.index.append(absorbed);
       foreign.push(absorbed);
@@ -794,9 +804,9 @@ export class SessionManager {
     const source = resolvePath(sourcePath);
     const cwd = resolvePath(targetCwd);
     const contents = readIfExists(source);
-    const entries = (contents ? jsonValues(contents.records) : []) as unknown as FileEntry[];
-    if (entries.length === 0 || !isValidSessionHeader(entries[0]))
-      throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
+    const lines = contents ? readLines(contents.records) : undefined;
+    if (!lines?.isSession) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
+    const entries = lines.values as unknown as FileEntry[];
     migrateEntries(entries, { inPlace: true, randomId: randomEntryId });
     const dir = sessionDir ? resolvePath(sessionDir) : getDefaultSessionDir(cwd);
     if (options?.id !== undefined) assertValidSessionId(options.id);

@@ -1,0 +1,85 @@
+/**
+ * What pi 1.6.0 reads from the records of a session file. pi decodes the file with U+FFFD
+ * for invalid UTF-8 and `JSON.parse`s every non-blank line, keeping every truthy value; the
+ * first one must be a header with a string id. The line codec keeps a line that is not a
+ * clean JSON object (invalid UTF-8, `[1]`, `7`, broken JSON) as a raw record with its
+ * original bytes, so this module turns the raw records whose text parses to an object into
+ * JSON records for reading, and maps them back to the raw record for writing: a line that no
+ * migration changed is written back byte for byte, never re-serialized from its U+FFFD text.
+ *
+ * Two documented differences from pi stay: a non-object value after the header (`5`, `[1]`)
+ * is a malformed line, not an entry; a BOM before the header is ignored.
+ */
+import type { JsonRecord, RawRecord, SessionRecord } from "@pi-session/format";
+import { isValidSessionHeader } from "@pi-session/format";
+
+/** The value pi parses from a raw record's line (its U+FFFD-decoded text); undefined if it does not parse. */
+export function rawValue(record: RawRecord): unknown {
+  try {
+    return JSON.parse(record.text);
+  } catch {
+    return undefined;
+  }
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** The parsed object of a record as pi reads it, or undefined (not an object, or does not parse). */
+export function recordObject(record: SessionRecord): Record<string, unknown> | undefined {
+  if (record.kind === "json") return record.value;
+  const value = rawValue(record);
+  return isObject(value) ? value : undefined;
+}
+
+export interface ReadLines {
+  /** The records with each raw record that parses to an object read as a JSON record. */
+  records: SessionRecord[];
+  /** The objects of `records`, in file order (header first when `isSession`). */
+  values: Record<string, unknown>[];
+  /** Is the first truthy parsed line a header with a string id (pi's test)? */
+  isSession: boolean;
+  /** The record to write back for one of `records` (or a record migrated from it unchanged). */
+  original(record: SessionRecord): SessionRecord;
+}
+
+/**
+ * Reads records as pi reads their lines. `keepRaw` (a byte offset) names a record left as it
+ * is (a torn fragment the writer handles on its own).
+ */
+export function readLines(records: readonly SessionRecord[], keepRaw?: number): ReadLines {
+  const origin = new Map<SessionRecord, RawRecord>();
+  const out: SessionRecord[] = [];
+  const values: Record<string, unknown>[] = [];
+  let first: unknown;
+  for (const record of records) {
+    if (record.kind === "json") {
+      first ??= record.value;
+      out.push(record);
+      values.push(record.value);
+      continue;
+    }
+    if (record.offset === keepRaw) {
+      out.push(record);
+      continue;
+    }
+    const value = rawValue(record);
+    // pi skips a line that does not parse or parses to a falsy value (0, null, false, "").
+    if (value) first ??= value;
+    if (!isObject(value)) {
+      out.push(record);
+      continue;
+    }
+    const { line, offset, byteLength, terminated } = record;
+    const read: JsonRecord = { kind: "json", line, offset, byteLength, terminated, value };
+    origin.set(read, record);
+    out.push(read);
+    values.push(value);
+  }
+  return {
+    records: out,
+    values,
+    isSession: isValidSessionHeader(first),
+    original: (record) => origin.get(record) ?? record,
+  };
+}

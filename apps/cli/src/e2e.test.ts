@@ -902,6 +902,34 @@ describe("write commands", () => {
     expect(run(["fork", file, "--leaf", "nope"]).code).toBe(2);
   });
 
+  it("fork --leaf on a branch without a user or assistant message writes nothing and says so (exit 1)", () => {
+    const dir = join(scratch, "fork-no-conversation");
+    mkdirSync(dir);
+    const file = join(dir, "2026-11-04T10-00-00-000Z_0aa00000-0000-4000-8000-000000000001.jsonl");
+    const t = "2026-11-04T10:00:00.000Z";
+    const text = `${[
+      { type: "session", version: 3, id: "0aa00000-0000-4000-8000-000000000001", timestamp: t, cwd: project },
+      { type: "model_change", id: "m1", parentId: null, timestamp: t, provider: "p", modelId: "m" },
+      {
+        type: "message",
+        id: "u1",
+        parentId: "m1",
+        timestamp: t,
+        message: { role: "user", content: "hi", timestamp: 1 },
+      },
+    ]
+      .map((e) => JSON.stringify(e))
+      .join("\n")}\n`;
+    writeFileSync(file, text);
+    const r = run(["fork", file, "--leaf", "m1"]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toContain("nothing written");
+    expect(r.stdout).toBe("");
+    expect(readdirSync(dir)).toEqual([file.slice(dir.length + 1)]);
+    expect(readFileSync(file, "utf8")).toBe(text);
+    expect(run(["fork", file, "--leaf", "u1"]).code).toBe(0);
+  });
+
   it("rm refuses without a terminal unless --yes, then removes", () => {
     const file = copy(V2);
     const refused = run(["rm", file]);

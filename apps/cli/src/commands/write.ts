@@ -5,7 +5,7 @@
  * whatever the SDK then writes (an appended line, or for a v1/v2 file the migrated v3 form,
  * for which the SDK keeps its own `<file>.v1.bak` too). A failed command removes its backup.
  */
-import { constants, copyFileSync, unlinkSync } from "node:fs";
+import { constants, copyFileSync, existsSync, unlinkSync } from "node:fs";
 import { resolve } from "node:path";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError, UsageError } from "../errors.js";
@@ -121,7 +121,9 @@ export const fork: Action = async (ctx, [arg], options) => {
     if (e instanceof CliError) throw e;
     throw new CliError(e instanceof Error ? e.message : String(e));
   }
-  if (path === undefined) {
+  // pi's createBranchedSession returns the new path even when it writes nothing (no user or
+  // assistant message on the branch yet): what counts is whether the file is there.
+  if (path === undefined || !existsSync(path)) {
     throw new CliError(
       "the branch has no user or assistant message yet, so pi would not write a file; nothing written",
     );

@@ -930,6 +930,20 @@ describe("write commands", () => {
     expect(run(["fork", file, "--leaf", "u1"]).code).toBe(0);
   });
 
+  it("fork of an empty file: not a session (exit 1), the source stays empty", () => {
+    const dir = join(scratch, "fork-empty");
+    mkdirSync(dir);
+    const file = join(dir, "2026-11-04T11-00-00-000Z_0bb00000-0000-4000-8000-000000000001.jsonl");
+    writeFileSync(file, "");
+    for (const args of [[], ["--to", join(home, "elsewhere")]]) {
+      const r = run(["fork", file, ...args]);
+      expect(r.code).toBe(1);
+      expect(r.stderr).toContain("not a pi session");
+      expect(readFileSync(file, "utf8")).toBe("");
+      expect(readdirSync(dir)).toEqual([file.slice(dir.length + 1)]);
+    }
+  });
+
   it("rm refuses without a terminal unless --yes, then removes", () => {
     const file = copy(V2);
     const refused = run(["rm", file]);

@@ -7,6 +7,7 @@
  */
 import { constants, copyFileSync, existsSync, unlinkSync } from "node:fs";
 import { resolve } from "node:path";
+import { scanHeaderSync } from "@pi-session/node-store";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError, UsageError } from "../errors.js";
 import type { Action, Context } from "../program.js";
@@ -97,6 +98,19 @@ export const fork: Action = async (ctx, [arg], options) => {
   const to = stringOption(options, "to", "--to");
   if (leaf !== undefined && to !== undefined) throw new UsageError("give either --leaf or --to, not both");
   const source = sessionPath(ctx, arg);
+  // Checked read-only first: `SessionManager.open` would write a header into an empty file (as
+  // pi does), and the source of a fork is never changed.
+  let header: ReturnType<typeof scanHeaderSync>;
+  try {
+    header = scanHeaderSync(source);
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e));
+  }
+  if (header === null) {
+    throw new CliError(`${source}: not a pi session (no session header); nothing written`, {
+      hint: "Run `pi-session validate` on the file.",
+    });
+  }
   let path: string | undefined;
   try {
     if (to !== undefined) {

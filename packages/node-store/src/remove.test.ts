@@ -35,6 +35,7 @@ const entry = (id: string) => ({
   message: { role: "user", content: `text ${id}`, timestamp: 1 },
 });
 const line = (v: unknown) => `${JSON.stringify(v)}\n`;
+const fixedNow = () => new Date("2025-06-01T12:00:00.000Z");
 
 /** A session file and a home with an existing freedesktop trash. */
 function setup(): { path: string; home: string; dataHome: string; trash: string } {
@@ -210,5 +211,124 @@ describe("removeSession and links", () => {
     expect(removeSession(link, { home, platform: "linux", trash: false }).method).toBe("unlink");
     expect(existsSync(link)).toBe(false);
     expect(readFileSync(path, "utf8")).toBe(line(header));
+  });
+});
+
+describe("removeSession and the session's companion files", () => {
+  /** Every kind of companion file our writers, the CLI and the SDK leave next to a session. */
+  const companionNames = [
+    "s.jsonl.bak-2025-06-01T12-00-00-000Z", // rewriteSessionFile / CLI name, label: backup
+    "s.jsonl.bak-2025-06-01T12-00-00-000Z-1", // ... a second one in the same millisecond
+    "s.jsonl.torn-2025-06-01T12-00-00-000Z", // a torn tail's fragment
+    "s.jsonl.torn-2025-06-01T12-00-00-000Z-2",
+    "s.jsonl.removed-2025-06-01T12-00-00-000Z", // CLI repair: the cut bytes
+    "s.jsonl.v1.bak", // SDK migration backups
+    "s.jsonl.v2.1.bak",
+  ];
+  /** Names that look alike but are not ours: never touched. */
+  const strangers = [
+    "s.jsonl.bak",
+    "s.jsonl.bak-notes",
+    "s.jsonl.bak-2025-06-01T12-00-00-000Z.txt",
+    "s.jsonl.torn-2025-06-01",
+    "s.jsonl.vx.bak",
+    "s.jsonl.lock.break",
+    "xs.jsonl.bak-2025-06-01T12-00-00-000Z",
+    "t.jsonl.v1.bak",
+    ".s.jsonl.tmp-1-abc",
+  ];
+  const sessionsDir = (path: string) => join(path, "..");
+  function withCompanions(path: string): void {
+    for (const name of [...companionNames, ...strangers])
+      writeFileSync(join(sessionsDir(path), name), `${name}\n`);
+  }
+
+  it("moves them to the trash with the session, each with its own .trashinfo, and reports them", () => {
+    const { path, home, dataHome, trash } = setup();
+    withCompanions(path);
+    const r = removeSession(path, { env: { XDG_DATA_HOME: dataHome }, home, platform: "linux" });
+    expect(r.method).toBe("trash");
+    expect(r.companions.map((c) => c.path)).toEqual(
+      [...companionNames].sort().map((n) => join(sessionsDir(path), n)),
+    );
+    for (const c of r.companions) {
+      expect(existsSync(c.path)).toBe(false);
+      expect(readFileSync(c.trashPath ?? "", "utf8")).toBe(`${c.path.slice(sessionsDir(path).length + 1)}\n`);
+      const name = c.trashPath?.slice(join(trash, "files").length + 1);
+      expect(readFileSync(join(trash, "info", `${name}.trashinfo`), "utf8")).toContain(`Path=${c.path}\n`);
+    }
+    expect(readdirSync(sessionsDir(path)).sort()).toEqual([...strangers].sort());
+    expect(r.failed).toBeUndefined();
+  });
+
+  it("unlinks them in unlink mode", () => {
+    const { path, home } = setup();
+    withCompanions(path);
+    const r = removeSession(path, { home, platform: "linux", trash: false });
+    expect(r).toMatchObject({ method: "unlink" });
+    expect(r.companions).toHaveLength(companionNames.length);
+    expect(r.companions.every((c) => c.trashPath === undefined)).toBe(true);
+    expect(readdirSync(sessionsDir(path)).sort()).toEqual([...strangers].sort());
+  });
+
+  it("keeps them with keepCompanions", () => {
+    const { path, home } = setup();
+    withCompanions(path);
+    const r = removeSession(path, { home, platform: "linux", trash: false, keepCompanions: true });
+    expect(r).toEqual({ method: "unlink", companions: [] });
+    expect(readdirSync(sessionsDir(path)).sort()).toEqual([...companionNames, ...strangers].sort());
+  });
+
+  it("removes the backups a rewrite made", () => {
+    const { path, home } = setup();
+    const w = SessionWriter.open(path);
+    w.rewrite([header, entry("a")], { backup: true, now: fixedNow });
+    w.rewrite([header, entry("b")], { backup: true, now: fixedNow });
+    w.close();
+    expect(readdirSync(sessionsDir(path)).length).toBe(3);
+    const r = removeSession(path, { home, platform: "linux", trash: false });
+    expect(r.companions).toHaveLength(2);
+    expect(readdirSync(sessionsDir(path))).toEqual([]);
+  });
+
+  it("leaves a companion that is not a regular file", () => {
+    const { path, home } = setup();
+    mkdirSync(join(sessionsDir(path), "s.jsonl.v1.bak"));
+    symlinkSync(path, join(sessionsDir(path), "s.jsonl.v2.bak"));
+    const r = removeSession(path, { home, platform: "linux", trash: false });
+    expect(r.companions).toEqual([]);
+    expect(readdirSync(sessionsDir(path)).sort()).toEqual(["s.jsonl.v1.bak", "s.jsonl.v2.bak"]);
+  });
+
+  it("reports a companion it could not remove, after removing the session", () => {
+    const { path, home } = setup();
+    withCompanions(path);
+    const stuck = join(sessionsDir(path), "s.jsonl.v1.bak");
+    const r = removeSession(path, {
+      home,
+      platform: "linux",
+      trash: false,
+      fs: {
+        unlinkSync: (p) => {
+          if (p === stuck)
+            throw Object.assign(new Error("EPERM: operation not permitted"), { code: "EPERM" });
+          nodeFs.unlinkSync(p);
+        },
+      },
+    });
+    expect(existsSync(path)).toBe(false);
+    expect(r.companions).toHaveLength(companionNames.length - 1);
+    expect(r.failed?.map((f) => [f.path, (f.error as { code?: unknown }).code])).toEqual([[stuck, "EPERM"]]);
+    expect(existsSync(stuck)).toBe(true);
+  });
+
+  it("removes no companions of the file a link points to", () => {
+    const { path, home } = setup();
+    withCompanions(path);
+    const link = join(home, "s.jsonl");
+    symlinkSync(path, link);
+    const r = removeSession(link, { home, platform: "linux", trash: false });
+    expect(r.companions).toEqual([]);
+    expect(readdirSync(sessionsDir(path)).length).toBe(1 + companionNames.length + strangers.length);
   });
 });

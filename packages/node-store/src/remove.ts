@@ -7,10 +7,15 @@
  * of another process is waited for, so a writer's next append takes the lock afresh, checks
  * the file by path and finds it gone (a rename into the trash keeps the open file's size and
  * link count, which a check of the open fd alone cannot tell from nothing happening).
+ *
+ * A session's companion files go with it (unless `keepCompanions`): backups and sidecars that
+ * hold all or part of its content, named the session file's name plus a suffix one of our
+ * writers uses (see {@link isCompanionSuffix}); otherwise a removed conversation would still
+ * be readable next to where it was. Nothing else is touched.
  */
 import * as nodeFs from "node:fs";
 import { homedir } from "node:os";
-import { basename, extname, join, resolve } from "node:path";
+import { basename, dirname, extname, join, resolve } from "node:path";
 import { SessionFileNotFoundError } from "./errors.js";
 import type { Env } from "./layout.js";
 import { type LockOptions, withLock } from "./lock.js";
@@ -27,6 +32,7 @@ export interface RemoveFs {
   copyFileSync: typeof nodeFs.copyFileSync;
   unlinkSync: typeof nodeFs.unlinkSync;
   readlinkSync: (path: string) => string;
+  readdirSync: (path: string) => string[];
   symlinkSync: typeof nodeFs.symlinkSync;
 }
 
@@ -41,6 +47,7 @@ const realFs: RemoveFs = {
   copyFileSync: nodeFs.copyFileSync,
   unlinkSync: nodeFs.unlinkSync,
   readlinkSync: (path) => nodeFs.readlinkSync(path, "utf8"),
+  readdirSync: (path) => nodeFs.readdirSync(path, "utf8"),
   symlinkSync: nodeFs.symlinkSync,
 };
 
@@ -56,12 +63,59 @@ export interface RemoveSessionOptions {
   lockOptions?: LockOptions;
   /** Override `node:fs` functions (fault injection in tests). */
   fs?: Partial<RemoveFs>;
+  /**
+   * Leave the session's companion files (backups, sidecars; see the module comment) where
+   * they are. Default false: they are removed with it, the same way (trash or unlink).
+   */
+  keepCompanions?: boolean;
 }
 
 export interface RemoveSessionResult {
   method: "trash" | "unlink";
   /** Where the file went (trash only). */
   trashPath?: string;
+  /**
+   * The companion files removed with the session (same `method`), in name order, and where
+   * each went (trash only). Empty with `keepCompanions`, and for a path that is a symlink (the
+   * file it points to, and so its companions, stay).
+   */
+  companions: { path: string; trashPath?: string }[];
+  /**
+   * Companion files that could not be removed (they are still there, with their content);
+   * the session itself was removed. Absent when there were none.
+   */
+  failed?: { path: string; error: unknown }[];
+}
+
+/** `<time>` in our backup and sidecar names: an ISO time with `:` and `.` as `-`. */
+const STAMP = String.raw`\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z`;
+/**
+ * What follows the session file name in the name of one of its companions:
+ * `.bak-<time>[-N]` (backup of a rewrite: node-store's `rewriteSessionFile`, the CLI's `name`
+ * and `label`), `.torn-<time>[-N]` (a torn last line moved aside by the appender or
+ * `repairTornTail`), `.removed-<time>[-N]` (bytes the CLI's `repair` cut), `.v<N>[.<n>].bak`
+ * (the SDK's backup of a file it migrated).
+ */
+const COMPANION_SUFFIX = new RegExp(
+  String.raw`^\.(?:(?:bak|torn|removed)-${STAMP}(?:-\d+)?|v\d+(?:\.\d+)?\.bak)$`,
+);
+
+/** Whether `suffix` (what follows a session file's name) names one of its companions. */
+export function isCompanionSuffix(suffix: string): boolean {
+  return COMPANION_SUFFIX.test(suffix);
+}
+
+/** The companion files of `path` (regular files only), in name order. */
+function companionsOf(fs: RemoveFs, path: string): string[] {
+  const dir = dirname(path);
+  const name = basename(path);
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(dir).sort()) {
+    if (!entry.startsWith(name) || !isCompanionSuffix(entry.slice(name.length))) continue;
+    const p = join(dir, entry);
+    if (lstatOf(fs, p)?.isFile()) found.push(p);
+  }
+  return found;
 }
 
 function codeOf(error: unknown): unknown {
@@ -203,8 +257,9 @@ function toMacTrash(fs: RemoveFs, path: string, isLink: boolean, trashDir: strin
  * Removes a session file: to the trash when one exists (and `trash` is not false), else
  * unlink, under the session's lock (see the module comment). A path that is a symlink is
  * removed itself (a dangling one too), not the file it points to; no lock is needed for that,
- * as writers work on the file it points to. Throws {@link SessionFileNotFoundError} when
- * nothing has that name.
+ * as writers work on the file it points to. The session's companion files go with it (see
+ * the module comment; `keepCompanions` keeps them). Throws {@link SessionFileNotFoundError}
+ * when nothing has that name.
  */
 export function removeSession(path: string, opts: RemoveSessionOptions = {}): RemoveSessionResult {
   const fs: RemoveFs = opts.fs ? { ...realFs, ...opts.fs } : realFs;
@@ -219,6 +274,32 @@ function removeLocked(fs: RemoveFs, path: string, opts: RemoveSessionOptions): R
   const st = lstatOf(fs, path);
   if (st === undefined) throw new SessionFileNotFoundError(path);
   const isLink = st.isSymbolicLink();
+  // Listed before the session goes; a link's target (and its companions) stay.
+  const companions = isLink || opts.keepCompanions === true ? [] : companionsOf(fs, path);
+  const remove = removerFor(fs, opts);
+  const result: RemoveSessionResult = { method: remove.method, companions: [] };
+  const trashPath = remove.run(path, isLink);
+  if (trashPath !== undefined) result.trashPath = trashPath;
+  // The session is gone; a companion that cannot be removed is reported, not thrown, so the
+  // caller still learns where the session went.
+  for (const companion of companions) {
+    try {
+      const to = remove.run(companion, false);
+      result.companions.push(to === undefined ? { path: companion } : { path: companion, trashPath: to });
+    } catch (error) {
+      if (codeOf(error) === "ENOENT") continue; // removed by someone else meanwhile
+      result.failed ??= [];
+      result.failed.push({ path: companion, error });
+    }
+  }
+  return result;
+}
+
+/** How files are removed: the trash (which one) or unlink. Returns where a file went. */
+function removerFor(
+  fs: RemoveFs,
+  opts: RemoveSessionOptions,
+): { method: "trash" | "unlink"; run: (path: string, isLink: boolean) => string | undefined } {
   if (opts.trash !== false) {
     const env = opts.env ?? process.env;
     const home = opts.home ?? homedir();
@@ -226,14 +307,23 @@ function removeLocked(fs: RemoveFs, path: string, opts: RemoveSessionOptions): R
     const now = (opts.now ?? (() => new Date()))();
     if (platform === "darwin") {
       const trashDir = join(home, ".Trash");
-      if (isDir(fs, trashDir)) return { method: "trash", trashPath: toMacTrash(fs, path, isLink, trashDir) };
+      if (isDir(fs, trashDir))
+        return { method: "trash", run: (path, isLink) => toMacTrash(fs, path, isLink, trashDir) };
     } else if (platform !== "win32") {
       const dataHome = env.XDG_DATA_HOME || join(home, ".local", "share");
       const trashDir = join(dataHome, "Trash");
       if (isDir(fs, trashDir))
-        return { method: "trash", trashPath: toFreedesktopTrash(fs, path, isLink, trashDir, now) };
+        return {
+          method: "trash",
+          run: (path, isLink) => toFreedesktopTrash(fs, path, isLink, trashDir, now),
+        };
     }
   }
-  fs.unlinkSync(path);
-  return { method: "unlink" };
+  return {
+    method: "unlink",
+    run: (path) => {
+      fs.unlinkSync(path);
+      return undefined;
+    },
+  };
 }

@@ -850,6 +850,7 @@ describe("removeSession", () => {
       removeSession(path, { env: { XDG_DATA_HOME: join(home, "none") }, home, platform: "linux" }),
     ).toEqual({
       method: "unlink",
+      companions: [],
     });
     expect(existsSync(path)).toBe(false);
   });
@@ -860,7 +861,10 @@ describe("removeSession", () => {
     expect(removeSession(p1, { home, platform: "darwin" })).toMatchObject({ method: "trash" });
     expect(existsSync(join(home, ".Trash", "s.jsonl"))).toBe(true);
     const p2 = newSession();
-    expect(removeSession(p2, { home, platform: "darwin", trash: false })).toEqual({ method: "unlink" });
+    expect(removeSession(p2, { home, platform: "darwin", trash: false })).toEqual({
+      method: "unlink",
+      companions: [],
+    });
   });
   it("throws SessionFileNotFoundError for a missing file", () => {
     expect(() => removeSession(join(tmp(), "x.jsonl"))).toThrow(SessionFileNotFoundError);

@@ -1,11 +1,18 @@
 /**
  * `rm <session...>`: moves session files to the desktop trash where one exists (else deletes
- * them). Asks on a terminal unless `--yes`; without a terminal it refuses unless `--yes`.
+ * them), each with its companion files (backups `<file>.bak-<time>`, sidecars
+ * `<file>.torn-<time>` / `<file>.removed-<time>`, migration backups `<file>.v<N>.bak`), which
+ * hold its content too. Asks on a terminal unless `--yes`; without a terminal it refuses unless
+ * `--yes`. A companion that cannot be removed is a warning and exit code 1.
  */
 import { removeSession } from "@pi-session/node-store";
 import { CliError, UsageError } from "../errors.js";
 import type { Action } from "../program.js";
 import { sessionPath } from "./common.js";
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
 
 export const action: Action = async (ctx, [args], options) => {
   const list = args as string[];
@@ -26,14 +33,30 @@ export const action: Action = async (ctx, [args], options) => {
     }
   }
   const removed: unknown[] = [];
+  let code = 0;
   for (const p of paths) {
-    const result = removeSession(p);
-    removed.push({ path: p, method: result.method, trashPath: result.trashPath ?? null });
-    if (!ctx.json)
-      ctx.io.line(
-        `${result.method === "trash" ? "trashed" : "deleted"} ${p}${result.trashPath ? ` -> ${result.trashPath}` : ""}`,
-      );
+    // The trash is found through the CLI's environment (XDG_DATA_HOME, HOME).
+    const result = removeSession(p, { env: ctx.env, ...(ctx.env.HOME ? { home: ctx.env.HOME } : {}) });
+    const verb = result.method === "trash" ? "trashed" : "deleted";
+    const item: Record<string, unknown> = {
+      path: p,
+      method: result.method,
+      trashPath: result.trashPath ?? null,
+      companions: result.companions.map((c) => ({ path: c.path, trashPath: c.trashPath ?? null })),
+    };
+    if (!ctx.json) {
+      ctx.io.line(`${verb} ${p}${result.trashPath ? ` -> ${result.trashPath}` : ""}`);
+      for (const c of result.companions)
+        ctx.io.line(`  ${verb} ${c.path}${c.trashPath ? ` -> ${c.trashPath}` : ""}`);
+    }
+    if (result.failed) {
+      code = 1;
+      item.failed = result.failed.map((f) => ({ path: f.path, error: messageOf(f.error) }));
+      for (const f of result.failed)
+        ctx.io.warn(`could not remove ${f.path} (it is still there): ${messageOf(f.error)}`);
+    }
+    removed.push(item);
   }
   if (ctx.json) ctx.io.printJson({ removed });
-  return 0;
+  return code;
 };

@@ -9,6 +9,7 @@ import { fcOptions, tempDirs, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "./errors.js";
+import { readSessionInfo } from "./list.js";
 import {
   readSessionFile,
   readSessionFileSync,
@@ -342,6 +343,49 @@ describe("scanTail", () => {
     expect((await scanTail(path)).lastMessageTime).toBe(77);
   });
 
+  it("gives the greatest message time over what it read (pi's modified), not only the last", async () => {
+    // pi's listing takes the maximum (Math.max), whatever the order in the file.
+    const path = file(
+      `${line(header)}${line(msg("a", "user", "q", 5000))}${line(msg("b", "user", "r", 1000))}`,
+    );
+    const r = await scanTail(path);
+    expect(r).toMatchObject({ lastMessageTime: 1000, maxMessageTime: 5000, reachedStart: true });
+    expect((await readSessionInfo(path))?.modified.getTime()).toBe(5000);
+  });
+
+  it("gives the greatest time over the lines read only, and says it did not read them all", async () => {
+    const middle = Array.from({ length: 200 }, (_, i) =>
+      line(msg(`m${i}`, "toolResult", "z".repeat(100), i)),
+    ).join("");
+    const text = `${line(header)}${line(msg("a", "user", "q", 9000))}${middle}${line(msg("b", "assistant", "r", 3000))}${line(msg("c", "user", "s", 2000))}${line(info("n"))}`;
+    const r = await scanTail(file(text), { blockSize: 512 });
+    expect(r).toMatchObject({ lastMessageTime: 2000, maxMessageTime: 2000, reachedStart: false });
+    // Name and last message time are definitive; the greatest time is not (see reachedStart).
+    expect(r.exhaustive).toBe(true);
+  });
+
+  it("reads a session_info name that is not a string as the listing does (a cleared name)", async () => {
+    for (const name of [5, null, { a: 1 }, ["x"], true]) {
+      const path = file(
+        `${line(header)}${line(info("old"))}${line({ type: "session_info", id: "i", parentId: null, timestamp: "t", name })}`,
+      );
+      const r = await scanTail(path);
+      expect(r.nameFound).toBe(true);
+      expect(r.name).toBeUndefined();
+      expect((await readSessionInfo(path))?.name).toBeUndefined();
+    }
+  });
+
+  it("finds entries whose type is written with escapes, as the listing does", async () => {
+    const named = `{"type":"session\\u005finfo","id":"i","parentId":null,"timestamp":"t","name":"esc"}\n`;
+    const message = line(msg("a", "user", "q", 4000)).replace('"type":"message"', '"type":"m\\u0065ssage"');
+    const path = file(`${line(header)}${message}${named}`);
+    const listed = await readSessionInfo(path);
+    expect(listed).toMatchObject({ name: "esc", messageCount: 1 });
+    expect(listed?.modified.getTime()).toBe(4000);
+    expect(await scanTail(path)).toMatchObject({ name: "esc", lastMessageTime: 4000, maxMessageTime: 4000 });
+  });
+
   it("agrees with a forward scan on random files", async () => {
     const arbItem = fc.oneof(
       fc.record({
@@ -369,6 +413,7 @@ describe("scanTail", () => {
           let name: string | undefined;
           let nameFound = false;
           let last: number | undefined;
+          let max: number | undefined;
           for (const [i, it] of items.entries()) {
             if (it.kind === "name") {
               text += line(info(it.name));
@@ -376,7 +421,10 @@ describe("scanTail", () => {
               name = it.name.trim() || undefined;
             } else if (it.kind === "msg") {
               text += line(msg(`m${i}`, it.role, "t", it.ts));
-              if (it.role !== "toolResult") last = it.ts;
+              if (it.role !== "toolResult") {
+                last = it.ts;
+                max = Math.max(max ?? it.ts, it.ts);
+              }
             } else {
               text += `${it.text}\n`;
             }
@@ -388,6 +436,8 @@ describe("scanTail", () => {
           expect(r.name).toBe(name);
           expect(r.lastMessageTime).toBe(last);
           expect(r.exhaustive).toBe(true);
+          // Over the lines read: the whole file when it reached the start.
+          if (r.reachedStart) expect(r.maxMessageTime).toBe(max);
         },
       ),
       fcOptions(),

@@ -413,11 +413,24 @@ export interface TailScan {
   name?: string;
   /** True when a user or assistant message was found. */
   messageTimeFound: boolean;
-  /** The last (in file order) user/assistant message time in ms: `message.timestamp`, else the entry's ISO time. */
+  /**
+   * The time in ms of the last user/assistant message in file order (as the listing times a
+   * message: `message.timestamp` when a number, else `new Date(entry.timestamp)`). Not
+   * necessarily the latest time: see `maxMessageTime`.
+   */
   lastMessageTime?: number;
+  /**
+   * The greatest user/assistant message time among the lines read. pi's listing takes the
+   * greatest over the whole file (its `modified`, when positive), which only a scan that
+   * `reachedStart` has seen; otherwise an earlier message, not read, may have a later time.
+   */
+  maxMessageTime?: number;
   /** The scan reached the start of the file, so "not found" is definitive. */
   reachedStart: boolean;
-  /** Both answers are definitive (both found, or the whole file was scanned). */
+  /**
+   * `nameFound`/`name` and `lastMessageTime` are definitive (both found, or the whole file was
+   * scanned). Says nothing of `maxMessageTime`, which is definitive only with `reachedStart`.
+   */
   exhaustive: boolean;
   bytesRead: number;
 }
@@ -464,8 +477,11 @@ export function sessionInfoName(entry: Record<string, unknown>): string | undefi
 
 /**
  * Reads backwards from the end of the file, block by block, to find the latest `session_info`
- * (the session name) and the last user/assistant message time without reading the middle of
- * the file. Stops when both are found, at the start of the file, or after `maxBytes`.
+ * (the session name, read as the listing reads it: trimmed, and an empty or non-string one
+ * clears it) and the last user/assistant message time in file order without reading the
+ * middle of the file. Stops when both are found, at the start of the file, or after
+ * `maxBytes`. The greatest message time (pi's `modified`) needs every line: `maxMessageTime`
+ * is over the lines read, the whole file only when `reachedStart`.
  */
 export async function scanTail(path: string, opts: ScanTailOptions = {}): Promise<TailScan> {
   let handle: FileHandle;
@@ -491,8 +507,11 @@ export async function scanTail(path: string, opts: ScanTailOptions = {}): Promis
     let pos = size;
     const consider = (line: Buffer): boolean => {
       if (line.length === 0) return false;
-      // Cheap prefilter: only lines that can matter are parsed.
-      if (line.indexOf('"session_info"') < 0 && line.indexOf('"message"') < 0) return false;
+      // Cheap prefilter: only lines that can matter are parsed. A type can only be spelt
+      // otherwise with `\u` escapes (no other escape stands for a letter), which the listing
+      // decodes: such lines are parsed too.
+      if (line.indexOf('"session_info"') < 0 && line.indexOf('"message"') < 0 && line.indexOf("\\u") < 0)
+        return false;
       let value: unknown;
       try {
         value = JSON.parse(line.toString("utf8"));
@@ -506,12 +525,13 @@ export async function scanTail(path: string, opts: ScanTailOptions = {}): Promis
         const name = sessionInfoName(entry);
         if (name !== undefined) result.name = name;
       }
-      if (!result.messageTimeFound) {
-        const t = messageActivityTime(entry);
-        if (t !== undefined) {
+      const t = messageActivityTime(entry);
+      if (t !== undefined) {
+        if (!result.messageTimeFound) {
           result.messageTimeFound = true;
           result.lastMessageTime = t;
         }
+        if (result.maxMessageTime === undefined || t > result.maxMessageTime) result.maxMessageTime = t;
       }
       return result.nameFound && result.messageTimeFound;
     };

@@ -55,7 +55,8 @@ Exit codes:
   0 success, 1 findings or failure, 2 usage error.
 
 Read-only by default: commands that change files say so, need --write (or are explicit write
-commands: fork, name, label, rm), write atomically and keep a backup next to the file.`;
+commands: fork, name, label, rm), and write atomically; rewrites keep a backup next to the file.
+rm moves a session and its backups to the trash where one exists (else deletes them).`;
 
 /** Runs the CLI once and resolves to the exit code. Never calls `process.exit`. */
 export async function runCli(options: RunOptions): Promise<number> {

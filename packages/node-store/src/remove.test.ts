@@ -180,6 +180,19 @@ describe("removeSession across filesystems (EXDEV: copy, then unlink)", () => {
 });
 
 describe("removeSession and links", () => {
+  it("refuses a directory, and touches nothing in it", () => {
+    const { path, home, dataHome, trash } = setup();
+    const dir = join(home, "sessions");
+    expect(
+      errorOf(() => removeSession(dir, { env: { XDG_DATA_HOME: dataHome }, home, platform: "linux" })),
+    ).toMatchObject({
+      code: "EISDIR",
+    });
+    expect(readdirSync(dir)).toEqual(["s.jsonl"]);
+    expect(lstatSync(path).isFile()).toBe(true);
+    expect(readdirSync(trash)).toEqual([]);
+  });
+
   it("removes a dangling link (it is there, only its target is not)", () => {
     const { home, dataHome, trash } = setup();
     const link = join(home, "sessions", "gone.jsonl");

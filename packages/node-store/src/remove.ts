@@ -265,6 +265,10 @@ export function removeSession(path: string, opts: RemoveSessionOptions = {}): Re
   const fs: RemoveFs = opts.fs ? { ...realFs, ...opts.fs } : realFs;
   const st = lstatOf(fs, path);
   if (st === undefined) throw new SessionFileNotFoundError(path);
+  // A session is a file: a directory (a whole project's sessions, say) is never removed here.
+  if (st.isDirectory()) {
+    throw Object.assign(new Error(`not a session file (a directory): ${path}`), { code: "EISDIR", path });
+  }
   if (st.isSymbolicLink()) return removeLocked(fs, path, opts);
   return withLock(path, opts.lockOptions ?? {}, () => removeLocked(fs, path, opts));
 }

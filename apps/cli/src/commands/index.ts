@@ -185,6 +185,7 @@ the file cannot be repaired.`,
       cli
         .command("rm <...sessions>", "REMOVES sessions: to the trash where one exists, else deleted")
         .option("-y, --yes", "Do not ask (needed when stdin is not a terminal)")
+        .option("--keep-companions", "Leave the session's backups and sidecars where they are")
         .example("  $ pi-session rm 019a4c1e")
         .example("  $ pi-session rm old.jsonl other.jsonl --yes"),
     load: async () => (await import("./rm.js")).action,

@@ -92,4 +92,14 @@ describe("rm and the session's companion files", () => {
     expect(readdirSync(dir)).toEqual([`${SESSION}.notes`]);
     expect(existsSync(file)).toBe(false);
   });
+
+  it("leaves them with --keep-companions", async () => {
+    const { home, dir, file, dataHome } = setup(false);
+    const r = await rm(home, dataHome, [file, "--yes", "--keep-companions"]);
+    expect(r.code, r.stderr).toBe(0);
+    expect(r.stdout).toBe(`deleted ${file}\n`);
+    expect(readdirSync(dir).sort()).toEqual(
+      [...COMPANIONS.map((s) => `${SESSION}${s}`), `${SESSION}.notes`].sort(),
+    );
+  });
 });

@@ -2,7 +2,7 @@
  * `rm <session...>`: moves session files to the desktop trash where one exists (else deletes
  * them), each with its companion files (backups `<file>.bak-<time>`, sidecars
  * `<file>.torn-<time>` / `<file>.removed-<time>`, migration backups `<file>.v<N>.bak`), which
- * hold its content too. Asks on a terminal unless `--yes`; without a terminal it refuses unless
+ * hold its content too (`--keep-companions` leaves them). Asks on a terminal unless `--yes`; without a terminal it refuses unless
  * `--yes`. A companion that cannot be removed is a warning and exit code 1.
  */
 import { removeSession } from "@pi-session/node-store";
@@ -36,7 +36,11 @@ export const action: Action = async (ctx, [args], options) => {
   let code = 0;
   for (const p of paths) {
     // The trash is found through the CLI's environment (XDG_DATA_HOME, HOME).
-    const result = removeSession(p, { env: ctx.env, ...(ctx.env.HOME ? { home: ctx.env.HOME } : {}) });
+    const result = removeSession(p, {
+      env: ctx.env,
+      ...(ctx.env.HOME ? { home: ctx.env.HOME } : {}),
+      ...(options.keepCompanions === true ? { keepCompanions: true } : {}),
+    });
     const verb = result.method === "trash" ? "trashed" : "deleted";
     const item: Record<string, unknown> = {
       path: p,

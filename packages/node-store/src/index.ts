@@ -53,6 +53,7 @@ export {
   type TailScan,
   type TornTail,
   messageActivityTime,
+  rawRecordValue,
   readSessionFile,
   readSessionFileSync,
   scanHeader,

@@ -62,9 +62,8 @@ function windowsShellPath(path: string): string {
  */
 export function normalizePiPath(input: string, home: string = homedir()): string {
   const path = process.platform === "win32" ? windowsShellPath(input) : input;
-  if (path === "~" || path.startsWith("~/") || (sep === "\\" && path.startsWith("~\\"))) {
-    return expandTilde(path, home);
-  }
+  const expanded = expandTilde(path, home);
+  if (expanded !== path) return expanded;
   return /^file:\/\//.test(path) ? fileURLToPath(path) : path;
 }
 

@@ -12,15 +12,8 @@
  */
 import type { JsonRecord, RawRecord, SessionRecord } from "@pi-session/format";
 import { isValidSessionHeader } from "@pi-session/format";
+import { rawRecordValue } from "@pi-session/node-store";
 
-/** The value pi parses from a raw record's line (its U+FFFD-decoded text); undefined if it does not parse. */
-export function rawValue(record: RawRecord): unknown {
-  try {
-    return JSON.parse(record.text);
-  } catch {
-    return undefined;
-  }
-}
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -28,7 +21,7 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
 /** The parsed object of a record as pi reads it, or undefined (not an object, or does not parse). */
 export function recordObject(record: SessionRecord): Record<string, unknown> | undefined {
   if (record.kind === "json") return record.value;
-  const value = rawValue(record);
+  const value = rawRecordValue(record);
   return isObject(value) ? value : undefined;
 }
 
@@ -63,7 +56,7 @@ export function readLines(records: readonly SessionRecord[], keepRaw?: number): 
       out.push(record);
       continue;
     }
-    const value = rawValue(record);
+    const value = rawRecordValue(record);
     // pi skips a line that does not parse or parses to a falsy value (0, null, false, "").
     if (value) first ??= value;
     if (!isObject(value)) {

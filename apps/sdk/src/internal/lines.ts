@@ -14,7 +14,6 @@ import type { JsonRecord, RawRecord, SessionRecord } from "@pi-session/format";
 import { isValidSessionHeader } from "@pi-session/format";
 import { rawRecordValue } from "@pi-session/node-store";
 
-
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
 

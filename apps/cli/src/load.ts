@@ -1,6 +1,8 @@
 /**
- * Loading one session for display: read the file, decode it with `format`, migrate it to v3
- * in memory with `migrate` (the file is never touched), and index it with `tree`.
+ * Loading one session for display: read the file, decode it with `format`, read its lines as
+ * pi and the SDK do (node-store's `readLinesAsPi`: a line with invalid UTF-8 inside a string is
+ * an entry, decoded with U+FFFD), migrate it to v3 in memory with `migrate` (the file is never
+ * touched), and index it with `tree`. Every command that reads a session reads it here.
  *
  * Composition only: every rule about the format lives in those packages.
  */
@@ -14,7 +16,7 @@ import {
   detectVersion,
   splitSession,
 } from "@pi-session/format";
-import { readSessionFile } from "@pi-session/node-store";
+import { readLinesAsPi, readSessionFile } from "@pi-session/node-store";
 import { SessionIndex } from "@pi-session/tree";
 import { CliError } from "./errors.js";
 import { migrateForReading } from "./migration.js";
@@ -38,7 +40,10 @@ export interface LoadedSession {
 /** The records of one file, read by node-store's streaming reader. */
 export interface FileRecords {
   path: string;
+  /** The records as pi reads the lines (a raw line that parses to an object is a JSON record). */
   records: SessionRecord[];
+  /** The record to write back for one of `records`: a line read as pi reads it goes back as its bytes. */
+  original(record: SessionRecord): SessionRecord;
   /** Codec diagnostics (invalid lines, torn tail), each with `file` set. */
   diagnostics: Diagnostic[];
   /** Present when the file does not end with `\n`. */
@@ -62,14 +67,18 @@ export function assertFile(path: string): void {
 
 /**
  * Reads a session file into records through node-store's chunked reader (1 MiB reads through
- * the codec), so files beyond V8's string limit and Node's 2 GiB `readFile` limit work.
+ * the codec), so files beyond V8's string limit and Node's 2 GiB `readFile` limit work, and
+ * reads its lines as pi and the SDK do (a torn fragment stays raw, as the SDK keeps it).
  */
 export async function readRecords(path: string): Promise<FileRecords> {
   assertFile(path);
   const contents = await readSessionFile(path);
+  const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail.offset : undefined;
+  const lines = readLinesAsPi(contents.records, torn);
   const out: FileRecords = {
     path,
-    records: contents.records,
+    records: lines.records,
+    original: lines.original,
     diagnostics: contents.diagnostics,
     size: contents.size,
     mtimeMs: contents.mtimeMs,

@@ -20,13 +20,13 @@ import { migrateEntries } from "@pi-session/migrate";
 import {
   getAgentDir,
   getDefaultSessionsRoot,
+  readLinesAsPi,
   readSessionFileSync,
   resolvePiPath,
   scanHeaderSync,
   sessionDirForCwd,
 } from "@pi-session/node-store";
 import { randomEntryId } from "./internal/ids.js";
-import { readLines } from "./internal/lines.js";
 
 export {
   buildContextEntries,
@@ -72,7 +72,7 @@ export function parseSessionEntries(content: string): FileEntry[] {
 export function loadEntriesFromFile(filePath: string): FileEntry[] {
   const contents = readSessionFileSync(resolvePath(filePath), { missing: "null" });
   if (!contents) return [];
-  const lines = readLines(contents.records);
+  const lines = readLinesAsPi(contents.records);
   return lines.isSession ? (lines.values as unknown as FileEntry[]) : [];
 }
 

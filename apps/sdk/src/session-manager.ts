@@ -45,7 +45,9 @@ import {
   listAllSessions,
   listSessionDir,
   listSessions,
+  readLinesAsPi,
   readSessionFileSync,
+  recordObject,
   type SessionFileContents,
   sessionFilePath,
 } from "@pi-session/node-store";
@@ -60,7 +62,6 @@ import {
   resolvePath,
 } from "./free-functions.js";
 import { createSessionId, generateId, randomEntryId } from "./internal/ids.js";
-import { readLines, recordObject } from "./internal/lines.js";
 import { type PendingRewrite, SessionFile } from "./internal/session-file.js";
 import { getCurrentSystemMessage } from "./internal/system-message.js";
 import type {
@@ -94,7 +95,7 @@ function readIfExists(path: string): SessionFileContents | undefined {
 
 /** The header's cwd, if the file's first parsed line is a valid header with one. */
 function headerCwd(contents: SessionFileContents | undefined): string | undefined {
-  const lines = contents ? readLines(contents.records) : undefined;
+  const lines = contents ? readLinesAsPi(contents.records) : undefined;
   const first = lines?.isSession ? lines.values[0] : undefined;
   return isValidSessionHeader(first) && typeof first.cwd === "string" ? first.cwd : undefined;
 }
@@ -157,7 +158,7 @@ export class SessionManager {
     // Lines as pi reads them (a raw line whose U+FFFD text parses to an object is an entry);
     // a torn fragment stays a raw line for the writer (see SessionFile.adopt).
     const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail.offset : undefined;
-    const lines = readLines(contents.records, torn);
+    const lines = readLinesAsPi(contents.records, torn);
     if (!lines.isSession) {
       if (contents.size > 0) throw new Error(`Session file is not a valid pi session: ${path}`);
       this._newSession();
@@ -804,7 +805,7 @@ export class SessionManager {
     const source = resolvePath(sourcePath);
     const cwd = resolvePath(targetCwd);
     const contents = readIfExists(source);
-    const lines = contents ? readLines(contents.records) : undefined;
+    const lines = contents ? readLinesAsPi(contents.records) : undefined;
     if (!lines?.isSession) throw new Error(`Cannot fork: source session file is empty or invalid: ${source}`);
     const entries = lines.values as unknown as FileEntry[];
     migrateEntries(entries, { inPlace: true, randomId: randomEntryId });

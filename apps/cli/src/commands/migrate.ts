@@ -33,7 +33,8 @@ export const action: Action = async (ctx, [paths], options) => {
     let error: string | null = null;
     if (write && report.changed) {
       try {
-        const result = rewriteSessionFile(file, records, {
+        // A line read as pi reads it (invalid UTF-8) and left unchanged goes back as its bytes.
+        const result = rewriteSessionFile(file, records.map(read.original), {
           backup: true,
           expectedSize: size,
           keepTornTail: true,

@@ -1,18 +1,21 @@
 /**
- * What pi 1.6.0 reads from the records of a session file. pi decodes the file with U+FFFD
- * for invalid UTF-8 and `JSON.parse`s every non-blank line, keeping every truthy value; the
- * first one must be a header with a string id. The line codec keeps a line that is not a
- * clean JSON object (invalid UTF-8, `[1]`, `7`, broken JSON) as a raw record with its
- * original bytes, so this module turns the raw records whose text parses to an object into
- * JSON records for reading, and maps them back to the raw record for writing: a line that no
- * migration changed is written back byte for byte, never re-serialized from its U+FFFD text.
+ * The records of a session file as pi 1.6.0 reads its lines. Use it on what `readSessionFile`
+ * returns before taking entries from it, everywhere a session is read for its entries (the
+ * SDK, the CLI): the codec keeps a line that is not a clean JSON object (invalid UTF-8, `[1]`,
+ * `7`, broken JSON) as a raw record with its original bytes, while pi decodes the file with
+ * U+FFFD for invalid UTF-8 and `JSON.parse`s every non-blank line, keeping every truthy value;
+ * the first one must be a header with a string id.
+ *
+ * So each raw record whose text parses to an object becomes a JSON record for reading, and
+ * maps back to the raw record for writing: a line that no migration changed is written back
+ * byte for byte, never re-serialized from its U+FFFD text.
  *
  * Two documented differences from pi stay: a non-object value after the header (`5`, `[1]`)
  * is a malformed line, not an entry; a BOM before the header is ignored.
  */
 import type { JsonRecord, RawRecord, SessionRecord } from "@pi-session/format";
 import { isValidSessionHeader } from "@pi-session/format";
-import { rawRecordValue } from "@pi-session/node-store";
+import { rawRecordValue } from "./read.js";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -24,7 +27,7 @@ export function recordObject(record: SessionRecord): Record<string, unknown> | u
   return isObject(value) ? value : undefined;
 }
 
-export interface ReadLines {
+export interface LinesAsPi {
   /** The records with each raw record that parses to an object read as a JSON record. */
   records: SessionRecord[];
   /** The objects of `records`, in file order (header first when `isSession`). */
@@ -37,9 +40,9 @@ export interface ReadLines {
 
 /**
  * Reads records as pi reads their lines. `keepRaw` (a byte offset) names a record left as it
- * is (a torn fragment the writer handles on its own).
+ * is (a torn fragment a writer handles on its own).
  */
-export function readLines(records: readonly SessionRecord[], keepRaw?: number): ReadLines {
+export function readLinesAsPi(records: readonly SessionRecord[], keepRaw?: number): LinesAsPi {
   const origin = new Map<SessionRecord, RawRecord>();
   const out: SessionRecord[] = [];
   const values: Record<string, unknown>[] = [];

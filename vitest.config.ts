@@ -1,15 +1,114 @@
-import { defineConfig } from "vitest/config";
+/**
+ * One root config for every test in the repository. Each workspace package is a project
+ * (named as its package.json), plus `repo` for repository-wide rules (scripts/*.test.ts).
+ *
+ * Tests run on the TypeScript sources: an import of `@pi-session/<pkg>` or one of its
+ * subpaths resolves to `src/<name>.ts` for every `exports` entry whose target is
+ * `./dist/<name>.js`, so editing a lower layer needs no build before testing a higher one.
+ * A new package gets this by following the layout (tsc's `src/` → `dist/`); nothing to add.
+ * The few tests that need built output (they spawn the CLI bundle or `dist/` modules, start
+ * listing workers, or read the generated JSON Schema files) carry a tag and import `dist/`
+ * themselves; see CONTRIBUTING.md "Test".
+ *
+ * `vitest run --mode fast` (`pnpm test:fast`) leaves out the tests tagged `processes`,
+ * `compiler`, `big-file` and `dist`; files tagged as a whole (`@module-tag`) are not even
+ * loaded, so the fast loop needs no build at all.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { fileURLToPath } from "node:url";
+import { type TestProjectInlineConfiguration, defineConfig } from "vitest/config";
 
-// One root config; every workspace package is a project, plus `repo` for repository-wide
-// rules (scripts/*.test.ts). Tests import other packages through their built `dist`
-// (run `pnpm build` first; `npm run verify` does).
-export default defineConfig({
-  test: {
-    projects: [
-      "packages/*",
-      "apps/*",
-      "bench",
-      { test: { name: "repo", include: ["scripts/**/*.test.ts"] } },
-    ],
-  },
+const root = fileURLToPath(new URL(".", import.meta.url));
+
+interface Manifest {
+  name?: string;
+  exports?: Record<string, string | { default?: string }>;
+}
+
+function workspaceDirs(): string[] {
+  const dirs: string[] = [];
+  for (const group of ["packages", "apps"]) {
+    const base = join(root, group);
+    if (!existsSync(base)) continue;
+    for (const name of readdirSync(base).sort()) dirs.push(join(base, name));
+  }
+  dirs.push(join(root, "bench"));
+  return dirs.filter((d) => existsSync(join(d, "package.json")));
+}
+
+const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+const escapeRegExp = (s: string) => s.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&");
+
+/** `@pi-session/x[/sub]` → `<dir>/src/<name>.ts`, for each export built from a source file. */
+function sourceAliases(dirs: string[]): { find: RegExp; replacement: string }[] {
+  const out: { find: RegExp; replacement: string }[] = [];
+  for (const dir of dirs) {
+    const { name, exports } = manifest(dir);
+    if (!name || !exports) continue;
+    for (const [key, target] of Object.entries(exports)) {
+      const file = typeof target === "string" ? target : target.default;
+      const built = file?.match(/^\.\/dist\/(.+)\.js$/);
+      if (!built) continue;
+      const source = join(dir, "src", `${built[1]}.ts`);
+      if (!existsSync(source)) continue;
+      out.push({ find: new RegExp(`^${escapeRegExp(name + key.slice(1))}$`), replacement: source });
+    }
+  }
+  return out;
+}
+
+/** Tags a fast run leaves out (see vitest.config.ts header and CONTRIBUTING.md). */
+const SLOW_TAGS = ["processes", "compiler", "big-file", "dist"];
+
+/** Test files tagged as a whole with one of the slow tags (`@module-tag <tag>`). */
+function slowFiles(dirs: string[]): string[] {
+  const out: string[] = [];
+  const tag = new RegExp(`(//|\\*)\\s*@module-tag\\s+(${SLOW_TAGS.join("|")})\\b`);
+  const walk = (dir: string) => {
+    for (const entry of readdirSync(dir, { withFileTypes: true })) {
+      if (entry.name === "node_modules" || entry.name === "dist") continue;
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (entry.name.endsWith(".test.ts") && tag.test(readFileSync(path, "utf8"))) out.push(path);
+    }
+  };
+  for (const dir of [...dirs, join(root, "scripts")]) if (existsSync(dir)) walk(dir);
+  return out;
+}
+
+export default defineConfig(({ mode }) => {
+  const dirs = workspaceDirs();
+  const fast = mode === "fast";
+  const slow = fast ? slowFiles(dirs) : [];
+  const project = (name: string, dir: string, include: string[]): TestProjectInlineConfiguration => ({
+    extends: true,
+    test: {
+      name,
+      root: dir,
+      include,
+      exclude: [
+        "**/node_modules/**",
+        "**/dist/**",
+        ...slow.filter((f) => f.startsWith(`${dir}/`)).map((f) => relative(dir, f)),
+      ],
+    },
+  });
+  return {
+    resolve: { alias: sourceAliases(dirs) },
+    test: {
+      projects: [
+        ...dirs.map((dir) => project(manifest(dir).name ?? relative(root, dir), dir, ["**/*.test.ts"])),
+        project("repo", root.replace(/\/$/, ""), ["scripts/**/*.test.ts"]),
+      ],
+      // Tagged tests start processes or write much: a busy 2-core CI machine needs time.
+      tags: [
+        { name: "processes", description: "spawns processes or worker threads on dist/", timeout: 120_000 },
+        { name: "compiler", description: "runs a compiler (AssemblyScript)", timeout: 120_000 },
+        { name: "big-file", description: "writes a large file (PI_SESSION_BIG_TEST_MB)", timeout: 300_000 },
+        { name: "dist", description: "reads built output (run pnpm build first)" },
+      ],
+      ...(fast ? { tagsFilter: [SLOW_TAGS.map((t) => `!${t}`).join(" && ")] } : {}),
+    },
+  };
 });

@@ -2,6 +2,7 @@
  * End-to-end tests: spawn the built binary (`dist/pi-session.js`) with a temporary HOME and
  * PI_CODING_AGENT_DIR holding a copy of `examples/sessions/`, and check stdout, stderr, JSON
  * and exit codes. Build first: `npx turbo run build --filter=@pi-session/cli...`.
+ * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
 import { spawnSync } from "node:child_process";

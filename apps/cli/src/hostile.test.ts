@@ -2,6 +2,7 @@
  * End-to-end tests of the CLI on hostile and damaged input (issue 16): lines with invalid
  * UTF-8 read as pi reads them. Each spawns the built binary (`dist/pi-session.js`, build
  * first) on files written to a temporary directory.
+ * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
 import { spawnSync } from "node:child_process";

@@ -1,4 +1,7 @@
-/** Runs `examples/basic.mjs` (the upstream-style example) with node against the built package. */
+/**
+ * Runs `examples/basic.mjs` (the upstream-style example) with node against the built package.
+ * @module-tag processes
+ */
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -133,7 +133,7 @@ describe("one writer per manager", () => {
     second.close();
   });
 
-  it("another process appending between our appends is absorbed", async () => {
+  it("another process appending between our appends is absorbed", { tags: ["processes"] }, async () => {
     const sm = SessionManager.create(dir, dir);
     sm.appendMessage(U("one"));
     sm.appendMessage(U("two")); // open writer, lease held for a moment
@@ -163,7 +163,7 @@ describe("one writer per manager", () => {
   });
 });
 
-describe("releasing the descriptor without close()", () => {
+describe("releasing the descriptor without close()", { tags: ["processes"] }, () => {
   const fdsOnSource = `
     import { readdirSync, readlinkSync, existsSync } from "node:fs";
     const fdsOn = (path) => readdirSync("/proc/self/fd").filter((fd) => {

@@ -3,6 +3,7 @@
  * decodes such a line with U+FFFD and keeps it, so `pi-session context --json` must equal
  * what pi's own `SessionManager.open(file).buildSessionContext()` returns. Spawns the built
  * binary (`apps/cli/dist/pi-session.js`; `pnpm build` first).
+ * @module-tag processes
  */
 import { spawnSync } from "node:child_process";
 import { copyFileSync, existsSync, writeFileSync } from "node:fs";

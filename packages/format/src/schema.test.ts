@@ -1,7 +1,8 @@
 /**
- * Tests of the TypeBox schemas and validators, and of the generated JSON Schema files
- * (checked with ajv): real v1 fixtures pass, generated v3 sessions pass, bad lines fail
- * with a path and an expectation, open vs strict mode, and TypeBox and ajv agree.
+ * Tests of the TypeBox schemas and validators, and of the JSON Schema documents (checked
+ * with ajv, made from the sources; one test checks the built `schema/` files are the same):
+ * real v1 fixtures pass, generated v3 sessions pass, bad lines fail with a path and an
+ * expectation, open vs strict mode, and TypeBox and ajv agree.
  */
 import { readFileSync } from "node:fs";
 import {
@@ -15,6 +16,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { parseSessionBytes, parseSessionText } from "./codec.js";
+import { jsonSchemaDocuments } from "./json-schema.js";
 import {
   SessionEntrySchema,
   SessionHeaderSchema,
@@ -29,13 +31,11 @@ import {
 /** Compiling validators and walking megabyte fixtures is slow on a loaded CI box. */
 const SLOW = 60_000;
 
-const schemaDir = new URL("../schema/", import.meta.url);
+const documents = jsonSchemaDocuments();
 const ajv = new Ajv({ allErrors: false });
 const ajvSchemas: Record<string, ValidateFunction> = {};
 function ajvFor(name: "session-v1" | "session-v2" | "session-v3" | "entry-v3"): ValidateFunction {
-  ajvSchemas[name] ??= ajv.compile(
-    JSON.parse(readFileSync(new URL(`${name}.schema.json`, schemaDir), "utf8")),
-  );
+  ajvSchemas[name] ??= ajv.compile(documents[`${name}.schema.json`]);
   return ajvSchemas[name] as ValidateFunction;
 }
 
@@ -383,6 +383,17 @@ describe("fast entry checks", () => {
           compiledValidator(schemasFor(opts).Header).Check(v),
         );
       }
+    }
+  });
+});
+
+describe("the built JSON Schema files", () => {
+  it("are the documents the sources make (run pnpm build after changing a schema)", {
+    tags: ["dist"],
+  }, () => {
+    for (const [name, doc] of Object.entries(documents)) {
+      const built = JSON.parse(readFileSync(new URL(`../schema/${name}`, import.meta.url), "utf8"));
+      expect(built, name).toEqual(doc);
     }
   });
 });

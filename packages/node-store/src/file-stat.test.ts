@@ -139,7 +139,9 @@ describe("statColumns", () => {
     expect(rows.slice(4)).toEqual(want.slice(1));
   });
 
-  it("gives the same numbers without the binding (PI_SESSION_NO_FAST_STAT=1)", () => {
+  it("gives the same numbers without the binding (PI_SESSION_NO_FAST_STAT=1)", {
+    tags: ["processes"],
+  }, () => {
     const { paths, want } = setup();
     const script = `import { statColumns } from ${JSON.stringify(distStat)};
       const paths = JSON.parse(process.argv[1]);
@@ -193,7 +195,7 @@ const distStat = pathToFileURL(
   join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "file-stat.js"),
 ).href;
 
-describe("where the binding is not used", () => {
+describe("where the binding is not used", { tags: ["processes"] }, () => {
   const probe = (args: string[], env: Record<string, string>) =>
     spawnSync(
       process.execPath,

@@ -1,7 +1,8 @@
 /**
  * Tests of listing in worker threads: the same results as in-process listing (generated,
  * corrupted and unreadable files), abort, and no worker left running. Workers need the built
- * script, so these tests use the package's `dist` (built before tests, like every package).
+ * script, so these tests use the package's `dist` (run the build first).
+ * @module-tag processes
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

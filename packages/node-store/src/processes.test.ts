@@ -5,6 +5,7 @@
  * - concurrency: four processes append 500 entries each to one session; every line is valid,
  *   every id unique, and because each writer re-parents onto the entries it finds, the whole
  *   file is one linear chain.
+ * @module-tag processes
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { existsSync, readFileSync, readdirSync, writeFileSync } from "node:fs";

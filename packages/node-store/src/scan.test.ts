@@ -462,7 +462,9 @@ describe("the WebAssembly line scanner", () => {
     expect(scanner).not.toBeNull();
   });
 
-  it("is built from the current AssemblyScript source (scripts/build-wasm.mjs --check)", () => {
+  it("is built from the current AssemblyScript source (scripts/build-wasm.mjs --check)", {
+    tags: ["compiler"],
+  }, () => {
     const pkg = fileURLToPath(new URL("..", import.meta.url));
     const run = spawnSync(process.execPath, ["scripts/build-wasm.mjs", "--check"], {
       cwd: pkg,

@@ -79,6 +79,11 @@ import type {
 export interface WriteOptions {
   /** fsync after every append (durable at the cost of speed). Default false, as pi. */
   fsync?: boolean;
+  /**
+   * How long a write waits for the session's cross-process lock before it throws
+   * `SessionLockTimeoutError` (default 10 s, or `PI_SESSION_LOCK_TIMEOUT_MS` when set).
+   */
+  lockTimeoutMs?: number;
 }
 
 const isConversation = (entry: FileEntry): boolean =>
@@ -119,6 +124,7 @@ export class SessionManager {
   private file: SessionFile | undefined;
   private foreignListeners = new Set<ForeignEntriesListener>();
   private syncWrites = false;
+  private lockTimeoutMs: number | undefined;
 
   private constructor(
     cwd: string,
@@ -187,6 +193,7 @@ export class SessionManager {
     this.sessionFile = path;
     this.file = new SessionFile(path);
     this.file.durability = this.syncWrites ? "fsync" : "none";
+    if (this.lockTimeoutMs !== undefined) this.file.lockOptions = { timeoutMs: this.lockTimeoutMs };
     return this.file;
   }
 
@@ -278,10 +285,14 @@ export class SessionManager {
     return () => this.foreignListeners.delete(listener);
   }
 
-  /** Not in pi: write options (fsync after each append). */
+  /** Not in pi: write options (fsync after each append, lock timeout). */
   setWriteOptions(options: WriteOptions): void {
     this.syncWrites = options.fsync ?? false;
-    if (this.file) this.file.durability = this.syncWrites ? "fsync" : "none";
+    this.lockTimeoutMs = options.lockTimeoutMs;
+    if (this.file) {
+      this.file.durability = this.syncWrites ? "fsync" : "none";
+      this.file.lockOptions = this.lockTimeoutMs === undefined ? {} : { timeoutMs: this.lockTimeoutMs };
+    }
   }
 
   /**

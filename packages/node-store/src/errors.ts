@@ -40,15 +40,52 @@ export class SessionFileChangedError extends Error {
   }
 }
 
-/** The cross-process lock could not be taken within the timeout. */
+/**
+ * The cross-process lock could not be taken within the timeout. `owner` is what the lock file
+ * last said (when it was a lock's); `problem`, when the lock cannot be used at all (a directory
+ * or a FIFO at its path, a file that cannot be read, a stale lock that cannot be removed), says
+ * what is wrong with it: nothing here removes such a thing, a person must.
+ */
 export class SessionLockTimeoutError extends Error {
   constructor(
     readonly lockPath: string,
     readonly timeoutMs: number,
     readonly owner?: unknown,
+    readonly problem?: string,
   ) {
-    super(`Timed out after ${timeoutMs} ms waiting for the session lock ${lockPath}`);
+    super(
+      problem === undefined
+        ? `Timed out after ${timeoutMs} ms waiting for the session lock ${lockPath}`
+        : `Timed out after ${timeoutMs} ms waiting for the session lock ${lockPath}: ${problem} (remove it if no writer uses it)`,
+    );
     this.name = "SessionLockTimeoutError";
+  }
+}
+
+/** What a non-regular file is, in words: "a directory", "a FIFO", "a socket", ... */
+export type NonRegularKind =
+  | "a directory"
+  | "a FIFO"
+  | "a socket"
+  | "a character device"
+  | "a block device"
+  | "a symbolic link"
+  | "not a regular file";
+
+/**
+ * The path names a directory, FIFO, socket or device, not a regular file. Only regular files
+ * are sessions (and locks): such a path is never opened for reading (a FIFO would block the
+ * read forever). `code` is `EISDIR` for a directory (what reading one gives), else `ENOTREG`.
+ */
+export class SessionFileNotRegularError extends Error {
+  readonly code: "EISDIR" | "ENOTREG";
+  constructor(
+    readonly path: string,
+    readonly kind: NonRegularKind,
+  ) {
+    super(`Not a regular file (${kind}): ${path}`);
+    this.name = "SessionFileNotRegularError";
+    this.code = kind === "a directory" ? "EISDIR" : "ENOTREG";
   }
 }
 

@@ -37,6 +37,7 @@ export {
   SessionFileChangedError,
   SessionFileExistsError,
   SessionFileNotFoundError,
+  SessionFileNotRegularError,
   SessionHeaderScanLimitError,
   SessionLockTimeoutError,
 } from "./errors.js";
@@ -44,6 +45,7 @@ export {
   HEADER_SCAN_BLOCK_SIZE,
   HEADER_SCAN_MAX_BYTES,
   READ_CHUNK_SIZE,
+  type OpenRegularOptions,
   type ReadSessionOptions,
   type ReadStats,
   type ScanHeaderOptions,
@@ -53,6 +55,8 @@ export {
   type TailScan,
   type TornTail,
   messageActivityTime,
+  openRegularFile,
+  openRegularFileSync,
   rawRecordValue,
   readSessionFile,
   readSessionFileSync,
@@ -63,6 +67,7 @@ export {
   streamSessionRecords,
 } from "./read.js";
 export {
+  ENV_LOCK_TIMEOUT_MS,
   type HeldLock,
   type LockOptions,
   type LockOwner,

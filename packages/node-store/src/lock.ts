@@ -6,34 +6,42 @@
  * Synchronous on purpose: pi's `SessionManager` appends synchronously, and the SDK keeps that
  * API, so waiting uses `Atomics.wait` (a real sleep, no busy loop). A lock is stale when its
  * owner is a dead process on this host (`process.kill(pid, 0)` → `ESRCH`), when its content is
- * unreadable and it is older than a second, or when it is older than `staleMs` (the owner may
+ * not a lock's and it is older than a second, or when it is older than `staleMs` (the owner may
  * be alive but stuck, or on another host). An owner on this host whose pid is alive and whose
  * start time (Linux: `/proc/<pid>/stat`) is still the one in the lock is the owner itself, at
  * long work (a rewrite of a large file): it keeps the lock past `staleMs`, up to ten minutes;
- * another start time means a later process got the pid, and the lock is stale at once when
- * that pid is ours. Where start times cannot be read, the age decides. A stale lock is removed only if its content is
+ * another start time means a later process got the pid, and the lock is stale at once. Where
+ * start times cannot be read, the age decides. A stale lock is removed only if its content is
  * still the one judged stale, by one breaker at a time (`<lock>.break`), then taken like any
  * other.
+ *
+ * A lock that cannot be used at all (a directory or a FIFO at `<file>.lock`, a file that cannot
+ * be read, or a stale one that cannot be removed) is never removed here: it is waited on like a
+ * held lock, with the same backoff, until the timeout, whose error says what is wrong with it.
  *
  * Why not proper-lockfile: it is async-first (its sync API cannot wait for a held lock) and
  * detects staleness by mtime only, which cannot tell a crashed writer from a slow one quickly.
  */
 import {
   closeSync,
+  lstatSync,
   openSync,
   readFileSync,
   readlinkSync,
   realpathSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { SessionLockTimeoutError } from "./errors.js";
+import { SessionFileNotRegularError, SessionLockTimeoutError } from "./errors.js";
+import { readRegularFileSync } from "./read.js";
+
+/** Environment variable: the default lock timeout in ms (instead of 10 s), for every writer. */
+export const ENV_LOCK_TIMEOUT_MS = "PI_SESSION_LOCK_TIMEOUT_MS";
 
 export interface LockOptions {
-  /** Give up after this long (default 10 s). */
+  /** Give up after this long (default 10 s, or `PI_SESSION_LOCK_TIMEOUT_MS` when set). */
   timeoutMs?: number;
   /**
    * A lock older than this is stale even if its owner looks alive (default 30 s), unless the
@@ -130,16 +138,43 @@ export function lockPathOf(file: string): string {
   return `${file}.lock`;
 }
 
-function readOwner(lockPath: string): { raw: string; owner?: LockOwner } | undefined {
+/** What a lock (or `.break`) file holds, as read. */
+interface LockContent {
+  raw: string;
+  /** Set when `raw` is a lock's JSON. */
+  owner?: LockOwner;
+}
+
+/**
+ * A lock file as found: `missing` (gone between create and read), `unusable` (it cannot be a
+ * lock: not a regular file, or it cannot be read; `problem` says why), or its content.
+ */
+type LockRead =
+  | { missing: true }
+  | { missing?: never; unusable: string }
+  | (LockContent & { missing?: never; unusable?: never });
+
+/** Lock files are tiny; more than this is not a lock (read as far as this, judged by age). */
+const LOCK_READ_MAX = 64 * 1024;
+
+function readLock(lockPath: string): LockRead {
   let raw: string;
   try {
-    raw = readFileSync(lockPath, "utf8");
-  } catch {
-    return undefined;
+    // Not through a link: a lock is a regular file `wx` created, and a link there (a dangling
+    // one would read as missing forever) is no lock.
+    raw = readRegularFileSync(lockPath, { followLinks: false, maxBytes: LOCK_READ_MAX }).toString("utf8");
+  } catch (error) {
+    if (error instanceof SessionFileNotRegularError)
+      return { unusable: `it is ${error.kind}, not a lock file` };
+    const code = (error as { code?: unknown }).code;
+    if (code === "ENOENT") return { missing: true };
+    return { unusable: `it cannot be read (${typeof code === "string" ? code : String(error)})` };
   }
   try {
     const v = JSON.parse(raw) as Partial<LockOwner>;
     if (
+      typeof v === "object" &&
+      v !== null &&
       typeof v.pid === "number" &&
       typeof v.hostname === "string" &&
       typeof v.time === "number" &&
@@ -148,7 +183,7 @@ function readOwner(lockPath: string): { raw: string; owner?: LockOwner } | undef
       return { raw, owner: v as LockOwner };
     }
   } catch {
-    // Unreadable content: a writer may be between create and write; judged by age below.
+    // Not a lock's JSON: a writer may be between create and write; judged by age below.
   }
   return { raw };
 }
@@ -190,12 +225,7 @@ function pidIsDead(pid: number): boolean {
   }
 }
 
-function isStale(
-  lockPath: string,
-  content: { raw: string; owner?: LockOwner },
-  staleMs: number,
-  now: number,
-): boolean {
+function isStale(lockPath: string, content: LockContent, staleMs: number, now: number): boolean {
   const owner = content.owner;
   if (owner) {
     const age = now - owner.time;
@@ -208,17 +238,17 @@ function isStale(
       return age > staleMs;
     }
     if (pidIsDead(owner.pid)) return true;
-    if (age <= staleMs) return false;
-    // Old, and the pid is alive: the owner at long work, or a later process with its pid?
+    // The pid is alive: the owner, or a later process that got its pid? Their start times
+    // tell (a mismatch: stale at once); the owner keeps it up to ten minutes.
     if (owner.start !== undefined) {
       const start = startOf(owner.pid);
       if (start !== undefined) return start !== owner.start || age > Math.max(staleMs, LIVE_OWNER_MAX_MS);
     }
-    return true;
+    return age > staleMs;
   }
   let mtime: number;
   try {
-    mtime = statSync(lockPath).mtimeMs;
+    mtime = lstatSync(lockPath).mtimeMs;
   } catch {
     return false;
   }
@@ -232,14 +262,20 @@ function isStale(
  */
 const BREAK_STALE_MS = 5_000;
 
-/** Removes `path` if it still holds `raw` (else it was taken over meanwhile: left alone). */
-function unlinkIfUnchanged(path: string, raw: string): void {
-  if (readOwner(path)?.raw !== raw) return;
+/**
+ * Removes `path` if it still holds `raw` (else it was taken over meanwhile: left alone).
+ * Returns false only when it still holds `raw` and cannot be removed (no permission, say).
+ */
+function unlinkIfUnchanged(path: string, raw: string): boolean {
+  const now = readLock(path);
+  if (now.missing || now.unusable !== undefined || now.raw !== raw) return true;
   try {
     unlinkSync(path);
-  } catch {
-    // Someone else removed it first.
+  } catch (error) {
+    // Gone already (someone else removed it first), or it cannot be removed.
+    return (error as { code?: unknown }).code === "ENOENT";
   }
+  return true;
 }
 
 /**
@@ -250,8 +286,9 @@ function unlinkIfUnchanged(path: string, raw: string): void {
  * finds `raw` is the only one that can remove that lock; the next one finds a new lock, or
  * none, and leaves it. (While it is held, no one else removes the lock, and no one can create
  * one while it exists; only the stale owner itself, if alive, could release it in between.)
- * Returns false when another breaker holds `<lock>.break` (wait, then look again), true
- * otherwise (look again at once).
+ * Returns false when the lock cannot be broken now (another breaker holds `<lock>.break`, or
+ * the stale lock or a stale `.break` cannot be removed, or `.break` is unusable): wait, then
+ * look again. True otherwise: look again at once.
  */
 function breakStaleLock(lockPath: string, raw: string, now: () => number): boolean {
   const breakPath = `${lockPath}.break`;
@@ -260,26 +297,35 @@ function breakStaleLock(lockPath: string, raw: string, now: () => number): boole
     fd = openSync(breakPath, "wx");
   } catch (error) {
     if ((error as { code?: unknown }).code !== "EEXIST") throw error;
-    const other = readOwner(breakPath);
-    if (other === undefined) return true; // just released: look again
+    const other = readLock(breakPath);
+    if (other.missing) return true; // just released: look again
+    if (other.unusable !== undefined) return false; // a directory, say: never ours to remove
     if (!isStale(breakPath, other, BREAK_STALE_MS, now())) return false;
     // Left by a breaker that died or stalled for seconds. Removing it is check-then-unlink
     // again, but it only races another breaker that stalled as long inside its turn.
-    unlinkIfUnchanged(breakPath, other.raw);
-    return true;
+    return unlinkIfUnchanged(breakPath, other.raw);
   }
   const token = ownerToken(now());
+  let removed: boolean;
   try {
     try {
       writeSync(fd, token);
     } finally {
       closeSync(fd);
     }
-    unlinkIfUnchanged(lockPath, raw);
+    removed = unlinkIfUnchanged(lockPath, raw);
   } finally {
     unlinkIfUnchanged(breakPath, token);
   }
-  return true;
+  return removed;
+}
+
+/** `PI_SESSION_LOCK_TIMEOUT_MS`, when it is a number of milliseconds (≥ 0). */
+function envTimeoutMs(): number | undefined {
+  const value = process.env[ENV_LOCK_TIMEOUT_MS];
+  if (value === undefined || value.trim() === "") return undefined;
+  const ms = Number(value);
+  return Number.isFinite(ms) && ms >= 0 ? ms : undefined;
 }
 
 /**
@@ -293,13 +339,16 @@ export function acquireLock(sessionPath: string, opts: LockOptions = {}): HeldLo
 /** {@link acquireLock} by lock path (for writers that resolved their file once). */
 export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldLock {
   const now = opts.now ?? Date.now;
-  const timeoutMs = opts.timeoutMs ?? 10_000;
+  const timeoutMs = opts.timeoutMs ?? envTimeoutMs() ?? 10_000;
   const staleMs = opts.staleMs ?? 30_000;
   leases.get(lockPath)?.();
   ownStartTime(); // read once per process, before any lock file is created and still empty
   const started = now();
   let delay = 1;
   let lastOwner: LockOwner | undefined;
+  let problem: string | undefined;
+  /** Lock files found and gone again in a row (each such retry is at once). */
+  let vanished = 0;
   for (;;) {
     let fd: number | undefined;
     try {
@@ -328,12 +377,28 @@ export function acquireLockFile(lockPath: string, opts: LockOptions = {}): HeldL
         },
       };
     }
-    const content = readOwner(lockPath);
-    if (content === undefined) continue; // vanished between open and read: retry at once
-    lastOwner = content.owner;
-    // Retry at once after a break (done, or found needless); wait while another process breaks it.
-    if (isStale(lockPath, content, staleMs, now()) && breakStaleLock(lockPath, content.raw, now)) continue;
-    if (now() - started >= timeoutMs) throw new SessionLockTimeoutError(lockPath, timeoutMs, lastOwner);
+    const content = readLock(lockPath);
+    // Vanished between open and read (released): retry at once, but not forever without a
+    // sleep (locks taken and released again and again by others).
+    if (content.missing && ++vanished < 100) continue;
+    if (!content.missing) vanished = 0;
+    if (content.missing) {
+      // Waited on below.
+    } else if (content.unusable !== undefined) {
+      // Never ours to remove: waited on like a held lock, until the timeout says what it is.
+      lastOwner = undefined;
+      problem = content.unusable;
+    } else {
+      lastOwner = content.owner;
+      problem = undefined;
+      // Retry at once after a break; wait while another process breaks it, or when it cannot be.
+      if (isStale(lockPath, content, staleMs, now())) {
+        if (breakStaleLock(lockPath, content.raw, now)) continue;
+        if (!lastOwner) problem = "it is stale but cannot be removed";
+      }
+    }
+    if (now() - started >= timeoutMs)
+      throw new SessionLockTimeoutError(lockPath, timeoutMs, lastOwner, problem);
     sleepSync(delay + Math.floor(Math.random() * delay));
     delay = Math.min(delay * 2, 10);
   }

@@ -5,11 +5,25 @@
  *
  * Reading never writes: a torn tail is reported (`tornTail`), repairing it is the writer's job.
  */
-import { closeSync, fstatSync, openSync, readSync } from "node:fs";
-import { type FileHandle, open } from "node:fs/promises";
+import {
+  type Stats,
+  closeSync,
+  constants,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readSync,
+  statSync,
+} from "node:fs";
+import { type FileHandle, open, stat } from "node:fs/promises";
 import type { Diagnostic, RawRecord, SessionHeader, SessionRecord } from "@pi-session/format";
 import { RecordDecoder, type TornTail } from "./codec.js";
-import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "./errors.js";
+import {
+  type NonRegularKind,
+  SessionFileNotFoundError,
+  SessionFileNotRegularError,
+  SessionHeaderScanLimitError,
+} from "./errors.js";
 
 export type { TornTail } from "./codec.js";
 
@@ -95,6 +109,101 @@ function pushAll(target: SessionRecord[], source: SessionRecord[]): void {
   for (const r of source) target.push(r);
 }
 
+// ---------------------------------------------------------------------------------------
+// Opening: regular files only
+
+/**
+ * Flags of every open for reading here. Non-blocking, so that a FIFO that took a file's place
+ * between the check and the open cannot block the open (a FIFO without a writer would, for
+ * ever); the descriptor is then refused by its `fstat` before a byte is read. On a regular file
+ * the flag changes nothing.
+ */
+export const READ_FLAGS = constants.O_RDONLY | (constants.O_NONBLOCK ?? 0);
+
+/** What a stat that is not a regular file names. */
+export function nonRegularKind(st: Stats): NonRegularKind {
+  if (st.isDirectory()) return "a directory";
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  if (st.isCharacterDevice()) return "a character device";
+  if (st.isBlockDevice()) return "a block device";
+  if (st.isSymbolicLink()) return "a symbolic link";
+  return "not a regular file";
+}
+
+function assertRegular(path: string, st: Stats): Stats {
+  if (!st.isFile()) throw new SessionFileNotRegularError(path, nonRegularKind(st));
+  return st;
+}
+
+export interface OpenRegularOptions {
+  /** Follow a symlink at `path` (default true, as for sessions); false refuses one. */
+  followLinks?: boolean;
+}
+
+/**
+ * Opens `path` for reading only if it is a regular file: a directory, FIFO, socket or device
+ * is refused with {@link SessionFileNotRegularError} before it is opened (a `stat`), and a
+ * file replaced by one in between is refused after the (non-blocking) open by an `fstat`,
+ * before anything is read. Other errors are the fs ones (`ENOENT`, `EACCES`, ...). Returns the
+ * descriptor and its `fstat`; close it with `closeSync`.
+ */
+export function openRegularFileSync(
+  path: string,
+  opts: OpenRegularOptions = {},
+): { fd: number; stats: Stats } {
+  const follow = opts.followLinks !== false;
+  assertRegular(path, follow ? statSync(path) : lstatSync(path));
+  const fd = openSync(path, follow ? READ_FLAGS : READ_FLAGS | (constants.O_NOFOLLOW ?? 0));
+  try {
+    return { fd, stats: assertRegular(path, fstatSync(fd)) };
+  } catch (error) {
+    closeSync(fd);
+    throw error;
+  }
+}
+
+/** {@link openRegularFileSync} with a `FileHandle` (links followed). */
+export async function openRegularFile(path: string): Promise<{ handle: FileHandle; stats: Stats }> {
+  assertRegular(path, await stat(path));
+  const handle = await open(path, READ_FLAGS);
+  try {
+    return { handle, stats: assertRegular(path, await handle.stat()) };
+  } catch (error) {
+    await handle.close();
+    throw error;
+  }
+}
+
+/**
+ * The bytes of a small regular file (at most `maxBytes`, default 16 MiB: more is cut there),
+ * opened as {@link openRegularFileSync} does: never blocks on a FIFO put at its path.
+ */
+export function readRegularFileSync(
+  path: string,
+  opts: OpenRegularOptions & { maxBytes?: number } = {},
+): Buffer {
+  const { fd, stats } = openRegularFileSync(path, opts);
+  try {
+    const max = opts.maxBytes ?? 16 * 1024 * 1024;
+    const chunks: Buffer[] = [];
+    let got = 0;
+    // Sized by the fstat, read to the end (the file may have grown since).
+    let want = Math.min(max, Math.max(stats.size, 0) + 1);
+    while (got < max) {
+      const buf = Buffer.allocUnsafe(Math.min(want, max - got));
+      const n = readSync(fd, buf, 0, buf.length, got);
+      if (n === 0) break;
+      chunks.push(buf.subarray(0, n));
+      got += n;
+      want = 64 * 1024;
+    }
+    return chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks, got);
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** Reads a whole session file into records (async, 1 MiB reads through the codec). */
 export async function readSessionFile(
   path: string,
@@ -106,13 +215,13 @@ export async function readSessionFile(
   opts: ReadSessionOptions = {},
 ): Promise<SessionFileContents | null> {
   let handle: FileHandle;
+  let st: Stats;
   try {
-    handle = await open(path, "r");
+    ({ handle, stats: st } = await openRegularFile(path));
   } catch (error) {
     return whenOpenFails(path, opts, error);
   }
   try {
-    const st = await handle.stat();
     const decoder = new RecordDecoder();
     const records: SessionRecord[] = [];
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
@@ -148,13 +257,13 @@ export function readSessionFileSync(
   opts: Omit<ReadSessionOptions, "signal"> = {},
 ): SessionFileContents | null {
   let fd: number;
+  let st: Stats;
   try {
-    fd = openSync(path, "r");
+    ({ fd, stats: st } = openRegularFileSync(path));
   } catch (error) {
     return whenOpenFails(path, opts, error);
   }
   try {
-    const st = fstatSync(fd);
     const decoder = new RecordDecoder();
     const records: SessionRecord[] = [];
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
@@ -202,7 +311,7 @@ export async function* streamSessionRecords(
 ): AsyncGenerator<SessionRecord, void, undefined> {
   let handle: FileHandle;
   try {
-    handle = await open(path, "r");
+    ({ handle } = await openRegularFile(path));
   } catch (error) {
     if (isEnoent(error)) throw new SessionFileNotFoundError(path);
     throw error;
@@ -286,7 +395,7 @@ export interface ScanHeaderOptions {
 export async function scanHeader(path: string, opts: ScanHeaderOptions = {}): Promise<SessionHeader | null> {
   let handle: FileHandle;
   try {
-    handle = await open(path, "r");
+    ({ handle } = await openRegularFile(path));
   } catch (error) {
     if (isEnoent(error)) throw new SessionFileNotFoundError(path);
     throw error;
@@ -306,7 +415,7 @@ export async function scanHeader(path: string, opts: ScanHeaderOptions = {}): Pr
 export function scanHeaderSync(path: string, opts: ScanHeaderOptions = {}): SessionHeader | null {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    ({ fd } = openRegularFileSync(path));
   } catch (error) {
     if (isEnoent(error)) throw new SessionFileNotFoundError(path);
     throw error;
@@ -485,14 +594,16 @@ export function sessionInfoName(entry: Record<string, unknown>): string | undefi
  */
 export async function scanTail(path: string, opts: ScanTailOptions = {}): Promise<TailScan> {
   let handle: FileHandle;
+  let size: number;
   try {
-    handle = await open(path, "r");
+    let st: Stats;
+    ({ handle, stats: st } = await openRegularFile(path));
+    size = st.size;
   } catch (error) {
     if (isEnoent(error)) throw new SessionFileNotFoundError(path);
     throw error;
   }
   try {
-    const size = (await handle.stat()).size;
     const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
     const blockSize = opts.blockSize ?? 64 * 1024;
     const result: TailScan = {

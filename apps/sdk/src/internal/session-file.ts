@@ -21,6 +21,7 @@ import type { SessionRecord } from "@pi-session/format";
 import {
   createSessionFile,
   type Durability,
+  type LockOptions,
   readSessionFileSync,
   rewriteSessionFile,
   SessionFileChangedError,
@@ -87,6 +88,8 @@ export class SessionFile {
   private known: { size: number; lines: number; ino: number } | undefined;
   private pending: (PendingRewrite & { size: number; ino: number }) | undefined;
   private durabilityMode: Durability = "none";
+  /** Lock options of every write (a shorter timeout, say); changing them reopens the writer. */
+  private lockOpts: LockOptions = {};
   private readonly slot: WriterSlot = { writer: undefined };
 
   constructor(readonly path: string) {
@@ -101,6 +104,15 @@ export class SessionFile {
   set durability(mode: Durability) {
     if (mode !== this.durabilityMode) this.close();
     this.durabilityMode = mode;
+  }
+
+  get lockOptions(): LockOptions {
+    return this.lockOpts;
+  }
+
+  set lockOptions(options: LockOptions) {
+    this.close();
+    this.lockOpts = options;
   }
 
   /** True while a writer (an open descriptor) is held. */
@@ -147,7 +159,7 @@ export class SessionFile {
   /** Puts a header into an empty file atomically (refused if the file is no longer empty). */
   initEmpty(header: object): void {
     this.close();
-    const result = rewriteSessionFile(this.path, [header], { expectedSize: 0 });
+    const result = rewriteSessionFile(this.path, [header], { expectedSize: 0, lockOptions: this.lockOpts });
     this.known = { size: result.size, lines: 1, ino: statSync(this.path).ino };
   }
 
@@ -171,6 +183,7 @@ export class SessionFile {
           expectedSize: known.size,
           expectedLines: known.lines,
           durability: this.durabilityMode,
+          lockOptions: this.lockOpts,
         });
       } catch (error) {
         const missing =
@@ -223,7 +236,7 @@ export class SessionFile {
 
   private rewriteOnce(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
     const pending = this.pending as NonNullable<SessionFile["pending"]>;
-    withLock(this.path, {}, () => {
+    withLock(this.path, this.lockOpts, () => {
       let stats: { size: number; ino: number };
       try {
         stats = statSync(this.path);

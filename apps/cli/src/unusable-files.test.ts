@@ -1,0 +1,105 @@
+/**
+ * Unusable things at a session's paths (issue 16), through the built binary (`dist/pi-session.js`): an
+ * unusable lock makes `name` and `label` fail after the lock timeout with a message that says
+ * what is wrong, never spin. Each run is killed after a generous limit, so a hang fails the
+ * test instead of the run. Build first: `npx turbo run build --filter=@pi-session/cli...`.
+ * @module-tag processes
+ */
+import { spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
+
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.js");
+/** Far beyond what any run needs, even on a busy machine: reaching it means a hang. */
+const RUN_LIMIT_MS = 60_000;
+
+let home: string;
+beforeEach(() => {
+  home = mkdtempSync(join(tmpdir(), "pi-cli-hostile-"));
+});
+afterEach(() => {
+  rmSync(home, { recursive: true, force: true });
+});
+
+interface Result {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+function run(args: string[], env: Record<string, string> = {}): Result {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      PI_CODING_AGENT_DIR: join(home, "agent"),
+      XDG_CACHE_HOME: join(home, "cache"),
+      TZ: "UTC",
+      ...env,
+    },
+    cwd: home,
+    encoding: "utf8",
+    timeout: RUN_LIMIT_MS,
+    killSignal: "SIGKILL",
+  });
+  if (r.signal !== null || r.error) {
+    throw new Error(`pi-session ${args.join(" ")} did not finish within ${RUN_LIMIT_MS} ms (a hang)`);
+  }
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const lines = [
+  {
+    type: "session",
+    version: 3,
+    id: "019a4c1e-0000-7000-8000-000000000001",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    cwd: "/x",
+  },
+  {
+    type: "message",
+    id: "a0000001",
+    parentId: null,
+    timestamp: "2026-01-01T00:00:01.000Z",
+    message: { role: "user", content: "hi", timestamp: 1 },
+  },
+];
+
+function sessionFile(): string {
+  const dir = join(home, "s");
+  mkdirSync(dir, { recursive: true });
+  const path = join(dir, "2026-01-01T00-00-00-000Z_019a4c1e-0000-7000-8000-000000000001.jsonl");
+  writeFileSync(path, `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+  return path;
+}
+
+describe("an unusable lock", () => {
+  for (const [what, make] of [
+    ["a directory", (lock: string) => mkdirSync(lock)],
+    ["a FIFO", (lock: string) => expect(spawnSync("mkfifo", [lock]).status).toBe(0)],
+  ] as const) {
+    it(`${what} at <file>.lock: name and label time out, name the problem, leave no backup`, () => {
+      const path = sessionFile();
+      const before = readFileSync(path, "utf8");
+      make(`${path}.lock`);
+      const env = { PI_SESSION_LOCK_TIMEOUT_MS: "200" };
+      for (const args of [
+        ["name", path, "renamed"],
+        ["label", path, "a0000001", "start"],
+      ]) {
+        const r = run(args, env);
+        expect(r.code, r.stderr).toBe(1);
+        expect(r.stderr).toContain("Timed out after 200 ms waiting for the session lock");
+        expect(r.stderr).toContain(`it is ${what}, not a lock file`);
+      }
+      expect(readFileSync(path, "utf8")).toBe(before);
+      expect(readdirSync(dirname(path)).sort()).toEqual([
+        `${path.split("/").pop()}`,
+        `${path.split("/").pop()}.lock`,
+      ]);
+    });
+  }
+});

@@ -1,0 +1,230 @@
+/**
+ * Hostile things at a session's paths, against the built package (`dist/`, so build first):
+ * unusable locks (a directory, a FIFO, a dangling link, an unreadable or unremovable file at
+ * `<file>.lock`) end in the usual backoff and `SessionLockTimeoutError`, never a spin; a lock
+ * whose live pid has another start time is stale at once.
+ *
+ * A regression here would hang (a synchronous spin, a read of a FIFO blocks for ever), which
+ * no test timeout can interrupt in-process: every case runs in a child process killed after a
+ * generous limit, so a hang fails the test instead of the run.
+ * @module-tag processes
+ */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { hostname } from "node:os";
+import { dirname, join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { tempDirs } from "@pi-session/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { SessionLockTimeoutError } from "./errors.js";
+import { acquireLock, lockPathFor } from "./lock.js";
+import { createSessionFile } from "./write.js";
+
+const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
+
+const dirs = tempDirs("ns-hostile-");
+afterEach(dirs.cleanup);
+
+/** Far beyond what any case needs, even on a busy machine: reaching it means a hang. */
+const CHILD_LIMIT_MS = 60_000;
+const linux = existsSync("/proc/self/stat");
+
+const header = { type: "session", version: 3, id: "h", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
+
+/**
+ * Runs `body` (an ES module body; `ns` is node-store's built index, `path` and `arg` are given)
+ * in a child process that prints one JSON value; fails when it does not finish in time.
+ */
+function inChild(body: string, path: string, arg: unknown = null, prelude = ""): unknown {
+  const script = join(dirs.make(), "case.mjs");
+  writeFileSync(
+    script,
+    `${prelude}
+const ns = await import(${JSON.stringify(distIndex)});
+const path = ${JSON.stringify(path)};
+const arg = ${JSON.stringify(arg)};
+const out = await (async () => { ${body} })();
+process.stdout.write(JSON.stringify(out));
+`,
+  );
+  const r = spawnSync(process.execPath, [script], {
+    encoding: "utf8",
+    timeout: CHILD_LIMIT_MS,
+    killSignal: "SIGKILL",
+  });
+  if (r.signal !== null || r.error) {
+    throw new Error(`the child did not finish within ${CHILD_LIMIT_MS} ms (a hang): ${r.signal ?? r.error}`);
+  }
+  if (r.status !== 0) throw new Error(`the child failed (${r.status}): ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** What an append under `lockTimeoutMs` ends in, as `{ name, problem }` of the error. */
+const APPEND_CASE = `
+  const started = Date.now();
+  try {
+    const w = ns.SessionWriter.open(path, { lockOptions: { timeoutMs: 200 } });
+    w.append({ type: "custom", id: "c1", parentId: null, timestamp: "2025-01-01T00:00:01.000Z", customType: "x" });
+    w.close();
+    return { name: "ok" };
+  } catch (e) {
+    return { name: e.name, problem: e.problem ?? null, message: e.message, waited: Date.now() - started };
+  }
+`;
+
+function session(): string {
+  const path = join(dirs.make(), "s.jsonl");
+  createSessionFile(path, [header]);
+  return path;
+}
+
+describe("an unusable lock", () => {
+  it("a directory at <file>.lock: the append backs off and times out (never removed)", () => {
+    const path = session();
+    mkdirSync(lockPathFor(path));
+    const out = inChild(APPEND_CASE, path) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      name: "SessionLockTimeoutError",
+      problem: "it is a directory, not a lock file",
+    });
+    expect(out.message).toContain("remove it if no writer uses it");
+    expect(existsSync(lockPathFor(path))).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(`${JSON.stringify(header)}\n`);
+  });
+
+  it("a FIFO at <file>.lock is never opened for reading", () => {
+    const path = session();
+    expect(spawnSync("mkfifo", [lockPathFor(path)]).status).toBe(0);
+    expect(inChild(APPEND_CASE, path)).toMatchObject({
+      name: "SessionLockTimeoutError",
+      problem: "it is a FIFO, not a lock file",
+    });
+  });
+
+  it("a dangling symlink at <file>.lock (exists for wx, missing for a read)", () => {
+    const path = session();
+    symlinkSync(join(dirname(path), "nowhere", "lock"), lockPathFor(path));
+    expect(inChild(APPEND_CASE, path)).toMatchObject({
+      name: "SessionLockTimeoutError",
+      problem: "it is a symbolic link, not a lock file",
+    });
+  });
+
+  it("a lock file that cannot be read (EACCES)", () => {
+    const path = session();
+    const lock = lockPathFor(path);
+    writeFileSync(lock, JSON.stringify({ pid: 1, hostname: hostname(), time: Date.now() }));
+    // Injected (a test run as root reads any file): every read-only open of the lock fails.
+    const prelude = `
+import fs, { constants } from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const realOpen = fs.openSync;
+fs.openSync = (p, flags, ...rest) => {
+  if (p === ${JSON.stringify(lock)} && typeof flags === "number" && (flags & constants.O_CREAT) === 0)
+    throw Object.assign(new Error("EACCES: permission denied"), { code: "EACCES" });
+  return realOpen(p, flags, ...rest);
+};
+syncBuiltinESMExports();
+`;
+    expect(inChild(APPEND_CASE, path, null, prelude)).toMatchObject({
+      name: "SessionLockTimeoutError",
+      problem: "it cannot be read (EACCES)",
+    });
+  });
+
+  it("a stale lock that cannot be removed (EPERM on unlink) is waited on, not retried at once", () => {
+    const path = session();
+    const lock = lockPathFor(path);
+    // Not a lock's content, and old: stale, but its unlink fails.
+    writeFileSync(lock, "garbage");
+    const prelude = `
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const realUnlink = fs.unlinkSync;
+globalThis.unlinks = 0;
+fs.unlinkSync = (p) => {
+  if (p === ${JSON.stringify(lock)}) {
+    globalThis.unlinks++;
+    throw Object.assign(new Error("EPERM: operation not permitted"), { code: "EPERM" });
+  }
+  return realUnlink(p);
+};
+syncBuiltinESMExports();
+`;
+    const out = inChild(
+      `
+      const old = new Date(Date.now() - 60_000);
+      (await import("node:fs")).utimesSync(${JSON.stringify(lock)}, old, old);
+      const result = await (async () => { ${APPEND_CASE} })();
+      return { ...result, unlinks: globalThis.unlinks };
+      `,
+      path,
+      null,
+      prelude,
+    ) as Record<string, unknown>;
+    expect(out).toMatchObject({
+      name: "SessionLockTimeoutError",
+      problem: "it is stale but cannot be removed",
+    });
+    // With a backoff of up to 10 ms between tries, a few dozen tries in 200 ms; a spin makes
+    // hundreds of thousands.
+    expect(out.unlinks as number).toBeLessThan(1000);
+    expect(existsSync(`${lock}.break`)).toBe(false);
+  });
+
+  it("a directory at <lock>.break, with a stale lock: waited on, times out", () => {
+    const path = session();
+    const lock = lockPathFor(path);
+    writeFileSync(lock, "garbage");
+    mkdirSync(`${lock}.break`);
+    expect(
+      inChild(
+        `
+        const old = new Date(Date.now() - 60_000);
+        (await import("node:fs")).utimesSync(${JSON.stringify(lock)}, old, old);
+        ${APPEND_CASE}`,
+        path,
+      ),
+    ).toMatchObject({ name: "SessionLockTimeoutError" });
+    expect(readFileSync(lock, "utf8")).toBe("garbage");
+  });
+
+  it("PI_SESSION_LOCK_TIMEOUT_MS sets the default timeout", () => {
+    const path = session();
+    const held = acquireLock(path);
+    process.env.PI_SESSION_LOCK_TIMEOUT_MS = "50";
+    try {
+      expect(() => acquireLock(path)).toThrow(
+        expect.objectContaining({ name: "SessionLockTimeoutError", timeoutMs: 50 }),
+      );
+    } finally {
+      delete process.env.PI_SESSION_LOCK_TIMEOUT_MS;
+      held.release();
+    }
+  });
+});
+
+describe("a lock whose pid was reused", () => {
+  it.runIf(linux)("a fresh lock naming a live pid with another start time is stale at once", () => {
+    const path = session();
+    // The parent process is alive, and did not start at tick 1: its pid was "reused".
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: process.ppid, hostname: hostname(), time: Date.now(), start: "1" }),
+    );
+    // Well within staleMs (30 s), and a timeout far below it.
+    acquireLock(path, { timeoutMs: 2000 }).release();
+    expect(existsSync(lockPathFor(path))).toBe(false);
+  });
+
+  it.runIf(linux)("a fresh lock of a live pid with its own start time is held", () => {
+    const path = session();
+    const stat = readFileSync(`/proc/${process.ppid}/stat`, "utf8");
+    const start = stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
+    writeFileSync(
+      lockPathFor(path),
+      JSON.stringify({ pid: process.ppid, hostname: hostname(), time: Date.now(), start }),
+    );
+    expect(() => acquireLock(path, { timeoutMs: 50 })).toThrow(SessionLockTimeoutError);
+  });
+});

@@ -3,6 +3,7 @@
  * what it writes is a well-formed v3 session that the codec parses with zero diagnostics and
  * whose tree has no dangling references.
  */
+import { createHash } from "node:crypto";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -105,6 +106,55 @@ describe("generator", () => {
     const file = ensureSession(spec, tmp);
     expect(readFileSync(file, "utf8")).toBe(text(sessionLines(spec)));
     expect(ensureSession(spec, tmp)).toBe(file);
+  });
+
+  it("the default mix keeps its bytes (cached files of GENERATOR_VERSION stay valid)", () => {
+    // If this changes, the generator's default output changed: bump GENERATOR_VERSION.
+    const sha = (spec: Parameters<typeof sessionLines>[0]) =>
+      createHash("sha256")
+        .update(text(sessionLines(spec)))
+        .digest("hex");
+    expect(sha({ seed: 11, entries: 1000 })).toBe(
+      "215d01250f990ae432841142d0fb309f3a2b69ab60dfd57a54f0069bf4312bd8",
+    );
+    expect(sha({ seed: 11, entries: 1000, scale: 1 })).toBe(sha({ seed: 11, entries: 1000 }));
+  });
+
+  it("a smaller scale gives the same entries with shorter texts", () => {
+    const full = text(sessionLines({ seed: 14, entries: 2000, compactEvery: 0 }));
+    const short = text(sessionLines({ seed: 14, entries: 2000, compactEvery: 0, scale: 0.01 }));
+    expect(short.split("\n").length).toBe(full.split("\n").length);
+    expect(short.length).toBeLessThan(full.length / 3);
+    const file = ensureSession({ seed: 14, entries: 2000, compactEvery: 0, scale: 0.01 }, tmp);
+    expect(readFileSync(file, "utf8")).toBe(short);
+    checkStructure(file);
+  });
+
+  it("compactEvery compacts once per that many bytes of path; 0 never", () => {
+    const every = 200_000;
+    const file = ensureSession({ seed: 15, entries: 5000, scale: 0.05, compactEvery: every }, tmp);
+    checkStructure(file);
+    // Bytes of the current path since the last compaction, as the generator counts them.
+    const byId = new Map<string, { parentId: string | null; size: number; type: string }>();
+    let compactions = 0;
+    for (const line of readFileSync(file, "utf8").trimEnd().split("\n").slice(1)) {
+      const e = JSON.parse(line) as { id: string; parentId: string | null; type: string };
+      byId.set(e.id, { parentId: e.parentId, size: Buffer.byteLength(line) + 1, type: e.type });
+      if (e.type !== "compaction") continue;
+      compactions++;
+      let since = 0;
+      for (let at = byId.get(e.parentId as string); at && at.type !== "compaction"; ) {
+        since += at.size;
+        at = at.parentId === null ? undefined : byId.get(at.parentId);
+      }
+      // The path walked back may be shorter than what was appended (a branch moved the leaf).
+      expect(since).toBeGreaterThan(every / 4);
+    }
+    const bytes = readFileSync(file).length;
+    expect(compactions).toBeGreaterThanOrEqual(Math.floor(bytes / every / 2));
+    expect(compactions).toBeLessThanOrEqual(Math.ceil(bytes / every));
+    const none = text(sessionLines({ seed: 15, entries: 5000, scale: 0.05, compactEvery: 0 }));
+    expect(none.includes('"type":"compaction"')).toBe(false);
   });
 
   it("a chain is linear and parses cleanly", () => {

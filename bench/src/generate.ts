@@ -121,6 +121,17 @@ export interface SessionSpec {
   cwd?: string;
   /** Turn off branches, compactions, labels (a linear conversation). */
   linear?: boolean;
+  /**
+   * Multiplies the lengths of texts, outputs and images (default 1): at 0.05 an entry is about
+   * 300 bytes instead of 2 KB (envelope, usage and tool calls do not shrink).
+   */
+  scale?: number;
+  /**
+   * Compactions as pi makes them, when the context fills: one each time the current path has
+   * grown by this many bytes since the last one (keeping the last 10-30 entries). 0: never.
+   * Unset: the default mix, a compaction now and then at random.
+   */
+  compactEvery?: number;
 }
 
 const BASE_TIME = Date.UTC(2026, 0, 5, 9, 0, 0);
@@ -168,13 +179,16 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
   const maxEntries = spec.entries ?? Number.POSITIVE_INFINITY;
   const maxBytes = spec.targetBytes ?? Number.POSITIVE_INFINITY;
   const linear = spec.linear ?? false;
+  const scale = spec.scale ?? 1;
+  const compactEvery = spec.compactEvery;
   const int = (lo: number, hi: number) => lo + Math.floor(r() * (hi - lo + 1));
   const slice = (pool: string, len: number) => {
     const start = Math.floor(r() * (pool.length - len - 1));
     return pool.slice(Math.max(0, start), Math.max(0, start) + len);
   };
   // Log-uniform lengths: mostly short, sometimes long, like real tool output.
-  const logLen = (lo: number, hi: number) => Math.floor(lo * (hi / lo) ** r());
+  // (At scale 1 the product is exactly the unscaled one, so default files keep their bytes.)
+  const logLen = (lo: number, hi: number) => Math.max(1, Math.floor(lo * scale * (hi / lo) ** r()));
 
   let time = BASE_TIME + Math.floor(r() * 86400000 * 30);
   const tick = () => {
@@ -193,6 +207,8 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
   let leaf: string | null = null;
   let written = 0;
   let bytes = 0;
+  /** Bytes appended to the current path since the last compaction (for `compactEvery`). */
+  let sinceCompaction = 0;
 
   const header = {
     type: "session",
@@ -217,7 +233,9 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
     }
     written++;
     const line = JSON.stringify(entry);
-    bytes += Buffer.byteLength(line) + 1;
+    const size = Buffer.byteLength(line) + 1;
+    bytes += size;
+    if (moveLeaf) sinceCompaction += size;
     return line;
   };
   const done = () => written >= maxEntries || bytes >= maxBytes;
@@ -243,7 +261,10 @@ export function* sessionLines(spec: SessionSpec): Generator<string> {
       });
       continue;
     }
-    if (!linear && roll < 0.01 && path.length > 40) {
+    const compactNow =
+      compactEvery === undefined ? roll < 0.01 : compactEvery > 0 && sinceCompaction >= compactEvery;
+    if (!linear && compactNow && path.length > 40) {
+      sinceCompaction = 0;
       const firstKept = path[path.length - int(10, 30)] as string;
       yield emit({
         type: "compaction",
@@ -476,14 +497,21 @@ function specKey(spec: SessionSpec): string {
     spec.entries !== undefined ? `e${spec.entries}` : "",
     spec.targetBytes !== undefined ? `b${spec.targetBytes}` : "",
     spec.linear ? "lin" : "",
+    spec.scale !== undefined && spec.scale !== 1 ? `x${spec.scale}` : "",
+    spec.compactEvery !== undefined ? `c${spec.compactEvery}` : "",
   ]
     .filter(Boolean)
     .join("-");
 }
 
+/** Where {@link ensureSession} keeps the session of `spec` (whether or not it exists yet). */
+export function sessionPath(spec: SessionSpec, dataDir = DATA_DIR): string {
+  return join(dataDir, `session-${specKey(spec)}.jsonl`);
+}
+
 /** Path of a generated session, generating it first unless an identical one is cached. */
 export function ensureSession(spec: SessionSpec, dataDir = DATA_DIR): string {
-  const path = join(dataDir, `session-${specKey(spec)}.jsonl`);
+  const path = sessionPath(spec, dataDir);
   if (!existsSync(path)) writeLines(path, sessionLines(spec));
   return path;
 }

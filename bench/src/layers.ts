@@ -4,7 +4,7 @@
  *
  * The layers are imported by package name through dynamic `import()`; the few functions the
  * benchmark calls are described here structurally and checked before use. The peer
- * (`@mariozechner/pi-coding-agent@0.73.1`) is imported only from `bench/.peer/`.
+ * (pi 1.6.0 on Node 22; pi 0.73.1 as an optional second peer) is imported only from `bench/.peer/`.
  */
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -87,25 +87,102 @@ export function countDiagnostics(result: unknown): number {
 }
 
 // ---------------------------------------------------------------------------------------
-// Peer
+// Peers and the Node 22 binary (installed on demand into the ignored `bench/.peer/`)
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 export const PEER_DIR = join(HERE, "..", ".peer");
-export const PEER_PKG = "@mariozechner/pi-coding-agent";
-export const PEER_VERSION = "0.73.1";
 
-export function peerEntry(): string {
-  return join(PEER_DIR, "node_modules", PEER_PKG, "dist", "index.js");
+/** A pi release the benchmark measures against, installed into its own prefix under `.peer/`. */
+export interface PeerSpec {
+  key: PeerKey;
+  pkg: string;
+  version: string;
+  /** `pi 1.6.0`: how tables and notes name it. */
+  label: string;
+  /** The module (inside the package) with `SessionManager` and `parseSessionEntries`. */
+  sessionModule: string;
+  /** The CLI script (inside the package), for `pi --version`. */
+  cli: string;
+  /** Which Node runs it: the bench's Node 22 binary, or the runner's own Node. */
+  node: "22" | "runner";
 }
 
-export function peerCli(): string {
-  return join(PEER_DIR, "node_modules", PEER_PKG, "dist", "cli.js");
+export type PeerKey = "pi16" | "pi073";
+
+export const PEERS: Record<PeerKey, PeerSpec> = {
+  // The newest pi (Node >= 22.19): the peer of every row. Its session module is imported alone
+  // (as the conformance suite does) so that pi's agent, TUI and providers do not weigh on its
+  // startup or memory; `SessionManager` there is the class pi's index re-exports.
+  pi16: {
+    key: "pi16",
+    pkg: "@earendil-works/pi-coding-agent",
+    version: "1.6.0",
+    label: "pi 1.6.0",
+    sessionModule: "dist/core/session-manager.js",
+    cli: "dist/bundle/cli.js",
+    node: "22",
+  },
+  // The newest pi that runs on Node 20: an optional second peer (`--legacy-peer`).
+  pi073: {
+    key: "pi073",
+    pkg: "@mariozechner/pi-coding-agent",
+    version: "0.73.1",
+    label: "pi 0.73.1",
+    sessionModule: "dist/index.js",
+    cli: "dist/cli.js",
+    node: "runner",
+  },
+};
+
+/** The primary peer. */
+export const PEER = PEERS.pi16;
+
+function peerRoot(spec: PeerSpec): string {
+  return join(PEER_DIR, `${spec.key}-${spec.version}`);
 }
 
-export function peerInstalled(): boolean {
-  return existsSync(peerEntry());
+/** The install prefix of a peer (`npm install --prefix`). */
+export function peerPrefix(spec: PeerSpec): string {
+  return peerRoot(spec);
 }
 
-export async function loadPeer(): Promise<Mod> {
-  return (await import(pathToFileURL(peerEntry()).href)) as Mod;
+function peerPackageDir(spec: PeerSpec): string {
+  return join(peerRoot(spec), "node_modules", ...spec.pkg.split("/"));
+}
+
+export function peerEntry(spec: PeerSpec): string {
+  return join(peerPackageDir(spec), spec.sessionModule);
+}
+
+export function peerCli(spec: PeerSpec): string {
+  return join(peerPackageDir(spec), spec.cli);
+}
+
+export function peerInstalled(spec: PeerSpec): boolean {
+  return existsSync(peerEntry(spec));
+}
+
+export async function loadPeer(key: PeerKey = "pi16"): Promise<Mod> {
+  return (await import(pathToFileURL(peerEntry(PEERS[key])).href)) as Mod;
+}
+
+/**
+ * Node 22 for the peer and for our second column: the official binary that the npm package
+ * `node-<platform>-<arch>` ships (a registry package, no download from elsewhere). 22.23.5 is
+ * the newest 22.x the registry had when this was written; pi 1.6.0 needs >= 22.19.
+ */
+export const NODE22 = {
+  pkg: `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`,
+  version: "22.23.5",
+  prefix: join(PEER_DIR, "node-22.23.5"),
+} as const;
+
+/** Path of the Node 22 binary (whether or not it is installed). */
+export function node22Path(): string {
+  const bin = process.platform === "win32" ? "node.exe" : join("bin", "node");
+  return join(NODE22.prefix, "node_modules", NODE22.pkg, bin);
+}
+
+export function node22Installed(): boolean {
+  return existsSync(node22Path());
 }

@@ -90,18 +90,25 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 export const WORKER = join(HERE, "worker.js");
 const GNU_TIME = "/usr/bin/time";
 
+export interface WorkerOptions {
+  timeoutMs: number;
+  measureRss?: boolean;
+  env?: Record<string, string>;
+  nodeArgs?: string[];
+  /** The Node binary to run the worker with (default: the runner's own). */
+  node?: string;
+}
+
 /**
  * Runs `node dist/worker.js <task-json>` in a fresh process. With `measureRss`, wraps it in
  * `/usr/bin/time -v` (if present) to read the kernel's peak RSS of the child.
  */
-export function runWorker(
-  task: Record<string, unknown>,
-  opts: { timeoutMs: number; measureRss?: boolean; env?: Record<string, string>; nodeArgs?: string[] },
-): Promise<ChildOutcome> {
+export function runWorker(task: Record<string, unknown>, opts: WorkerOptions): Promise<ChildOutcome> {
   const nodeArgs = [...(opts.nodeArgs ?? []), WORKER, JSON.stringify(task)];
+  const node = opts.node ?? process.execPath;
   const useTime = opts.measureRss === true && existsSync(GNU_TIME);
-  const cmd = useTime ? GNU_TIME : process.execPath;
-  const args = useTime ? ["-v", process.execPath, ...nodeArgs] : nodeArgs;
+  const cmd = useTime ? GNU_TIME : node;
+  const args = useTime ? ["-v", node, ...nodeArgs] : nodeArgs;
   return new Promise((resolve) => {
     const t0 = nowMs();
     const child = spawn(cmd, args, {

@@ -1,33 +1,61 @@
 /**
- * Installs the peer, pi's own `@mariozechner/pi-coding-agent@0.73.1` (the newest release
- * that runs on Node 20), into the git-ignored `bench/.peer/`, so `run.js --peer` can put
- * pi's numbers next to ours. Never a dependency of any package; skipped when present.
+ * Installs what `run.js --peer` compares against, each into its own prefix under the git-ignored
+ * `bench/.peer/`: pi 1.6.0 (`@earendil-works/pi-coding-agent`, the peer) and the Node 22 binary
+ * it needs (npm package `node-<platform>-<arch>`); with `--legacy`, also pi 0.73.1 (the newest
+ * pi on Node 20, an optional second peer). Never a dependency of any package; what is present
+ * is skipped. Exits 1 when an install fails.
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import { PEER_DIR, PEER_PKG, PEER_VERSION, peerInstalled } from "./layers.js";
+import {
+  NODE22,
+  node22Installed,
+  node22Path,
+  PEERS,
+  type PeerSpec,
+  peerInstalled,
+  peerPrefix,
+} from "./layers.js";
 
-if (peerInstalled()) {
-  process.stderr.write(`${PEER_PKG}@${PEER_VERSION} already in ${PEER_DIR}\n`);
-} else {
-  mkdirSync(PEER_DIR, { recursive: true });
-  process.stderr.write(`installing ${PEER_PKG}@${PEER_VERSION} into ${PEER_DIR} (large, takes a while)\n`);
+function npmInstall(prefix: string, spec: string): boolean {
+  mkdirSync(prefix, { recursive: true });
   const r = spawnSync(
     "npm",
-    [
-      "install",
-      "--prefix",
-      PEER_DIR,
-      "--no-save",
-      "--ignore-scripts",
-      "--no-audit",
-      "--no-fund",
-      `${PEER_PKG}@${PEER_VERSION}`,
-    ],
+    ["install", "--prefix", prefix, "--no-save", "--ignore-scripts", "--no-audit", "--no-fund", spec],
     { stdio: "inherit" },
   );
-  if (r.status !== 0 || !peerInstalled()) {
-    process.stderr.write(`peer install failed (exit ${r.status ?? r.signal})\n`);
-    process.exit(1);
-  }
+  if (r.status !== 0) process.stderr.write(`npm install ${spec} failed (exit ${r.status ?? r.signal})\n`);
+  return r.status === 0;
 }
+
+function installPeer(spec: PeerSpec): boolean {
+  const name = `${spec.pkg}@${spec.version}`;
+  if (peerInstalled(spec)) {
+    process.stderr.write(`${name} already in ${peerPrefix(spec)}\n`);
+    return true;
+  }
+  process.stderr.write(`installing ${name} into ${peerPrefix(spec)} (large, takes a while)\n`);
+  return npmInstall(peerPrefix(spec), name) && peerInstalled(spec);
+}
+
+function installNode22(): boolean {
+  const name = `${NODE22.pkg}@${NODE22.version}`;
+  if (node22Installed()) {
+    process.stderr.write(`${name} already in ${NODE22.prefix}\n`);
+    return true;
+  }
+  process.stderr.write(`installing ${name} (the Node 22 binary) into ${NODE22.prefix}\n`);
+  if (!npmInstall(NODE22.prefix, name) || !node22Installed()) return false;
+  const v = spawnSync(node22Path(), ["--version"], { encoding: "utf8" });
+  if (v.stdout?.trim() !== `v${NODE22.version}`) {
+    process.stderr.write(`${node22Path()} --version said ${JSON.stringify(v.stdout ?? v.error)}\n`);
+    return false;
+  }
+  return true;
+}
+
+const legacy = process.argv.includes("--legacy");
+let ok = installNode22();
+ok = installPeer(PEERS.pi16) && ok;
+if (legacy) ok = installPeer(PEERS.pi073) && ok;
+if (!ok) process.exit(1);

@@ -1,257 +1,68 @@
 /**
- * The benchmark runner: `node dist/run.js [--smoke] [--peer] [--only <substring>] [--iterations N]`.
+ * The benchmark runner:
+ * `node dist/run.js [--smoke] [--peer] [--legacy-peer] [--only <substring>] [--iterations N]`.
  *
  * Generates (or reuses) the data, runs every scenario in fresh child processes (see
  * `worker.ts`), and prints one table: our number, the ceiling (the best any implementation
- * could do on this machine, measured in the same run), the peer (pi 0.73.1, only with
- * `--peer`), the ratios and the verdict against the target. Also writes the raw samples as
- * JSON to `bench/results/<timestamp>.json`.
+ * could do on this machine, measured in the same run), the peer (pi 1.6.0 on Node 22, only
+ * with `--peer`), the ratios and the verdict against the target. The `sdk/*` rows measure our
+ * `SessionManager` on the runner's Node and, with `--peer`, on Node 22, each against pi 1.6.0's
+ * `SessionManager` doing the same calls. `--legacy-peer` adds pi 0.73.1 (Node 20) to their notes.
+ * Also writes the raw samples as JSON to `bench/results/<timestamp>.json`.
  *
  * A scenario whose layer is not built says "n/a" with the reason; no number is invented.
  * `--smoke` uses the smallest sizes and one iteration, and always exits 0 (CI runs it so the
  * benchmark cannot rot); verdicts are only printed for full runs.
  */
-import { execSync } from "node:child_process";
 import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { cpus, platform, release, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { DATA_DIR, ensureChain, ensureSession, ensureStore, type StoreSpec } from "./generate.js";
-import { peerCli, peerInstalled, PEER_PKG, PEER_VERSION } from "./layers.js";
+import { DATA_DIR, ensureChain, ensureSession, ensureStore } from "./generate.js";
+import { NODE22, node22Path, PEER, peerCli } from "./layers.js";
+import { type ChildOutcome, nowMs, runWorker, type SpawnSpec, spawnTimes, summarize } from "./measure.js";
 import {
-  type ChildOutcome,
-  nowMs,
-  runWorker,
-  type SpawnSpec,
-  spawnTimes,
-  type Summary,
-  summarize,
-} from "./measure.js";
+  type Cell,
+  fmt,
+  isNum,
+  MB,
+  merge,
+  msCell,
+  naRow,
+  printTable,
+  type Row,
+  rateCell,
+  rssCell,
+} from "./rows.js";
+import {
+  alternate,
+  node22Label,
+  type Side,
+  sdkScenarios,
+  sdkSides,
+  sideOutcome,
+  throughputRows,
+} from "./sdk.js";
+import {
+  type Ctx,
+  coldMethod,
+  dropCaches,
+  FULL,
+  generated,
+  hugeFile,
+  log,
+  parseArgs,
+  peerGate,
+  runPeer,
+  SMOKE,
+  type Sizes,
+} from "./setup.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH_DIR = join(HERE, "..");
 const REPO_ROOT = join(BENCH_DIR, "..");
 const FIXTURES = join(REPO_ROOT, "..", "shared", "fixtures", "upstream");
 const CLI = join(REPO_ROOT, "apps", "cli", "dist", "pi-session.js");
-
-// ---------------------------------------------------------------------------------------
-// Options and sizes
-
-interface Options {
-  smoke: boolean;
-  peer: boolean;
-  only: string[];
-  iterations?: number;
-}
-
-function parseArgs(argv: string[]): Options {
-  const o: Options = { smoke: false, peer: false, only: [] };
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i];
-    if (a === "--smoke") o.smoke = true;
-    else if (a === "--peer") o.peer = true;
-    else if (a === "--only") o.only.push(argv[++i] ?? "");
-    else if (a?.startsWith("--only=")) o.only.push(a.slice(7));
-    else if (a === "--iterations") o.iterations = Number(argv[++i]);
-    else if (a === "--help" || a === "-h") {
-      process.stdout.write(
-        "usage: node dist/run.js [--smoke] [--peer] [--only <substring>]... [--iterations N]\n",
-      );
-      process.exit(0);
-    } else {
-      process.stderr.write(`unknown argument: ${a}\n`);
-      process.exit(2);
-    }
-  }
-  return o;
-}
-
-interface Sizes {
-  label: string;
-  bigBytes: number;
-  contextEntries: number;
-  chainDepth: number;
-  appendCount: number;
-  store: StoreSpec;
-  hugeBytes: number;
-  startupRuns: number;
-  iterations: number;
-  /** Iterations for the few huge scenarios (1 GB, cold listing). */
-  hugeIterations: number;
-  /** Runs of each side of the warm listing (a fraction of a second each, and noisy). */
-  warmListRuns: number;
-  /**
-   * Runs of each side of the cold listing, alternated (about 2 s each; a cold read's speed
-   * here varies by a third from run to run, so three gave medians that moved by 10%).
-   */
-  coldListRuns: number;
-  /**
-   * Processes per side of the append rows and of the parse rows of small files, alternated
-   * (each takes its usual samples).
-   */
-  altRounds: number;
-  warmup: number;
-  timeoutMs: number;
-}
-
-const MB = 1_000_000;
-
-const FULL: Sizes = {
-  label: "full",
-  bigBytes: 100 * MB,
-  contextEntries: 100_000,
-  chainDepth: 200_000,
-  appendCount: 20_000,
-  store: {
-    sessions: 2000,
-    projects: 40,
-    totalBytes: Number(process.env.BENCH_STORE_BYTES ?? 1000 * MB),
-    seed: 42,
-  },
-  hugeBytes: 1000 * MB,
-  startupRuns: 20,
-  iterations: 5,
-  hugeIterations: 3,
-  warmListRuns: 15,
-  coldListRuns: 5,
-  altRounds: 5,
-  warmup: 1,
-  timeoutMs: 15 * 60_000,
-};
-
-const SMOKE: Sizes = {
-  label: "smoke",
-  bigBytes: 2 * MB,
-  contextEntries: 2_000,
-  chainDepth: 2_000,
-  appendCount: 500,
-  store: { sessions: 200, projects: 40, totalBytes: 1 * MB, seed: 42 },
-  hugeBytes: 4 * MB,
-  startupRuns: 3,
-  iterations: 1,
-  hugeIterations: 1,
-  warmListRuns: 1,
-  coldListRuns: 1,
-  altRounds: 1,
-  warmup: 0,
-  timeoutMs: 60_000,
-};
-
-// ---------------------------------------------------------------------------------------
-// Rows
-
-/** A measured cell: summary of samples, or why there is no number. */
-type Cell =
-  | { s: Summary; samples: number[]; display: string; extra?: Record<string, unknown> }
-  | { na: string };
-
-interface Row {
-  id: string;
-  /** What is shown in the ours/ceiling/peer cells. */
-  unit: string;
-  ours: Cell;
-  ceiling: Cell;
-  peer: Cell;
-  ratioCeiling?: number;
-  ratioPeer?: number;
-  target: string;
-  verdict: "met" | "missed" | "n/a" | "smoke";
-  notes: string[];
-}
-
-const isNum = (c: Cell): c is Extract<Cell, { s: Summary }> => "s" in c;
-
-function fmt(n: number, digits = 0): string {
-  if (!Number.isFinite(n)) return "?";
-  return n.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits });
-}
-
-/** A cell from worker samples in ms, displayed as ms. */
-function msCell(o: ChildOutcome, samples?: number[]): Cell {
-  if (!o.result.ok) return { na: o.result.error ?? "failed" };
-  const xs = samples ?? o.result.samples ?? [];
-  const s = summarize(xs);
-  const spread = xs.length > 1 ? ` [${fmt(s.min)}–${fmt(s.max)}]` : "";
-  return {
-    s,
-    samples: xs,
-    display: `${fmt(s.median, s.median < 10 ? 1 : 0)} ms${spread}`,
-    extra: o.result.extra,
-  };
-}
-
-/** A cell from ms samples shown as throughput (`amount` per second). */
-function rateCell(o: ChildOutcome, amount: number, unit: string, scale = 1): Cell {
-  if (!o.result.ok) return { na: o.result.error ?? "failed" };
-  const xs = o.result.samples ?? [];
-  const s = summarize(xs);
-  const rate = (ms: number) => (amount / scale / ms) * 1000;
-  const spread = xs.length > 1 ? ` [${fmt(rate(s.max))}–${fmt(rate(s.min))}]` : "";
-  return { s, samples: xs, display: `${fmt(rate(s.median))} ${unit}${spread}`, extra: o.result.extra };
-}
-
-function merge(outcomes: ChildOutcome[]): ChildOutcome {
-  const failed = outcomes.find((o) => !o.result.ok);
-  if (failed) return failed;
-  const first = outcomes[0] as ChildOutcome;
-  return {
-    ...first,
-    result: { ok: true, samples: outcomes.flatMap((o) => o.result.samples ?? []), extra: first.result.extra },
-  };
-}
-
-// ---------------------------------------------------------------------------------------
-// Cold page cache
-
-let coldMethod: string | undefined;
-
-/**
- * Drops the page cache (root only; full runs only, a smoke run should not disturb the machine);
- * returns whether it worked. Records the method used.
- */
-function dropCaches(smoke: boolean): boolean {
-  if (smoke) {
-    coldMethod = "fresh process + empty metadata cache (smoke: page cache not dropped)";
-    return false;
-  }
-  try {
-    execSync("sync");
-    writeFileSync("/proc/sys/vm/drop_caches", "3\n");
-    coldMethod =
-      "page cache dropped (echo 3 > /proc/sys/vm/drop_caches) + fresh process + empty metadata cache";
-    return true;
-  } catch {
-    coldMethod = "fresh process + empty metadata cache (page cache could not be dropped: not root)";
-    return false;
-  }
-}
-
-// ---------------------------------------------------------------------------------------
-// Scenarios
-
-interface Ctx {
-  o: Options;
-  z: Sizes;
-  peerNa?: string;
-}
-
-function peerGate(ctx: Ctx): string | undefined {
-  if (!ctx.o.peer) return "not run (--peer)";
-  if (!peerInstalled()) return `${PEER_PKG}@${PEER_VERSION} not installed (run pnpm bench:peer)`;
-  return undefined;
-}
-
-function log(msg: string): void {
-  process.stderr.write(`${msg}\n`);
-}
-
-function generated(what: string, make: () => string): string {
-  const t0 = nowMs();
-  const p = make();
-  const ms = nowMs() - t0;
-  if (ms > 500) log(`  generated ${what} in ${fmt(ms / 1000, 1)} s`);
-  return p;
-}
 
 async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
   const { z } = ctx;
@@ -272,8 +83,10 @@ async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
   const modes = pg ? ["ours", "ceiling"] : ["ours", "ceiling", "peer"];
   const outs = new Map<string, ChildOutcome[]>(modes.map((m) => [m, []]));
   for (let r = 0; r < rounds; r++) {
-    for (const mode of modes)
-      outs.get(mode)?.push(await runWorker({ ...task, mode }, { timeoutMs: z.timeoutMs }));
+    for (const mode of modes) {
+      const run = mode === "peer" ? runPeer : runWorker;
+      outs.get(mode)?.push(await run({ ...task, mode }, { timeoutMs: z.timeoutMs }));
+    }
   }
   const ours = merge(outs.get("ours") ?? []);
   const ceil = merge(outs.get("ceiling") ?? []);
@@ -298,7 +111,7 @@ async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
       `${ex.records} records, ${ex.diagnostics} diagnostics${ex.validated ? ", validated" : ""}`,
     );
   if (typeof ex.note === "string") row.notes.push(ex.note);
-  if (peer?.result.ok) row.notes.push("peer = parseSessionEntries(string), decode excluded");
+  if (peer?.result.ok) row.notes.push("peer = parseSessionEntries(string) on node 22, decode excluded");
   return row;
 }
 
@@ -334,7 +147,7 @@ async function openScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
   const pg = peerGate(ctx);
   const peer = pg
     ? undefined
-    : await runWorker(
+    : await runPeer(
         { ...task, mode: "peer", iterations: Math.min(z.iterations, 3), warmup: 0 },
         { timeoutMs: z.timeoutMs },
       );
@@ -346,7 +159,9 @@ async function openScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
     peer: peer ? msCell(peer) : { na: pg as string },
     target: "≤ 0.5× peer",
     verdict: "n/a",
-    notes: ["read + migrate + index + buildSessionContext vs SessionManager.open().buildSessionContext()"],
+    notes: [
+      "the layers: read + migrate + index + buildSessionContext vs pi's SessionManager.open().buildSessionContext() on node 22 (the sdk/ rows compare SessionManager with SessionManager)",
+    ],
   };
   if (isNum(row.ours) && isNum(row.peer)) {
     row.ratioPeer = row.ours.s.median / row.peer.s.median;
@@ -360,60 +175,49 @@ async function openScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
 }
 
 /**
- * Two rows sharing one ceiling and one peer measurement: node-store's appender (the layer) and
- * our drop-in SessionManager (`@pi-session/sdk`), each against pi 0.73.1's SessionManager and
- * against `appendFileSync` per line.
+ * node-store's appender (the layer) against `appendFileSync` per line and pi 1.6.0's
+ * SessionManager (on Node 22), one `append*` call per entry of the same generated entries; the
+ * same measurement of pi serves the sdk rows of this workload (our SessionManager on the
+ * runner's Node and on Node 22, see `sdk.ts`).
  */
 async function appendScenario(ctx: Ctx, file: string): Promise<Row[]> {
   const { z } = ctx;
   const n = z.appendCount;
   const task = { kind: "append", file, count: n, iterations: z.iterations, warmup: z.warmup };
-  const pg = peerGate(ctx);
+  const sides: Side[] = [
+    { name: "ours", task: { ...task, mode: "ours" } },
+    { name: "ceiling", task: { ...task, mode: "ceiling" } },
+    ...sdkSides(ctx, { ...task, mode: "sdk" }, { ...task, mode: "peer" }),
+  ];
   // Rounds of one process per side, alternated, so that a slow spell of the machine falls on
   // every side (appends are short and sensitive to it).
-  const modes = pg ? ["ours", "sdk", "ceiling"] : ["ours", "sdk", "ceiling", "peer"];
-  const outs = new Map<string, ChildOutcome[]>(modes.map((m) => [m, []]));
-  for (let r = 0; r < z.altRounds; r++) {
-    for (const mode of modes)
-      outs.get(mode)?.push(await runWorker({ ...task, mode }, { timeoutMs: z.timeoutMs }));
-  }
-  const side = (mode: string) => merge(outs.get(mode) ?? []);
-  const [ours, sdk, ceil] = [side("ours"), side("sdk"), side("ceiling")];
-  const peer = pg ? undefined : side("peer");
-  const row = (id: string, mine: ChildOutcome, target: string, note: string): Row => {
-    const r: Row = {
-      id,
-      unit: "entries/s",
-      ours: rateCell(mine, n, "entries/s"),
-      ceiling: rateCell(ceil, n, "entries/s"),
-      peer: peer ? rateCell(peer, n, "entries/s") : { na: pg as string },
-      target,
-      verdict: "n/a",
-      notes: [note],
-    };
-    if (isNum(r.ours) && isNum(r.ceiling)) r.ratioCeiling = r.ceiling.s.median / r.ours.s.median;
-    if (isNum(r.ours) && isNum(r.peer)) r.ratioPeer = r.peer.s.median / r.ours.s.median;
-    return r;
+  const outs = await alternate(ctx, sides, z.altRounds);
+  const ceil = merge(outs.get("ceiling") ?? []);
+  const peer = sideOutcome(outs, "peer");
+  const r: Row = {
+    id: `append/${fmt(n)} entries`,
+    unit: "entries/s",
+    ours: rateCell(merge(outs.get("ours") ?? []), n, "entries/s"),
+    ceiling: rateCell(ceil, n, "entries/s"),
+    peer: peer ? rateCell(peer, n, "entries/s") : { na: peerGate(ctx) as string },
+    target: "≥ 1.0× ceiling and peer",
+    verdict: "n/a",
+    notes: [
+      "ceiling = appendFileSync per line (pi's way, no lock); ours = node-store appender, lock + foreign-append detection on; peer = pi 1.6.0's SessionManager append* calls on node 22",
+    ],
   };
-  const layer = row(
-    `append/${fmt(n)} entries`,
-    ours,
-    "≥ 1.0× ceiling and peer",
-    "ceiling = appendFileSync per line (pi's way, no lock); ours = node-store appender, lock + foreign-append detection on",
-  );
-  if (layer.ratioCeiling !== undefined)
-    layer.verdict =
-      layer.ratioCeiling >= 1.0 && (layer.ratioPeer === undefined || layer.ratioPeer >= 1.0)
-        ? "met"
-        : "missed";
-  const manager = row(
-    `append/${fmt(n)} entries via SessionManager`,
-    sdk,
-    "≥ 1.0× peer",
-    "ours = @pi-session/sdk SessionManager (persisted, lock on, durability none); peer = pi's SessionManager; same calls",
-  );
-  if (manager.ratioPeer !== undefined) manager.verdict = manager.ratioPeer >= 1.0 ? "met" : "missed";
-  return [layer, manager];
+  if (isNum(r.ours) && isNum(r.ceiling)) r.ratioCeiling = r.ceiling.s.median / r.ours.s.median;
+  if (isNum(r.ours) && isNum(r.peer)) r.ratioPeer = r.peer.s.median / r.ours.s.median;
+  if (r.ratioCeiling !== undefined)
+    r.verdict = r.ratioCeiling >= 1.0 && (r.ratioPeer === undefined || r.ratioPeer >= 1.0) ? "met" : "missed";
+  const sdk = throughputRows(ctx, outs, {
+    id: `sdk/append ${fmt(n)} append* (mixed, ≈ ${fmt(statSync(file).size / MB)} MB)`,
+    amount: n,
+    unit: "entries/s",
+    minRatio: 1.1,
+    note: "SessionManager.create, then one append* call per generated entry (messages, model and thinking changes, custom entries, usage); lock + foreign-append detection on, default durability; ceiling = appendFileSync per line",
+  });
+  return [r, ...sdk];
 }
 
 async function listScenarios(ctx: Ctx, root: string, want: (id: string) => boolean): Promise<Row[]> {
@@ -428,11 +232,6 @@ async function listScenarios(ctx: Ctx, root: string, want: (id: string) => boole
     rmSync(cacheDir, { recursive: true, force: true });
     dropCaches(ctx.o.smoke);
     return runWorker(task, { timeoutMs: z.timeoutMs, env });
-  };
-  const cold = async (task: Record<string, unknown>, env?: Record<string, string>) => {
-    const outs: ChildOutcome[] = [];
-    for (let i = 0; i < its; i++) outs.push(await coldRun(task, env));
-    return merge(outs);
   };
   /**
    * Warm runs of two tasks, alternated (a, b, a, b, ...) so that a slow spell of the machine
@@ -449,7 +248,16 @@ async function listScenarios(ctx: Ctx, root: string, want: (id: string) => boole
     return [merge(outs[0]), merge(outs[1])] as const;
   };
   const listTask = { kind: "list", root, cacheDir };
-  const peerCold = pg ? undefined : await cold({ ...listTask, mode: "peer" }, peerEnv);
+  const peerCold = pg
+    ? undefined
+    : await (async () => {
+        const outs: ChildOutcome[] = [];
+        for (let i = 0; i < its; i++) {
+          dropCaches(ctx.o.smoke);
+          outs.push(await runPeer({ ...listTask, mode: "peer" }, { timeoutMs: z.timeoutMs, env: peerEnv }));
+        }
+        return merge(outs);
+      })();
   const notes = [
     `${z.store.sessions} sessions in ${z.store.projects} dirs, ${fmt(z.store.totalBytes / MB)} MB`,
   ];
@@ -519,29 +327,13 @@ async function statsScenario(ctx: Ctx, file: string): Promise<Row> {
       outs.push(await runWorker({ kind: "stats", mode, file }, { timeoutMs: z.timeoutMs, measureRss: true }));
     return outs;
   };
-  const rssCell = (outs: ChildOutcome[]): Cell => {
-    const bad = outs.find((o) => !o.result.ok);
-    if (bad) return { na: bad.result.error ?? "failed" };
-    const rss = outs.map(
-      (o) => (o.peakRss ?? (o.result.extra?.maxRssBytes as number | undefined) ?? Number.NaN) / MB,
-    );
-    if (rss.some((x) => Number.isNaN(x))) return { na: "peak RSS unavailable" };
-    const s = summarize(rss);
-    const ms = summarize(outs.flatMap((o) => o.result.samples ?? []));
-    return {
-      s,
-      samples: rss,
-      display: `${fmt(s.median)} MB RSS, ${fmt(ms.median / 1000, 1)} s`,
-      extra: outs[0]?.result.extra,
-    };
-  };
   const ours = rssCell(await runs("ours"));
   const ceiling = rssCell(await runs("ceiling"));
   let peer: Cell;
   const pg = peerGate(ctx);
-  if (pg) peer = { na: size > 512 * 1024 * 1024 ? `peer cannot (file past V8's string limit); ${pg}` : pg };
+  if (pg) peer = { na: pg };
   else {
-    const o = await runWorker(
+    const o = await runPeer(
       { kind: "stats", mode: "peer", file },
       { timeoutMs: z.timeoutMs, measureRss: true },
     );
@@ -556,7 +348,7 @@ async function statsScenario(ctx: Ctx, file: string): Promise<Row> {
     target: "peak RSS < 150 MB",
     verdict: "n/a",
     notes: [
-      "peak RSS of the whole child (node itself ≈ 40–50 MB), by /usr/bin/time -v, else process.resourceUsage().maxRSS; ceiling = plain 1 MiB sequential read",
+      "peak RSS of the whole child (node itself ≈ 40–50 MB), by /usr/bin/time -v, else process.resourceUsage().maxRSS; ceiling = plain 1 MiB sequential read; peer = pi's SessionManager.open(f).getEntries() on node 22",
     ],
   };
   if (isNum(ours) && isNum(ceiling)) row.ratioCeiling = ours.s.median / ceiling.s.median;
@@ -580,7 +372,7 @@ async function startupScenario(ctx: Ctx): Promise<Row> {
   const specs: SpawnSpec[] = [{ cmd: process.execPath, args: ["-e", "0"], n: z.startupRuns }];
   if (built) specs.push({ cmd: process.execPath, args: [CLI, "--version"], n: z.startupRuns });
   if (!pg)
-    specs.push({ cmd: process.execPath, args: [peerCli(), "--version"], n: Math.min(z.startupRuns, 10) });
+    specs.push({ cmd: node22Path(), args: [peerCli(PEER), "--version"], n: Math.min(z.startupRuns, 10) });
   const [ceilingRuns, ...rest] = await spawnTimes(specs, warm);
   const ceiling = cell(ceilingRuns as { samples: number[]; error?: string });
   const ours: Cell = built
@@ -595,41 +387,14 @@ async function startupScenario(ctx: Ctx): Promise<Row> {
     peer,
     target: "< 150 ms median",
     verdict: "n/a",
-    notes: [`${z.startupRuns} spawns; ceiling = node -e 0; peer = pi --version`],
+    notes: [
+      `${z.startupRuns} spawns; ceiling = node -e 0; peer = pi --version (pi 1.6.0's bundled CLI on node 22)`,
+    ],
   };
   if (isNum(ours) && isNum(ceiling)) row.ratioCeiling = ours.s.median / ceiling.s.median;
   if (isNum(ours) && isNum(peer)) row.ratioPeer = ours.s.median / peer.s.median;
   if (isNum(ours)) row.verdict = ours.s.median < 150 ? "met" : "missed";
   return row;
-}
-
-// ---------------------------------------------------------------------------------------
-// Output
-
-function cellText(c: Cell): string {
-  return isNum(c) ? c.display : c.na;
-}
-
-function truncate(s: string, n: number): string {
-  return s.length > n ? `${s.slice(0, n - 1)}…` : s;
-}
-
-function printTable(rows: Row[], smoke: boolean): void {
-  const head = ["scenario", "ours", "ceiling", "peer", "ours/ceil", "ours/peer", "target", "verdict"];
-  const body = rows.map((r) => [
-    r.id,
-    truncate(cellText(r.ours), 48),
-    truncate(cellText(r.ceiling), 40),
-    truncate(cellText(r.peer), 40),
-    r.ratioCeiling !== undefined ? `${fmt(r.ratioCeiling, 2)}×` : "–",
-    r.ratioPeer !== undefined ? `${fmt(r.ratioPeer, 2)}×` : "–",
-    r.target,
-    smoke && r.verdict !== "n/a" ? "smoke" : r.verdict,
-  ]);
-  const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => (b[i] as string).length)));
-  const line = (cols: string[]) => `| ${cols.map((c, i) => c.padEnd(widths[i] as number)).join(" | ")} |`;
-  const out = [line(head), `|${widths.map((w) => "-".repeat(w + 2)).join("|")}|`, ...body.map(line)];
-  process.stdout.write(`${out.join("\n")}\n`);
 }
 
 function machine(): Record<string, unknown> {
@@ -653,8 +418,9 @@ async function main(): Promise<void> {
   const ctx: Ctx = { o, z };
   const want = (id: string) => o.only.length === 0 || o.only.some((s) => id.includes(s));
   const m = machine();
+  const peerLine = `peer ${PEER.pkg}@${PEER.version} on node ${NODE22.version} (${node22Label})`;
   log(
-    `pi-session bench (${z.label}) on ${m.cpu} ×${m.cores}, node ${m.node}${o.peer ? `, peer ${PEER_PKG}@${PEER_VERSION}` : ""}`,
+    `pi-session bench (${z.label}) on ${m.cpu} ×${m.cores}, node ${m.node}${o.peer ? `, ${peerLine}` : ""}`,
   );
   const t0 = nowMs();
   const rows: Row[] = [];
@@ -713,14 +479,16 @@ async function main(): Promise<void> {
     rows.push(...(await listScenarios(ctx, root, want)));
   }
 
-  await step("stats", () =>
-    statsScenario(
-      ctx,
-      generated(`${fmt(z.hugeBytes / MB)} MB session`, () =>
-        ensureSession({ seed: 4, targetBytes: z.hugeBytes }),
-      ),
-    ),
-  );
+  const statsId = `stats/streaming ${fmt(z.hugeBytes / MB)} MB`;
+  await step(statsId, () => {
+    const huge = hugeFile(z);
+    return "skip" in huge
+      ? Promise.resolve(naRow(statsId, huge.skip, "peak RSS < 150 MB"))
+      : statsScenario(ctx, huge.file);
+  });
+
+  rows.push(...(await sdkScenarios(ctx, want)));
+
   await step("startup", () => startupScenario(ctx));
 
   process.stdout.write("\n");
@@ -728,6 +496,8 @@ async function main(): Promise<void> {
   const notes = rows.filter((r) => r.notes.length > 0).map((r) => `  ${r.id}: ${r.notes.join("; ")}`);
   process.stdout.write(`\nnotes:\n${notes.join("\n")}\n`);
   if (coldMethod) process.stdout.write(`  cold = ${coldMethod}\n`);
+  if (o.peer)
+    process.stdout.write(`  ${peerLine}; sdk/* rows: ours on node ${m.node} and on node ${NODE22.version}\n`);
   const count = (v: Row["verdict"]) => rows.filter((r) => r.verdict === v).length;
   const elapsed = (nowMs() - t0) / 1000;
   if (o.smoke)
@@ -746,19 +516,6 @@ async function main(): Promise<void> {
     `${JSON.stringify({ machine: m, options: o, sizes: z, coldMethod, elapsedSeconds: elapsed, rows }, null, 2)}\n`,
   );
   process.stdout.write(`results: ${out}\n`);
-}
-
-function naRow(id: string, why: string, target: string): Row {
-  return {
-    id,
-    unit: "",
-    ours: { na: why },
-    ceiling: { na: why },
-    peer: { na: why },
-    target,
-    verdict: "n/a",
-    notes: [],
-  };
 }
 
 await main();

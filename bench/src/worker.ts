@@ -4,9 +4,12 @@
  * in its own process keeps heaps, JIT state and caches of one scenario out of the next, and
  * lets the runner read the kernel's peak RSS of exactly that work.
  *
- * Tasks: parse, context, open, append, list, stats. Each has modes `ours`, `ceiling`
- * (the baseline a perfect implementation approaches) and `peer` (pi 0.73.1, from `.peer/`);
- * `append` also has `sdk` (our drop-in SessionManager, the peer's API).
+ * Tasks: parse, context, open, append, list, stats (our layers), and sdk (our drop-in
+ * `SessionManager` against pi's, same calls). Each has modes `ours`, `ceiling` (the baseline a
+ * perfect implementation approaches) and `peer` (a pi release from `.peer/`, named by
+ * `task.peer`, default pi 1.6.0); `append` also has `sdk`. A peer process imports pi only, and
+ * an sdk process imports `@pi-session/sdk` only, so that neither carries the other's modules
+ * (or every layer) in its time and memory.
  */
 import {
   appendFileSync,
@@ -22,12 +25,19 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countDiagnostics, fn, type Layers, loadLayers, loadPeer, type Rec } from "./layers.js";
+import { countDiagnostics, fn, type Layers, loadLayers, loadPeer, type PeerKey, type Rec } from "./layers.js";
 import { nowMs, timeIt, type WorkerResult } from "./measure.js";
 
 export interface Task {
-  kind: "parse" | "context" | "open" | "append" | "list" | "stats";
+  kind: "parse" | "context" | "open" | "append" | "list" | "stats" | "sdk";
   mode: string;
+  /** Which pi a `peer` task loads (default pi 1.6.0). */
+  peer?: PeerKey;
+  /** What an `sdk` task does (see {@link sdkTask}). */
+  op?: SdkOp;
+  /** `list-cwd`: the cwd whose sessions are listed, and (for its ceiling) their directory. */
+  cwd?: string;
+  dir?: string;
   file?: string;
   root?: string;
   count?: number;
@@ -130,7 +140,7 @@ async function parseTask(t: Task, L: Layers): Promise<WorkerResult> {
     return { ok: true, samples, extra };
   }
   if (t.mode === "peer") {
-    const peer = await loadPeer();
+    const peer = await loadPeer(t.peer);
     const parse = need(fn(peer, "parseSessionEntries"), "peer parseSessionEntries");
     const text = bytes.toString("utf8");
     const samples = await timeIt(() => parse(text), it, wu);
@@ -185,7 +195,7 @@ async function openTask(t: Task, L: Layers): Promise<WorkerResult> {
   const it = t.iterations ?? 5;
   const wu = t.warmup ?? 1;
   if (t.mode === "peer") {
-    const peer = await loadPeer();
+    const peer = await loadPeer(t.peer);
     const SM = peer.SessionManager as { open(p: string): { buildSessionContext(): { messages: unknown[] } } };
     let messages = 0;
     const samples = await timeIt(
@@ -263,7 +273,7 @@ async function appendTask(t: Task, L: Layers): Promise<WorkerResult> {
       return { ok: true, samples, extra: { entries: entries.length } };
     }
     if (t.mode === "peer") {
-      const peer = await loadPeer();
+      const peer = await loadPeer(t.peer);
       const SM = peer.SessionManager as {
         create(cwd: string, dir: string): Record<string, (...a: unknown[]) => unknown>;
       };
@@ -281,7 +291,7 @@ async function appendTask(t: Task, L: Layers): Promise<WorkerResult> {
     if (t.mode === "sdk") {
       // Our drop-in SessionManager, used exactly as the peer is above (persisted, lock on,
       // default durability); close() releases its one descriptor (optional in real use).
-      const SM = need(L.sdk?.SessionManager, `sdk ${L.missing.sdk ?? "has no SessionManager"}`) as {
+      const SM = (await loadSdk()).SessionManager as {
         create(cwd: string, dir: string): Record<string, (...a: unknown[]) => unknown>;
       };
       const samples = await timeIt(
@@ -336,8 +346,13 @@ function peerAppend(sm: Record<string, (...a: unknown[]) => unknown>, e: Record<
     case "custom":
       call("appendCustomEntry", e.customType, e.data);
       return;
+    case "usage":
+      // pi 1.6.0 and ours have appendUsage; pi 0.73.1 does not (a custom entry of the same size).
+      if (typeof sm.appendUsage === "function") call("appendUsage", e.kind, e.provider, e.model, e.usage);
+      else call("appendCustomEntry", "bench", e);
+      return;
     default:
-      // Types pi 0.73.1 has no method for (e.g. `usage`): stored as a custom entry of the same size.
+      // Types without an append method here: stored as a custom entry of the same size.
       call("appendCustomEntry", "bench", e);
   }
 }
@@ -391,7 +406,7 @@ async function listTask(t: Task, L: Layers): Promise<WorkerResult> {
     return { ok: true, samples: [nowMs() - t0], extra: { bytes, files } };
   }
   if (t.mode === "peer") {
-    const peer = await loadPeer();
+    const peer = await loadPeer(t.peer);
     const SM = peer.SessionManager as { listAll(): Promise<unknown[]> };
     const t1 = nowMs();
     const infos = await SM.listAll();
@@ -422,7 +437,7 @@ async function statsTask(t: Task, L: Layers): Promise<WorkerResult> {
     return { ok: true, samples: [nowMs() - t0], extra: { bytes } };
   }
   if (t.mode === "peer") {
-    const peer = await loadPeer();
+    const peer = await loadPeer(t.peer);
     const SM = peer.SessionManager as { open(p: string): { getEntries(): unknown[] } };
     try {
       // pi reads the whole file as one string; past V8's string limit that throws.
@@ -461,11 +476,170 @@ async function statsTask(t: Task, L: Layers): Promise<WorkerResult> {
   };
 }
 
+// ---------------------------------------------------------------------------------------
+// The SDK against pi: same SessionManager calls on both sides
+
+/**
+ * - `import`: load the module only (the memory a process starts from);
+ * - `open-context`: `SessionManager.open(file).buildSessionContext()`, once per process (a resume
+ *   is the first open of a fresh process);
+ * - `open-entries`: `SessionManager.open(file).getEntries()`, once per process;
+ * - `append-messages`: `count` `appendMessage` calls on a new session (`create`), per iteration;
+ * - `list-all` / `list-cwd`: `SessionManager.listAll()` / `SessionManager.list(cwd)`, once per
+ *   process (the store comes from `PI_CODING_AGENT_DIR`, our cache from `XDG_CACHE_HOME`).
+ */
+export type SdkOp = "import" | "open-context" | "open-entries" | "append-messages" | "list-all" | "list-cwd";
+
+/** The few instance methods the sdk tasks call (pi's API; `close` is ours only). */
+interface Manager {
+  buildSessionContext(): { messages: unknown[] };
+  getEntries(): unknown[];
+  appendMessage(message: unknown): string;
+  close?(): void;
+}
+interface ManagerClass {
+  open(path: string): Manager;
+  create(cwd: string, dir: string): Manager;
+  listAll(): Promise<unknown[]>;
+  list(cwd: string): Promise<unknown[]>;
+}
+
+async function loadSdk(): Promise<Record<string, unknown>> {
+  try {
+    return (await import("@pi-session/sdk")) as Record<string, unknown>;
+  } catch (e) {
+    throw new NotAvailable(`sdk: ${(e as Error).message.split("\n")[0]}`);
+  }
+}
+
+/** The first `count` message entries of a generated session. */
+function sourceMessages(file: string, count: number): Record<string, unknown>[] {
+  const out: Record<string, unknown>[] = [];
+  for (const line of readFileSync(file, "utf8").split("\n")) {
+    if (!line) continue;
+    const v = JSON.parse(line) as Record<string, unknown>;
+    if (v.type !== "message") continue;
+    out.push(v);
+    if (out.length >= count) break;
+  }
+  return out;
+}
+
+async function sdkTask(t: Task): Promise<WorkerResult> {
+  const op = need(t.op, "op");
+  if (t.mode === "ceiling") return sdkCeiling(t, op);
+  const t0 = nowMs();
+  const mod = t.mode === "peer" ? await loadPeer(t.peer) : await loadSdk();
+  const SM = need(mod.SessionManager as ManagerClass | undefined, "SessionManager");
+  const extra: Record<string, unknown> = { importMs: nowMs() - t0 };
+  const memory = () => {
+    const m = process.memoryUsage();
+    extra.heapUsedBytes = m.heapUsed;
+    extra.externalBytes = m.external + m.arrayBuffers;
+  };
+  if (op === "import") {
+    memory();
+    return { ok: true, samples: [0], extra };
+  }
+  if (op === "open-context" || op === "open-entries") {
+    const file = need(t.file, "file");
+    const t1 = nowMs();
+    const sm = SM.open(file);
+    let count: number;
+    if (op === "open-context") {
+      count = sm.buildSessionContext().messages.length;
+      extra.messages = count;
+    } else {
+      count = sm.getEntries().length;
+      extra.entries = count;
+    }
+    const ms = nowMs() - t1;
+    memory();
+    return { ok: true, samples: [ms], extra };
+  }
+  if (op === "list-all" || op === "list-cwd") {
+    const t1 = nowMs();
+    const infos = op === "list-all" ? await SM.listAll() : await SM.list(need(t.cwd, "cwd"));
+    const ms = nowMs() - t1;
+    extra.sessions = infos.length;
+    return { ok: true, samples: [ms], extra };
+  }
+  if (op === "append-messages") {
+    const messages = sourceMessages(need(t.file, "file"), t.count ?? 20000).map((e) => e.message);
+    const base = mkdtempSync(join(tmpdir(), "pi-bench-sdk-append-"));
+    let round = 0;
+    try {
+      const samples = await timeIt(
+        () => {
+          const sm = SM.create("/home/dev/bench", join(base, `r${round++}`));
+          for (const m of messages) sm.appendMessage(m);
+          sm.close?.(); // ours only: releases the descriptor now (optional in real use)
+        },
+        t.iterations ?? 5,
+        t.warmup ?? 1,
+        // Removed untimed, so that its writeback does not land on the next run (see appendTask).
+        () => rmSync(join(base, `r${round - 1}`), { recursive: true, force: true }),
+      );
+      extra.appends = messages.length;
+      return { ok: true, samples, extra };
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  }
+  return { ok: false, error: `unknown sdk op ${String(op)}` };
+}
+
+/** The ceilings of the sdk rows: one sequential read, `appendFileSync` per line, a full read of a store. */
+async function sdkCeiling(t: Task, op: SdkOp): Promise<WorkerResult> {
+  if (op === "open-context" || op === "open-entries") {
+    const file = need(t.file, "file");
+    const t0 = nowMs();
+    const bytes = readThrough(file, Buffer.allocUnsafe(1 << 20));
+    return { ok: true, samples: [nowMs() - t0], extra: { bytes } };
+  }
+  if (op === "list-all") return listTask({ ...t, kind: "list" }, { missing: {} });
+  if (op === "list-cwd") {
+    // A plain full read of the files of that one directory.
+    const dir = need(t.dir, "dir");
+    const t0 = nowMs();
+    const buf = Buffer.allocUnsafe(1 << 20);
+    let bytes = 0;
+    for (const f of readdirSync(dir)) if (f.endsWith(".jsonl")) bytes += readThrough(join(dir, f), buf);
+    return { ok: true, samples: [nowMs() - t0], extra: { bytes } };
+  }
+  if (op === "append-messages") {
+    // pi's way without its bookkeeping: the same entries, one appendFileSync each, no lock.
+    const file = need(t.file, "file");
+    const entries = sourceMessages(file, t.count ?? 20000);
+    const header = readFileSync(file, "utf8").slice(0, 4096).split("\n")[0] as string;
+    const base = mkdtempSync(join(tmpdir(), "pi-bench-sdk-append-"));
+    let round = 0;
+    try {
+      const samples = await timeIt(
+        () => {
+          const path = join(base, `r${round++}.jsonl`);
+          writeFileSync(path, `${header}\n`);
+          for (const e of entries) appendFileSync(path, `${JSON.stringify(e)}\n`);
+        },
+        t.iterations ?? 5,
+        t.warmup ?? 1,
+        () => rmSync(join(base, `r${round - 1}.jsonl`), { force: true }),
+      );
+      return { ok: true, samples, extra: { appends: entries.length } };
+    } finally {
+      rmSync(base, { recursive: true, force: true });
+    }
+  }
+  return { ok: false, error: `no ceiling for sdk op ${String(op)}` };
+}
+
 async function main(): Promise<void> {
   const task = JSON.parse(process.argv[2] ?? "{}") as Task;
   let result: WorkerResult;
   try {
-    const L = await loadLayers();
+    // A peer process loads pi only; an sdk process loads @pi-session/sdk only (see the header).
+    const alone = task.mode === "peer" || task.mode === "sdk" || task.kind === "sdk";
+    const L: Layers = alone ? { missing: {} } : await loadLayers();
     switch (task.kind) {
       case "parse":
         result = await parseTask(task, L);
@@ -484,6 +658,9 @@ async function main(): Promise<void> {
         break;
       case "stats":
         result = await statsTask(task, L);
+        break;
+      case "sdk":
+        result = await sdkTask(task);
         break;
       default:
         result = { ok: false, error: `unknown task ${String(task.kind)}` };

@@ -21,7 +21,17 @@ function npmInstall(prefix: string, spec: string): boolean {
   mkdirSync(prefix, { recursive: true });
   const r = spawnSync(
     "npm",
-    ["install", "--prefix", prefix, "--no-save", "--ignore-scripts", "--no-audit", "--no-fund", spec],
+    [
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      spec,
+    ],
     { stdio: "inherit" },
   );
   if (r.status !== 0) process.stderr.write(`npm install ${spec} failed (exit ${r.status ?? r.signal})\n`);

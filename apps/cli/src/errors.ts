@@ -9,15 +9,24 @@ export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
 export const EXIT_USAGE = 2;
 
-/** A failure the user can act on: a message, and optionally what to do about it. */
+/**
+ * A failure the user can act on: a one-line message (paths and arguments in it are shown on
+ * that line, a `\n` in them included), lines of details (one line each), and optionally what
+ * to do about it.
+ */
 export class CliError extends Error {
   readonly exitCode: number;
   readonly hint: string | undefined;
-  constructor(message: string, options: { exitCode?: number; hint?: string } = {}) {
+  readonly details: readonly string[];
+  constructor(
+    message: string,
+    options: { exitCode?: number; hint?: string; details?: readonly string[] } = {},
+  ) {
     super(message);
     this.name = "CliError";
     this.exitCode = options.exitCode ?? EXIT_FAILURE;
     this.hint = options.hint;
+    this.details = options.details ?? [];
   }
 }
 

@@ -1,5 +1,8 @@
 /**
- * Output helpers: data to stdout, progress, warnings and errors to stderr.
+ * Output helpers: data to stdout, progress, warnings and errors to stderr. The only module that
+ * writes to the streams: every human line goes through `toTerminal` (control characters from
+ * session content shown visibly, our own styles drawn), every JSON document through `writeJson`
+ * (any depth, any size).
  *
  * Colours are decided per stream: on only when the stream is a terminal, unless `NO_COLOR` is
  * set (any non-empty value) or `--no-color` was given; `FORCE_COLOR` (non-empty, not `0`) turns
@@ -7,9 +10,11 @@
  * and only once the work has taken more than about a second.
  */
 import { performance } from "node:perf_hooks";
-import pc from "picocolors";
+import { writeJson } from "./json.js";
+import { type Styles, createStyles, oneLineField, toTerminal } from "./terminal-safe.js";
 
-export type Colors = ReturnType<typeof pc.createColors>;
+/** The styles of one stream (see `terminal-safe.ts`: they mark text, the writer draws it). */
+export type Colors = Styles;
 
 export interface Stream {
   write(chunk: string): unknown;
@@ -55,6 +60,8 @@ export class Io {
   readonly stderrIsTTY: boolean;
   private readonly stdout: Stream;
   private readonly stderr: Stream;
+  private readonly stdoutColors: boolean;
+  private readonly stderrColors: boolean;
 
   constructor(options: IoOptions) {
     this.stdout = options.stdout;
@@ -62,37 +69,35 @@ export class Io {
     this.json = options.json;
     this.stdoutIsTTY = options.stdout.isTTY === true;
     this.stderrIsTTY = options.stderr.isTTY === true;
-    this.out = pc.createColors(colorsWanted(options.stdout, options.env, options.color));
-    this.err = pc.createColors(colorsWanted(options.stderr, options.env, options.color));
+    this.stdoutColors = colorsWanted(options.stdout, options.env, options.color);
+    this.stderrColors = colorsWanted(options.stderr, options.env, options.color);
+    this.out = createStyles(this.stdoutColors);
+    this.err = createStyles(this.stderrColors);
   }
 
-  /** One line of data on stdout. */
+  /** One line (or block of lines) of data on stdout, made terminal-safe. */
   line(text = ""): void {
-    this.stdout.write(`${text}\n`);
+    this.stdout.write(`${toTerminal(text, this.stdoutColors)}\n`);
   }
 
-  /** A JSON document on stdout (pretty, stable key order as given). */
+  /** A JSON document on stdout (pretty, stable key order as given; any depth). */
   printJson(value: unknown): void {
-    this.stdout.write(`${JSON.stringify(value, null, 2)}\n`);
+    writeJson(value, (piece) => this.stdout.write(piece), 2);
+    this.stdout.write("\n");
   }
 
-  /** A JSON value as one line (JSONL output). */
-  printJsonLine(value: unknown): void {
-    this.stdout.write(`${JSON.stringify(value)}\n`);
-  }
-
-  /** Human chatter on stderr (what was written, where the backup is). */
+  /** Human chatter on stderr (what was written, where the backup is), made terminal-safe. */
   info(text: string): void {
-    this.stderr.write(`${text}\n`);
+    this.stderr.write(`${toTerminal(text, this.stderrColors)}\n`);
   }
 
   warn(text: string): void {
-    this.stderr.write(`${this.err.yellow("warning:")} ${text}\n`);
+    this.info(`${this.err.yellow("warning:")} ${text}`);
   }
 
   error(text: string, hint?: string): void {
-    this.stderr.write(`${this.err.red("error:")} ${text}\n`);
-    if (hint) this.stderr.write(`${this.err.dim(hint)}\n`);
+    this.info(`${this.err.red("error:")} ${text}`);
+    if (hint) this.info(this.err.dim(hint));
   }
 
   progress(label: string): Progress {
@@ -109,7 +114,8 @@ export class Io {
         lastDraw = now;
         drawn = true;
         const pct = total > 0 ? Math.floor((done / total) * 100) : 0;
-        const text = `${label} ${done}/${total} (${pct}%)${detail ? ` ${detail}` : ""}`;
+        const text = oneLineField(`${label} ${done}/${total} (${pct}%)${detail ? ` ${detail}` : ""}`);
+        // Our own control codes: return to the line's start and clear it.
         stderr.write(`\r\x1b[2K${text.slice(0, 200)}`);
       },
       end() {

@@ -102,10 +102,10 @@ function looksLikePath(arg: string): boolean {
 
 const MAX_CANDIDATES = 10;
 
-function candidateList(files: SessionFile[]): string {
+function candidateList(files: SessionFile[]): string[] {
   const shown = files.slice(0, MAX_CANDIDATES).map((f) => `  ${f.id}  ${f.path}`);
   if (files.length > MAX_CANDIDATES) shown.push(`  ... and ${files.length - MAX_CANDIDATES} more`);
-  return shown.join("\n");
+  return shown;
 }
 
 /** Resolves a `<session>` argument to an absolute file path, or throws a {@link CliError}. */
@@ -147,10 +147,8 @@ export function resolveSession(arg: string, options: LocateOptions): string {
       hint: "List sessions with `pi-session ls --all`, or pass a file path or --session-dir.",
     });
   }
-  throw new CliError(
-    `session id prefix \`${arg}\` is ambiguous: ${matches.length} sessions match:\n${candidateList(matches)}`,
-    {
-      hint: "Type more characters of the id, or pass the file path.",
-    },
-  );
+  throw new CliError(`session id prefix \`${arg}\` is ambiguous: ${matches.length} sessions match:`, {
+    details: candidateList(matches),
+    hint: "Type more characters of the id, or pass the file path.",
+  });
 }

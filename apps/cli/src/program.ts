@@ -10,6 +10,7 @@ import { CAC } from "cac";
 import { COMMANDS } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
 import { Io, type Stream } from "./io.js";
+import { oneLineField } from "./terminal-safe.js";
 import { VERSION } from "./version.js";
 
 /** What a command action receives besides its own arguments. */
@@ -176,19 +177,22 @@ export function typedOption(argv: readonly string[], key: string): string {
   return key.length > 1 ? `--${key}` : `-${key}`;
 }
 
+/** Prints a failure: its message on one line (a path or argument in it cannot break it), its details, a hint. */
 function report(io: Io, error: unknown, argv: readonly string[]): number {
   if (error instanceof CliError) {
-    io.error(error.message, error.hint);
+    io.error(oneLineField(error.message));
+    for (const line of error.details) io.info(oneLineField(line));
+    if (error.hint) io.info(io.err.dim(error.hint));
     return error.exitCode;
   }
   if (error instanceof Error && error.name === "CACError") {
     const unknown = /^Unknown option `-+([^`]+)`$/.exec(error.message);
     const message = unknown?.[1] ? `unknown option \`${typedOption(argv, unknown[1])}\`` : error.message;
-    io.error(message, "Run `pi-session <command> --help` for usage.");
+    io.error(oneLineField(message), "Run `pi-session <command> --help` for usage.");
     return EXIT_USAGE;
   }
   const message = error instanceof Error ? error.message : String(error);
-  io.error(message);
+  io.error(oneLineField(message));
   if (error instanceof Error && process.env.PI_SESSION_DEBUG && error.stack) io.info(error.stack);
   return EXIT_FAILURE;
 }

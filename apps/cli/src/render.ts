@@ -1,8 +1,12 @@
 /**
  * How entries look on a terminal: a one-line summary (for `tree`) and a transcript block
  * (for `show`). Presentation only: fields are read for display, never interpreted beyond that.
+ * Fields shown on a title line go through `oneLineField` (a `\n` in a label is shown, not
+ * obeyed); the writer (`Io`) makes every other control character visible.
  */
 import type { Colors } from "./io.js";
+import { jsonText } from "./json.js";
+import { oneLineField } from "./terminal-safe.js";
 import { contentText, fold, indent, oneLine, shortDate } from "./text.js";
 
 type Obj = Record<string, unknown>;
@@ -18,7 +22,10 @@ function str(value: unknown): string {
 /** Folding limits for `show` without `--full`. */
 export const FOLD_LINES = { toolResult: 6, bash: 6, thinking: 4, summary: 12, system: 4 } as const;
 
-/** A short label of an entry for `tree`: kind, and a preview of its text. */
+/**
+ * A short label of an entry for `tree`: kind, and a preview of its text (exact, for `--json`;
+ * a terminal line shows it through `oneLineField`).
+ */
 export function entrySummary(entry: Obj, width = 70): { kind: string; preview: string } {
   const type = str(entry.type);
   switch (type) {
@@ -63,7 +70,7 @@ export function entrySummary(entry: Obj, width = 70): { kind: string; preview: s
     case "label":
       return {
         kind: "label",
-        preview: `${str(entry.targetId)} = ${entry.label === undefined ? "(cleared)" : JSON.stringify(entry.label)}`,
+        preview: `${str(entry.targetId)} = ${entry.label === undefined ? "(cleared)" : oneLine(jsonText(entry.label), width)}`,
       };
     case "session_info":
       return {
@@ -104,18 +111,24 @@ function foldIf(text: string, lines: number, full: boolean): string {
 
 function head(c: Colors, title: string, entry: Obj, opts: TranscriptOptions): string {
   const bits = [title];
-  if (opts.label) bits.push(c.yellow(`[${opts.label}]`));
-  if (opts.showIds && typeof entry.id === "string") bits.push(c.dim(entry.id));
+  if (opts.label) bits.push(c.yellow(`[${oneLineField(opts.label)}]`));
+  if (opts.showIds && typeof entry.id === "string") bits.push(c.dim(oneLineField(entry.id)));
   const message = isObject(entry.message) ? entry.message : undefined;
   const time =
     str(entry.timestamp) || (typeof message?.timestamp === "number" ? message.timestamp : undefined);
-  bits.push(c.dim(shortDate(time)));
+  bits.push(c.dim(oneLineField(shortDate(time))));
   return bits.join(" ");
 }
 
+/** A field of a title line: shown on one line. */
+function field(value: unknown): string {
+  return oneLineField(str(value));
+}
+
 function toolCallLine(c: Colors, block: Obj, full: boolean): string {
-  const args = JSON.stringify(block.arguments ?? {});
-  return c.cyan(`→ ${str(block.name)}(${full ? args : oneLine(args, 100)})`);
+  // Arguments nested any depth deep print (jsonText does not recurse).
+  const args = jsonText(block.arguments ?? {});
+  return c.cyan(`→ ${field(block.name)}(${full ? args : oneLine(args, 100)})`);
 }
 
 /** The transcript block of one entry (several lines), or undefined for entries not shown. */
@@ -133,7 +146,7 @@ export function transcriptBlock(c: Colors, entry: Obj, opts: TranscriptOptions):
       const role = str(m.role);
       if (role === "user") push(c.bold(c.green("user")), contentText(m.content));
       else if (role === "assistant") {
-        const model = [str(m.provider), str(m.model)].filter(Boolean).join("/");
+        const model = [field(m.provider), field(m.model)].filter(Boolean).join("/");
         const parts: string[] = [];
         for (const block of Array.isArray(m.content) ? m.content : []) {
           if (!isObject(block)) continue;
@@ -142,28 +155,28 @@ export function transcriptBlock(c: Colors, entry: Obj, opts: TranscriptOptions):
             const thinking = block.redacted === true ? "(redacted thinking)" : str(block.thinking);
             parts.push(c.dim(c.italic(foldIf(thinking, FOLD_LINES.thinking, opts.full))));
           } else if (block.type === "toolCall") parts.push(toolCallLine(c, block, opts.full));
-          else parts.push(c.dim(`(${str(block.type)} block)`));
+          else parts.push(c.dim(`(${field(block.type)} block)`));
         }
         if (typeof m.errorMessage === "string" && m.errorMessage)
           parts.push(c.red(`error: ${m.errorMessage}`));
-        const stop = str(m.stopReason);
+        const stop = field(m.stopReason);
         const tail = stop && stop !== "stop" && stop !== "toolUse" ? c.dim(` (${stop})`) : "";
         push(`${c.bold(c.blue("assistant"))}${model ? c.dim(` ${model}`) : ""}${tail}`, parts.join("\n"));
       } else if (role === "toolResult") {
-        const title = `${c.cyan(`← ${str(m.toolName)}`)}${m.isError === true ? c.red(" error") : ""}`;
+        const title = `${c.cyan(`← ${field(m.toolName)}`)}${m.isError === true ? c.red(" error") : ""}`;
         push(title, c.dim(foldIf(contentText(m.content), FOLD_LINES.toolResult, opts.full)));
       } else if (role === "bashExecution") {
         const code = m.exitCode === undefined || m.exitCode === null ? "" : ` (exit ${String(m.exitCode)})`;
         push(c.cyan(`$ ${str(m.command)}${code}`), c.dim(foldIf(str(m.output), FOLD_LINES.bash, opts.full)));
       } else if (role === "custom" || role === "hookMessage") {
-        push(c.magenta(`[${str(m.customType)}]`), contentText(m.content));
+        push(c.magenta(`[${field(m.customType)}]`), contentText(m.content));
       } else if (role === "branchSummary")
         push(c.magenta("branch summary"), foldIf(str(m.summary), FOLD_LINES.summary, opts.full));
       else if (role === "compactionSummary")
         push(c.magenta("compaction summary"), foldIf(str(m.summary), FOLD_LINES.summary, opts.full));
       else if (role === "system")
         push(c.dim("system"), c.dim(foldIf(contentText(m.content), FOLD_LINES.system, opts.full)));
-      else push(c.dim(role || "message"), contentText(m.content));
+      else push(c.dim(oneLineField(role) || "message"), contentText(m.content));
       break;
     }
     case "compaction": {
@@ -176,7 +189,7 @@ export function transcriptBlock(c: Colors, entry: Obj, opts: TranscriptOptions):
       break;
     case "custom_message": {
       const hidden = entry.display === false ? c.dim(" (not displayed, sent to the model)") : "";
-      push(`${c.magenta(`[${str(entry.customType)}]`)}${hidden}`, contentText(entry.content));
+      push(`${c.magenta(`[${field(entry.customType)}]`)}${hidden}`, contentText(entry.content));
       break;
     }
     case "label":
@@ -184,11 +197,8 @@ export function transcriptBlock(c: Colors, entry: Obj, opts: TranscriptOptions):
       return undefined;
     default: {
       const { kind, preview } = entrySummary(entry);
-      lines.push(
-        c.dim(
-          `· ${kind}${preview ? ` ${preview}` : ""}${opts.showIds && typeof entry.id === "string" ? ` ${entry.id}` : ""}`,
-        ),
-      );
+      const id = opts.showIds && typeof entry.id === "string" ? ` ${entry.id}` : "";
+      lines.push(c.dim(oneLineField(`· ${kind}${preview ? ` ${preview}` : ""}${id}`)));
     }
   }
   return lines.join("\n");

@@ -2,6 +2,7 @@
  * Small presentation helpers shared by the commands: message text, one-line previews,
  * dates, numbers and column padding. No format logic: they only read fields for display.
  */
+import { displayWidth, oneLineField } from "./terminal-safe.js";
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -68,20 +69,24 @@ export function formatCost(n: number): string {
   return `$${n.toFixed(n !== 0 && Math.abs(n) < 0.01 ? 4 : 2)}`;
 }
 
-/** Visible width, ignoring ANSI colour codes. */
+/** Visible width on a terminal: control characters as shown, style markers left out. */
 export function visibleLength(text: string): number {
-  return text.replace(/\x1b\[[0-9;]*m/g, "").length;
+  return displayWidth(text);
 }
 
-/** Renders rows as space-separated columns; `right` lists the right-aligned column indexes. */
+/**
+ * Renders rows as space-separated columns; `right` lists the right-aligned column indexes.
+ * Every cell is a one-line field: a `\n` or `\t` in it is shown, not obeyed.
+ */
 export function table(rows: string[][], right: ReadonlySet<number> = new Set()): string[] {
+  const cells = rows.map((row) => row.map(oneLineField));
   const widths: number[] = [];
-  for (const row of rows) {
+  for (const row of cells) {
     row.forEach((cell, i) => {
       widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
     });
   }
-  return rows.map((row) =>
+  return cells.map((row) =>
     row
       .map((cell, i) => {
         const pad = " ".repeat((widths[i] ?? 0) - visibleLength(cell));

@@ -5,6 +5,7 @@
  */
 import type { Colors } from "./io.js";
 import { entrySummary } from "./render.js";
+import { oneLineField } from "./terminal-safe.js";
 
 export interface TreeNodeLike {
   entry: { id: string; type: string } & Record<string, unknown>;
@@ -33,7 +34,10 @@ function notable(node: TreeNodeLike, leafId: string | null): boolean {
 }
 
 function line(c: Colors, node: TreeNodeLike, leafId: string | null, width: number): string {
-  const { kind, preview } = entrySummary(node.entry, width);
+  const summary = entrySummary(node.entry, width);
+  // One line per entry: a `\n` in a kind, preview, id or label is shown, not obeyed.
+  const kind = oneLineField(summary.kind);
+  const preview = oneLineField(summary.preview);
   const kindText =
     kind === "compaction" || kind === "branch summary"
       ? c.magenta(kind)
@@ -42,9 +46,9 @@ function line(c: Colors, node: TreeNodeLike, leafId: string | null, width: numbe
         : kind === "assistant"
           ? c.blue(kind)
           : kind;
-  const parts = [c.dim(node.entry.id), kindText];
+  const parts = [c.dim(oneLineField(String(node.entry.id))), kindText];
   if (preview) parts.push(preview);
-  if (node.label !== undefined) parts.push(c.yellow(`[${node.label}]`));
+  if (node.label !== undefined) parts.push(c.yellow(`[${oneLineField(String(node.label))}]`));
   if (node.entry.id === leafId) parts.push(c.bold(c.green("← leaf")));
   return parts.join(" ");
 }

@@ -5,6 +5,7 @@
 import { buildSessionContext, convertToLlm } from "@pi-session/context";
 import type { Action } from "../program.js";
 import { transcriptBlock } from "../render.js";
+import { oneLineField } from "../terminal-safe.js";
 import { entryIdOption, openSession } from "./common.js";
 
 export const action: Action = async (ctx, [arg], options) => {
@@ -18,7 +19,8 @@ export const action: Action = async (ctx, [arg], options) => {
   }
   const c = ctx.io.out;
   const model = built.model ? `${built.model.provider}/${built.model.modelId}` : "(none)";
-  ctx.io.line(c.dim(`model ${model} · thinking ${built.thinkingLevel} · ${messages.length} messages`));
+  const summary = `model ${model} · thinking ${built.thinkingLevel} · ${messages.length} messages`;
+  ctx.io.line(c.dim(oneLineField(summary)));
   for (const message of messages) {
     const block = transcriptBlock(
       c,

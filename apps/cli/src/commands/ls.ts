@@ -10,6 +10,7 @@ import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { oneLine, shortDate, table } from "../text.js";
+import { oneLineField } from "../terminal-safe.js";
 import { intOption, sinceOption, stringOption } from "./common.js";
 
 function infoJson(s: SessionInfo) {
@@ -59,9 +60,11 @@ export const action: Action = async (ctx, _args, options) => {
   }
   if (infos.length === 0) {
     ctx.io.info(
-      options.all === true
-        ? `no sessions under ${root}`
-        : `no sessions for ${resolve(ctx.cwd, cwdOption ?? ".")} under ${root}; use --all to list every project`,
+      oneLineField(
+        options.all === true
+          ? `no sessions under ${root}`
+          : `no sessions for ${resolve(ctx.cwd, cwdOption ?? ".")} under ${root}; use --all to list every project`,
+      ),
     );
     return 0;
   }

@@ -10,6 +10,7 @@ import { rewriteSessionFile } from "@pi-session/node-store";
 import { UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import type { Action } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 import { expandPaths } from "../paths.js";
 
 export const action: Action = async (ctx, [paths], options) => {
@@ -53,12 +54,12 @@ export const action: Action = async (ctx, [paths], options) => {
     const what = report.changed
       ? `v${report.fromVersion} -> v${report.toVersion}: ${report.idsAssigned} ids assigned, ${report.indexesMapped.length} compaction indexes mapped, ${report.rolesRenamed} roles renamed, ${report.rawRecordsKept} malformed lines kept`
       : `v${report.fromVersion}: up to date`;
-    ctx.io.line(`${file}: ${what}`);
+    ctx.io.line(`${oneLineField(file)}: ${what}`);
     for (const u of report.unmappedIndexes)
-      ctx.io.line(c.yellow(`  line ${u.line}: firstKeptEntryIndex ${u.index}: ${u.reason}`));
-    for (const note of report.notes) ctx.io.line(c.dim(`  ${note}`));
-    if (written) ctx.io.line(c.green(`  written; backup: ${backupPath ?? "(none)"}`));
-    if (error) ctx.io.error(`${file}: not written: ${error}`);
+      ctx.io.line(c.yellow(oneLineField(`  line ${u.line}: firstKeptEntryIndex ${u.index}: ${u.reason}`)));
+    for (const note of report.notes) ctx.io.line(c.dim(`  ${oneLineField(note)}`));
+    if (written) ctx.io.line(c.green(`  written; backup: ${oneLineField(backupPath ?? "(none)")}`));
+    if (error) ctx.io.error(oneLineField(`${file}: not written: ${error}`));
   }
   progress.end();
   if (ctx.json) ctx.io.printJson({ write, files: results });

@@ -17,6 +17,7 @@ import { SessionFileChangedError, rewriteSessionFile } from "@pi-session/node-st
 import { CliError } from "../errors.js";
 import { type FileRecords, readRecords } from "../load.js";
 import type { Action } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 import { sessionPath } from "./common.js";
 
 /** One change the repair makes. */
@@ -223,27 +224,27 @@ export const action: Action = async (ctx, [arg], options) => {
     });
   } else {
     const c = ctx.io.out;
-    if (plan.fixes.length === 0) ctx.io.line(`${path}: ${c.green("nothing to repair")}`);
+    if (plan.fixes.length === 0) ctx.io.line(`${oneLineField(path)}: ${c.green("nothing to repair")}`);
     else {
       const n = `${plan.fixes.length} fix${plan.fixes.length === 1 ? "" : "es"}`;
-      ctx.io.line(`${path}: ${written ? c.green(`repaired, ${n}`) : c.yellow(`${n} to make`)}`);
+      ctx.io.line(`${oneLineField(path)}: ${written ? c.green(`repaired, ${n}`) : c.yellow(`${n} to make`)}`);
       for (const f of plan.fixes) {
         const what =
           f.action === "complete"
             ? "add the missing \\n"
             : `cut ${f.removedBytes} bytes (kept in the sidecar)`;
-        ctx.io.line(`  ${where(f.line, f.offset)}: ${f.kind}: ${f.reason}: ${what}`);
+        ctx.io.line(oneLineField(`  ${where(f.line, f.offset)}: ${f.kind}: ${f.reason}: ${what}`));
       }
       ctx.io.line(`  size ${plan.sizeBefore} -> ${plan.sizeAfter} bytes`);
     }
     if (plan.leftAlone.length > 0) {
       ctx.io.line(c.dim("  left alone (pi copes with these; see `pi-session validate`):"));
       for (const d of plan.leftAlone)
-        ctx.io.line(c.dim(`    ${where(d.line, d.offset)}: ${d.reason} [${d.code}]`));
+        ctx.io.line(c.dim(oneLineField(`    ${where(d.line, d.offset)}: ${d.reason} [${d.code}]`)));
     }
     if (written) {
-      ctx.io.info(`backup: ${backupPath ?? "(none)"}`);
-      if (removedPath !== null) ctx.io.info(`removed bytes: ${removedPath}`);
+      ctx.io.info(`backup: ${oneLineField(backupPath ?? "(none)")}`);
+      if (removedPath !== null) ctx.io.info(`removed bytes: ${oneLineField(removedPath)}`);
     } else if (plan.fixes.length > 0) {
       ctx.io.info("dry run: nothing written; run again with --write to repair");
     }

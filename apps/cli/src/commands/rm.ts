@@ -8,6 +8,7 @@
 import { removeSession } from "@pi-session/node-store";
 import { CliError, UsageError } from "../errors.js";
 import type { Action } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 import { sessionPath } from "./common.js";
 
 function messageOf(error: unknown): string {
@@ -25,7 +26,7 @@ export const action: Action = async (ctx, [args], options) => {
         hint: "stdin is not a terminal; pass --yes to remove without asking.",
       });
     }
-    for (const p of paths) ctx.io.info(`  ${p}`);
+    for (const p of paths) ctx.io.info(`  ${oneLineField(p)}`);
     const answer = await ctx.prompt(`Remove ${paths.length} session${paths.length === 1 ? "" : "s"}? [y/N] `);
     if (!/^y(es)?$/i.test(answer.trim())) {
       ctx.io.info("nothing removed");
@@ -49,15 +50,15 @@ export const action: Action = async (ctx, [args], options) => {
       companions: result.companions.map((c) => ({ path: c.path, trashPath: c.trashPath ?? null })),
     };
     if (!ctx.json) {
-      ctx.io.line(`${verb} ${p}${result.trashPath ? ` -> ${result.trashPath}` : ""}`);
+      ctx.io.line(oneLineField(`${verb} ${p}${result.trashPath ? ` -> ${result.trashPath}` : ""}`));
       for (const c of result.companions)
-        ctx.io.line(`  ${verb} ${c.path}${c.trashPath ? ` -> ${c.trashPath}` : ""}`);
+        ctx.io.line(oneLineField(`  ${verb} ${c.path}${c.trashPath ? ` -> ${c.trashPath}` : ""}`));
     }
     if (result.failed) {
       code = 1;
       item.failed = result.failed.map((f) => ({ path: f.path, error: messageOf(f.error) }));
       for (const f of result.failed)
-        ctx.io.warn(`could not remove ${f.path} (it is still there): ${messageOf(f.error)}`);
+        ctx.io.warn(oneLineField(`could not remove ${f.path} (it is still there): ${messageOf(f.error)}`));
     }
     removed.push(item);
   }

@@ -3,6 +3,7 @@
  */
 import type { Action } from "../program.js";
 import { transcriptBlock } from "../render.js";
+import { oneLineField } from "../terminal-safe.js";
 import { entryIdOption, openSession } from "./common.js";
 
 export const action: Action = async (ctx, [arg], options) => {
@@ -24,13 +25,17 @@ export const action: Action = async (ctx, [arg], options) => {
   }
   const c = ctx.io.out;
   const name = index.sessionName;
-  ctx.io.line(c.bold(`${name ?? "(unnamed)"} ${c.dim(session.header.id)}`));
-  ctx.io.line(c.dim(`${session.path}${session.header.cwd ? ` · ${session.header.cwd}` : ""}`));
+  // One line each: a `\n` in the name, id, path or cwd is shown, not obeyed.
+  ctx.io.line(
+    c.bold(`${oneLineField(String(name ?? "(unnamed)"))} ${c.dim(oneLineField(session.header.id))}`),
+  );
+  const cwd = session.header.cwd ? ` · ${String(session.header.cwd)}` : "";
+  ctx.io.line(c.dim(oneLineField(`${session.path}${cwd}`)));
   let previous: string | null = null;
   for (const entry of entries) {
     const note =
       all && previous !== null && entry.parentId !== previous
-        ? `↳ branch from ${entry.parentId ?? "(root)"}`
+        ? `↳ branch from ${oneLineField(String(entry.parentId ?? "(root)"))}`
         : undefined;
     const block = transcriptBlock(c, entry as Record<string, unknown>, {
       full: options.full === true,

@@ -10,6 +10,7 @@ import { listSessionFiles, projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
 import { type GroupBy, type StatsSession, type TokenTotals, computeStats } from "../stats.js";
 import { formatCost, formatInt, table } from "../text.js";
+import { oneLineField } from "../terminal-safe.js";
 import { sessionPath, sinceOption, stringOption } from "./common.js";
 
 const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
@@ -80,7 +81,7 @@ export const action: Action = async (ctx, [arg], options) => {
     if (s) sessions.push(s);
     else {
       skipped++;
-      ctx.io.warn(`${f.path}: not a pi session (no header); skipped`);
+      ctx.io.warn(`${oneLineField(f.path)}: not a pi session (no header); skipped`);
     }
     progress.update(i + 1, files.length);
   }

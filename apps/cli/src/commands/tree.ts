@@ -5,6 +5,7 @@
 import type { Action } from "../program.js";
 import { entrySummary } from "../render.js";
 import { type TreeNodeLike, renderTree } from "../treeview.js";
+import { oneLineField } from "../terminal-safe.js";
 import { openSession } from "./common.js";
 
 /** Plain entries in a row beyond which `tree` collapses the run. */
@@ -61,7 +62,7 @@ export const action: Action = async (ctx, [arg], options) => {
   for (const line of lines) ctx.io.line(line);
   for (const d of diagnostics) {
     const where = d.line !== undefined ? `${session.path}:${d.line}: ` : `${session.path}: `;
-    ctx.io.warn(`${where}${d.reason}`);
+    ctx.io.warn(oneLineField(`${where}${d.reason}`));
   }
   return 0;
 };

@@ -12,6 +12,7 @@ import { UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { expandPaths } from "../paths.js";
 import type { Action } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 
 export interface FileReport {
   file: string;
@@ -76,9 +77,9 @@ export const action: Action = async (ctx, [paths], options) => {
       const status = r.errors > 0 ? c.red("errors") : r.warnings > 0 ? c.yellow("warnings") : c.green("ok");
       const version = r.version === null ? "no header" : `v${r.version}`;
       ctx.io.line(
-        `${r.file}: ${status} (${version}, ${r.entries} entries, ${r.errors} errors, ${r.warnings} warnings)`,
+        `${oneLineField(r.file)}: ${status} (${version}, ${r.entries} entries, ${r.errors} errors, ${r.warnings} warnings)`,
       );
-      for (const d of r.diagnostics) ctx.io.line(`  ${formatDiagnostic(d)}`);
+      for (const d of r.diagnostics) ctx.io.line(`  ${oneLineField(formatDiagnostic(d))}`);
     }
     if (reports.length > 1) ctx.io.line(`${reports.length} files, ${errors} errors, ${warnings} warnings`);
   }

@@ -11,6 +11,7 @@ import { scanHeaderSync } from "@pi-session/node-store";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError, UsageError } from "../errors.js";
 import type { Action, Context } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 import { sessionPath, stringOption } from "./common.js";
 
 /** Copies `path` to a new `<path>.bak-<time>[-n]` (never over an existing file). */
@@ -58,9 +59,10 @@ function withBackup<T>(
   }
 }
 
+/** `data` as JSON, or `text` as one line (a `\n` in a path is shown, not obeyed). */
 function report(ctx: Context, data: Record<string, unknown>, text: string): void {
   if (ctx.json) ctx.io.printJson(data);
-  else ctx.io.line(text);
+  else ctx.io.line(oneLineField(text));
 }
 
 export const name: Action = async (ctx, [arg, value]) => {

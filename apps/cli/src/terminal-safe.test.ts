@@ -1,0 +1,122 @@
+import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { fcOptions } from "@pi-session/testkit";
+import fc from "fast-check";
+import { describe, expect, it } from "vitest";
+import { createStyles, displayWidth, escapeChar, oneLineField, toTerminal } from "./terminal-safe.js";
+
+/** Every character that must never reach a terminal raw, `\n` and `\t` aside. */
+const RAW_UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+/** Our palette's escape codes (picocolors' SGR codes). */
+const SGR = /\x1b\[\d+m/g;
+
+/** Strings rich in what terminals act on: controls, C1, bidi, markers' noncharacters, text. */
+const hostileChar = fc.oneof(
+  fc.integer({ min: 0, max: 0x20 }).map((c) => String.fromCharCode(c)),
+  fc.integer({ min: 0x7f, max: 0x9f }).map((c) => String.fromCharCode(c)),
+  fc.constantFrom("\u202a", "\u202b", "\u202c", "\u202d", "\u202e", "\u2066", "\u2067", "\u2068", "\u2069"),
+  fc.constantFrom(
+    "\uFDD0",
+    "\uFDD1",
+    "\x1b[31m",
+    "\x1b]52;c;SGVsbG8=\x07",
+    "\x1b]8;;http://x\x1b\\",
+    "a",
+    "é",
+    "€",
+  ),
+  fc.string({ unit: "grapheme", maxLength: 3 }),
+);
+const hostile = fc.array(hostileChar, { maxLength: 40 }).map((parts) => parts.join(""));
+
+describe("toTerminal", () => {
+  it("shows C0 (but \\n), DEL, C1 and bidi controls as \\x / \\u escapes and expands tabs", () => {
+    expect(toTerminal("a\x1b[2Jb\rc\x07d\x7fe\x9bf\u202eg\u2066h", false)).toBe(
+      "a\\x1b[2Jb\\x0dc\\x07d\\x7fe\\x9bf\\u202eg\\u2066h",
+    );
+    expect(toTerminal("one\ntwo", false)).toBe("one\ntwo");
+    expect(toTerminal("ab\tc\n\td", false)).toBe("ab      c\n        d");
+    expect(escapeChar("\x00")).toBe("\\x00");
+  });
+
+  it("leaves nothing raw, whatever the text", () => {
+    fc.assert(
+      fc.property(hostile, fc.boolean(), (text, colors) => {
+        const out = toTerminal(text, colors);
+        expect(out).not.toMatch(RAW_UNSAFE);
+        expect(out).not.toContain("\t");
+        // Content cannot forge our styles: without styles there is no escape code at all.
+        expect(out).not.toContain("\x1b");
+      }),
+      fcOptions(),
+    );
+  });
+
+  it("draws our styles, and only ours, around content made safe", () => {
+    const c = createStyles(true);
+    fc.assert(
+      fc.property(hostile, hostile, hostile, (a, b, d) => {
+        const styled = `${c.bold(`${a} ${c.red(b)}`)}${d}${c.dim(c.italic(a))}`;
+        const out = toTerminal(styled, true);
+        const codes = out.match(SGR) ?? [];
+        expect(codes.length).toBeGreaterThan(0);
+        const bare = out.replace(SGR, "");
+        expect(bare).not.toContain("\x1b");
+        expect(bare).not.toMatch(RAW_UNSAFE);
+        expect(bare).toBe(toTerminal(`${a} ${b}${d}${a}`, false));
+        // The same styles on a stream without colours: plain text.
+        expect(toTerminal(styled, false)).toBe(bare);
+      }),
+      fcOptions(),
+    );
+  });
+
+  it("styles are plain text when colours are off", () => {
+    const c = createStyles(false);
+    expect(c.bold(c.red("x"))).toBe("x");
+  });
+});
+
+describe("oneLineField and displayWidth", () => {
+  it("a one-line field shows \\n and \\t too", () => {
+    expect(oneLineField("a\nb\tc\x1bd")).toBe("a\\x0ab\\x09c\\x1bd");
+    fc.assert(
+      fc.property(hostile, (text) => {
+        const field = oneLineField(text);
+        expect(field).not.toMatch(/[\n\t]/);
+        expect(toTerminal(field, true)).toBe(field);
+      }),
+      fcOptions(),
+    );
+  });
+
+  it("width counts the visible form, not the style markers", () => {
+    const c = createStyles(true);
+    expect(displayWidth(c.bold("ab\x1b"))).toBe(6);
+    expect(displayWidth("plain")).toBe(5);
+  });
+});
+
+describe("the output boundary", () => {
+  it("only io.ts (and main.ts, which hands it the streams) touches stdout, stderr or console; only terminal-safe.ts colours", () => {
+    const src = dirname(fileURLToPath(import.meta.url));
+    const files = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? files(join(dir, e.name)) : e.name.endsWith(".ts") ? [join(dir, e.name)] : [],
+      );
+    const sources = files(src).filter((f) => !f.endsWith(".test.ts"));
+    const name = (f: string) => f.slice(src.length + 1);
+    const offenders = sources.filter(
+      (f) =>
+        !/^(io|main)\.ts$/.test(name(f)) &&
+        /process\.(stdout|stderr)|console\./.test(readFileSync(f, "utf8")),
+    );
+    // Escape codes come from one place: picocolors, drawn by the boundary.
+    const colourers = sources.filter(
+      (f) => name(f) !== "terminal-safe.ts" && readFileSync(f, "utf8").includes("picocolors"),
+    );
+    expect(colourers).toEqual([]);
+    expect(offenders).toEqual([]);
+  });
+});

@@ -1,0 +1,138 @@
+/**
+ * Terminal-safe text: session content (message text, names, labels, cwd, paths, diagnostics
+ * quoting a line) never reaches a terminal raw. {@link Io} passes every human line through
+ * {@link toTerminal}, so no command can forget it; commands only ever hold an `Io`.
+ *
+ * Shown visibly, as a `\x1b`-like escape (`\xHH` below U+0100, `\uHHHH` above): C0 controls
+ * (but `\n`, the line structure of the output, and `\t`, expanded to spaces to the next
+ * 8-column stop), DEL, C1 controls (U+0080-U+009F) and the bidi overrides and isolates
+ * (U+202A-U+202E, U+2066-U+2069) that can disguise text. {@link oneLineField} also shows `\n` and
+ * `\t`, for fields that must stay on one line (a name, a label, a path, a table cell).
+ *
+ * Our own colours cannot be told apart from content by looking at the text, so the styles
+ * ({@link createStyles}) do not write escape codes: they wrap text in markers that carry a
+ * random per-process nonce, which content cannot guess, and {@link toTerminal} turns only
+ * those markers into picocolors' codes, after every control character of the text around them
+ * was made visible.
+ */
+import { randomBytes } from "node:crypto";
+import pc from "picocolors";
+
+/** Characters shown as an escape wherever they are. */
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, "g");
+/** The same without `\n` and `\t` (the boundary keeps lines and expands tabs). */
+const UNSAFE_IN_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_IN_LINES_ALL = new RegExp(UNSAFE_IN_LINES.source, "g");
+
+/** The visible form of one character: `\x1b`, `\x85`, `\u202e`. */
+export function escapeChar(char: string): string {
+  const code = char.charCodeAt(0);
+  return code < 0x100
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/** Does `text` hold a character that must not reach a terminal raw (`\n` and `\t` included)? */
+export function hasUnsafe(text: string): boolean {
+  return UNSAFE.test(text);
+}
+
+/** `text` for a one-line field: every control character, `\n` and `\t` included, shown visibly. */
+export function oneLineField(text: string): string {
+  return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, escapeChar) : text;
+}
+
+const STYLE_NAMES = ["bold", "dim", "italic", "red", "green", "yellow", "blue", "magenta", "cyan"] as const;
+type StyleName = (typeof STYLE_NAMES)[number];
+
+/** The colours commands use; text wrapped in them is drawn by {@link toTerminal}. */
+export type Styles = Record<StyleName, (text: string) => string>;
+
+// Noncharacters around a nonce: content can hold U+FDD0 too, but not the nonce.
+const NONCE = randomBytes(8).toString("hex");
+const OPEN = "\uFDD0";
+const END = "\uFDD1";
+const CLOSE_TAG = "/";
+const MARKER = new RegExp(`${OPEN}${NONCE}([a-z/])${END}`, "g");
+const MARKER_TEST = new RegExp(`${OPEN}${NONCE}`);
+const TAG_OF = new Map<StyleName, string>(STYLE_NAMES.map((name, i) => [name, String.fromCharCode(97 + i)]));
+const NAME_OF = new Map<string, StyleName>(STYLE_NAMES.map((name, i) => [String.fromCharCode(97 + i), name]));
+const CLOSE_MARKER = `${OPEN}${NONCE}${CLOSE_TAG}${END}`;
+
+/** Styles that mark text for {@link toTerminal}; with `enabled` false they return it unchanged. */
+export function createStyles(enabled: boolean): Styles {
+  const styles = {} as Styles;
+  for (const name of STYLE_NAMES) {
+    const open = `${OPEN}${NONCE}${TAG_OF.get(name)}${END}`;
+    styles[name] = enabled ? (text) => `${open}${text}${CLOSE_MARKER}` : (text) => text;
+  }
+  return styles;
+}
+
+/** `text` without style markers. */
+function stripMarkers(text: string): string {
+  return MARKER_TEST.test(text) ? text.replace(MARKER, "") : text;
+}
+
+/** Width of `text` on a terminal once made safe, without style markers (code units). */
+export function displayWidth(text: string): number {
+  return oneLineField(stripMarkers(text)).length;
+}
+
+const TAB_STOP = 8;
+
+/** Replaces each `\t` by spaces up to the next tab stop (columns counted without markers). */
+function expandTabs(text: string): string {
+  return text
+    .split("\n")
+    .map((line) => {
+      if (!line.includes("\t")) return line;
+      const parts = line.split("\t");
+      let out = parts[0] ?? "";
+      let column = stripMarkers(out).length;
+      for (const part of parts.slice(1)) {
+        const pad = TAB_STOP - (column % TAB_STOP);
+        out += " ".repeat(pad) + part;
+        column += pad + stripMarkers(part).length;
+      }
+      return out;
+    })
+    .join("\n");
+}
+
+const COLORS = pc.createColors(true);
+
+/** Turns style markers into picocolors' escape codes (nested as picocolors nests them). */
+function drawStyles(text: string): string {
+  const frames: { style: StyleName | undefined; parts: string[] }[] = [{ style: undefined, parts: [] }];
+  let at = 0;
+  const close = () => {
+    const frame = frames.pop();
+    const parent = frames.at(-1);
+    if (!frame?.style || !parent) return;
+    parent.parts.push(COLORS[frame.style](frame.parts.join("")));
+  };
+  for (const match of text.matchAll(MARKER)) {
+    (frames.at(-1) as { parts: string[] }).parts.push(text.slice(at, match.index));
+    at = match.index + match[0].length;
+    const tag = match[1] as string;
+    if (tag === CLOSE_TAG) {
+      if (frames.length > 1) close();
+    } else frames.push({ style: NAME_OF.get(tag), parts: [] });
+  }
+  (frames.at(-1) as { parts: string[] }).parts.push(text.slice(at));
+  while (frames.length > 1) close();
+  return (frames[0] as { parts: string[] }).parts.join("");
+}
+
+/**
+ * The one way human output reaches a terminal: control characters shown visibly (lines kept,
+ * tabs expanded), then our own style markers drawn as colours (`colors`) or dropped.
+ */
+export function toTerminal(text: string, colors: boolean): string {
+  let out = UNSAFE_IN_LINES.test(text) ? text.replace(UNSAFE_IN_LINES_ALL, escapeChar) : text;
+  if (out.includes("\t")) out = expandTabs(out);
+  if (!MARKER_TEST.test(out)) return out;
+  return colors ? drawStyles(out) : out.replace(MARKER, "");
+}

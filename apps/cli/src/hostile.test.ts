@@ -37,13 +37,20 @@ interface Result {
   stderr: string;
 }
 
+/** Far beyond what any run needs, even on a busy machine: reaching it means a hang. */
+const RUN_LIMIT_MS = 60_000;
+
 function run(args: string[], opts: { env?: Record<string, string> } = {}): Result {
   const r = spawnSync(process.execPath, [BIN, ...args], {
     env: { PATH: process.env.PATH ?? "", HOME: home, TZ: "UTC", ...opts.env },
     cwd: home,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
+    timeout: RUN_LIMIT_MS,
+    killSignal: "SIGKILL",
   });
+  if (r.signal !== null || r.error)
+    throw new Error(`pi-session ${args.join(" ")}: ${r.error ?? r.signal} (a hang?)`);
   return { code: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 

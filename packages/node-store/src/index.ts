@@ -112,3 +112,4 @@ export {
   readSessionInfo,
 } from "./list.js";
 export { defaultCacheDir } from "./cache.js";
+export { type StoreFile, type StoreFilesOptions, listStoreFiles, readFileBytes } from "./store-files.js";

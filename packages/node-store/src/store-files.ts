@@ -1,0 +1,100 @@
+/**
+ * The files of a session store with their identities: every `.jsonl` regular file directly in
+ * a sessions root and in its per-project directories, statted once each (size, mtime, ctime,
+ * inode: the key the listing cache and the session database check a file against), plus a
+ * bounded read of a byte range. Use it to mirror a store (an index that must notice every
+ * added, grown, rewritten and removed file) without reading unchanged files.
+ */
+import { type Dirent, closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { StatProbe } from "./file-stat.js";
+
+/** One session file and its identity. */
+export interface StoreFile {
+  path: string;
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+export interface StoreFilesOptions {
+  /** As the listing's `layout`: `auto` (default) = files in the root and in its subdirectories. */
+  layout?: "auto" | "per-cwd" | "flat";
+}
+
+const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
+
+/** Whether a directory entry is a regular file (a link or an unknown type is statted). */
+function isRegularFile(dir: string, e: Dirent): boolean {
+  if (e.isFile()) return true;
+  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice()) return false;
+  try {
+    return statSync(join(dir, e.name)).isFile();
+  } catch {
+    return false;
+  }
+}
+
+function readDir(dir: string): Dirent[] {
+  try {
+    return readdirSync(dir, { withFileTypes: true });
+  } catch {
+    return [];
+  }
+}
+
+/**
+ * The `.jsonl` regular files under `root` (see {@link StoreFilesOptions.layout}) with their
+ * identities, in directory order. Files that vanish or cannot be statted meanwhile are left
+ * out; FIFOs, sockets and devices named `.jsonl` are never sessions. A missing root gives `[]`.
+ */
+export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): StoreFile[] {
+  const layout = opts.layout ?? "auto";
+  const paths: string[] = [];
+  const top = readDir(root);
+  if (layout !== "per-cwd") {
+    for (const e of top) if (isJsonl(e.name) && isRegularFile(root, e)) paths.push(join(root, e.name));
+  }
+  if (layout !== "flat") {
+    for (const e of top) {
+      if (!(e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name)))) continue;
+      const dir = join(root, e.name);
+      for (const f of readDir(dir)) if (isJsonl(f.name) && isRegularFile(dir, f)) paths.push(join(dir, f.name));
+    }
+  }
+  const out: StoreFile[] = [];
+  const probe = new StatProbe();
+  for (const path of paths) {
+    if (!probe.stat(path)) continue;
+    out.push({ path, size: probe.size, mtimeMs: probe.mtimeMs, ctimeMs: probe.ctimeMs, ino: probe.ino });
+  }
+  return out;
+}
+
+/**
+ * Up to `length` bytes of a file from `offset` (fewer at its end); an empty array when the
+ * file cannot be read. For probes (did the bytes before an offset change?) and single lines.
+ */
+export function readFileBytes(path: string, offset: number, length: number): Uint8Array {
+  let fd: number;
+  try {
+    fd = openSync(path, "r");
+  } catch {
+    return new Uint8Array(0);
+  }
+  try {
+    const buf = Buffer.allocUnsafe(Math.max(0, length));
+    let got = 0;
+    while (got < length) {
+      const n = readSync(fd, buf, got, length - got, offset + got);
+      if (n === 0) break;
+      got += n;
+    }
+    return new Uint8Array(buf.buffer, buf.byteOffset, got);
+  } catch {
+    return new Uint8Array(0);
+  } finally {
+    closeSync(fd);
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * The storage interface of the session database: what the indexer and the queries need of a
+ * backend, and nothing of SQL. The SQLite backend (`./sqlite/database.ts`) implements it; a
+ * PostgreSQL backend can implement the same methods over the same tables.
+ *
+ * Files are keyed by path; each file's rows change in one transaction ({@link FileWriter}),
+ * decided inside it from the row as it is then, so two indexers never duplicate a file.
+ */
+import type { EntryDocument, QueryTerm, TextField, TreeLink, UsageRow } from "./documents/index.js";
+
+/** What identifies a file's contents without reading them (the listing's cache key). */
+export interface FileIdentity {
+  size: number;
+  mtimeMs: number;
+  ctimeMs: number;
+  ino: number;
+}
+
+/** What the database knows of a session file, beyond its identity. */
+export interface SessionMeta {
+  sessionId: string;
+  cwd: string;
+  /** Header timestamp (ISO, as written). */
+  created: string;
+  parentPath: string | null;
+  /** The latest `session_info` name (trimmed; empty clears it). */
+  name: string | null;
+  /** Text of the first user message, "" when there is none. */
+  firstMessage: string;
+  /** pi's `modified`: the latest user or assistant message time, else the header time (ms). */
+  modifiedMs: number;
+  messageCount: number;
+  /** A tool result with `isError` or a bash execution with a non-zero exit. */
+  errored: boolean;
+  /** Last entry id in file order (pi's leaf on load). */
+  leafId: string | null;
+  /** Entries indexed (the next entry's ordinal). */
+  entryCount: number;
+}
+
+/** A file row: its identity when indexed, where indexing stopped, and its session. */
+export interface IndexedFile extends FileIdentity {
+  path: string;
+  /** Byte offset after the last complete line indexed. */
+  indexedOffset: number;
+  /** Line number of the line at `indexedOffset`. */
+  nextLine: number;
+  /** Session format version (0: not a session file). */
+  version: number;
+  /** The first bytes of the file and the bytes before `indexedOffset`, to tell growth from rewrite. */
+  head: Uint8Array;
+  tail: Uint8Array;
+  meta: SessionMeta | null;
+}
+
+/** One entry to store. */
+export interface EntryRow {
+  ordinal: number;
+  line: number;
+  offset: number;
+  /** Bytes of the line (without `\n`). */
+  length: number;
+  doc: EntryDocument;
+  onBranch: boolean;
+  usage: UsageRow | undefined;
+}
+
+/** Session-level facts filters use; added to, never removed from, on append. */
+export interface Facets {
+  tools: Iterable<string>;
+  models: Iterable<string>;
+  files: Iterable<string>;
+}
+
+/** How a file's rows are being written. */
+export type WriteMode = "replace" | "append";
+
+/** One file's update, in one transaction. */
+export interface FileWriter {
+  /** Adds entries (in ordinal order, batch by batch). */
+  add(rows: readonly EntryRow[]): void;
+  addFacets(facets: Facets): void;
+  /** The file's tree links in ordinal order, with their stored flags (for a branch change). */
+  links(): (TreeLink & { onBranch: boolean })[];
+  /** Sets the branch flag of entries whose flag changed. */
+  setBranch(changes: readonly { ordinal: number; onBranch: boolean }[]): void;
+  /** Writes the file row and commits. */
+  commit(file: IndexedFile): void;
+  /** Drops everything written since the writer began. */
+  rollback(): void;
+}
+
+export interface SearchFilters {
+  /** Sessions whose header cwd is one of these directories or inside one. */
+  projects?: string[];
+  sinceMs?: number;
+  untilMs?: number;
+  roles?: ("user" | "assistant" | "tool")[];
+  /** Sessions that called this tool. */
+  tool?: string;
+  /** Sessions that used this model (`provider/model`, or the model alone). */
+  model?: string;
+  /** Sessions whose tool calls touched this path (equal, or ending in `/<path>`). */
+  file?: string;
+  errored?: boolean;
+  named?: boolean;
+}
+
+export interface SearchRequest {
+  terms: readonly QueryTerm[];
+  fields: readonly TextField[];
+  filters: SearchFilters;
+  /** `branch`: current-branch hits first; `rank`: relevance alone. */
+  order: "branch" | "rank";
+}
+
+/** A candidate hit, in result order (best first). */
+export interface CandidateRow {
+  path: string;
+  ordinal: number;
+  line: number;
+  offset: number;
+  length: number;
+  entryId: string | null;
+  type: string;
+  role: string | null;
+  timeMs: number | null;
+  onBranch: boolean;
+  /** Lower is better (BM25 as SQLite gives it); 0 when the backend does not rank. */
+  score: number;
+}
+
+export interface Candidates {
+  rows: Iterable<CandidateRow>;
+  /** Terms the backend could not decide: the caller checks them against each entry's text. */
+  undecided: QueryTerm[];
+}
+
+/** A session's stored usage. */
+export interface UsageSession {
+  path: string;
+  meta: SessionMeta;
+  usage: UsageRow[];
+}
+
+export interface SessionDatabase {
+  /** Which backend answers (e.g. `sqlite (node:sqlite)`). */
+  readonly backend: string;
+  /** Where it lives; `:memory:` when nothing persists. */
+  readonly location: string;
+  /** Every indexed file (cheap: the warm check compares these with one stat per file). */
+  files(): Map<string, IndexedFile>;
+  /** The row of one file as it is now. */
+  file(path: string): IndexedFile | undefined;
+  /**
+   * Begins one file's update; `decide` runs inside the transaction with the file's row as it
+   * is then and returns the mode, or undefined to leave the file alone (another process did it).
+   */
+  beginFile(path: string, decide: (current: IndexedFile | undefined) => WriteMode | undefined): FileWriter | undefined;
+  /** Removes a file and everything indexed from it, in one transaction. */
+  deleteFile(path: string): void;
+  search(request: SearchRequest): Candidates;
+  /** Sessions with their usage rows (for `stats`), optionally only the files directly in `dirs`. */
+  usage(filter?: { dirs?: readonly string[] }): UsageSession[];
+  /** Bytes on disk (database and its WAL), 0 in memory. */
+  sizeOnDisk(): number;
+  close(): void;
+}

@@ -1,0 +1,117 @@
+/**
+ * Exact matching of the terms an index can only narrow down (short substrings, regexes)
+ * against a document, and the highlight ranges and snippet of a hit. Pure.
+ */
+import type { EntryDocument, TextField } from "./entry.js";
+import type { QueryTerm } from "./query.js";
+import { substringMatcher } from "./terms.js";
+import { escapeRegExp } from "./text.js";
+
+/** Whether some searched text of the document contains the substring or matches the regex. */
+export function documentMatches(
+  doc: EntryDocument,
+  term: QueryTerm,
+  fields: readonly TextField[],
+): boolean {
+  if (term.kind === "word") throw new Error("word terms are matched by the index");
+  const pattern = term.kind === "regex" ? term.pattern : substringMatcher(term.text);
+  for (const field of fields) {
+    const text = doc[field];
+    if (text === "") continue;
+    if (pattern.test(text)) return true;
+  }
+  return false;
+}
+
+/** What a hit shows: the text around its first match, on one line, and where the matches are. */
+export interface Snippet {
+  field: TextField;
+  text: string;
+  /** `[start, end)` code-unit ranges of the matches within `text`. */
+  ranges: [number, number][];
+}
+
+/**
+ * A word's highlight pattern: the word at the start of a word, with the usual English
+ * endings taken off so `parsing` also lights `parse` (display only: the index decides hits).
+ */
+function wordPattern(word: string): string {
+  const base = word.length > 4 ? word.replace(/(ing|ed|es|s|er|ers|ly|ion|ions)$/iu, "") : word;
+  return `(?<![\\p{L}\\p{N}])${escapeRegExp(base)}[\\p{L}\\p{N}]*`;
+}
+
+function highlighter(terms: readonly QueryTerm[]): RegExp | undefined {
+  const parts: string[] = [];
+  for (const t of terms) {
+    if (t.negated) continue;
+    if (t.kind === "word") parts.push(wordPattern(t.text));
+    else if (t.kind === "substring") parts.push(escapeRegExp(t.text));
+    else parts.push(`(?:${t.source})`);
+  }
+  if (parts.length === 0) return undefined;
+  try {
+    return new RegExp(parts.join("|"), "giu");
+  } catch {
+    // A regex valid without the `u` flag only.
+    try {
+      return new RegExp(parts.join("|"), "gi");
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * The snippet of a hit: the first field (of `fields`) with a match, cut to about `width`
+ * characters around the first match, whitespace collapsed; the start of the first non-empty
+ * field when no match is found (a stemmed word the highlighter does not know).
+ */
+export function snippetOf(
+  doc: EntryDocument,
+  terms: readonly QueryTerm[],
+  fields: readonly TextField[],
+  width = 160,
+): Snippet | undefined {
+  const pattern = highlighter(terms);
+  let fallback: TextField | undefined;
+  for (const field of fields) {
+    const raw = doc[field];
+    if (raw === "") continue;
+    fallback ??= field;
+    if (!pattern) break;
+    pattern.lastIndex = 0;
+    const first = pattern.exec(raw);
+    if (!first) continue;
+    const lead = Math.floor(width / 4);
+    let start = Math.max(0, first.index - lead);
+    // Do not start in the middle of a surrogate pair.
+    if (start > 0 && /[\udc00-\udfff]/.test(raw[start] ?? "")) start--;
+    const end = Math.min(raw.length, start + width * 2);
+    return oneLineSnippet(field, raw.slice(start, end), pattern, start > 0, width);
+  }
+  if (fallback === undefined) return undefined;
+  const raw = doc[fallback].slice(0, width * 2);
+  return oneLineSnippet(fallback, raw, pattern, false, width);
+}
+
+function oneLineSnippet(
+  field: TextField,
+  piece: string,
+  pattern: RegExp | undefined,
+  cutBefore: boolean,
+  width: number,
+): Snippet {
+  let text = piece.replace(/\s+/gu, " ");
+  if (cutBefore) text = `…${text.trimStart()}`;
+  if (text.length > width) text = `${text.slice(0, width - 1)}…`;
+  const ranges: [number, number][] = [];
+  if (pattern) {
+    pattern.lastIndex = 0;
+    for (const m of text.matchAll(pattern)) {
+      if (m[0].length === 0) break;
+      ranges.push([m.index, m.index + m[0].length]);
+      if (ranges.length >= 32) break;
+    }
+  }
+  return { field, text: text.trimEnd(), ranges };
+}

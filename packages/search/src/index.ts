@@ -1,0 +1,37 @@
+/**
+ * @pi-session/search: the session database. An SQLite mirror of a pi session store, kept up
+ * to date incrementally from node-store's readers, with full-text search (FTS5: stemmed
+ * words, CJK, code substrings, regexes) and the usage rows `stats` adds up. The format logic
+ * (documents, queries, usage) is pure and lives in `@pi-session/search/documents`.
+ */
+export {
+  type EntryHit,
+  type OpenSearchOptions,
+  SearchDatabase,
+  type SearchOptions,
+  type SearchResult,
+  type SessionHit,
+  type StatsQuery,
+  databasePath,
+  openSearchDatabase,
+} from "./search.js";
+export type {
+  CandidateRow,
+  Candidates,
+  EntryRow,
+  Facets,
+  FileIdentity,
+  FileWriter,
+  IndexedFile,
+  SearchFilters,
+  SearchRequest,
+  SessionDatabase,
+  SessionMeta,
+  UsageSession,
+  WriteMode,
+} from "./database.js";
+export { PROBE_BYTES, type SyncOptions, type SyncProgress, type SyncStats, syncStore } from "./indexer.js";
+export { type DriverName, SqliteUnavailableError, availableDrivers, nodeHasSqlite } from "./sqlite/driver.js";
+export { NewerSchemaError, type OpenOutcome, isCorruptionError, openSqliteDatabase } from "./sqlite/database.js";
+export { SCHEMA_VERSION } from "./sqlite/schema.js";
+export { QuerySyntaxError, type Snippet } from "./documents/index.js";

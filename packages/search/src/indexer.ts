@@ -1,0 +1,463 @@
+/**
+ * Bringing the session database up to date with a store: one stat per file (node-store's
+ * `listStoreFiles`), then only what changed is read. A file that only grew is read from
+ * where it was indexed last (its first bytes and the bytes before that point unchanged); a
+ * rewritten, replaced or shrunk file is indexed again; a removed file leaves the index. Each
+ * file's update is one transaction, so a process killed mid-way leaves a usable index.
+ *
+ * Use {@link syncStore} before every query: the warm check costs a stat per file.
+ */
+import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
+import { splitSession } from "@pi-session/format";
+import { migrateRecords } from "@pi-session/migrate";
+import {
+  type StoreFile,
+  listStoreFiles,
+  readFileBytes,
+  sessionInfoName,
+  streamSessionRecords,
+} from "@pi-session/node-store";
+import type { EntryRow, FileIdentity, FileWriter, IndexedFile, SessionDatabase, SessionMeta } from "./database.js";
+import {
+  type TreeLink,
+  contentText,
+  currentBranchFlags,
+  entryDocument,
+  extendsBranch,
+  usageRow,
+} from "./documents/index.js";
+
+/** Bytes kept of a file's start and of the end of what was indexed, to tell growth from a rewrite. */
+export const PROBE_BYTES = 256;
+
+/** Entries written per batch. */
+const BATCH = 512;
+
+export interface SyncProgress {
+  /** Files read so far, of `total` that changed. */
+  done: number;
+  total: number;
+}
+
+export interface SyncOptions {
+  /** Called after each changed file is indexed. */
+  onProgress?: (progress: SyncProgress) => void;
+  /** Called before the first changed file is read, with how many there are. */
+  onStart?: (changed: number, bytes: number) => void;
+  signal?: AbortSignal;
+}
+
+export interface SyncStats {
+  /** Files under the root. */
+  files: number;
+  unchanged: number;
+  /** Files indexed from the start (new, rewritten, shrunk, replaced). */
+  indexed: number;
+  /** Files read from where they were indexed last. */
+  resumed: number;
+  /** Files that left the index. */
+  removed: number;
+  /** Files another process had indexed by the time this one got to them. */
+  skipped: number;
+  bytesRead: number;
+}
+
+function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+function headOf(path: string, size: number): Uint8Array {
+  return readFileBytes(path, 0, Math.min(PROBE_BYTES, size));
+}
+
+function tailBefore(path: string, offset: number): Uint8Array {
+  const start = Math.max(0, offset - PROBE_BYTES);
+  return readFileBytes(path, start, offset - start);
+}
+
+/** Whether `current` can be extended by reading `st`'s file from `current.indexedOffset`. */
+function canResume(current: IndexedFile, st: StoreFile, head: Uint8Array, tail: Uint8Array): boolean {
+  return (
+    current.version >= 3 &&
+    current.meta !== null &&
+    st.ino === current.ino &&
+    st.size > current.size &&
+    current.indexedOffset <= st.size &&
+    equalBytes(head.subarray(0, current.head.length), current.head) &&
+    current.head.length === Math.min(PROBE_BYTES, current.size) &&
+    equalBytes(tail, current.tail)
+  );
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Resolves a tool-call path against the session's cwd, as text (no filesystem). */
+function resolveAgainst(cwd: string, path: string): string | undefined {
+  if (path.startsWith("/") || cwd === "" || !cwd.startsWith("/")) return undefined;
+  const parts = cwd.split("/");
+  for (const seg of path.split("/")) {
+    if (seg === "" || seg === ".") continue;
+    if (seg === "..") {
+      if (parts.length > 1) parts.pop();
+    } else parts.push(seg);
+  }
+  return parts.join("/") || "/";
+}
+
+/** What indexing a file accumulates besides its rows. */
+class FileState {
+  meta: SessionMeta;
+  maxMessageTime = Number.NEGATIVE_INFINITY;
+  readonly tools = new Set<string>();
+  readonly models = new Set<string>();
+  readonly files = new Set<string>();
+  readonly links: TreeLink[] = [];
+  nextOrdinal: number;
+  pending: EntryRow[] = [];
+
+  constructor(meta: SessionMeta, private readonly writer: FileWriter) {
+    this.meta = meta;
+    this.nextOrdinal = meta.entryCount;
+    if (meta.messageCount > 0 && Number.isFinite(meta.modifiedMs)) this.maxMessageTime = meta.modifiedMs;
+  }
+
+  /** Adds one entry (`value`: as in the file, for usage; `entry`: v3, for the document). */
+  add(entry: Record<string, unknown>, value: Record<string, unknown>, record: SessionRecord): void {
+    const doc = entryDocument(entry);
+    const m = this.meta;
+    if (doc.type === "message") {
+      m.messageCount++;
+      const message = isObject(entry.message) ? entry.message : undefined;
+      if (doc.role === "user" && m.firstMessage === "") {
+        const text = contentText(message?.content).split("\n").join(" ");
+        if (text !== "") m.firstMessage = text;
+      }
+      if (doc.role === "user" || doc.role === "assistant") {
+        const t = typeof message?.timestamp === "number" ? message.timestamp : (doc.time ?? Number.NaN);
+        if (t > this.maxMessageTime) this.maxMessageTime = t;
+      }
+    } else if (doc.type === "session_info") {
+      m.name = sessionInfoName(entry) ?? null;
+    }
+    if (doc.errored) m.errored = true;
+    if (doc.id !== null) m.leafId = doc.id;
+    for (const t of doc.tools) this.tools.add(t);
+    if (doc.model) this.models.add(doc.model);
+    for (const f of doc.files) {
+      this.files.add(f);
+      const abs = resolveAgainst(m.cwd, f);
+      if (abs) this.files.add(abs);
+    }
+    this.links.push({ type: doc.type, id: doc.id, parentId: doc.parentId });
+    this.pending.push({
+      ordinal: this.nextOrdinal++,
+      line: record.line,
+      offset: record.offset,
+      length: record.byteLength,
+      doc,
+      onBranch: true,
+      usage: usageRow(value),
+    });
+    if (this.pending.length >= BATCH) this.flush();
+  }
+
+  flush(): void {
+    if (this.pending.length === 0) return;
+    this.writer.add(this.pending);
+    this.pending = [];
+  }
+
+  /** Final meta: counts, `modified` by pi's rule. */
+  finish(mtimeMs: number): SessionMeta {
+    this.flush();
+    this.writer.addFacets({ tools: this.tools, models: this.models, files: this.files });
+    const m = this.meta;
+    m.entryCount = this.nextOrdinal;
+    if (Number.isFinite(this.maxMessageTime)) m.modifiedMs = this.maxMessageTime;
+    else {
+      const created = Date.parse(m.created);
+      m.modifiedMs = Number.isNaN(created) ? mtimeMs : created;
+    }
+    return m;
+  }
+}
+
+function newMeta(header: SessionHeader): SessionMeta {
+  const parent =
+    typeof header.parentSession === "string"
+      ? header.parentSession
+      : typeof (header as Record<string, unknown>).branchedFrom === "string"
+        ? ((header as Record<string, unknown>).branchedFrom as string)
+        : null;
+  return {
+    sessionId: header.id,
+    cwd: typeof header.cwd === "string" ? header.cwd : "",
+    created: typeof header.timestamp === "string" ? header.timestamp : "",
+    parentPath: parent,
+    name: null,
+    firstMessage: "",
+    modifiedMs: 0,
+    messageCount: 0,
+    errored: false,
+    leafId: null,
+    entryCount: 0,
+  };
+}
+
+/** The end of the last complete line among records (a torn last line is left for later). */
+interface Progress {
+  offset: number;
+  nextLine: number;
+}
+
+function advance(p: Progress, r: SessionRecord): void {
+  if (!r.terminated) return;
+  p.offset = r.offset + r.byteLength + 1;
+  p.nextLine = r.line + 1;
+}
+
+/** Sets the branch flags after new entries: only what changed is written. */
+function updateBranch(writer: FileWriter, state: FileState, previousLeaf: string | null, appended: TreeLink[], firstNew: number): void {
+  if (firstNew > 0 && extendsBranch(previousLeaf, appended)) return;
+  const stored = writer.links();
+  const flags = currentBranchFlags(stored);
+  const changes: { ordinal: number; onBranch: boolean }[] = [];
+  for (let i = 0; i < stored.length; i++) {
+    const on = flags[i] === 1;
+    if ((stored[i] as { onBranch: boolean }).onBranch !== on) changes.push({ ordinal: i, onBranch: on });
+  }
+  writer.setBranch(changes);
+  void state;
+}
+
+/**
+ * Indexes one file whose identity differs from its row (or that has none). Returns what was
+ * done, or "skipped" when another process indexed this identity meanwhile.
+ */
+async function indexFile(
+  db: SessionDatabase,
+  st: StoreFile,
+  known: IndexedFile | undefined,
+  stats: SyncStats,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const head = headOf(st.path, st.size);
+  const tail = known ? tailBefore(st.path, known.indexedOffset) : new Uint8Array(0);
+  let mode = "replace" as "replace" | "append";
+  let current: IndexedFile | undefined;
+  const writer = db.beginFile(st.path, (row) => {
+    if (row && sameIdentity(row, st)) return undefined;
+    current = row;
+    // The probes were read for the row seen before the transaction; another one needs a fresh read.
+    const sameRow = row && known && row.indexedOffset === known.indexedOffset && row.size === known.size;
+    mode = row && sameRow && canResume(row, st, head, tail) ? "append" : "replace";
+    return mode;
+  });
+  if (!writer) {
+    stats.skipped++;
+    return;
+  }
+  try {
+    if (mode === "append" && current?.meta) {
+      await appendRecords(writer, st, current, current.meta, stats, signal);
+      stats.resumed++;
+    } else {
+      await replaceRecords(writer, st, head, stats, signal);
+      stats.indexed++;
+    }
+  } catch (error) {
+    writer.rollback();
+    throw error;
+  }
+}
+
+async function appendRecords(
+  writer: FileWriter,
+  st: StoreFile,
+  current: IndexedFile,
+  meta: SessionMeta,
+  stats: SyncStats,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const state = new FileState({ ...meta }, writer);
+  const previousLeaf = meta.leafId;
+  const firstNew = state.nextOrdinal;
+  const progress: Progress = { offset: current.indexedOffset, nextLine: current.nextLine };
+  const readStats = { bytesRead: 0 };
+  for await (const r of streamSessionRecords(st.path, {
+    startOffset: current.indexedOffset,
+    startLine: current.nextLine,
+    endOffset: st.size,
+    stats: readStats,
+    ...(signal ? { signal } : {}),
+  })) {
+    if (!r.terminated) break;
+    advance(progress, r);
+    if (r.kind !== "json" || r.value.type === "session") continue;
+    state.add(r.value, r.value, r);
+  }
+  stats.bytesRead += readStats.bytesRead;
+  const appended = state.links;
+  const m = state.finish(st.mtimeMs);
+  updateBranch(writer, state, previousLeaf, appended, firstNew);
+  writer.commit({
+    path: st.path,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ctimeMs: st.ctimeMs,
+    ino: st.ino,
+    indexedOffset: progress.offset,
+    nextLine: progress.nextLine,
+    version: current.version,
+    head: current.head,
+    tail: tailBefore(st.path, progress.offset),
+    meta: m,
+  });
+}
+
+/** The header when the first JSON record is one (pi's rule), else undefined. */
+function headerOf(record: SessionRecord): SessionHeader | undefined {
+  if (record.kind !== "json") return undefined;
+  const v = record.value;
+  return v.type === "session" && typeof v.id === "string" ? (v as SessionHeader) : undefined;
+}
+
+async function replaceRecords(
+  writer: FileWriter,
+  st: StoreFile,
+  head: Uint8Array,
+  stats: SyncStats,
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  const progress: Progress = { offset: 0, nextLine: 1 };
+  const readStats = { bytesRead: 0 };
+  const stream = streamSessionRecords(st.path, {
+    endOffset: st.size,
+    stats: readStats,
+    ...(signal ? { signal } : {}),
+  });
+  let state: FileState | undefined;
+  let version = 0;
+  let older: SessionRecord[] | undefined;
+  let decided = false;
+  for await (const r of stream) {
+    if (!r.terminated) break;
+    advance(progress, r);
+    if (!decided) {
+      if (r.kind !== "json") continue;
+      decided = true;
+      const header = headerOf(r);
+      if (!header) break;
+      version = typeof header.version === "number" ? header.version : 1;
+      state = new FileState(newMeta(header), writer);
+      // Older files are migrated in memory, whole (ids for v1 entries, v3 roles).
+      if (version < 3) older = [r];
+      continue;
+    }
+    if (older) {
+      older.push(r);
+      continue;
+    }
+    if (r.kind !== "json" || r.value.type === "session") continue;
+    state?.add(r.value, r.value, r);
+  }
+  stats.bytesRead += readStats.bytesRead;
+  if (state && older) addMigrated(state, older);
+  const meta = state ? state.finish(st.mtimeMs) : null;
+  if (state) updateBranch(writer, state, null, state.links, 0);
+  writer.commit({
+    path: st.path,
+    size: st.size,
+    mtimeMs: st.mtimeMs,
+    ctimeMs: st.ctimeMs,
+    ino: st.ino,
+    indexedOffset: progress.offset,
+    nextLine: progress.nextLine,
+    version: state ? Math.max(1, version) : 0,
+    head,
+    tail: tailBefore(st.path, progress.offset),
+    meta,
+  });
+}
+
+/** Adds the entries of a v1 or v2 file: documents from the migrated entries, usage as written. */
+function addMigrated(state: FileState, records: SessionRecord[]): void {
+  const migrated = splitSession(migrateRecords(records).records);
+  const original = new Map<number, Record<string, unknown>>();
+  for (const r of splitSession(records).entries) original.set(r.line, r.value);
+  for (const r of migrated.entries as JsonRecord[]) state.add(r.value, original.get(r.line) ?? r.value, r);
+}
+
+/**
+ * Brings `db` up to date with the sessions under `root` (a sessions root: `.jsonl` files in it
+ * and in its per-project directories). Safe to run in several processes at once.
+ */
+export async function syncStore(db: SessionDatabase, root: string, opts: SyncOptions = {}): Promise<SyncStats> {
+  const found = listStoreFiles(root);
+  const known = db.files();
+  const stats: SyncStats = {
+    files: found.length,
+    unchanged: 0,
+    indexed: 0,
+    resumed: 0,
+    removed: 0,
+    skipped: 0,
+    bytesRead: 0,
+  };
+  const todo: StoreFile[] = [];
+  const seen = new Set<string>();
+  let bytes = 0;
+  for (const st of found) {
+    seen.add(st.path);
+    const k = known.get(st.path);
+    if (k && sameIdentity(k, st)) stats.unchanged++;
+    else {
+      todo.push(st);
+      bytes += k && st.size > k.indexedOffset ? st.size - k.indexedOffset : st.size;
+    }
+  }
+  for (const path of known.keys()) {
+    if (seen.has(path)) continue;
+    opts.signal?.throwIfAborted();
+    db.deleteFile(path);
+    stats.removed++;
+  }
+  if (todo.length > 0) opts.onStart?.(todo.length, bytes);
+  let done = 0;
+  for (const st of todo) {
+    opts.signal?.throwIfAborted();
+    try {
+      await indexFile(db, st, known.get(st.path), stats, opts.signal);
+    } catch (error) {
+      // A file that vanished between its stat and its read leaves the index.
+      if ((error as { code?: unknown }).code === "ENOENT" || (error as Error).name === "SessionFileNotFoundError") {
+        db.deleteFile(st.path);
+        stats.removed++;
+      } else throw error;
+    }
+    done++;
+    opts.onProgress?.({ done, total: todo.length });
+  }
+  return stats;
+}
+
+/** Reads one entry's line again (for snippets and exact checks); undefined if it moved. */
+export function readEntryLine(path: string, offset: number, length: number): Record<string, unknown> | undefined {
+  const bytes = readFileBytes(path, offset, length);
+  if (bytes.length !== length) return undefined;
+  try {
+    const value = JSON.parse(new TextDecoder().decode(bytes)) as unknown;
+    return isObject(value) ? value : undefined;
+  } catch {
+    return undefined;
+  }
+}
+

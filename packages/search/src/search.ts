@@ -1,0 +1,333 @@
+/**
+ * The session database as callers use it: opened in the cache dir (or in memory, with a
+ * warning, when that cannot be), brought up to date before every query, searched, and summed
+ * up for `stats`. A damaged database file is set aside and rebuilt, with a warning.
+ *
+ * Use {@link openSearchDatabase}; see the README for an example.
+ */
+import { mkdirSync, renameSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { defaultCacheDir } from "@pi-session/node-store";
+import type { CandidateRow, SearchFilters, SessionDatabase, SessionMeta } from "./database.js";
+import {
+  type GroupBy,
+  type Snippet,
+  type StatsResult,
+  type TextField,
+  computeStats,
+  documentMatches,
+  entryDocument,
+  parseQuery,
+  snippetOf,
+} from "./documents/index.js";
+import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
+import type { DriverName } from "./sqlite/driver.js";
+import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/database.js";
+
+export interface OpenSearchOptions {
+  /** The sessions root to mirror. */
+  root: string;
+  /** Where the database file lives (default: node-store's cache dir, `$XDG_CACHE_HOME/pi-session`). */
+  cacheDir?: string;
+  /** `false`: an in-memory database (nothing is written). */
+  persistent?: boolean;
+  /** Force one SQLite binding (default: `node:sqlite` where the runtime has it, else `better-sqlite3`). */
+  driver?: DriverName;
+  env?: Record<string, string | undefined>;
+  /** Told about what the caller should hear of (a database set aside, no persistence). */
+  onWarning?: (message: string) => void;
+}
+
+export interface SearchOptions {
+  filters?: SearchFilters;
+  /** Also search assistant thinking. */
+  thinking?: boolean;
+  /** Search tool results and bash output (default true). */
+  toolOutput?: boolean;
+  /** Rank hits by relevance alone; by default current-branch hits come first. */
+  allBranches?: boolean;
+  /** Sessions to return (default 20). */
+  limit?: number;
+  /** Hits per session (default 3). */
+  hitsPerSession?: number;
+  /** Width of snippets in characters (default 160). */
+  snippetWidth?: number;
+}
+
+export interface EntryHit {
+  entryId: string | null;
+  /** Line of the entry in its file (1-based). */
+  line: number;
+  type: string;
+  role: string | null;
+  timeMs: number | null;
+  /** On the session's current branch (false: an abandoned branch). */
+  onBranch: boolean;
+  /** BM25 score (lower is better; 0 when not ranked). */
+  score: number;
+  snippet: Snippet | undefined;
+}
+
+export interface SessionHit {
+  path: string;
+  meta: SessionMeta;
+  hits: EntryHit[];
+}
+
+export interface SearchResult {
+  sessions: SessionHit[];
+  /** More sessions matched than `limit`. */
+  more: boolean;
+}
+
+export interface StatsQuery {
+  by?: GroupBy;
+  sinceMs?: number;
+  dayOf?: (ms: number) => string;
+  /** Only sessions whose files are directly in these directories. */
+  dirs?: string[];
+}
+
+/** FNV-1a of a string, twice (two seeds), as 16 hex digits: names the database of a root. */
+function rootKey(root: string): string {
+  let a = 0x811c9dc5;
+  let b = 0x01000193 ^ 0x5bd1e995;
+  for (let i = 0; i < root.length; i++) {
+    const c = root.charCodeAt(i);
+    a = Math.imul(a ^ c, 0x01000193) >>> 0;
+    b = Math.imul(b ^ c, 0x01000193 + 2) >>> 0;
+  }
+  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+}
+
+/** The database file of a sessions root. */
+export function databasePath(cacheDir: string, root: string): string {
+  return join(cacheDir, `search-${rootKey(resolve(root))}.sqlite`);
+}
+
+function isUnwritable(error: unknown): boolean {
+  const e = error as { code?: unknown; message?: unknown } | null;
+  const code = typeof e?.code === "string" ? e.code : "";
+  const message = typeof e?.message === "string" ? e.message : "";
+  return (
+    ["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR"].some(
+      (c) => code.startsWith(c),
+    ) || /unable to open database|readonly database|attempt to write a readonly/i.test(message)
+  );
+}
+
+/** Moves a damaged database (and its WAL) aside; returns the new name. */
+function setAside(path: string): string {
+  const stamp = new Date().toISOString().replace(/[:.]/g, "-");
+  const aside = `${path}.corrupt-${stamp}`;
+  renameSync(path, aside);
+  for (const suffix of ["-wal", "-shm"]) {
+    try {
+      renameSync(path + suffix, aside + suffix);
+    } catch {
+      // None.
+    }
+  }
+  return aside;
+}
+
+/** The session database of one sessions root. */
+export class SearchDatabase {
+  private constructor(
+    private db: SessionDatabase,
+    readonly root: string,
+    private readonly options: OpenSearchOptions,
+    private readonly warn: (message: string) => void,
+  ) {}
+
+  /** The backend answering (e.g. `sqlite (node:sqlite)`). */
+  get backend(): string {
+    return this.db.backend;
+  }
+
+  /** The database file, or `:memory:`. */
+  get location(): string {
+    return this.db.location;
+  }
+
+  /** The storage interface, for callers that need more than search and stats. */
+  get database(): SessionDatabase {
+    return this.db;
+  }
+
+  static async open(options: OpenSearchOptions): Promise<SearchDatabase> {
+    const warn = options.onWarning ?? (() => {});
+    const root = resolve(options.root);
+    const db = await openDatabase(options, root, warn);
+    return new SearchDatabase(db, root, options, warn);
+  }
+
+  /**
+   * Runs `fn`; if the database turns out damaged, sets it aside, starts a new one (with a
+   * warning) and runs `fn` once more.
+   */
+  private async recovering<T>(fn: () => Promise<T> | T): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      if (!isCorruptionError(error) || this.db.location === ":memory:") throw error;
+      const path = this.db.location;
+      try {
+        this.db.close();
+      } catch {
+        // Closing a damaged database may fail too.
+      }
+      const aside = setAside(path);
+      this.warn(`the session database ${path} is damaged; moved to ${aside} and rebuilt`);
+      this.db = await openDatabase(this.options, this.root, this.warn);
+      return await fn();
+    }
+  }
+
+  /** Brings the database up to date with the store (a stat per file when nothing changed). */
+  sync(opts: SyncOptions = {}): Promise<SyncStats> {
+    return this.recovering(() => syncStore(this.db, this.root, opts));
+  }
+
+  /** Searches (call {@link sync} first); throws `QuerySyntaxError` for an unusable query. */
+  search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
+    return this.recovering(() => this.searchNow(query, options));
+  }
+
+  private searchNow(query: string, options: SearchOptions): SearchResult {
+    const parsed = parseQuery(query);
+    const fields: TextField[] = ["body", "tool"];
+    if (options.toolOutput !== false) fields.push("output");
+    if (options.thinking === true) fields.push("thinking");
+    const limit = options.limit ?? 20;
+    const perSession = options.hitsPerSession ?? 3;
+    const width = options.snippetWidth ?? 160;
+    const { rows, undecided } = this.db.search({
+      terms: parsed.terms,
+      fields,
+      filters: options.filters ?? {},
+      order: options.allBranches === true ? "rank" : "branch",
+    });
+    const sessions = new Map<string, SessionHit>();
+    let more = false;
+    for (const row of rows) {
+      const existing = sessions.get(row.path);
+      if (existing && existing.hits.length >= perSession) continue;
+      if (!existing && sessions.size >= limit) {
+        if (undecided.length === 0 || this.verify(row, undecided, fields) !== undefined) {
+          more = true;
+          break;
+        }
+        continue;
+      }
+      const doc = this.verify(row, undecided, fields);
+      if (doc === undefined) continue;
+      let session = existing;
+      if (!session) {
+        const meta = this.db.file(row.path)?.meta;
+        if (!meta) continue;
+        session = { path: row.path, meta, hits: [] };
+        sessions.set(row.path, session);
+      }
+      session.hits.push({
+        entryId: row.entryId,
+        line: row.line,
+        type: row.type,
+        role: row.role,
+        timeMs: row.timeMs,
+        onBranch: row.onBranch,
+        score: row.score,
+        snippet: doc === null ? undefined : snippetOf(doc, parsed.terms, fields, width),
+      });
+    }
+    return { sessions: [...sessions.values()], more };
+  }
+
+  /**
+   * The document of a candidate, read from its file, if it passes the undecided terms;
+   * undefined if it does not (or its line moved); null when the line cannot be read but no
+   * check was needed.
+   */
+  private verify(row: CandidateRow, undecided: readonly import("./documents/index.js").QueryTerm[], fields: readonly TextField[]) {
+    const value = readEntryLine(row.path, row.offset, row.length);
+    if (!value) return undecided.length === 0 ? null : undefined;
+    const doc = entryDocument(value);
+    for (const term of undecided) {
+      if (documentMatches(doc, term, fields) === term.negated) return undefined;
+    }
+    return doc;
+  }
+
+  /** Token and cost totals from the stored usage rows (call {@link sync} first). */
+  stats(query: StatsQuery = {}): Promise<StatsResult & { skippedFiles: number }> {
+    return this.recovering(() => {
+      const sessions = this.db.usage(query.dirs ? { dirs: query.dirs } : {});
+      const result = computeStats(
+        sessions.map((s) => ({
+          path: s.path,
+          id: s.meta.sessionId,
+          project: s.meta.cwd !== "" ? s.meta.cwd : (s.path.split("/").at(-2) ?? ""),
+          parentPath: s.meta.parentPath ?? undefined,
+          created: s.meta.created,
+          usage: s.usage,
+        })),
+        {
+          ...(query.by ? { by: query.by } : {}),
+          ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
+          ...(query.dayOf ? { dayOf: query.dayOf } : {}),
+        },
+      );
+      return { ...result, skippedFiles: 0 };
+    });
+  }
+
+  /** Bytes the database takes on disk (0 in memory). */
+  sizeOnDisk(): number {
+    return this.db.sizeOnDisk();
+  }
+
+  close(): void {
+    this.db.close();
+  }
+}
+
+async function openDatabase(
+  options: OpenSearchOptions,
+  root: string,
+  warn: (message: string) => void,
+): Promise<SessionDatabase> {
+  const driver = options.driver ? { driver: options.driver } : {};
+  const memory = async () => (await openSqliteDatabase(":memory:", driver)).database;
+  if (options.persistent === false) return memory();
+  const cacheDir = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
+  const path = databasePath(cacheDir, root);
+  try {
+    mkdirSync(cacheDir, { recursive: true });
+    try {
+      const opened = await openSqliteDatabase(path, driver);
+      if (opened.outcome === "rebuilt-older")
+        warn(`the session database ${path} was made by an older pi-session; rebuilding it`);
+      return opened.database;
+    } catch (error) {
+      if (!isCorruptionError(error)) throw error;
+      const aside = setAside(path);
+      warn(`the session database ${path} is damaged; moved to ${aside} and rebuilt`);
+      return (await openSqliteDatabase(path, driver)).database;
+    }
+  } catch (error) {
+    if (error instanceof NewerSchemaError) {
+      warn(`${error.message}; left alone (made by a newer pi-session): searching without saving the index`);
+      return memory();
+    }
+    if (isUnwritable(error)) {
+      warn(`cannot write the session database in ${cacheDir} (${(error as Error).message}); searching without saving the index`);
+      return memory();
+    }
+    throw error;
+  }
+}
+
+/** Opens the session database of a sessions root (see {@link OpenSearchOptions}). */
+export function openSearchDatabase(options: OpenSearchOptions): Promise<SearchDatabase> {
+  return SearchDatabase.open(options);
+}

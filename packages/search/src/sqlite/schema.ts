@@ -1,0 +1,85 @@
+/**
+ * The schema of the session database (SQLite dialect), and its version. Bump
+ * {@link SCHEMA_VERSION} whenever a table, a column, a tokenizer or what is indexed changes:
+ * a database of an older version is rebuilt, one of a newer version is left alone.
+ */
+
+export const SCHEMA_VERSION = 1;
+
+/** Facet kinds in the `facets` table. */
+export const FACET = { tool: 1, model: 2, file: 3 } as const;
+
+/** Bit per text field in `entries.fields` (which fields have text). */
+export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
+
+export const SCHEMA = `
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE files (
+  id INTEGER PRIMARY KEY,
+  path TEXT NOT NULL UNIQUE,
+  dir TEXT NOT NULL,
+  size INTEGER NOT NULL,
+  mtime_ms REAL NOT NULL,
+  ctime_ms REAL NOT NULL,
+  ino REAL NOT NULL,
+  indexed_offset INTEGER NOT NULL,
+  next_line INTEGER NOT NULL,
+  version INTEGER NOT NULL,
+  head BLOB NOT NULL,
+  tail BLOB NOT NULL,
+  session_id TEXT,
+  cwd TEXT,
+  created TEXT,
+  parent_path TEXT,
+  name TEXT,
+  first_message TEXT,
+  modified_ms REAL,
+  message_count INTEGER,
+  errored INTEGER,
+  leaf_id TEXT,
+  entry_count INTEGER
+);
+CREATE INDEX files_dir ON files(dir);
+CREATE TABLE entries (
+  id INTEGER PRIMARY KEY,
+  file_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  line INTEGER NOT NULL,
+  offset INTEGER NOT NULL,
+  length INTEGER NOT NULL,
+  entry_id TEXT,
+  parent_id TEXT,
+  type TEXT NOT NULL,
+  role TEXT,
+  time_ms REAL,
+  on_branch INTEGER NOT NULL,
+  fields INTEGER NOT NULL
+);
+CREATE UNIQUE INDEX entries_file ON entries(file_id, ordinal);
+CREATE TABLE facets (
+  file_id INTEGER NOT NULL,
+  kind INTEGER NOT NULL,
+  value TEXT NOT NULL,
+  PRIMARY KEY (kind, value, file_id)
+) WITHOUT ROWID;
+CREATE INDEX facets_file ON facets(file_id);
+CREATE TABLE usage (
+  file_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  key TEXT NOT NULL,
+  source TEXT NOT NULL,
+  model TEXT NOT NULL,
+  time_ms REAL,
+  input REAL NOT NULL,
+  output REAL NOT NULL,
+  cache_read REAL NOT NULL,
+  cache_write REAL NOT NULL,
+  total_tokens REAL NOT NULL,
+  cost REAL NOT NULL,
+  PRIMARY KEY (file_id, ordinal)
+) WITHOUT ROWID;
+CREATE VIRTUAL TABLE words USING fts5(
+  body, thinking, tool, output,
+  tokenize = 'unicode61 remove_diacritics 2', content = '', contentless_delete = 1
+);
+`;

@@ -1,10 +1,11 @@
 /**
- * Unit and property tests of the lineage-aware token totals.
+ * Unit and property tests of the lineage-aware token totals (moved here from the CLI with the
+ * code: the same cases, the same numbers).
  */
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { type StatsSession, computeStats, lineageRoots } from "./stats.js";
+import { type StatsSession, computeStats, lineageRoots, usageRows } from "./usage.js";
 
 function assistant(id: string, input: number, cost: number): Record<string, unknown> {
   return {
@@ -29,7 +30,7 @@ function session(
   parentPath?: string,
   created = "2026-01-01T00:00:00.000Z",
 ): StatsSession {
-  return { path: `/s/2026_${id}.jsonl`, id, project: "/p", parentPath, created, entries };
+  return { path: `/s/2026_${id}.jsonl`, id, project: "/p", parentPath, created, usage: usageRows(entries) };
 }
 
 describe("computeStats", () => {

@@ -1,0 +1,171 @@
+/**
+ * The database follows the store: after appends (on the branch and off it), rewrites
+ * (migrate, repair: a new inode), same-size rewrites, forks, deletions and renames, results
+ * equal a plain scan and equal a database built from nothing; unchanged files are not read.
+ */
+import { appendFileSync, mkdirSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fcOptions, scaledRuns, tempDirs, toJsonl } from "@pi-session/testkit";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import { openSearchDatabase } from "./search.js";
+import { oracleSearch } from "./testing/oracle.js";
+import { arbSentence, arbVocabularySession, writeStore } from "./testing/store.js";
+
+const dirs = tempDirs("pi-search-inc-");
+afterEach(dirs.cleanup);
+
+const QUERIES = ["parse", "timeo", '"auth.ts"', "日本", "re:run\\w*", "error -fix", "JSON.parse"];
+
+async function hitsOf(db: Awaited<ReturnType<typeof openSearchDatabase>>, q: string): Promise<string[]> {
+  const r = await db.search(q, { limit: Number.POSITIVE_INFINITY, hitsPerSession: Number.POSITIVE_INFINITY });
+  return r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}:${h.onBranch}`)).sort();
+}
+
+function oracle(root: string, q: string): string[] {
+  return oracleSearch(root, q, { fields: ["body", "tool", "output"] })
+    .map((h) => `${h.path}:${h.line}:${h.onBranch}`)
+    .sort();
+}
+
+type Op =
+  | { kind: "append"; file: number; text: string; branchFrom: number | null }
+  | { kind: "rewrite"; file: number; text: string }
+  | { kind: "sameSize"; file: number }
+  | { kind: "fork"; file: number }
+  | { kind: "delete"; file: number }
+  | { kind: "rename"; file: number }
+  | { kind: "torn"; file: number; text: string };
+
+const arbOp: fc.Arbitrary<Op> = fc.oneof(
+  { weight: 4, arbitrary: fc.record({ kind: fc.constant("append" as const), file: fc.nat(), text: arbSentence, branchFrom: fc.option(fc.nat(), { nil: null }) }) },
+  fc.record({ kind: fc.constant("rewrite" as const), file: fc.nat(), text: arbSentence }),
+  fc.record({ kind: fc.constant("sameSize" as const), file: fc.nat() }),
+  fc.record({ kind: fc.constant("fork" as const), file: fc.nat() }),
+  fc.record({ kind: fc.constant("delete" as const), file: fc.nat() }),
+  fc.record({ kind: fc.constant("rename" as const), file: fc.nat() }),
+  fc.record({ kind: fc.constant("torn" as const), file: fc.nat(), text: arbSentence }),
+);
+
+let counter = 0;
+
+function userLine(id: string, parentId: string | null, text: string): string {
+  return `${JSON.stringify({ type: "message", id, parentId, timestamp: "2026-02-01T00:00:00.000Z", message: { role: "user", content: text, timestamp: 1_770_000_000_000 } })}\n`;
+}
+
+/** Ids of the entries of a JSONL file. */
+function idsOf(text: string): string[] {
+  return text
+    .split("\n")
+    .slice(1)
+    .flatMap((l) => {
+      try {
+        const v = JSON.parse(l) as { id?: unknown };
+        return typeof v.id === "string" ? [v.id] : [];
+      } catch {
+        return [];
+      }
+    });
+}
+
+describe("incremental indexing", () => {
+  it("equals a plain scan and a fresh build after any sequence of store changes", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(arbVocabularySession(12), { minLength: 1, maxLength: 3 }),
+        fc.array(arbOp, { minLength: 1, maxLength: 8 }),
+        async (sessions, ops) => {
+          const root = dirs.make();
+          const cacheDir = dirs.make();
+          const files = writeStore(root, sessions);
+          const texts = new Map(files.map((f, i) => [f, toJsonl(sessions[i] as never)]));
+          const db = await openSearchDatabase({ root, cacheDir });
+          try {
+            await db.sync();
+            for (const op of ops) {
+              const live = [...texts.keys()];
+              if (live.length === 0) break;
+              const file = live[op.file % live.length] as string;
+              const text = texts.get(file) as string;
+              const ids = idsOf(text);
+              switch (op.kind) {
+                case "append":
+                case "torn": {
+                  const parent = op.kind === "append" && op.branchFrom !== null && ids.length > 0 ? (ids[op.branchFrom % ids.length] as string) : (ids.at(-1) ?? null);
+                  let line = userLine(`n${counter++}`, parent, op.text);
+                  if (op.kind === "torn") line = line.slice(0, -1);
+                  // A torn line from an earlier step is completed by this append.
+                  const add = text.endsWith("\n") ? line : `\n${line}`;
+                  appendFileSync(file, add);
+                  texts.set(file, text + add);
+                  break;
+                }
+                case "rewrite": {
+                  // As migrate and repair do: a new file renamed over the old one.
+                  const lines = text.split("\n");
+                  lines.splice(1, 1, userLine(`r${counter++}`, null, op.text).trimEnd());
+                  const next = lines.join("\n");
+                  writeFileSync(`${file}.tmp`, next);
+                  renameSync(`${file}.tmp`, file);
+                  texts.set(file, next);
+                  break;
+                }
+                case "sameSize": {
+                  const next = text.replace(/parse/g, "PARSE");
+                  writeFileSync(file, next);
+                  texts.set(file, next);
+                  break;
+                }
+                case "fork": {
+                  const dest = join(root, "--fork--", `f${counter++}.jsonl`);
+                  mkdirSync(join(root, "--fork--"), { recursive: true });
+                  writeFileSync(dest, text);
+                  texts.set(dest, text);
+                  break;
+                }
+                case "delete":
+                  rmSync(file);
+                  texts.delete(file);
+                  break;
+                case "rename": {
+                  const dest = `${file.slice(0, -6)}-moved${counter++}.jsonl`;
+                  renameSync(file, dest);
+                  texts.delete(file);
+                  texts.set(dest, text);
+                  break;
+                }
+              }
+              await db.sync();
+              for (const q of QUERIES) expect(await hitsOf(db, q), `${op.kind} then ${q}`).toEqual(oracle(root, q));
+            }
+            const again = await db.sync();
+            expect(again.indexed + again.resumed).toBe(0);
+            const fresh = await openSearchDatabase({ root, persistent: false });
+            await fresh.sync();
+            for (const q of QUERIES) expect(await hitsOf(db, q)).toEqual(await hitsOf(fresh, q));
+            fresh.close();
+          } finally {
+            db.close();
+            dirs.cleanup();
+          }
+        },
+      ),
+      fcOptions({ numRuns: scaledRuns(30) }),
+    );
+  }, 240_000);
+
+  it("reads only the new bytes of a file that grew", async () => {
+    const root = dirs.make();
+    const [s] = fc.sample(arbVocabularySession(20), { numRuns: 1, seed: 7 });
+    const [file] = writeStore(root, [s as never]);
+    const db = await openSearchDatabase({ root, persistent: false });
+    const first = await db.sync();
+    expect(first.indexed).toBe(1);
+    const line = userLine("zz1", null, "appended words here");
+    appendFileSync(file as string, line);
+    const second = await db.sync();
+    expect(second).toMatchObject({ resumed: 1, indexed: 0, bytesRead: Buffer.byteLength(line) });
+    expect((await db.search("appended")).sessions).toHaveLength(1);
+    db.close();
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * Search results equal a brute-force scan of the same sessions, for random sessions (random
+ * trees with vocabulary texts) and random word, phrase, substring, regex and filter queries.
+ */
+import { fcOptions, scaledRuns, tempDirs } from "@pi-session/testkit";
+import fc from "fast-check";
+import { afterEach, describe, expect, it } from "vitest";
+import type { SearchFilters } from "./database.js";
+import type { TextField } from "./documents/index.js";
+import { openSearchDatabase } from "./search.js";
+import { oracleSearch } from "./testing/oracle.js";
+import { arbQuery, arbVocabularySession, writeStore } from "./testing/store.js";
+
+const dirs = tempDirs("pi-search-oracle-");
+afterEach(dirs.cleanup);
+
+const arbFilter: fc.Arbitrary<SearchFilters> = fc.oneof(
+  fc.subarray(["user", "assistant", "tool"] as const, { minLength: 1 }).map((roles) => ({ roles })),
+  fc.constantFrom("read", "bash", "edit").map((tool) => ({ tool })),
+  fc.constant({ errored: true }),
+  fc.constant({ named: true }),
+  fc.integer({ min: 1_735_689_600_000, max: 1_798_761_600_000 }).map((sinceMs) => ({ sinceMs })),
+  fc.integer({ min: 1_735_689_600_000, max: 1_798_761_600_000 }).map((untilMs) => ({ untilMs })),
+);
+
+/** Usually no filter, sometimes one or two. */
+const arbFilters: fc.Arbitrary<SearchFilters> = fc.oneof(
+  { weight: 3, arbitrary: fc.constant({}) },
+  { weight: 2, arbitrary: arbFilter },
+  { weight: 1, arbitrary: fc.tuple(arbFilter, arbFilter).map(([a, b]) => ({ ...a, ...b })) },
+);
+
+async function indexHits(root: string, query: string, filters: SearchFilters, opts: { thinking: boolean; toolOutput: boolean }) {
+  const db = await openSearchDatabase({ root, persistent: false });
+  try {
+    await db.sync();
+    const result = await db.search(query, {
+      filters,
+      thinking: opts.thinking,
+      toolOutput: opts.toolOutput,
+      limit: Number.POSITIVE_INFINITY,
+      hitsPerSession: Number.POSITIVE_INFINITY,
+    });
+    return result.sessions.flatMap((s) => s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })));
+  } finally {
+    db.close();
+  }
+}
+
+const key = (h: { path: string; line: number; onBranch: boolean }) => `${h.path}:${h.line}:${h.onBranch ? "on" : "off"}`;
+
+describe("search equals a plain scan", () => {
+  it("for random sessions, queries and filters", async () => {
+    await fc.assert(
+      fc.asyncProperty(
+        fc.array(arbVocabularySession(), { minLength: 1, maxLength: 4 }),
+        fc.array(fc.tuple(arbQuery, arbFilters, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 4 }),
+        async (sessions, queries) => {
+          const root = dirs.make();
+          writeStore(root, sessions);
+          for (const [query, filters, thinking, toolOutput] of queries) {
+            const fields: TextField[] = ["body", "tool"];
+            if (toolOutput) fields.push("output");
+            if (thinking) fields.push("thinking");
+            const rest = filters;
+            const got = (await indexHits(root, query, rest, { thinking, toolOutput })).map(key).sort();
+            const want = oracleSearch(root, query, { filters: rest, fields }).map(key).sort();
+            expect(got, `query ${JSON.stringify(query)} filters ${JSON.stringify(rest)}`).toEqual(want);
+          }
+          dirs.cleanup();
+        },
+      ),
+      fcOptions({ numRuns: scaledRuns(40) }),
+    );
+  }, 120_000);
+});

@@ -10,13 +10,28 @@ import { fileURLToPath } from "node:url";
 const VERSION = "22.23.5";
 const pkg = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
 const prefix = join(dirname(fileURLToPath(import.meta.url)), "..", "bench", ".peer", `node-${VERSION}`);
-const bin = join(prefix, "node_modules", pkg, process.platform === "win32" ? "node.exe" : join("bin", "node"));
+const bin = join(
+  prefix,
+  "node_modules",
+  pkg,
+  process.platform === "win32" ? "node.exe" : join("bin", "node"),
+);
 
 if (!existsSync(bin)) {
   mkdirSync(prefix, { recursive: true });
   const r = spawnSync(
     "npm",
-    ["install", "--prefix", prefix, "--no-save", "--ignore-scripts", "--no-audit", "--no-fund", "--loglevel=error", `${pkg}@${VERSION}`],
+    [
+      "install",
+      "--prefix",
+      prefix,
+      "--no-save",
+      "--ignore-scripts",
+      "--no-audit",
+      "--no-fund",
+      "--loglevel=error",
+      `${pkg}@${VERSION}`,
+    ],
     { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
   );
   if (r.status !== 0 || !existsSync(bin)) {

@@ -27,6 +27,9 @@ const result = await build({
   splitting: true,
   format: "esm",
   platform: "node",
+  // A native addon (the session database's SQLite on Node 20): loaded from node_modules at
+  // run time, never bundled (node:sqlite needs nothing).
+  external: ["better-sqlite3"],
   target: "node20",
   chunkNames: "chunks/[name]-[hash]",
   banner: {

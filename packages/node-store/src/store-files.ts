@@ -28,7 +28,8 @@ const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
 /** Whether a directory entry is a regular file (a link or an unknown type is statted). */
 function isRegularFile(dir: string, e: Dirent): boolean {
   if (e.isFile()) return true;
-  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice()) return false;
+  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice())
+    return false;
   try {
     return statSync(join(dir, e.name)).isFile();
   } catch {
@@ -60,7 +61,8 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
     for (const e of top) {
       if (!(e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name)))) continue;
       const dir = join(root, e.name);
-      for (const f of readDir(dir)) if (isJsonl(f.name) && isRegularFile(dir, f)) paths.push(join(dir, f.name));
+      for (const f of readDir(dir))
+        if (isJsonl(f.name) && isRegularFile(dir, f)) paths.push(join(dir, f.name));
     }
   }
   const out: StoreFile[] = [];

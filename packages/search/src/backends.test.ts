@@ -24,13 +24,20 @@ describe("SQLite backends", () => {
     expect(await availableDrivers()).toContain("better-sqlite3");
     const got = (await runVectors("better-sqlite3", dirs.make())) as Record<string, unknown>;
     expect(got.backend).toBe("sqlite (better-sqlite3)");
-    expect(got.parser).toEqual([["/--home-u-app--/2026-03-01T10-00-00-000Z_aaaa.jsonl", [[2, true, "where did we fix the parser timeout?"]]]]);
+    expect(got.parser).toEqual([
+      [
+        "/--home-u-app--/2026-03-01T10-00-00-000Z_aaaa.jsonl",
+        [[2, true, "where did we fix the parser timeout?"]],
+      ],
+    ]);
     expect((got['"auth.ts"'] as unknown[]).length).toBe(1);
-    expect((got["日本"] as unknown[]).length).toBe(1);
-    expect((got["東京"] as unknown[]).length).toBe(1);
+    expect((got.日本 as unknown[]).length).toBe(1);
+    expect((got.東京 as unknown[]).length).toBe(1);
     expect((got["re:indexOf\\("] as unknown[]).length).toBe(1);
     // a4 is the leaf: a1 and a4 are the current branch, a2 and a3 an abandoned one.
-    expect(got["parsing -timeout"]).toEqual([["/--home-u-app--/2026-03-01T10-00-00-000Z_aaaa.jsonl", [[5, true, "parsing on another branch"]]]]);
+    expect(got["parsing -timeout"]).toEqual([
+      ["/--home-u-app--/2026-03-01T10-00-00-000Z_aaaa.jsonl", [[5, true, "parsing on another branch"]]],
+    ]);
     expect(got.filtered).toBe(1);
     expect(got.named).toBe(1);
     expect(got.stats).toMatchObject({ input: 10, cost: 0.5, records: 1 });
@@ -42,11 +49,14 @@ describe("SQLite backends", () => {
     if (nodeHasSqlite()) node = process.execPath;
     else {
       const r = spawnSync(process.execPath, [NODE22], { encoding: "utf8" });
-      if (r.status !== 0) throw new Error(`cannot get a Node 22 binary to test node:sqlite: ${r.stderr.trim()}`);
+      if (r.status !== 0)
+        throw new Error(`cannot get a Node 22 binary to test node:sqlite: ${r.stderr.trim()}`);
       node = r.stdout.trim();
     }
     const dir = dirs.make();
-    const theirs = JSON.parse(execFileSync(node, [VECTORS, "node:sqlite", dir], { encoding: "utf8" })) as Record<string, unknown>;
+    const theirs = JSON.parse(
+      execFileSync(node, [VECTORS, "node:sqlite", dir], { encoding: "utf8" }),
+    ) as Record<string, unknown>;
     const ours = (await runVectors("better-sqlite3", dirs.make())) as Record<string, unknown>;
     expect(theirs.backend).toBe("sqlite (node:sqlite)");
     expect({ ...theirs, backend: "" }).toEqual({ ...ours, backend: "" });

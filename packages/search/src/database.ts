@@ -156,7 +156,10 @@ export interface SessionDatabase {
    * Begins one file's update; `decide` runs inside the transaction with the file's row as it
    * is then and returns the mode, or undefined to leave the file alone (another process did it).
    */
-  beginFile(path: string, decide: (current: IndexedFile | undefined) => WriteMode | undefined): FileWriter | undefined;
+  beginFile(
+    path: string,
+    decide: (current: IndexedFile | undefined) => WriteMode | undefined,
+  ): FileWriter | undefined;
   /** Removes a file and everything indexed from it, in one transaction. */
   deleteFile(path: string): void;
   search(request: SearchRequest): Candidates;

@@ -15,7 +15,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { databasePath, openSearchDatabase } from "./search.js";
 import { openSqliteDatabase } from "./sqlite/database.js";
 import { oracleSearch } from "./testing/oracle.js";
-import { arbVocabularySession, writeStore } from "./testing/store.js";
+import { arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
 
 const dirs = tempDirs("pi-search-faults-");
 afterEach(dirs.cleanup);
@@ -50,7 +50,9 @@ function indexer(root: string, cacheDir: string): ChildProcess {
     await db.sync({ onProgress: () => process.stdout.write("file\\n") });
     db.close();
     process.stdout.write("done\\n");`;
-  return spawn(process.execPath, ["--input-type=module", "-e", code], { stdio: ["ignore", "pipe", "inherit"] });
+  return spawn(process.execPath, ["--input-type=module", "-e", code], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
 }
 
 function exited(child: ChildProcess): Promise<number | null> {
@@ -68,7 +70,10 @@ describe("faults", () => {
     const warnings: string[] = [];
     const db = await openSearchDatabase({ root, cacheDir, onWarning: (m) => warnings.push(m) });
     await db.sync();
-    const r = await db.search("parse", { limit: Number.POSITIVE_INFINITY, hitsPerSession: Number.POSITIVE_INFINITY });
+    const r = await db.search("parse", {
+      limit: Number.POSITIVE_INFINITY,
+      hitsPerSession: Number.POSITIVE_INFINITY,
+    });
     db.close();
     expect(r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}`)).sort()).toEqual(want);
     expect(warnings.join("\n")).toMatch(/damaged; moved to .*corrupt-.* and rebuilt/);
@@ -85,9 +90,14 @@ describe("faults", () => {
     const db = await openSearchDatabase({ root, cacheDir, onWarning: (m) => warnings.push(m) });
     expect(db.location).toBe(":memory:");
     await db.sync();
-    const r = await db.search("parse", { limit: Number.POSITIVE_INFINITY, hitsPerSession: Number.POSITIVE_INFINITY });
+    const r = await db.search("parse", {
+      limit: Number.POSITIVE_INFINITY,
+      hitsPerSession: Number.POSITIVE_INFINITY,
+    });
     db.close();
-    expect(r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}`)).sort()).toEqual(expected(root, "parse"));
+    expect(r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}`)).sort()).toEqual(
+      expected(root, "parse"),
+    );
     expect(warnings.join("\n")).toMatch(/without saving the index/);
   });
 
@@ -128,7 +138,8 @@ describe("faults", () => {
       child.on("exit", () => resolve());
     });
     await exited(child);
-    for (const q of ["parse", '"auth.ts"', "日本"]) expect(await hits(root, cacheDir, q)).toEqual(expected(root, q));
+    for (const q of ["parse", '"auth.ts"', "日本"])
+      expect(await hits(root, cacheDir, q)).toEqual(expected(root, q));
   }, 60_000);
 
   it("two processes indexing at once neither corrupt nor duplicate", async () => {
@@ -139,13 +150,22 @@ describe("faults", () => {
     const b = indexer(root, cacheDir);
     expect(await Promise.all([exited(a), exited(b)])).toEqual([0, 0]);
     const { database } = await openSqliteDatabase(databasePath(cacheDir, root));
-    const raw = await import("./sqlite/driver.js").then((m) => m.openConnection(databasePath(cacheDir, root)));
-    const dup = raw.prepare(`SELECT COUNT(*) AS n FROM (SELECT file_id, ordinal FROM entries GROUP BY file_id, ordinal HAVING COUNT(*) > 1)`).get();
-    const fts = raw.prepare(`SELECT (SELECT COUNT(*) FROM words) - (SELECT COUNT(*) FROM entries WHERE fields != 0) AS d`).get();
+    const raw = await import("./sqlite/driver.js").then((m) =>
+      m.openConnection(databasePath(cacheDir, root)),
+    );
+    const dup = raw
+      .prepare(
+        `SELECT COUNT(*) AS n FROM (SELECT file_id, ordinal FROM entries GROUP BY file_id, ordinal HAVING COUNT(*) > 1)`,
+      )
+      .get();
+    const fts = raw
+      .prepare(`SELECT (SELECT COUNT(*) FROM words) - (SELECT COUNT(*) FROM entries WHERE fields != 0) AS d`)
+      .get();
     raw.close();
     database.close();
     expect(dup?.n).toBe(0);
     expect(fts?.d).toBe(0);
-    for (const q of ["parse", "re:time\\w+"]) expect(await hits(root, cacheDir, q)).toEqual(expected(root, q));
+    for (const q of ["parse", "re:time\\w+"])
+      expect(await hits(root, cacheDir, q)).toEqual(expected(root, q));
   }, 60_000);
 });

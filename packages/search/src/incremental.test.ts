@@ -10,7 +10,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { openSearchDatabase } from "./search.js";
 import { oracleSearch } from "./testing/oracle.js";
-import { arbSentence, arbVocabularySession, writeStore } from "./testing/store.js";
+import { arbSentence, arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
 
 const dirs = tempDirs("pi-search-inc-");
 afterEach(dirs.cleanup);
@@ -38,7 +38,15 @@ type Op =
   | { kind: "torn"; file: number; text: string };
 
 const arbOp: fc.Arbitrary<Op> = fc.oneof(
-  { weight: 4, arbitrary: fc.record({ kind: fc.constant("append" as const), file: fc.nat(), text: arbSentence, branchFrom: fc.option(fc.nat(), { nil: null }) }) },
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      kind: fc.constant("append" as const),
+      file: fc.nat(),
+      text: arbSentence,
+      branchFrom: fc.option(fc.nat(), { nil: null }),
+    }),
+  },
   fc.record({ kind: fc.constant("rewrite" as const), file: fc.nat(), text: arbSentence }),
   fc.record({ kind: fc.constant("sameSize" as const), file: fc.nat() }),
   fc.record({ kind: fc.constant("fork" as const), file: fc.nat() }),
@@ -91,7 +99,10 @@ describe("incremental indexing", () => {
               switch (op.kind) {
                 case "append":
                 case "torn": {
-                  const parent = op.kind === "append" && op.branchFrom !== null && ids.length > 0 ? (ids[op.branchFrom % ids.length] as string) : (ids.at(-1) ?? null);
+                  const parent =
+                    op.kind === "append" && op.branchFrom !== null && ids.length > 0
+                      ? (ids[op.branchFrom % ids.length] as string)
+                      : (ids.at(-1) ?? null);
                   let line = userLine(`n${counter++}`, parent, op.text);
                   if (op.kind === "torn") line = line.slice(0, -1);
                   // A torn line from an earlier step is completed by this append.
@@ -136,7 +147,8 @@ describe("incremental indexing", () => {
                 }
               }
               await db.sync();
-              for (const q of QUERIES) expect(await hitsOf(db, q), `${op.kind} then ${q}`).toEqual(oracle(root, q));
+              for (const q of QUERIES)
+                expect(await hitsOf(db, q), `${op.kind} then ${q}`).toEqual(oracle(root, q));
             }
             const again = await db.sync();
             expect(again.indexed + again.resumed).toBe(0);

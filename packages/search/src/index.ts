@@ -32,6 +32,11 @@ export type {
 } from "./database.js";
 export { PROBE_BYTES, type SyncOptions, type SyncProgress, type SyncStats, syncStore } from "./indexer.js";
 export { type DriverName, SqliteUnavailableError, availableDrivers, nodeHasSqlite } from "./sqlite/driver.js";
-export { NewerSchemaError, type OpenOutcome, isCorruptionError, openSqliteDatabase } from "./sqlite/database.js";
+export {
+  NewerSchemaError,
+  type OpenOutcome,
+  isCorruptionError,
+  openSqliteDatabase,
+} from "./sqlite/database.js";
 export { SCHEMA_VERSION } from "./sqlite/schema.js";
 export { QuerySyntaxError, type Snippet } from "./documents/index.js";

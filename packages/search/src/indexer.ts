@@ -17,7 +17,14 @@ import {
   sessionInfoName,
   streamSessionRecords,
 } from "@pi-session/node-store";
-import type { EntryRow, FileIdentity, FileWriter, IndexedFile, SessionDatabase, SessionMeta } from "./database.js";
+import type {
+  EntryRow,
+  FileIdentity,
+  FileWriter,
+  IndexedFile,
+  SessionDatabase,
+  SessionMeta,
+} from "./database.js";
 import {
   type TreeLink,
   contentText,
@@ -123,7 +130,10 @@ class FileState {
   nextOrdinal: number;
   pending: EntryRow[] = [];
 
-  constructor(meta: SessionMeta, private readonly writer: FileWriter) {
+  constructor(
+    meta: SessionMeta,
+    private readonly writer: FileWriter,
+  ) {
     this.meta = meta;
     this.nextOrdinal = meta.entryCount;
     if (meta.messageCount > 0 && Number.isFinite(meta.modifiedMs)) this.maxMessageTime = meta.modifiedMs;
@@ -225,7 +235,13 @@ function advance(p: Progress, r: SessionRecord): void {
 }
 
 /** Sets the branch flags after new entries: only what changed is written. */
-function updateBranch(writer: FileWriter, state: FileState, previousLeaf: string | null, appended: TreeLink[], firstNew: number): void {
+function updateBranch(
+  writer: FileWriter,
+  state: FileState,
+  previousLeaf: string | null,
+  appended: TreeLink[],
+  firstNew: number,
+): void {
   if (firstNew > 0 && extendsBranch(previousLeaf, appended)) return;
   const stored = writer.links();
   const flags = currentBranchFlags(stored);
@@ -400,7 +416,11 @@ function addMigrated(state: FileState, records: SessionRecord[]): void {
  * Brings `db` up to date with the sessions under `root` (a sessions root: `.jsonl` files in it
  * and in its per-project directories). Safe to run in several processes at once.
  */
-export async function syncStore(db: SessionDatabase, root: string, opts: SyncOptions = {}): Promise<SyncStats> {
+export async function syncStore(
+  db: SessionDatabase,
+  root: string,
+  opts: SyncOptions = {},
+): Promise<SyncStats> {
   const found = listStoreFiles(root);
   const known = db.files();
   const stats: SyncStats = {
@@ -438,7 +458,10 @@ export async function syncStore(db: SessionDatabase, root: string, opts: SyncOpt
       await indexFile(db, st, known.get(st.path), stats, opts.signal);
     } catch (error) {
       // A file that vanished between its stat and its read leaves the index.
-      if ((error as { code?: unknown }).code === "ENOENT" || (error as Error).name === "SessionFileNotFoundError") {
+      if (
+        (error as { code?: unknown }).code === "ENOENT" ||
+        (error as Error).name === "SessionFileNotFoundError"
+      ) {
         db.deleteFile(st.path);
         stats.removed++;
       } else throw error;
@@ -450,7 +473,11 @@ export async function syncStore(db: SessionDatabase, root: string, opts: SyncOpt
 }
 
 /** Reads one entry's line again (for snippets and exact checks); undefined if it moved. */
-export function readEntryLine(path: string, offset: number, length: number): Record<string, unknown> | undefined {
+export function readEntryLine(
+  path: string,
+  offset: number,
+  length: number,
+): Record<string, unknown> | undefined {
   const bytes = readFileBytes(path, offset, length);
   if (bytes.length !== length) return undefined;
   try {
@@ -460,4 +487,3 @@ export function readEntryLine(path: string, offset: number, length: number): Rec
     return undefined;
   }
 }
-

@@ -9,7 +9,7 @@ import type { SearchFilters } from "./database.js";
 import type { TextField } from "./documents/index.js";
 import { openSearchDatabase } from "./search.js";
 import { oracleSearch } from "./testing/oracle.js";
-import { arbQuery, arbVocabularySession, writeStore } from "./testing/store.js";
+import { arbQuery, arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
 
 const dirs = tempDirs("pi-search-oracle-");
 afterEach(dirs.cleanup);
@@ -30,7 +30,12 @@ const arbFilters: fc.Arbitrary<SearchFilters> = fc.oneof(
   { weight: 1, arbitrary: fc.tuple(arbFilter, arbFilter).map(([a, b]) => ({ ...a, ...b })) },
 );
 
-async function indexHits(root: string, query: string, filters: SearchFilters, opts: { thinking: boolean; toolOutput: boolean }) {
+async function indexHits(
+  root: string,
+  query: string,
+  filters: SearchFilters,
+  opts: { thinking: boolean; toolOutput: boolean },
+) {
   const db = await openSearchDatabase({ root, persistent: false });
   try {
     await db.sync();
@@ -41,13 +46,16 @@ async function indexHits(root: string, query: string, filters: SearchFilters, op
       limit: Number.POSITIVE_INFINITY,
       hitsPerSession: Number.POSITIVE_INFINITY,
     });
-    return result.sessions.flatMap((s) => s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })));
+    return result.sessions.flatMap((s) =>
+      s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })),
+    );
   } finally {
     db.close();
   }
 }
 
-const key = (h: { path: string; line: number; onBranch: boolean }) => `${h.path}:${h.line}:${h.onBranch ? "on" : "off"}`;
+const key = (h: { path: string; line: number; onBranch: boolean }) =>
+  `${h.path}:${h.line}:${h.onBranch ? "on" : "off"}`;
 
 describe("search equals a plain scan", () => {
   it("for random sessions, queries and filters", async () => {

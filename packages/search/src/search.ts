@@ -6,7 +6,7 @@
  * Use {@link openSearchDatabase}; see the README for an example.
  */
 import { mkdirSync, renameSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { defaultCacheDir } from "@pi-session/node-store";
 import type { CandidateRow, SearchFilters, SessionDatabase, SessionMeta } from "./database.js";
 import {
@@ -88,6 +88,12 @@ export interface StatsQuery {
   dirs?: string[];
 }
 
+/** The project label of a file without a header cwd: its directory's name ("" in the root). */
+function projectDirOf(root: string, path: string): string {
+  const dir = dirname(path);
+  return dir === root ? "" : basename(dir);
+}
+
 /** FNV-1a of a string, twice (two seeds), as 16 hex digits: names the database of a root. */
 function rootKey(root: string): string {
   let a = 0x811c9dc5;
@@ -110,9 +116,17 @@ function isUnwritable(error: unknown): boolean {
   const code = typeof e?.code === "string" ? e.code : "";
   const message = typeof e?.message === "string" ? e.message : "";
   return (
-    ["EACCES", "EPERM", "EROFS", "ENOTDIR", "EEXIST", "SQLITE_CANTOPEN", "SQLITE_READONLY", "SQLITE_IOERR"].some(
-      (c) => code.startsWith(c),
-    ) || /unable to open database|readonly database|attempt to write a readonly/i.test(message)
+    [
+      "EACCES",
+      "EPERM",
+      "EROFS",
+      "ENOTDIR",
+      "EEXIST",
+      "SQLITE_CANTOPEN",
+      "SQLITE_READONLY",
+      "SQLITE_IOERR",
+    ].some((c) => code.startsWith(c)) ||
+    /unable to open database|readonly database|attempt to write a readonly/i.test(message)
   );
 }
 
@@ -248,7 +262,11 @@ export class SearchDatabase {
    * undefined if it does not (or its line moved); null when the line cannot be read but no
    * check was needed.
    */
-  private verify(row: CandidateRow, undecided: readonly import("./documents/index.js").QueryTerm[], fields: readonly TextField[]) {
+  private verify(
+    row: CandidateRow,
+    undecided: readonly import("./documents/index.js").QueryTerm[],
+    fields: readonly TextField[],
+  ) {
     const value = readEntryLine(row.path, row.offset, row.length);
     if (!value) return undecided.length === 0 ? null : undefined;
     const doc = entryDocument(value);
@@ -258,15 +276,18 @@ export class SearchDatabase {
     return doc;
   }
 
-  /** Token and cost totals from the stored usage rows (call {@link sync} first). */
-  stats(query: StatsQuery = {}): Promise<StatsResult & { skippedFiles: number }> {
+  /**
+   * Token and cost totals from the stored usage rows (call {@link sync} first), and the files
+   * that are not pi sessions (no header), which count nowhere.
+   */
+  stats(query: StatsQuery = {}): Promise<StatsResult & { skippedFiles: string[] }> {
     return this.recovering(() => {
       const sessions = this.db.usage(query.dirs ? { dirs: query.dirs } : {});
       const result = computeStats(
         sessions.map((s) => ({
           path: s.path,
           id: s.meta.sessionId,
-          project: s.meta.cwd !== "" ? s.meta.cwd : (s.path.split("/").at(-2) ?? ""),
+          project: s.meta.cwd !== "" ? s.meta.cwd : projectDirOf(this.root, s.path),
           parentPath: s.meta.parentPath ?? undefined,
           created: s.meta.created,
           usage: s.usage,
@@ -277,7 +298,12 @@ export class SearchDatabase {
           ...(query.dayOf ? { dayOf: query.dayOf } : {}),
         },
       );
-      return { ...result, skippedFiles: 0 };
+      const dirs = query.dirs ? new Set(query.dirs) : undefined;
+      const skipped: string[] = [];
+      for (const f of this.db.files().values()) {
+        if (f.version === 0 && (!dirs || dirs.has(dirname(f.path)))) skipped.push(f.path);
+      }
+      return { ...result, skippedFiles: skipped.sort() };
     });
   }
 
@@ -320,7 +346,9 @@ async function openDatabase(
       return memory();
     }
     if (isUnwritable(error)) {
-      warn(`cannot write the session database in ${cacheDir} (${(error as Error).message}); searching without saving the index`);
+      warn(
+        `cannot write the session database in ${cacheDir} (${(error as Error).message}); searching without saving the index`,
+      );
       return memory();
     }
     throw error;

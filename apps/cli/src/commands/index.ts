@@ -131,6 +131,41 @@ the file cannot be repaired.`,
     load: async () => (await import("./migrate.js")).action,
   },
   {
+    name: "search",
+    declare: (cli) =>
+      cli
+        .command("search <query>", "Find sessions by what was said in them (full-text, through the session database)")
+        .option("--here", "Only sessions of this directory's project and its subdirectories")
+        .option("--project <dir>", "Only sessions whose project is DIR or inside it")
+        .option("--since <date>", `Only entries at or after DATE ${SINCE_HELP}`)
+        .option("--until <date>", `Only entries before DATE ${SINCE_HELP}`)
+        .option("--role <role>", "Only entries of user, assistant or tool (comma list)")
+        .option("--tool <name>", "Only sessions that called this tool")
+        .option("--model <model>", "Only sessions that used this model (provider/model or model)")
+        .option("--file <path>", "Only sessions whose tool calls touched PATH (or a path ending in /PATH)")
+        .option("--errored", "Only sessions with a failed tool call (isError, or a non-zero bash exit)")
+        .option("--named", "Only sessions that have a name")
+        .option("--all-branches", "Rank hits on abandoned branches with the others (default: current branch first)")
+        .option("--thinking", "Also search the assistant's thinking")
+        .option("--no-tool-output", "Leave tool results and bash output out")
+        .option("--files", "Print only the paths of matching sessions")
+        .option("--limit <n>", "At most N sessions (default 20)")
+        .option("--no-index", "Do not read or write the session database (index in memory)")
+        .example("  $ pi-session search parser timeout")
+        .example('  $ pi-session search "auth.ts" --here --role assistant')
+        .example("  $ pi-session search 're:fix(ed)? the \\w+ test' --since 7d --json"),
+    details: `Query:
+  words        ANDed; found by their stem (parsing finds parse, parser); the last word is
+               also a prefix (timeo finds timeout)
+  "a phrase"   a case-insensitive substring starting at a word start; so is any term with a
+               non-letter in it (auth.ts, foo_bar) and CJK text (anywhere)
+  -term        the entry must not contain it
+  re:REGEX     a JavaScript regular expression, case-insensitive (slower: it checks candidates)
+The database is a cache in $XDG_CACHE_HOME/pi-session (~/.cache/pi-session); every search
+first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.`,
+    load: async () => (await import("./search.js")).action,
+  },
+  {
     name: "stats",
     declare: (cli) =>
       cli

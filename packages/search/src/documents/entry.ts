@@ -83,7 +83,8 @@ export function toolCallPaths(args: unknown): string[] {
     const v = args[key];
     if (typeof v === "string" && v !== "") out.push(v);
   }
-  if (Array.isArray(args.paths)) for (const p of args.paths) if (typeof p === "string" && p !== "") out.push(p);
+  if (Array.isArray(args.paths))
+    for (const p of args.paths) if (typeof p === "string" && p !== "") out.push(p);
   return out;
 }
 

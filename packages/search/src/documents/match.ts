@@ -8,11 +8,7 @@ import { substringMatcher } from "./terms.js";
 import { escapeRegExp } from "./text.js";
 
 /** Whether some searched text of the document contains the substring or matches the regex. */
-export function documentMatches(
-  doc: EntryDocument,
-  term: QueryTerm,
-  fields: readonly TextField[],
-): boolean {
+export function documentMatches(doc: EntryDocument, term: QueryTerm, fields: readonly TextField[]): boolean {
   if (term.kind === "word") throw new Error("word terms are matched by the index");
   const pattern = term.kind === "regex" ? term.pattern : substringMatcher(term.text);
   for (const field of fields) {

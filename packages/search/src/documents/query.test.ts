@@ -16,7 +16,9 @@ describe("parseQuery", () => {
       ["substring", "日本", false],
       ["word", "timeo", false],
     ]);
-    expect(q.terms.filter((t) => t.kind === "word" && t.prefix).map((t) => t.kind === "word" && t.text)).toEqual(["timeo"]);
+    expect(
+      q.terms.filter((t) => t.kind === "word" && t.prefix).map((t) => t.kind === "word" && t.text),
+    ).toEqual(["timeo"]);
   });
 
   it("refuses empty queries, queries that only exclude, and bad regexes", () => {

@@ -5,7 +5,8 @@
  */
 
 /** Han, Hiragana, Katakana, Hangul and the CJK punctuation and compatibility blocks. */
-const CJK = /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
+const CJK =
+  /[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}\u3000-\u303f\uff00-\uffef]/u;
 const CJK_ALL = new RegExp(CJK.source, "gu");
 
 /** Whether a text contains a CJK character. */

@@ -28,7 +28,13 @@ import {
   segmentCjk,
   stemPrefix,
 } from "../documents/index.js";
-import { type DriverName, type SqlConnection, type SqlRow, type SqlStatement, openConnection } from "./driver.js";
+import {
+  type DriverName,
+  type SqlConnection,
+  type SqlRow,
+  type SqlStatement,
+  openConnection,
+} from "./driver.js";
 import { FACET, FIELD_BIT, SCHEMA, SCHEMA_VERSION } from "./schema.js";
 
 /** What opening found, for the caller to warn about. */
@@ -163,7 +169,9 @@ class SqliteSessionDatabase implements SessionDatabase {
 
   /** Removes the rows of a file's entries (and the file row unless `keepFile`). */
   private clearFile(fileId: number, keepFile: boolean): void {
-    this.st(`DELETE FROM words WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND fields != 0)`).run(fileId);
+    this.st(
+      `DELETE FROM words WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND fields != 0)`,
+    ).run(fileId);
     this.st(`DELETE FROM entries WHERE file_id = ?`).run(fileId);
     this.st(`DELETE FROM usage WHERE file_id = ?`).run(fileId);
     this.st(`DELETE FROM facets WHERE file_id = ?`).run(fileId);
@@ -213,7 +221,9 @@ class SqliteSessionDatabase implements SessionDatabase {
       `INSERT INTO entries (file_id, ordinal, line, offset, length, entry_id, parent_id, type, role, time_ms, on_branch, fields)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertWords = this.st(`INSERT INTO words (rowid, body, thinking, tool, output) VALUES (?, ?, ?, ?, ?)`);
+    const insertWords = this.st(
+      `INSERT INTO words (rowid, body, thinking, tool, output) VALUES (?, ?, ?, ?, ?)`,
+    );
     const insertUsage = this.st(
       `INSERT OR REPLACE INTO usage (file_id, ordinal, key, source, model, time_ms, input, output, cache_read, cache_write, total_tokens, cost)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -241,7 +251,13 @@ class SqliteSessionDatabase implements SessionDatabase {
           );
           if (fields !== 0) {
             const rowid = r.lastInsertRowid;
-            insertWords.run(rowid, segmentCjk(d.body), segmentCjk(d.thinking), segmentCjk(d.tool), segmentCjk(d.output));
+            insertWords.run(
+              rowid,
+              segmentCjk(d.body),
+              segmentCjk(d.thinking),
+              segmentCjk(d.tool),
+              segmentCjk(d.output),
+            );
           }
           const u = row.usage;
           if (u) {
@@ -342,7 +358,7 @@ class SqliteSessionDatabase implements SessionDatabase {
         const stem = stemPrefix(t.text);
         if (stem !== undefined) forms.push(`${ftsString(stem)}*`);
         if (t.prefix) forms.push(`${ftsString(t.text)}*`);
-        const expr = forms.length === 1 ? forms[0] as string : `(${forms.join(" OR ")})`;
+        const expr = forms.length === 1 ? (forms[0] as string) : `(${forms.join(" OR ")})`;
         (t.negated ? wordsNot : words).push(expr);
         continue;
       }
@@ -350,7 +366,8 @@ class SqliteSessionDatabase implements SessionDatabase {
       // A substring narrows through the tokens it must contain (negations cannot: an entry
       // with the tokens may still lack the substring).
       if (t.kind === "substring" && !t.negated) {
-        for (const p of narrowingPhrases(t.text)) words.push(ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : ""));
+        for (const p of narrowingPhrases(t.text))
+          words.push(ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : ""));
       }
     }
     const match = (terms: string[], op: string) => `${cols} : (${terms.join(` ${op} `)})`;
@@ -414,7 +431,8 @@ class SqliteSessionDatabase implements SessionDatabase {
     if (f.file !== undefined) facet(FACET.file, f.file, true);
     if (f.errored) where.push(`f.errored = 1`);
     if (f.named) where.push(`f.name IS NOT NULL`);
-    const order = request.order === "branch" ? "e.on_branch DESC, score, e.time_ms DESC" : "score, e.time_ms DESC";
+    const order =
+      request.order === "branch" ? "e.on_branch DESC, score, e.time_ms DESC" : "score, e.time_ms DESC";
     const sql = `SELECT f.path, e.ordinal, e.line, e.offset, e.length, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, ${score} AS score
       FROM ${from} JOIN files f ON f.id = e.file_id
       WHERE ${where.join(" AND ")}
@@ -443,9 +461,9 @@ class SqliteSessionDatabase implements SessionDatabase {
   usage(filter: { dirs?: readonly string[] } = {}): UsageSession[] {
     const dirs = filter.dirs;
     const where = dirs ? `AND dir IN (${dirs.map(() => "?").join(", ")})` : "";
-    const files = this.st(`SELECT id, path, ${SESSION_COLUMNS} FROM files WHERE version > 0 ${where} ORDER BY id`).all(
-      ...(dirs ?? []),
-    );
+    const files = this.st(
+      `SELECT id, path, ${SESSION_COLUMNS} FROM files WHERE version > 0 ${where} ORDER BY id`,
+    ).all(...(dirs ?? []));
     const byId = new Map<number, UsageSession>();
     for (const row of files) {
       const meta = metaOf(row);
@@ -520,7 +538,9 @@ function createSchema(db: SqlConnection): void {
       return;
     }
     const tables = db
-      .prepare(`SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%\\_%' ESCAPE '\\'`)
+      .prepare(
+        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%\\_%' ESCAPE '\\'`,
+      )
       .all()
       .map((r) => String(r.name));
     for (const t of tables) db.exec(`DROP TABLE IF EXISTS "${t.replace(/"/g, '""')}"`);

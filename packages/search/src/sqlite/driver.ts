@@ -29,7 +29,10 @@ export class SqliteUnavailableError extends Error {
   override readonly name = "SqliteUnavailableError";
 }
 
-type Ctor = new (path: string, options?: Record<string, unknown>) => {
+type Ctor = new (
+  path: string,
+  options?: Record<string, unknown>,
+) => {
   exec(sql: string): unknown;
   prepare(sql: string): SqlStatement;
   close(): unknown;

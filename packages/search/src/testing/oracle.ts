@@ -28,7 +28,8 @@ function sessionFiles(root: string): string[] {
     const p = join(root, name);
     if (name.endsWith(".jsonl") && statSync(p).isFile()) out.push(p);
     else if (statSync(p).isDirectory())
-      for (const inner of readdirSync(p)) if (inner.endsWith(".jsonl") && statSync(join(p, inner)).isFile()) out.push(join(p, inner));
+      for (const inner of readdirSync(p))
+        if (inner.endsWith(".jsonl") && statSync(join(p, inner)).isFile()) out.push(join(p, inner));
   }
   return out;
 }
@@ -66,7 +67,9 @@ function substringMatches(text: string, sub: string): boolean {
     return new RegExp(sub.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "iu").test(text);
   }
   const first = [...sub][0] ?? "";
-  const bounded = isWordChar(first) && !/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(first);
+  const bounded =
+    isWordChar(first) &&
+    !/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(first);
   for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) {
     if (!bounded || i === 0) return true;
     const before = String.fromCodePoint(text.codePointAt(i - 1) ?? 0);
@@ -113,15 +116,22 @@ export function oracleSearch(root: string, query: string, options: OracleOptions
     if (!view.header || first !== view.header) continue;
     const header = view.header.value;
     const entries = splitSession(migrateRecords(records).records).entries;
-    const docs: { doc: EntryDocument; line: number }[] = entries.map((r) => ({ doc: entryDocument(r.value), line: r.line }));
-    const branch = branchLines(entries.map((r) => ({ id: r.value.id, parentId: r.value.parentId, line: r.line })));
+    const docs: { doc: EntryDocument; line: number }[] = entries.map((r) => ({
+      doc: entryDocument(r.value),
+      line: r.line,
+    }));
+    const branch = branchLines(
+      entries.map((r) => ({ id: r.value.id, parentId: r.value.parentId, line: r.line })),
+    );
     const cwd = typeof header.cwd === "string" ? header.cwd : "";
-    if (f.projects && !f.projects.some((p) => cwd === p || cwd.startsWith(p.endsWith("/") ? p : `${p}/`))) continue;
+    if (f.projects && !f.projects.some((p) => cwd === p || cwd.startsWith(p.endsWith("/") ? p : `${p}/`)))
+      continue;
     if (f.tool !== undefined && !docs.some((d) => d.doc.tools.includes(f.tool as string))) continue;
     if (f.errored && !docs.some((d) => d.doc.errored)) continue;
     if (f.named) {
       let name: string | undefined;
-      for (const d of docs) if (d.doc.type === "session_info") name = d.doc.body.trim() === "" ? undefined : d.doc.body;
+      for (const d of docs)
+        if (d.doc.type === "session_info") name = d.doc.body.trim() === "" ? undefined : d.doc.body;
       if (name === undefined) continue;
     }
     for (const { doc, line } of docs) {

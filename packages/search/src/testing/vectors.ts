@@ -12,8 +12,20 @@ import type { DriverName } from "../sqlite/driver.js";
 
 const line = (v: unknown) => `${JSON.stringify(v)}\n`;
 
-function msg(id: string, parentId: string | null, role: string, content: unknown, extra: Record<string, unknown> = {}) {
-  return line({ type: "message", id, parentId, timestamp: "2026-03-01T10:00:00.000Z", message: { role, content, timestamp: 1_772_359_200_000, ...extra } });
+function msg(
+  id: string,
+  parentId: string | null,
+  role: string,
+  content: unknown,
+  extra: Record<string, unknown> = {},
+) {
+  return line({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-03-01T10:00:00.000Z",
+    message: { role, content, timestamp: 1_772_359_200_000, ...extra },
+  });
 }
 
 /** Writes the vector store under `dir`; returns its root. */
@@ -23,19 +35,70 @@ export function writeVectorStore(dir: string): string {
   mkdirSync(p, { recursive: true });
   writeFileSync(
     join(p, "2026-03-01T10-00-00-000Z_aaaa.jsonl"),
-    line({ type: "session", version: 3, id: "aaaa", timestamp: "2026-03-01T10:00:00.000Z", cwd: "/home/u/app" }) +
+    line({
+      type: "session",
+      version: 3,
+      id: "aaaa",
+      timestamp: "2026-03-01T10:00:00.000Z",
+      cwd: "/home/u/app",
+    }) +
       msg("a1", null, "user", "where did we fix the parser timeout?") +
-      msg("a2", "a1", "assistant", [{ type: "text", text: "In src/auth.ts: 日本語のテスト" }, { type: "toolCall", id: "t1", name: "read", arguments: { path: "src/auth.ts" } }], { provider: "p", model: "m", usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { total: 0.5 } } }) +
-      msg("a3", "a2", "toolResult", [{ type: "text", text: "const x = buf.indexOf(0x0a)" }], { toolName: "read", toolCallId: "t1", isError: true }) +
+      msg(
+        "a2",
+        "a1",
+        "assistant",
+        [
+          { type: "text", text: "In src/auth.ts: 日本語のテスト" },
+          { type: "toolCall", id: "t1", name: "read", arguments: { path: "src/auth.ts" } },
+        ],
+        {
+          provider: "p",
+          model: "m",
+          usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { total: 0.5 } },
+        },
+      ) +
+      msg("a3", "a2", "toolResult", [{ type: "text", text: "const x = buf.indexOf(0x0a)" }], {
+        toolName: "read",
+        toolCallId: "t1",
+        isError: true,
+      }) +
       msg("a4", "a1", "user", "parsing on another branch"),
   );
   const fork = join(root, "--home-u-app--", "2026-03-02T10-00-00-000Z_bbbb.jsonl");
-  writeFileSync(fork, line({ type: "session", version: 3, id: "bbbb", timestamp: "2026-03-02T10:00:00.000Z", cwd: "/home/u/app/sub", parentSession: "x" }) + msg("b1", null, "user", "Timeouts again 東京"));
-  appendFileSync(fork, line({ type: "session_info", id: "b2", parentId: "b1", timestamp: "2026-03-02T10:01:00.000Z", name: "named one" }));
+  writeFileSync(
+    fork,
+    line({
+      type: "session",
+      version: 3,
+      id: "bbbb",
+      timestamp: "2026-03-02T10:00:00.000Z",
+      cwd: "/home/u/app/sub",
+      parentSession: "x",
+    }) + msg("b1", null, "user", "Timeouts again 東京"),
+  );
+  appendFileSync(
+    fork,
+    line({
+      type: "session_info",
+      id: "b2",
+      parentId: "b1",
+      timestamp: "2026-03-02T10:01:00.000Z",
+      name: "named one",
+    }),
+  );
   return root;
 }
 
-const QUERIES = ["parser", "timeo", '"auth.ts"', "日本", "東京", "re:indexOf\\(", "parsing -timeout", "buf.indexOf"];
+const QUERIES = [
+  "parser",
+  "timeo",
+  '"auth.ts"',
+  "日本",
+  "東京",
+  "re:indexOf\\(",
+  "parsing -timeout",
+  "buf.indexOf",
+];
 
 /** Every query's hits (path tail, line, branch) and the stats totals, with `driver`. */
 export async function runVectors(driver: DriverName, dir: string): Promise<unknown> {
@@ -45,9 +108,14 @@ export async function runVectors(driver: DriverName, dir: string): Promise<unkno
   const out: Record<string, unknown> = { backend: db.backend };
   for (const q of QUERIES) {
     const r = await db.search(q, { limit: 100, hitsPerSession: 100 });
-    out[q] = r.sessions.map((s) => [s.path.slice(root.length), s.hits.map((h) => [h.line, h.onBranch, h.snippet?.text])]);
+    out[q] = r.sessions.map((s) => [
+      s.path.slice(root.length),
+      s.hits.map((h) => [h.line, h.onBranch, h.snippet?.text]),
+    ]);
   }
-  out.filtered = (await db.search("timeout", { filters: { errored: true, projects: ["/home/u/app"] } })).sessions.length;
+  out.filtered = (
+    await db.search("timeout", { filters: { errored: true, projects: ["/home/u/app"] } })
+  ).sessions.length;
   out.named = (await db.search("again", { filters: { named: true } })).sessions.length;
   out.stats = (await db.stats({ by: "model" })).totals;
   db.close();

@@ -1,5 +1,6 @@
 /**
- * Test helpers: random sessions whose texts come from a small vocabulary (stemmed words, code
+ * Test helpers (named `.test.helper` so they are neither built nor held to the layer rules):
+ * random sessions whose texts come from a small vocabulary (stemmed words, code
  * substrings, CJK, diacritics), written as a store, and random queries over that vocabulary.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -39,10 +40,27 @@ export const VOCABULARY = [
 const SEPARATORS = [" ", " ", " ", "\n", ", ", ". ", "(", ") ", "/"] as const;
 
 export const arbSentence: fc.Arbitrary<string> = fc
-  .array(fc.tuple(fc.constantFrom(...VOCABULARY), fc.constantFrom(...SEPARATORS)), { minLength: 1, maxLength: 6 })
-  .map((parts) => parts.map(([w, s]) => w + s).join("").trim());
+  .array(fc.tuple(fc.constantFrom(...VOCABULARY), fc.constantFrom(...SEPARATORS)), {
+    minLength: 1,
+    maxLength: 6,
+  })
+  .map((parts) =>
+    parts
+      .map(([w, s]) => w + s)
+      .join("")
+      .trim(),
+  );
 
-const TEXT_KEYS = new Set(["text", "thinking", "summary", "output", "command", "name", "label", "errorMessage"]);
+const TEXT_KEYS = new Set([
+  "text",
+  "thinking",
+  "summary",
+  "output",
+  "command",
+  "name",
+  "label",
+  "errorMessage",
+]);
 
 /** Replaces every text-like string of a value with the next sentence (cycling). */
 function rewrite(value: unknown, next: () => string, key = ""): unknown {
@@ -62,9 +80,19 @@ function rewrite(value: unknown, next: () => string, key = ""): unknown {
 
 /** A v3 session with vocabulary texts. */
 export function arbVocabularySession(maxEntries = 30): fc.Arbitrary<GeneratedSession> {
-  const entryTypes = ["message", "compaction", "branch_summary", "custom_message", "label", "session_info"] as const;
+  const entryTypes = [
+    "message",
+    "compaction",
+    "branch_summary",
+    "custom_message",
+    "label",
+    "session_info",
+  ] as const;
   return fc
-    .tuple(arbSessionV3({ maxEntries, minEntries: 3, entryTypes }), fc.array(arbSentence, { minLength: 8, maxLength: 24 }))
+    .tuple(
+      arbSessionV3({ maxEntries, minEntries: 3, entryTypes }),
+      fc.array(arbSentence, { minLength: 8, maxLength: 24 }),
+    )
     .map(([session, sentences]) => {
       let i = 0;
       const next = () => sentences[i++ % sentences.length] as string;
@@ -91,7 +119,10 @@ export const arbQuery: fc.Arbitrary<string> = fc
   .array(
     fc.oneof(
       { weight: 5, arbitrary: fc.constantFrom(...VOCABULARY) },
-      { weight: 2, arbitrary: fc.constantFrom("pars", "timeo", "runn", "auth", "日本", "東", "JSON", "caf", "READ") },
+      {
+        weight: 2,
+        arbitrary: fc.constantFrom("pars", "timeo", "runn", "auth", "日本", "東", "JSON", "caf", "READ"),
+      },
       {
         weight: 2,
         arbitrary: fc

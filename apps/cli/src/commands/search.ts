@@ -1,0 +1,203 @@
+/**
+ * `search <query>`: full-text search over every session, through the session database
+ * (`@pi-session/search`), which is brought up to date first (a stat per file when nothing
+ * changed; a progress line on a terminal while a cold index is built). Output like `rg`'s:
+ * a line per session (time, project, name or first message, the shortest unique id), then its
+ * best hits with the match highlighted on a terminal, cut to the terminal's width.
+ */
+import { resolve } from "node:path";
+import {
+  QuerySyntaxError,
+  type SearchFilters,
+  type SessionHit,
+  type Snippet,
+  openSearchDatabase,
+} from "@pi-session/search";
+import { UsageError } from "../errors.js";
+import { sessionsRoot } from "../locate.js";
+import type { Action, Context } from "../program.js";
+import { parseSince, shortDate } from "../text.js";
+import { intOption, sinceOption, stringOption } from "./common.js";
+
+const ROLES = ["user", "assistant", "tool"] as const;
+type Role = (typeof ROLES)[number];
+
+/** Control characters of session text shown visibly (`\x1b` as `␛`), never raw on a terminal. */
+function visible(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced.
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
+    const code = c.charCodeAt(0);
+    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? "\u2421" : "\ufffd";
+  });
+}
+
+/** Cuts a line to `width` visible characters (no ANSI codes inside `plain`). */
+function cut(plain: string, width: number | undefined): string {
+  if (width === undefined || plain.length <= width) return plain;
+  return `${plain.slice(0, Math.max(0, width - 1))}…`;
+}
+
+/** The shortest prefix length (at least 8) that tells every id apart. */
+export function uniquePrefixLength(ids: readonly string[], min = 8): number {
+  const sorted = [...new Set(ids)].sort();
+  let len = min;
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1] as string;
+    const b = sorted[i] as string;
+    let k = 0;
+    while (k < a.length && k < b.length && a[k] === b[k]) k++;
+    len = Math.max(len, k + 1);
+  }
+  return len;
+}
+
+function untilOption(options: Record<string, unknown>): number | undefined {
+  const raw = stringOption(options, "until", "--until");
+  if (raw === undefined) return undefined;
+  const ms = parseSince(raw, Date.now());
+  if (ms === undefined) throw new UsageError(`--until: cannot read \`${raw}\` as a date`, "Use YYYY-MM-DD, an ISO time, or 7d / 12h.");
+  return ms;
+}
+
+function filtersOf(ctx: Context, options: Record<string, unknown>): SearchFilters {
+  const filters: SearchFilters = {};
+  const project = stringOption(options, "project", "--project");
+  if (options.here === true && project !== undefined) throw new UsageError("give either --here or --project, not both");
+  if (options.here === true) filters.projects = [resolve(ctx.cwd)];
+  if (project !== undefined) filters.projects = [resolve(ctx.cwd, project)];
+  const since = sinceOption(options);
+  if (since !== undefined) filters.sinceMs = since;
+  const until = untilOption(options);
+  if (until !== undefined) filters.untilMs = until;
+  const role = stringOption(options, "role", "--role");
+  if (role !== undefined) {
+    const roles = role.split(",").map((r) => r.trim());
+    const bad = roles.find((r) => !ROLES.includes(r as Role));
+    if (bad !== undefined) throw new UsageError(`--role must be user, assistant or tool (or a comma list); got \`${bad}\``);
+    filters.roles = roles as Role[];
+  }
+  const tool = stringOption(options, "tool", "--tool");
+  if (tool !== undefined) filters.tool = tool;
+  const model = stringOption(options, "model", "--model");
+  if (model !== undefined) filters.model = model;
+  const file = stringOption(options, "file", "--file");
+  if (file !== undefined) filters.file = file;
+  if (options.errored === true) filters.errored = true;
+  if (options.named === true) filters.named = true;
+  return filters;
+}
+
+function snippetJson(s: Snippet | undefined) {
+  return s ? { field: s.field, text: s.text, ranges: s.ranges } : null;
+}
+
+function sessionJson(s: SessionHit) {
+  const m = s.meta;
+  return {
+    path: s.path,
+    id: m.sessionId,
+    cwd: m.cwd,
+    name: m.name,
+    firstMessage: m.firstMessage,
+    created: m.created,
+    modified: Number.isFinite(m.modifiedMs) ? new Date(m.modifiedMs).toISOString() : null,
+    hits: s.hits.map((h) => ({
+      entryId: h.entryId,
+      line: h.line,
+      type: h.type,
+      role: h.role,
+      timestamp: h.timeMs === null ? null : new Date(h.timeMs).toISOString(),
+      onBranch: h.onBranch,
+      score: h.score,
+      snippet: snippetJson(h.snippet),
+    })),
+  };
+}
+
+/** A snippet with its matches highlighted (colours only on a terminal), cut to `width`. */
+function highlighted(ctx: Context, snippet: Snippet, width: number | undefined): string {
+  const text = cut(visible(snippet.text), width);
+  const c = ctx.io.out;
+  let out = "";
+  let at = 0;
+  for (const [start, end] of snippet.ranges) {
+    if (start >= text.length) break;
+    const stop = Math.min(end, text.length);
+    out += text.slice(at, start) + c.bold(c.red(text.slice(start, stop)));
+    at = stop;
+  }
+  return out + text.slice(at);
+}
+
+export const action: Action = async (ctx, [query], options) => {
+  if (typeof query !== "string" || query.trim() === "") throw new UsageError("missing <query>");
+  const limit = intOption(options, "limit", "--limit") ?? 20;
+  const filters = filtersOf(ctx, options);
+  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+  const db = await openSearchDatabase({
+    root,
+    env: ctx.env,
+    persistent: options.index !== false,
+    onWarning: (m) => ctx.io.warn(m),
+  });
+  try {
+    const progress = ctx.io.progress("indexing");
+    try {
+      await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+    } finally {
+      progress.end();
+    }
+    const width = ctx.io.stdoutIsTTY ? (process.stdout.columns ?? 100) : undefined;
+    let result: Awaited<ReturnType<typeof db.search>>;
+    try {
+      result = await db.search(query, {
+        filters,
+        thinking: options.thinking === true,
+        toolOutput: options.toolOutput !== false,
+        allBranches: options.allBranches === true,
+        limit: options.files === true ? Number.POSITIVE_INFINITY : limit,
+        hitsPerSession: options.files === true ? 1 : 3,
+        snippetWidth: Math.max(40, (width ?? 160) - 12),
+      });
+    } catch (error) {
+      if (error instanceof QuerySyntaxError) throw new UsageError(`bad query: ${error.message}`, "See `pi-session search --help` for the query syntax.");
+      throw error;
+    }
+    const sessions = options.files === true ? result.sessions.slice(0, options.limit === undefined ? undefined : limit) : result.sessions;
+    if (ctx.json) {
+      ctx.io.printJson({ query, sessions: sessions.map(sessionJson), more: result.more });
+      return sessions.length > 0 ? 0 : 1;
+    }
+    if (options.files === true) {
+      for (const s of sessions) ctx.io.line(s.path);
+      return sessions.length > 0 ? 0 : 1;
+    }
+    if (sessions.length === 0) {
+      ctx.io.info(`no match for ${JSON.stringify(query)} in ${root}`);
+      return 1;
+    }
+    const ids = [...db.database.files().values()].flatMap((f) => (f.meta ? [f.meta.sessionId] : []));
+    const idLength = uniquePrefixLength(ids);
+    const c = ctx.io.out;
+    sessions.forEach((s, i) => {
+      if (i > 0) ctx.io.line();
+      const m = s.meta;
+      const title = m.name ?? (m.firstMessage || "(no messages)");
+      const head = `${shortDate(m.modifiedMs)}  ${m.cwd || "-"}  `;
+      const id = m.sessionId.slice(0, idLength);
+      const room = width === undefined ? undefined : Math.max(10, width - head.length - id.length - 2);
+      const label = cut(visible(title.replace(/\s+/g, " ").trim()), room);
+      ctx.io.line(`${c.dim(shortDate(m.modifiedMs))}  ${c.cyan(visible(m.cwd || "-"))}  ${m.name ? c.bold(label) : label}  ${c.magenta(id)}`);
+      for (const h of s.hits) {
+        const tag = `${h.role ?? h.type}${h.onBranch ? "" : ", abandoned branch"}`;
+        const prefix = `  ${h.entryId ?? `line ${h.line}`} ${tag}: `;
+        const body = h.snippet ? highlighted(ctx, h.snippet, width === undefined ? undefined : Math.max(10, width - prefix.length)) : "";
+        ctx.io.line(`  ${c.dim(h.entryId ?? `line ${h.line}`)} ${h.onBranch ? c.green(tag) : c.yellow(tag)}: ${body}`);
+      }
+    });
+    if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));
+    return 0;
+  } finally {
+    db.close();
+  }
+};

@@ -134,7 +134,10 @@ the file cannot be repaired.`,
     name: "search",
     declare: (cli) =>
       cli
-        .command("search <query>", "Find sessions by what was said in them (full-text, through the session database)")
+        .command(
+          "search <query>",
+          "Find sessions by what was said in them (full-text, through the session database)",
+        )
         .option("--here", "Only sessions of this directory's project and its subdirectories")
         .option("--project <dir>", "Only sessions whose project is DIR or inside it")
         .option("--since <date>", `Only entries at or after DATE ${SINCE_HELP}`)
@@ -145,7 +148,10 @@ the file cannot be repaired.`,
         .option("--file <path>", "Only sessions whose tool calls touched PATH (or a path ending in /PATH)")
         .option("--errored", "Only sessions with a failed tool call (isError, or a non-zero bash exit)")
         .option("--named", "Only sessions that have a name")
-        .option("--all-branches", "Rank hits on abandoned branches with the others (default: current branch first)")
+        .option(
+          "--all-branches",
+          "Rank hits on abandoned branches with the others (default: current branch first)",
+        )
         .option("--thinking", "Also search the assistant's thinking")
         .option("--no-tool-output", "Leave tool results and bash output out")
         .option("--files", "Print only the paths of matching sessions")

@@ -24,7 +24,6 @@ type Role = (typeof ROLES)[number];
 
 /** Control characters of session text shown visibly (`\x1b` as `␛`), never raw on a terminal. */
 function visible(text: string): string {
-  // biome-ignore lint/suspicious/noControlCharactersInRegex: these are the characters replaced.
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
     const code = c.charCodeAt(0);
     return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? "\u2421" : "\ufffd";
@@ -55,14 +54,19 @@ function untilOption(options: Record<string, unknown>): number | undefined {
   const raw = stringOption(options, "until", "--until");
   if (raw === undefined) return undefined;
   const ms = parseSince(raw, Date.now());
-  if (ms === undefined) throw new UsageError(`--until: cannot read \`${raw}\` as a date`, "Use YYYY-MM-DD, an ISO time, or 7d / 12h.");
+  if (ms === undefined)
+    throw new UsageError(
+      `--until: cannot read \`${raw}\` as a date`,
+      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
+    );
   return ms;
 }
 
 function filtersOf(ctx: Context, options: Record<string, unknown>): SearchFilters {
   const filters: SearchFilters = {};
   const project = stringOption(options, "project", "--project");
-  if (options.here === true && project !== undefined) throw new UsageError("give either --here or --project, not both");
+  if (options.here === true && project !== undefined)
+    throw new UsageError("give either --here or --project, not both");
   if (options.here === true) filters.projects = [resolve(ctx.cwd)];
   if (project !== undefined) filters.projects = [resolve(ctx.cwd, project)];
   const since = sinceOption(options);
@@ -73,7 +77,8 @@ function filtersOf(ctx: Context, options: Record<string, unknown>): SearchFilter
   if (role !== undefined) {
     const roles = role.split(",").map((r) => r.trim());
     const bad = roles.find((r) => !ROLES.includes(r as Role));
-    if (bad !== undefined) throw new UsageError(`--role must be user, assistant or tool (or a comma list); got \`${bad}\``);
+    if (bad !== undefined)
+      throw new UsageError(`--role must be user, assistant or tool (or a comma list); got \`${bad}\``);
     filters.roles = roles as Role[];
   }
   const tool = stringOption(options, "tool", "--tool");
@@ -160,10 +165,17 @@ export const action: Action = async (ctx, [query], options) => {
         snippetWidth: Math.max(40, (width ?? 160) - 12),
       });
     } catch (error) {
-      if (error instanceof QuerySyntaxError) throw new UsageError(`bad query: ${error.message}`, "See `pi-session search --help` for the query syntax.");
+      if (error instanceof QuerySyntaxError)
+        throw new UsageError(
+          `bad query: ${error.message}`,
+          "See `pi-session search --help` for the query syntax.",
+        );
       throw error;
     }
-    const sessions = options.files === true ? result.sessions.slice(0, options.limit === undefined ? undefined : limit) : result.sessions;
+    const sessions =
+      options.files === true
+        ? result.sessions.slice(0, options.limit === undefined ? undefined : limit)
+        : result.sessions;
     if (ctx.json) {
       ctx.io.printJson({ query, sessions: sessions.map(sessionJson), more: result.more });
       return sessions.length > 0 ? 0 : 1;
@@ -187,12 +199,18 @@ export const action: Action = async (ctx, [query], options) => {
       const id = m.sessionId.slice(0, idLength);
       const room = width === undefined ? undefined : Math.max(10, width - head.length - id.length - 2);
       const label = cut(visible(title.replace(/\s+/g, " ").trim()), room);
-      ctx.io.line(`${c.dim(shortDate(m.modifiedMs))}  ${c.cyan(visible(m.cwd || "-"))}  ${m.name ? c.bold(label) : label}  ${c.magenta(id)}`);
+      ctx.io.line(
+        `${c.dim(shortDate(m.modifiedMs))}  ${c.cyan(visible(m.cwd || "-"))}  ${m.name ? c.bold(label) : label}  ${c.magenta(id)}`,
+      );
       for (const h of s.hits) {
         const tag = `${h.role ?? h.type}${h.onBranch ? "" : ", abandoned branch"}`;
         const prefix = `  ${h.entryId ?? `line ${h.line}`} ${tag}: `;
-        const body = h.snippet ? highlighted(ctx, h.snippet, width === undefined ? undefined : Math.max(10, width - prefix.length)) : "";
-        ctx.io.line(`  ${c.dim(h.entryId ?? `line ${h.line}`)} ${h.onBranch ? c.green(tag) : c.yellow(tag)}: ${body}`);
+        const body = h.snippet
+          ? highlighted(ctx, h.snippet, width === undefined ? undefined : Math.max(10, width - prefix.length))
+          : "";
+        ctx.io.line(
+          `  ${c.dim(h.entryId ?? `line ${h.line}`)} ${h.onBranch ? c.green(tag) : c.yellow(tag)}: ${body}`,
+        );
       }
     });
     if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));

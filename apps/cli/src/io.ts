@@ -19,6 +19,8 @@ export type Colors = Styles;
 export interface Stream {
   write(chunk: string): unknown;
   isTTY?: boolean;
+  /** A terminal's width in columns. */
+  columns?: number;
 }
 
 export interface IoOptions {
@@ -58,6 +60,8 @@ export class Io {
   readonly json: boolean;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
+  /** The width of stdout when it is a terminal (for lines cut to fit), else undefined. */
+  readonly columns: number | undefined;
   private readonly stdout: Stream;
   private readonly stderr: Stream;
   private readonly stdoutColors: boolean;
@@ -69,6 +73,7 @@ export class Io {
     this.json = options.json;
     this.stdoutIsTTY = options.stdout.isTTY === true;
     this.stderrIsTTY = options.stderr.isTTY === true;
+    this.columns = this.stdoutIsTTY ? (options.stdout.columns ?? 80) : undefined;
     this.stdoutColors = colorsWanted(options.stdout, options.env, options.color);
     this.stderrColors = colorsWanted(options.stderr, options.env, options.color);
     this.out = createStyles(this.stdoutColors);

@@ -16,19 +16,12 @@ import {
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 import { parseSince, shortDate } from "../text.js";
 import { intOption, sinceOption, stringOption } from "./common.js";
 
 const ROLES = ["user", "assistant", "tool"] as const;
 type Role = (typeof ROLES)[number];
-
-/** Control characters of session text shown visibly (`\x1b` as `␛`), never raw on a terminal. */
-function visible(text: string): string {
-  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (c) => {
-    const code = c.charCodeAt(0);
-    return code < 0x20 ? String.fromCharCode(0x2400 + code) : code === 0x7f ? "\u2421" : "\ufffd";
-  });
-}
 
 /** Cuts a line to `width` visible characters (no ANSI codes inside `plain`). */
 function cut(plain: string, width: number | undefined): string {
@@ -119,19 +112,22 @@ function sessionJson(s: SessionHit) {
   };
 }
 
-/** A snippet with its matches highlighted (colours only on a terminal), cut to `width`. */
+/**
+ * A snippet with its matches highlighted (colours only on a terminal), cut to `width`; each
+ * piece made terminal-safe on its own, so the match ranges stay where they were.
+ */
 function highlighted(ctx: Context, snippet: Snippet, width: number | undefined): string {
-  const text = cut(visible(snippet.text), width);
+  const text = cut(snippet.text, width);
   const c = ctx.io.out;
   let out = "";
   let at = 0;
   for (const [start, end] of snippet.ranges) {
-    if (start >= text.length) break;
+    if (start >= text.length || start < at) break;
     const stop = Math.min(end, text.length);
-    out += text.slice(at, start) + c.bold(c.red(text.slice(start, stop)));
+    out += oneLineField(text.slice(at, start)) + c.bold(c.red(oneLineField(text.slice(start, stop))));
     at = stop;
   }
-  return out + text.slice(at);
+  return out + oneLineField(text.slice(at));
 }
 
 export const action: Action = async (ctx, [query], options) => {
@@ -152,7 +148,7 @@ export const action: Action = async (ctx, [query], options) => {
     } finally {
       progress.end();
     }
-    const width = ctx.io.stdoutIsTTY ? (process.stdout.columns ?? 100) : undefined;
+    const width = ctx.io.columns;
     let result: Awaited<ReturnType<typeof db.search>>;
     try {
       result = await db.search(query, {
@@ -198,9 +194,9 @@ export const action: Action = async (ctx, [query], options) => {
       const head = `${shortDate(m.modifiedMs)}  ${m.cwd || "-"}  `;
       const id = m.sessionId.slice(0, idLength);
       const room = width === undefined ? undefined : Math.max(10, width - head.length - id.length - 2);
-      const label = cut(visible(title.replace(/\s+/g, " ").trim()), room);
+      const label = cut(oneLineField(title.replace(/\s+/g, " ").trim()), room);
       ctx.io.line(
-        `${c.dim(shortDate(m.modifiedMs))}  ${c.cyan(visible(m.cwd || "-"))}  ${m.name ? c.bold(label) : label}  ${c.magenta(id)}`,
+        `${c.dim(shortDate(m.modifiedMs))}  ${c.cyan(oneLineField(m.cwd || "-"))}  ${m.name ? c.bold(label) : label}  ${c.magenta(id)}`,
       );
       for (const h of s.hits) {
         const tag = `${h.role ?? h.type}${h.onBranch ? "" : ", abandoned branch"}`;

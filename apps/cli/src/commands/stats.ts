@@ -1,14 +1,24 @@
 /**
  * `stats [<session> | --all]`: tokens and cost from assistant usage, `usage` entries and
- * compaction and branch-summary usage, counted once per lineage (see `../stats.ts`).
+ * compaction and branch-summary usage, counted once per lineage (`@pi-session/search`'s
+ * `computeStats`). A store-wide or project report answers from the session database (brought
+ * up to date first: a stat per file when nothing changed); one session is read directly.
  */
-import { resolve } from "node:path";
+import { join, resolve } from "node:path";
 import { splitSession } from "@pi-session/format";
 import { CliError, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
-import { listSessionFiles, projectDirName, sessionsRoot } from "../locate.js";
+import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
-import { type GroupBy, type StatsSession, type TokenTotals, computeStats } from "../stats.js";
+import { openSearchDatabase } from "@pi-session/search";
+import {
+  type GroupBy,
+  type StatsResult,
+  type StatsSession,
+  type TokenTotals,
+  computeStats,
+  usageRows,
+} from "@pi-session/search/documents";
 import { formatCost, formatInt, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { sessionPath, sinceOption, stringOption } from "./common.js";
@@ -32,24 +42,8 @@ export async function statsSession(path: string, project: string): Promise<Stats
     project: typeof h.cwd === "string" && h.cwd !== "" ? h.cwd : project,
     parentPath: parent,
     created: typeof h.timestamp === "string" ? h.timestamp : "",
-    entries: view.entries.map((r) => r.value),
+    usage: usageRows(view.entries.map((r) => r.value)),
   };
-}
-
-function selectFiles(ctx: Context, arg: unknown, all: boolean): { path: string; project: string }[] {
-  if (typeof arg === "string" && all) throw new UsageError("give either <session> or --all, not both");
-  if (typeof arg === "string") return [{ path: sessionPath(ctx, arg), project: "" }];
-  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
-  const files = listSessionFiles(root);
-  if (all) return files.map((f) => ({ path: f.path, project: f.project }));
-  const project = projectDirName(resolve(ctx.cwd));
-  const mine = files.filter((f) => f.project === project);
-  if (mine.length === 0) {
-    throw new CliError(`no sessions for ${ctx.cwd} under ${root}`, {
-      hint: "Use --all for every project, or pass a <session>.",
-    });
-  }
-  return mine.map((f) => ({ path: f.path, project: f.project }));
 }
 
 function totalsJson(t: TokenTotals) {
@@ -72,24 +66,44 @@ export const action: Action = async (ctx, [arg], options) => {
   }
   const by = byRaw as GroupBy | undefined;
   const sinceMs = sinceOption(options);
-  const files = selectFiles(ctx, arg, options.all === true);
-  const progress = ctx.io.progress("reading");
-  const sessions: StatsSession[] = [];
+  if (typeof arg === "string" && options.all === true)
+    throw new UsageError("give either <session> or --all, not both");
+  const query = { ...(by ? { by } : {}), ...(sinceMs !== undefined ? { sinceMs } : {}) };
+  let result: StatsResult;
   let skipped = 0;
-  for (const [i, f] of files.entries()) {
-    const s = await statsSession(f.path, f.project);
-    if (s) sessions.push(s);
-    else {
-      skipped++;
-      ctx.io.warn(`${oneLineField(f.path)}: not a pi session (no header); skipped`);
+  if (typeof arg === "string") {
+    const path = sessionPath(ctx, arg);
+    const s = await statsSession(path, "");
+    if (!s) {
+      skipped = 1;
+      ctx.io.warn(`${oneLineField(path)}: not a pi session (no header); skipped`);
     }
-    progress.update(i + 1, files.length);
+    result = computeStats(s ? [s] : [], query);
+  } else {
+    const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+    const dirs = options.all === true ? undefined : [join(resolve(root), projectDirName(resolve(ctx.cwd)))];
+    const db = await openSearchDatabase({ root, env: ctx.env, onWarning: (m) => ctx.io.warn(m) });
+    try {
+      const progress = ctx.io.progress("indexing");
+      try {
+        await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+      } finally {
+        progress.end();
+      }
+      const found = await db.stats({ ...query, ...(dirs ? { dirs } : {}) });
+      result = found;
+      skipped = found.skippedFiles.length;
+      for (const path of found.skippedFiles)
+        ctx.io.warn(`${oneLineField(path)}: not a pi session (no header); skipped`);
+    } finally {
+      db.close();
+    }
+    if (dirs && result.sessions === 0 && skipped === 0) {
+      throw new CliError(`no sessions for ${ctx.cwd} under ${root}`, {
+        hint: "Use --all for every project, or pass a <session>.",
+      });
+    }
   }
-  progress.end();
-  const result = computeStats(sessions, {
-    ...(by ? { by } : {}),
-    ...(sinceMs !== undefined ? { sinceMs } : {}),
-  });
   if (ctx.json) {
     ctx.io.printJson({
       sessions: result.sessions,

@@ -94,7 +94,13 @@ function argumentsText(args: unknown): string {
   const parts: string[] = [];
   for (const value of Object.values(args)) {
     if (typeof value === "string") parts.push(value);
-    else if (value !== undefined && value !== null) parts.push(JSON.stringify(value));
+    else if (value !== undefined && value !== null) {
+      try {
+        parts.push(JSON.stringify(value));
+      } catch {
+        // Nested beyond the stack (a hostile file): its strings are not searchable.
+      }
+    }
   }
   return parts.join("\n");
 }

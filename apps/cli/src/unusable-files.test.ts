@@ -1,7 +1,9 @@
 /**
  * Unusable things at a session's paths (issue 16), through the built binary (`dist/pi-session.js`): an
  * unusable lock makes `name` and `label` fail after the lock timeout with a message that says
- * what is wrong, never spin. Each run is killed after a generous limit, so a hang fails the
+ * what is wrong, never spin; a FIFO named like a session is never opened for reading (`ls`,
+ * `stats --all`, `validate DIR` and `migrate DIR` pass it by; every command given its path
+ * refuses it). Each run is killed after a generous limit, so a hang fails the
  * test instead of the run. Build first: `npx turbo run build --filter=@pi-session/cli...`.
  * @module-tag processes
  */
@@ -102,4 +104,64 @@ describe("an unusable lock", () => {
       ]);
     });
   }
+});
+
+describe("a FIFO named like a session", () => {
+  /** A per-cwd store (for cwd `home`) with one real session and a FIFO named as a newer one. */
+  function storeWithFifo(): { dir: string; real: string; fifo: string } {
+    const dir = join(home, "agent", "sessions", `--${home.slice(1).replaceAll("/", "-")}--`);
+    mkdirSync(dir, { recursive: true });
+    const real = join(dir, "2026-01-01T00-00-00-000Z_019a4c1e-0000-7000-8000-000000000001.jsonl");
+    writeFileSync(
+      real,
+      `${lines.map((l) => JSON.stringify({ ...l, ...(l.type === "session" ? { cwd: home } : {}) })).join("\n")}\n`,
+    );
+    const fifo = join(dir, "2026-01-02T00-00-00-000Z_019a4c1e-0000-7000-8000-000000000002.jsonl");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    return { dir, real, fifo };
+  }
+
+  it("ls, ls --all, stats --all, validate DIR and migrate DIR pass it by", () => {
+    const { dir, real } = storeWithFifo();
+    for (const args of [["ls"], ["ls", "--all"]]) {
+      const r = run([...args, "--json"]);
+      expect(r.code, r.stderr).toBe(0);
+      expect(JSON.parse(r.stdout).map((s: { path: string }) => s.path)).toEqual([real]);
+    }
+    const stats = run(["stats", "--all", "--json"]);
+    expect(stats.code, stats.stderr).toBe(0);
+    for (const args of [
+      ["validate", dir],
+      ["migrate", dir],
+    ]) {
+      const r = run(args);
+      expect(r.code, r.stderr).toBe(0);
+      expect(r.stdout).toContain(real);
+      expect(r.stdout).not.toContain("000000000002");
+    }
+  });
+
+  it("every command given its path refuses it: exit 1, 'not a regular file'", () => {
+    const { fifo } = storeWithFifo();
+    for (const args of [
+      ["show", fifo],
+      ["show", fifo, "--json"],
+      ["tree", fifo],
+      ["context", fifo, "--json"],
+      ["validate", fifo],
+      ["stats", fifo],
+      ["migrate", fifo],
+      ["migrate", fifo, "--write"],
+      ["repair", fifo],
+      ["name", fifo, "x"],
+      ["label", fifo, "a0000001", "x"],
+      ["fork", fifo],
+      ["rm", fifo, "--yes"],
+    ]) {
+      const r = run(args);
+      expect(r.code, `${args.join(" ")}: ${r.stderr}`).toBe(1);
+      expect(r.stderr.toLowerCase(), args.join(" ")).toContain("not a regular file");
+    }
+    expect(readdirSync(dirname(fifo))).toHaveLength(2);
+  });
 });

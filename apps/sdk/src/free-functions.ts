@@ -102,7 +102,7 @@ export function headerOrNull(path: string): ReturnType<typeof scanHeaderSync> {
   }
 }
 
-/** Newest `.jsonl` (by mtime) with a valid header, optionally of one cwd; `null` if none. */
+/** Newest `.jsonl` regular file (by mtime) with a valid header, optionally of one cwd; `null` if none. */
 export function findMostRecentSession(sessionDir: string, cwd?: string): string | null {
   const dir = resolvePath(sessionDir);
   const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
@@ -110,7 +110,12 @@ export function findMostRecentSession(sessionDir: string, cwd?: string): string 
     const files = readdirSync(dir)
       .filter((file) => file.endsWith(".jsonl"))
       .map((file) => resolve(dir, file))
-      .map((path) => ({ path, mtime: statSync(path).mtimeMs }))
+      .map((path) => {
+        const st = statSync(path);
+        return { path, mtime: st.mtimeMs, file: st.isFile() };
+      })
+      // Only regular files are sessions (a FIFO named `*.jsonl` is never opened).
+      .filter((f) => f.file)
       .sort((a, b) => b.mtime - a.mtime);
     for (const { path } of files) {
       const header = headerOrNull(path);

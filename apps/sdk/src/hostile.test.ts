@@ -1,7 +1,10 @@
 /**
  * Hostile things at a session's paths, through the SDK's public API (the built `dist/`, in a
  * child process each): an unusable lock ends an append in `SessionLockTimeoutError` after the
- * usual backoff, never a spin; a lock whose live pid has another start time is stale at once.
+ * usual backoff, never a spin; a lock whose live pid has another start time is stale at once;
+ * a FIFO named like a session is never opened for reading: `list`, `listAll`, `continueRecent`
+ * and `findById` pass it by, `open`, `openReadonly`, `forkFrom` and `loadEntriesFromFile`
+ * refuse it.
  *
  * A regression would hang (a synchronous spin, a blocking read of a FIFO), which no test
  * timeout can interrupt in-process: each case runs in a child killed after a generous limit.
@@ -134,5 +137,89 @@ describe("a lock whose pid was reused", () => {
     });
     expect(readFileSync(path, "utf8")).toContain('"content":"more"');
     expect(existsSync(`${path}.lock`)).toBe(false);
+  });
+});
+
+describe("a FIFO named like a session", () => {
+  /** `<agent>/sessions/--p--/` with one real session of `/p` and a FIFO named as a newer one. */
+  function storeWithFifo(): { agentDir: string; sessionDir: string; real: string; fifo: string } {
+    const agentDir = join(dir, "agent");
+    const sessionDir = join(agentDir, "sessions", "--p--");
+    mkdirSync(sessionDir, { recursive: true });
+    const id = "019a4c1e-0000-7000-8000-000000000001";
+    const real = join(sessionDir, `2025-01-01T00-00-00-000Z_${id}.jsonl`);
+    writeFileSync(
+      real,
+      `${[
+        { type: "session", version: 3, id, timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" },
+        {
+          type: "message",
+          id: "a1",
+          parentId: null,
+          timestamp: "2025-01-01T00:00:01.000Z",
+          message: { role: "user", content: "hi", timestamp: 1 },
+        },
+      ]
+        .map((l) => JSON.stringify(l))
+        .join("\n")}\n`,
+    );
+    const fifo = join(sessionDir, "2025-01-02T00-00-00-000Z_019a4c1e-0000-7000-8000-000000000002.jsonl");
+    expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
+    return { agentDir, sessionDir, real, fifo };
+  }
+
+  it("list, listAll, continueRecent and findById pass it by", () => {
+    const { agentDir, sessionDir, real, fifo } = storeWithFifo();
+    const out = inChild(
+      `
+      const paths = (infos) => infos.map((i) => i.path);
+      return {
+        list: paths(await sdk.SessionManager.list("/p")),
+        listDir: paths(await sdk.SessionManager.list("/p", ${JSON.stringify(sessionDir)})),
+        listAll: paths(await sdk.SessionManager.listAll()),
+        listAllDir: paths(await sdk.SessionManager.listAll(${JSON.stringify(sessionDir)}, () => {})),
+        recent: sdk.SessionManager.continueRecent("/p").getSessionFile(),
+        mostRecent: sdk.findMostRecentSession(${JSON.stringify(sessionDir)}),
+        byId: sdk.SessionManager.findById("/p", "019a4c1e-0000-7000-8000-000000000002") ?? null,
+      };
+      `,
+      { PI_CODING_AGENT_DIR: agentDir },
+    );
+    expect(out).toEqual({
+      list: [real],
+      listDir: [real],
+      listAll: [real],
+      listAllDir: [real],
+      recent: real,
+      mostRecent: real,
+      byId: null,
+    });
+    expect(existsSync(fifo)).toBe(true);
+  });
+
+  it("open, openReadonly, forkFrom and loadEntriesFromFile refuse it with a clear error", () => {
+    const { agentDir, fifo } = storeWithFifo();
+    const out = inChild(
+      `
+      const path = ${JSON.stringify(fifo)};
+      const outcome = (fn) => {
+        try {
+          fn();
+          return "no error";
+        } catch (e) {
+          return e.message;
+        }
+      };
+      return {
+        open: outcome(() => sdk.SessionManager.open(path)),
+        openReadonly: outcome(() => sdk.openReadonly(path)),
+        forkFrom: outcome(() => sdk.SessionManager.forkFrom(path, "/q")),
+        loadEntriesFromFile: outcome(() => sdk.loadEntriesFromFile(path)),
+      };
+      `,
+      { PI_CODING_AGENT_DIR: agentDir },
+    ) as Record<string, string>;
+    for (const [call, message] of Object.entries(out))
+      expect(message, call).toBe(`Not a regular file (a FIFO): ${fifo}`);
   });
 });

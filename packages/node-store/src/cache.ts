@@ -47,6 +47,7 @@ import {
 } from "./cache-index.js";
 import type { InfoState } from "./info.js";
 import type { Env } from "./layout.js";
+import { READ_FLAGS } from "./read.js";
 
 // 3: headers without a string id are sessions now (version 2 cached them as "not a session").
 // 4: the binary index (`cache-index.ts`) replaces the JSON one.
@@ -138,7 +139,8 @@ function segmentHeader(id: string): Buffer {
 export function readIndexFile(cacheDir: string, listedDir: string): Promise<Buffer | undefined> {
   let fd: number;
   try {
-    fd = openSync(cacheFileFor(cacheDir, listedDir), "r");
+    // Non-blocking: a FIFO in the cache directory must not block a listing (it is refused below).
+    fd = openSync(cacheFileFor(cacheDir, listedDir), READ_FLAGS);
   } catch {
     return Promise.resolve(undefined);
   }
@@ -151,7 +153,9 @@ export function readIndexFile(cacheDir: string, listedDir: string): Promise<Buff
   };
   return new Promise((done) => {
     try {
-      const size = fstatSync(fd).size;
+      const st = fstatSync(fd);
+      if (!st.isFile()) throw new TypeError("not a regular file");
+      const size = st.size;
       // Not an index of ours (they are a few hundred bytes per session).
       if (size > MAX_INDEX_BYTES) throw new RangeError("index too large");
       const buf = Buffer.allocUnsafeSlow(size);
@@ -187,7 +191,8 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
   if (offset < header.length) return undefined;
   let fd: number;
   try {
-    fd = openSync(segmentFileFor(cacheDir, listedDir, id), "r");
+    // Non-blocking: a read of a FIFO put here then fails or ends at once (the header check fails).
+    fd = openSync(segmentFileFor(cacheDir, listedDir, id), READ_FLAGS);
   } catch {
     return undefined;
   }

@@ -64,7 +64,7 @@ describe("StatProbe", () => {
     );
   });
 
-  it("follows links, and says false where statSync finds nothing or fails", () => {
+  it("follows links, and says false where statSync finds nothing or fails, or no regular file", () => {
     const dir = tmp();
     const file = join(dir, "f.jsonl");
     writeFileSync(file, "abc");
@@ -77,8 +77,8 @@ describe("StatProbe", () => {
     expect(probe.stat(link)).toBe(true);
     expect(probe.ino).toBe(statSync(file).ino);
     expect(probe.size).toBe(3);
-    expect(probe.stat(join(dir, "d.jsonl"))).toBe(true);
-    expect(probe.ino).toBe(statSync(join(dir, "d.jsonl")).ino);
+    // Only regular files are sessions: a directory (or FIFO, socket, device) is not statted.
+    expect(probe.stat(join(dir, "d.jsonl"))).toBe(false);
     expect(probe.stat(join(dir, "missing.jsonl"))).toBe(false);
     expect(probe.stat(join(file, "below-a-file"))).toBe(false);
     expect(probe.stat(join(dir, "l1.jsonl"))).toBe(false);
@@ -105,11 +105,12 @@ describe("statColumns", () => {
     const want = paths.map((p) => {
       try {
         const st = statSync(p);
-        return [st.mtimeMs, st.ctimeMs, st.size, st.ino];
+        // Not a regular file (the directory): not statted, as if missing.
+        if (st.isFile()) return [st.mtimeMs, st.ctimeMs, st.size, st.ino];
       } catch {
         // Missing, below a file, a loop of links, a NUL byte.
-        return [Number.NEGATIVE_INFINITY, 7, 7, 7];
       }
+      return [Number.NEGATIVE_INFINITY, 7, 7, 7];
     });
     return { paths, want };
   };
@@ -126,7 +127,7 @@ describe("statColumns", () => {
     return Array.from({ length: n }, (_, i) => cols.map((c) => c[i]));
   };
 
-  it("fills the columns with statSync's numbers, -Infinity where it finds nothing or fails, nothing else", () => {
+  it("fills the columns with statSync's numbers, -Infinity where it finds nothing, fails or finds no regular file, nothing else", () => {
     const { paths, want } = setup();
     const rows = run(paths);
     // Untouched: the three before `base + from`, and path 0 (before `from`).

@@ -45,6 +45,7 @@ interface FsBinding {
 }
 
 // Positions in the binding's stat array (Node 20's `getStatsFromBinding`).
+const MODE = 1;
 const NLINK = 2;
 const INO = 7;
 const SIZE = 8;
@@ -92,11 +93,12 @@ function fsBinding(): FsBinding | null {
 /** Whether the binding's array gives the numbers of `want` (the same file's `fs.Stats`). */
 function agrees(
   got: Float64Array | undefined,
-  want: { size: number; ino: number; nlink: number; mtimeMs: number; ctimeMs: number },
+  want: { mode: number; size: number; ino: number; nlink: number; mtimeMs: number; ctimeMs: number },
 ): boolean {
   return (
     got instanceof Float64Array &&
     got.length >= 14 &&
+    got[MODE] === want.mode &&
     got[SIZE] === want.size &&
     got[INO] === want.ino &&
     got[NLINK] === want.nlink &&
@@ -139,6 +141,28 @@ function fstatBinding(): FsBinding | null {
   return fstatChecked;
 }
 
+/** The file type bits of a mode, and the type of a regular file (POSIX values, as Node's). */
+const S_IFMT = 0o170000;
+const S_IFREG = 0o100000;
+
+/** Whether a mode is a regular file's (only those are sessions: see `openRegularFileSync`). */
+export function isRegularMode(mode: number): boolean {
+  return (mode & S_IFMT) === S_IFREG;
+}
+
+/**
+ * Whether the open `fd` is a regular file (an `fstat`; on Node 20 without an `fs.Stats`).
+ * Throws as `fstatSync` throws.
+ */
+export function fdIsRegular(fd: number): boolean {
+  const fs = fstatBinding();
+  if (fs !== null) {
+    const a = (fs.fstat as NonNullable<FsBinding["fstat"]>)(fd, false, undefined, false);
+    return isRegularMode(a[MODE] as number);
+  }
+  return fstatSync(fd).isFile();
+}
+
 /** What an appender checks of its open file before each write. */
 export interface FdCounts {
   size: number;
@@ -178,7 +202,8 @@ export class StatProbe {
 
   /**
    * Stats `path` (following links, as `statSync`); `false` when it cannot be statted
-   * (missing, no permission, a loop of links): such a file is skipped by listings.
+   * (missing, no permission, a loop of links) or is not a regular file (a directory, FIFO,
+   * socket or device): such a file is skipped by listings.
    */
   stat(path: string): boolean {
     const fs = this.fs;
@@ -189,20 +214,21 @@ export class StatProbe {
       } catch {
         return false;
       }
-      if (a === undefined) return false;
+      // Only regular files are sessions: a FIFO, socket, device or directory is skipped.
+      if (a === undefined || !isRegularMode(a[MODE] as number)) return false;
       this.size = a[SIZE] as number;
       this.ino = a[INO] as number;
       this.mtimeMs = msOf(a);
       this.ctimeMs = ctimeMsOf(a);
       return true;
     }
-    let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number } | undefined;
+    let st: { size: number; mtimeMs: number; ctimeMs: number; ino: number; isFile(): boolean } | undefined;
     try {
       st = statSync(path, NO_THROW);
     } catch {
       return false;
     }
-    if (st === undefined) return false;
+    if (st === undefined || !st.isFile()) return false;
     this.size = st.size;
     this.ino = st.ino;
     this.mtimeMs = st.mtimeMs;
@@ -224,7 +250,7 @@ export class StatProbe {
 
 /**
  * Stats `paths[j]` for each j in [from, to) into the columns at `base + j`, as
- * {@link StatProbe.stat} does; a file that cannot be statted gets mtime -Infinity (its size,
+ * {@link StatProbe.stat} does; a file that cannot be statted (or is not a regular file) gets mtime -Infinity (its size,
  * ctime and inode are left as they were). A listing's first pass: one call for a batch of files, with the
  * binding called inline, so the engine can optimize the loop while it runs (in a fresh
  * process, a call per file is a measurable part of a warm listing).
@@ -251,7 +277,7 @@ export function statColumns(
       } catch {
         a = undefined;
       }
-      if (a === undefined) {
+      if (a === undefined || !isRegularMode(a[MODE] as number)) {
         mtimes[i] = Number.NEGATIVE_INFINITY;
       } else {
         sizes[i] = a[SIZE] as number;

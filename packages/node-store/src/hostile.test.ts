@@ -2,7 +2,9 @@
  * Hostile things at a session's paths, against the built package (`dist/`, so build first):
  * unusable locks (a directory, a FIFO, a dangling link, an unreadable or unremovable file at
  * `<file>.lock`) end in the usual backoff and `SessionLockTimeoutError`, never a spin; a lock
- * whose live pid has another start time is stale at once.
+ * whose live pid has another start time is stale at once; a FIFO (or a directory) where a
+ * session, a settings file or a cache file is expected is never opened for reading: listings
+ * leave it out, readers, scans and writers refuse it with `SessionFileNotRegularError`.
  *
  * A regression here would hang (a synchronous spin, a read of a FIFO blocks for ever), which
  * no test timeout can interrupt in-process: every case runs in a child process killed after a
@@ -17,6 +19,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "./errors.js";
+import { cacheFileFor } from "./cache.js";
 import { acquireLock, lockPathFor } from "./lock.js";
 import { createSessionFile } from "./write.js";
 
@@ -226,5 +229,155 @@ describe("a lock whose pid was reused", () => {
       JSON.stringify({ pid: process.ppid, hostname: hostname(), time: Date.now(), start }),
     );
     expect(() => acquireLock(path, { timeoutMs: 50 })).toThrow(SessionLockTimeoutError);
+  });
+});
+
+/** Makes a FIFO at `path` (mkfifo(1): Node has no mkfifo). */
+function mkfifo(path: string): string {
+  const r = spawnSync("mkfifo", [path]);
+  if (r.status !== 0) throw new Error(`mkfifo ${path}: ${r.stderr}`);
+  return path;
+}
+
+const line = (v: object) => `${JSON.stringify(v)}\n`;
+const message = {
+  type: "message",
+  id: "m1",
+  parentId: null,
+  timestamp: "2025-01-01T00:00:01.000Z",
+  message: { role: "user", content: "hi", timestamp: 1 },
+};
+
+/** A per-cwd sessions root with one real session of `/p` and a FIFO named as a newer one. */
+function storeWithFifo(): { root: string; dir: string; real: string; fifo: string } {
+  const root = join(dirs.make(), "sessions");
+  const dir = join(root, "--p--");
+  mkdirSync(dir, { recursive: true });
+  const real = join(dir, "2025-01-01T00-00-00-000Z_00000000-0000-7000-8000-000000000001.jsonl");
+  writeFileSync(real, line({ ...header, id: "00000000-0000-7000-8000-000000000001" }) + line(message));
+  const fifo = mkfifo(join(dir, "2025-01-02T00-00-00-000Z_00000000-0000-7000-8000-000000000002.jsonl"));
+  return { root, dir, real, fifo };
+}
+
+describe("a FIFO named like a session", () => {
+  it("listings leave it out (listSessions, listSessionDir, listAllSessions; with and without cache, progress)", () => {
+    const { root, dir, real } = storeWithFifo();
+    const cache = join(dirs.make(), "cache");
+    const out = inChild(
+      `
+      const paths = (infos) => infos.map((i) => i.path);
+      const progress = { onProgress: () => {} };
+      return {
+        dir: paths(await ns.listSessionDir(arg.dir, { cache: false })),
+        dirCached: paths(await ns.listSessionDir(arg.dir, { cache: { dir: arg.cache } })),
+        dirWarm: paths(await ns.listSessionDir(arg.dir, { cache: { dir: arg.cache } })),
+        dirProgress: paths(await ns.listSessionDir(arg.dir, { cache: false, ...progress })),
+        cwd: paths(await ns.listSessions("/p", { sessionDir: arg.dir, cache: false })),
+        all: paths(await ns.listAllSessions(arg.root, { cache: false })),
+        allProgress: paths(await ns.listAllSessions(arg.root, { cache: false, ...progress })),
+        allPerCwd: paths(await ns.listAllSessions(arg.root, { cache: { dir: arg.cache }, layout: "per-cwd" })),
+        allWorkers: paths(await ns.listAllSessions(arg.root, { cache: false, workers: 1 })),
+      };
+      `,
+      "",
+      { root, dir, cache },
+    ) as Record<string, string[]>;
+    for (const [how, listed] of Object.entries(out)) expect(listed, how).toEqual([real]);
+  });
+
+  it("readers, scans and writers refuse it (SessionFileNotRegularError, code ENOTREG), never read it", () => {
+    const { fifo } = storeWithFifo();
+    const out = inChild(
+      `
+      const outcome = async (fn) => {
+        try {
+          return { ok: await fn() };
+        } catch (e) {
+          return { error: e.name, code: e.code ?? null, kind: e.kind ?? null };
+        }
+      };
+      const calls = {
+        readSessionFile: () => ns.readSessionFile(path),
+        readSessionFileNull: () => ns.readSessionFile(path, { missing: "null" }),
+        readSessionFileSync: () => ns.readSessionFileSync(path),
+        stream: async () => { for await (const r of ns.streamSessionRecords(path)) void r; },
+        scanHeader: () => ns.scanHeader(path),
+        scanHeaderSync: () => ns.scanHeaderSync(path),
+        scanTail: () => ns.scanTail(path),
+        readSessionInfo: () => ns.readSessionInfo(path),
+        openRegularFileSync: () => ns.openRegularFileSync(path),
+        openRegularFile: () => ns.openRegularFile(path),
+        openAppender: () => ns.SessionWriter.open(path),
+        openAppenderNoLock: () => ns.SessionWriter.open(path, { lock: false }),
+        repairTornTail: () => ns.repairTornTail(path),
+        rewriteSessionFile: () => ns.rewriteSessionFile(path, [{ type: "session", version: 3, id: "x", timestamp: "t", cwd: "/" }]),
+        removeSession: () => ns.removeSession(path, { trash: false }),
+      };
+      const results = {};
+      for (const [name, fn] of Object.entries(calls)) results[name] = await outcome(fn);
+      return results;
+      `,
+      fifo,
+    ) as Record<string, unknown>;
+    const refused = { error: "SessionFileNotRegularError", code: "ENOTREG", kind: "a FIFO" };
+    for (const [call, outcome] of Object.entries(out)) expect(outcome, call).toEqual(refused);
+    expect(existsSync(fifo)).toBe(true);
+  });
+
+  it("a FIFO put in place of a regular file between the stat and the open: the fstat refuses it", () => {
+    const { real, fifo } = storeWithFifo();
+    // The stat is made to lie (the race lost): the path still looks like the real file.
+    const prelude = `
+import fs from "node:fs";
+import { syncBuiltinESMExports } from "node:module";
+const realStat = fs.statSync;
+fs.statSync = (p, ...rest) => realStat(p === ${JSON.stringify(fifo)} ? ${JSON.stringify(real)} : p, ...rest);
+syncBuiltinESMExports();
+`;
+    const out = inChild(
+      `
+      try {
+        ns.readSessionFileSync(path);
+        return "read";
+      } catch (e) {
+        return e.name;
+      }
+      `,
+      fifo,
+      null,
+      prelude,
+    );
+    expect(out).toBe("SessionFileNotRegularError");
+  });
+
+  it("a directory named like a session: refused with code EISDIR", () => {
+    const path = join(dirs.make(), "d.jsonl");
+    mkdirSync(path);
+    expect(
+      inChild(
+        `try { ns.readSessionFileSync(path); return null; } catch (e) { return [e.name, e.code, e.kind]; }`,
+        path,
+      ),
+    ).toEqual(["SessionFileNotRegularError", "EISDIR", "a directory"]);
+  });
+
+  it("a FIFO as settings.json counts as no settings; a FIFO as the cache index as no cache", () => {
+    const { root, dir, real } = storeWithFifo();
+    const agentDir = dirname(root);
+    mkfifo(join(agentDir, "settings.json"));
+    const cache = join(dirs.make(), "cache");
+    mkdirSync(cache);
+    mkfifo(cacheFileFor(cache, dir));
+    const out = inChild(
+      `
+      return {
+        setting: ns.readSessionDirSetting(arg.agentDir) ?? null,
+        listed: (await ns.listSessionDir(arg.dir, { cache: { dir: arg.cache } })).map((i) => i.path),
+      };
+      `,
+      "",
+      { agentDir, dir, cache },
+    );
+    expect(out).toEqual({ setting: null, listed: [real] });
   });
 });

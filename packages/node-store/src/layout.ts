@@ -11,10 +11,10 @@
  * Paths are resolved as pi's `resolvePath` does (`~` expanded, a `file://` URL converted).
  * Every function that builds a path checks that the result stays inside its directory.
  */
-import { readFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
 import { fileURLToPath } from "node:url";
+import { readRegularFileSync } from "./read.js";
 
 /** An environment map, e.g. `process.env`. */
 export type Env = Readonly<Record<string, string | undefined>>;
@@ -144,7 +144,8 @@ export interface SessionsRoot {
 function settingsFileSessionDir(path: string): { value: unknown } | undefined {
   let text: string;
   try {
-    text = readFileSync(path, "utf8");
+    // A FIFO or a device at its path is not read (it could block for ever): unreadable.
+    text = readRegularFileSync(path, { maxBytes: Number.MAX_SAFE_INTEGER }).toString("utf8");
   } catch {
     return undefined;
   }

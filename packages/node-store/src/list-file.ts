@@ -5,9 +5,9 @@
  */
 import { closeSync, openSync, read } from "node:fs";
 import { CACHE_PROBE_BYTES, type CachedFile, readCachedText, sha1 } from "./cache.js";
-import type { FileStat } from "./file-stat.js";
+import { type FileStat, fdIsRegular } from "./file-stat.js";
 import { type InfoState, type SessionInfo, cloneInfoState, emptyInfoState, finishInfo } from "./info.js";
-import { READ_CHUNK_SIZE } from "./read.js";
+import { READ_CHUNK_SIZE, READ_FLAGS } from "./read.js";
 import { infoReader } from "./scan.js";
 
 export type { FileStat } from "./file-stat.js";
@@ -51,7 +51,16 @@ interface ReadHandle {
  * reads in the workers were measured slower on a cold page cache).
  */
 function openForRead(path: string): ReadHandle {
-  const fd = openSync(path, "r");
+  // The stat pass saw a regular file; if something else took its place since (a FIFO, say),
+  // the non-blocking open cannot block, and the fstat refuses it before a byte is read.
+  const fd = openSync(path, READ_FLAGS);
+  let regular = false;
+  try {
+    regular = fdIsRegular(fd);
+  } finally {
+    if (!regular) closeSync(fd);
+  }
+  if (!regular) throw Object.assign(new Error(`not a regular file: ${path}`), { code: "ENOTREG" });
   return {
     read: (buf, offset, length, position) =>
       new Promise((resolve, reject) => {

@@ -26,6 +26,7 @@ import {
 } from "./cache.js";
 import { CacheIndex } from "./cache-index.js";
 import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "./file-stat.js";
+import { SessionFileNotRegularError } from "./errors.js";
 import type { SessionInfo } from "./info.js";
 import {
   type Env,
@@ -38,6 +39,7 @@ import {
 import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
+import { nonRegularKind } from "./read.js";
 
 export type { SessionInfo } from "./info.js";
 
@@ -1022,12 +1024,16 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   });
 }
 
-/** The `SessionInfo` of one file (no cache); null when it is not a valid session. */
+/**
+ * The `SessionInfo` of one file (no cache); null when it is not a valid session. A path that
+ * is not a regular file throws {@link SessionFileNotRegularError} (a FIFO is never read).
+ */
 export async function readSessionInfo(
   path: string,
   opts: { signal?: AbortSignal; stats?: ListStats } = {},
 ): Promise<SessionInfo | null> {
   const st = await stat(path);
+  if (!st.isFile()) throw new SessionFileNotRegularError(path, nonRegularKind(st));
   const loadOpts: Parameters<typeof loadFile>[4] = {};
   if (opts.signal) loadOpts.signal = opts.signal;
   const result = await loadFile(path, st, undefined, opts.stats ?? newListStats(), loadOpts);

@@ -16,9 +16,10 @@
 import * as nodeFs from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { SessionFileNotFoundError } from "./errors.js";
+import { SessionFileNotFoundError, SessionFileNotRegularError } from "./errors.js";
 import type { Env } from "./layout.js";
 import { type LockOptions, withLock } from "./lock.js";
+import { nonRegularKind } from "./read.js";
 
 /** The `node:fs` functions removal uses; override some of them to inject faults (tests). */
 export interface RemoveFs {
@@ -265,10 +266,10 @@ export function removeSession(path: string, opts: RemoveSessionOptions = {}): Re
   const fs: RemoveFs = opts.fs ? { ...realFs, ...opts.fs } : realFs;
   const st = lstatOf(fs, path);
   if (st === undefined) throw new SessionFileNotFoundError(path);
-  // A session is a file: a directory (a whole project's sessions, say) is never removed here.
-  if (st.isDirectory()) {
-    throw Object.assign(new Error(`not a session file (a directory): ${path}`), { code: "EISDIR", path });
-  }
+  // A session is a regular file: a directory (a whole project's sessions, say), a FIFO or a
+  // device is never removed here (nor copied to a trash on another filesystem: a read of a
+  // FIFO blocks).
+  if (!st.isFile() && !st.isSymbolicLink()) throw new SessionFileNotRegularError(path, nonRegularKind(st));
   if (st.isSymbolicLink()) return removeLocked(fs, path, opts);
   return withLock(path, opts.lockOptions ?? {}, () => removeLocked(fs, path, opts));
 }
@@ -278,6 +279,7 @@ function removeLocked(fs: RemoveFs, path: string, opts: RemoveSessionOptions): R
   const st = lstatOf(fs, path);
   if (st === undefined) throw new SessionFileNotFoundError(path);
   const isLink = st.isSymbolicLink();
+  if (!st.isFile() && !isLink) throw new SessionFileNotRegularError(path, nonRegularKind(st));
   // Listed before the session goes; a link's target (and its companions) stay.
   const companions = isLink || opts.keepCompanions === true ? [] : companionsOf(fs, path);
   const remove = removerFor(fs, opts);

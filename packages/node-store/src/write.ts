@@ -18,7 +18,12 @@
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
 import { type JsonRecord, type SessionRecord, serializeRecords, stringifyEntry } from "@pi-session/format";
-import { SessionFileChangedError, SessionFileExistsError, SessionFileNotFoundError } from "./errors.js";
+import {
+  SessionFileChangedError,
+  SessionFileExistsError,
+  SessionFileNotFoundError,
+  SessionFileNotRegularError,
+} from "./errors.js";
 import { type FdCounts, fstatCounts } from "./file-stat.js";
 import {
   type HeldLock,
@@ -30,7 +35,7 @@ import {
   sleepSync,
   unregisterLease,
 } from "./lock.js";
-import { readRecordsFromFd } from "./read.js";
+import { nonRegularKind, readRecordsFromFd } from "./read.js";
 
 /** The `node:fs` functions the writers use; override some of them to inject faults. */
 export interface WriterFs {
@@ -229,6 +234,30 @@ export function createSessionFile(
   return { path, size: bytes.length };
 }
 
+/**
+ * Opens an existing session file read-write for appending (never creating it), only if it is
+ * a regular file: a `stat` first (a FIFO or device is not opened), then an `fstat` of the
+ * descriptor (a FIFO put there in between is refused before anything is read or written; an
+ * O_RDWR open of a FIFO does not block).
+ */
+function openSessionForWriting(fs: WriterFs, path: string, file: string): number {
+  const before = fs.statSync(file);
+  if (!before.isFile()) throw new SessionFileNotRegularError(path, nonRegularKind(before));
+  const fd = fs.openSync(file, APPEND_NO_CREATE);
+  let st: nodeFs.Stats;
+  try {
+    st = fs.fstatSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    throw error;
+  }
+  if (!st.isFile()) {
+    fs.closeSync(fd);
+    throw new SessionFileNotRegularError(path, nonRegularKind(st));
+  }
+  return fd;
+}
+
 // ---------------------------------------------------------------------------------------
 // Torn tail
 
@@ -388,7 +417,7 @@ export function repairTornTail(path: string, opts: RepairOptions = {}): TornTail
     let fd: number;
     try {
       // O_APPEND, as the appender's: a completing `\n` can only go to the end (see repairOpenFile).
-      fd = fs.openSync(file, APPEND_NO_CREATE);
+      fd = openSessionForWriting(fs, path, file);
     } catch (error) {
       if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
       throw error;
@@ -546,7 +575,7 @@ export class SessionWriter {
     const openIt = (): TornTailRepair | undefined => {
       let fd: number;
       try {
-        fd = fs.openSync(file, APPEND_NO_CREATE);
+        fd = openSessionForWriting(fs, path, file);
       } catch (error) {
         if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
         throw error;
@@ -584,13 +613,16 @@ export class SessionWriter {
     this.ino = 0;
     this.known = 0;
     this.lines = 0;
-    // Checked before locking, so a missing file is reported as such (and no lock is left).
+    // Checked before locking, so a missing file is reported as such (and no lock is left),
+    // and a FIFO or device is never opened (only regular files are sessions).
+    let st: nodeFs.Stats;
     try {
-      fs.statSync(file);
+      st = fs.statSync(file);
     } catch (error) {
       if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
       throw error;
     }
+    if (!st.isFile()) throw new SessionFileNotRegularError(path, nonRegularKind(st));
     this.openRepair = opts.lock === false ? openIt() : this.locked(openIt);
   }
 
@@ -1035,6 +1067,8 @@ function rewriteUnlocked(
       if (expected !== undefined) throw new SessionFileChangedError(path, "deleted");
       return undefined;
     }
+    // Only a regular file is a session to replace (a FIFO or a directory there is left alone).
+    if (!st.isFile()) throw new SessionFileNotRegularError(path, nonRegularKind(st));
     if (expected !== undefined && st.size !== expected) {
       throw new SessionFileChangedError(path, st.size < expected ? "truncated" : "appended");
     }

@@ -13,7 +13,7 @@
  */
 import { closeSync, fsyncSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { type Diagnostic, type RawRecord, splitSession } from "@pi-session/format";
-import { SessionFileChangedError, rewriteSessionFile } from "@pi-session/node-store";
+import { SessionFileChangedError, openRegularFileSync, rewriteSessionFile } from "@pi-session/node-store";
 import { CliError } from "../errors.js";
 import { type FileRecords, readRecords } from "../load.js";
 import type { Action } from "../program.js";
@@ -111,7 +111,8 @@ function splitBytes(path: string, plan: RepairPlan): { records: RawRecord[]; rem
   const cuts = plan.fixes
     .filter((f) => f.action === "remove")
     .map((f) => [f.offset, f.offset + f.removedBytes] as const);
-  const fd = openSync(path, "r");
+  // Regular files only: a FIFO that took its place since it was read would block a read.
+  const { fd } = openRegularFileSync(path);
   try {
     const removed = Buffer.concat(cuts.map(([a, b]) => readRange(fd, a, b)));
     const records: RawRecord[] = [];

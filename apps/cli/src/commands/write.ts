@@ -5,26 +5,63 @@
  * whatever the SDK then writes (an appended line, or for a v1/v2 file the migrated v3 form,
  * for which the SDK keeps its own `<file>.v1.bak` too). A failed command removes its backup.
  */
-import { constants, copyFileSync, existsSync, unlinkSync } from "node:fs";
+import { closeSync, existsSync, fchmodSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { resolve } from "node:path";
-import { scanHeaderSync } from "@pi-session/node-store";
+import { openRegularFileSync, scanHeaderSync } from "@pi-session/node-store";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError, UsageError } from "../errors.js";
 import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { sessionPath, stringOption } from "./common.js";
 
-/** Copies `path` to a new `<path>.bak-<time>[-n]` (never over an existing file). */
+/**
+ * Copies `path` to a new `<path>.bak-<time>[-n]` (never over an existing file). Only a regular
+ * file is copied, read through node-store's `openRegularFileSync` (a FIFO named like a session
+ * would block a plain copy for ever); the copy gets the file's permissions.
+ */
 function backup(path: string): string {
   const base = `${path}.bak-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-  for (let n = 0; ; n++) {
-    const target = n === 0 ? base : `${base}-${n}`;
-    try {
-      copyFileSync(path, target, constants.COPYFILE_EXCL);
+  let source: ReturnType<typeof openRegularFileSync>;
+  try {
+    source = openRegularFileSync(path);
+  } catch (e) {
+    throw new CliError(e instanceof Error ? e.message : String(e));
+  }
+  try {
+    for (let n = 0; ; n++) {
+      const target = n === 0 ? base : `${base}-${n}`;
+      let out: number;
+      try {
+        out = openSync(target, "wx", source.stats.mode & 0o777);
+      } catch (error) {
+        if ((error as { code?: string }).code === "EEXIST") continue;
+        throw error;
+      }
+      try {
+        // As a copy keeps them (the open's mode is cut by the umask).
+        fchmodSync(out, source.stats.mode & 0o777);
+        copyFd(source.fd, out);
+      } catch (error) {
+        closeSync(out);
+        unlinkSync(target);
+        throw error;
+      }
+      closeSync(out);
       return target;
-    } catch (error) {
-      if ((error as { code?: string }).code !== "EEXIST") throw error;
     }
+  } finally {
+    closeSync(source.fd);
+  }
+}
+
+/** Copies the whole of `from` (read by position) to `to`. */
+function copyFd(from: number, to: number): void {
+  const buf = Buffer.allocUnsafe(1024 * 1024);
+  for (let pos = 0; ; ) {
+    const n = readSync(from, buf, 0, buf.length, pos);
+    if (n === 0) return;
+    for (let done = 0; done < n; ) done += writeSync(to, buf, done, n - done);
+    pos += n;
   }
 }
 

@@ -274,6 +274,7 @@ describe("a FIFO named like a session", () => {
         dirProgress: paths(await ns.listSessionDir(arg.dir, { cache: false, ...progress })),
         cwd: paths(await ns.listSessions("/p", { sessionDir: arg.dir, cache: false })),
         all: paths(await ns.listAllSessions(arg.root, { cache: false })),
+        storeFiles: ns.listStoreFiles(arg.root).map((f) => f.path),
         allProgress: paths(await ns.listAllSessions(arg.root, { cache: false, ...progress })),
         allPerCwd: paths(await ns.listAllSessions(arg.root, { cache: { dir: arg.cache }, layout: "per-cwd" })),
         allWorkers: paths(await ns.listAllSessions(arg.root, { cache: false, workers: 1 })),
@@ -312,6 +313,8 @@ describe("a FIFO named like a session", () => {
         repairTornTail: () => ns.repairTornTail(path),
         rewriteSessionFile: () => ns.rewriteSessionFile(path, [{ type: "session", version: 3, id: "x", timestamp: "t", cwd: "/" }]),
         removeSession: () => ns.removeSession(path, { trash: false }),
+        // No error by contract: no bytes (and never a blocked read).
+        readFileBytes: () => ns.readFileBytes(path, 0, 10).length,
       };
       const results = {};
       for (const [name, fn] of Object.entries(calls)) results[name] = await outcome(fn);
@@ -319,8 +322,10 @@ describe("a FIFO named like a session", () => {
       `,
       fifo,
     ) as Record<string, unknown>;
+    const { readFileBytes, ...refusing } = out;
+    expect(readFileBytes).toEqual({ ok: 0 });
     const refused = { error: "SessionFileNotRegularError", code: "ENOTREG", kind: "a FIFO" };
-    for (const [call, outcome] of Object.entries(out)) expect(outcome, call).toEqual(refused);
+    for (const [call, outcome] of Object.entries(refusing)) expect(outcome, call).toEqual(refused);
     expect(existsSync(fifo)).toBe(true);
   });
 

@@ -5,9 +5,10 @@
  * bounded read of a byte range. Use it to mirror a store (an index that must notice every
  * added, grown, rewritten and removed file) without reading unchanged files.
  */
-import { type Dirent, closeSync, openSync, readSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, closeSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StatProbe } from "./file-stat.js";
+import { openRegularFileSync } from "./read.js";
 
 /** One session file and its identity. */
 export interface StoreFile {
@@ -81,7 +82,8 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
 export function readFileBytes(path: string, offset: number, length: number): Uint8Array {
   let fd: number;
   try {
-    fd = openSync(path, "r");
+    // Regular files only (a FIFO put at the path must not block the read).
+    ({ fd } = openRegularFileSync(path));
   } catch {
     return new Uint8Array(0);
   }

@@ -1,6 +1,6 @@
 /**
  * The layer rules of DESIGN.md, enforced: dependencies point down the layer list, pure
- * packages (format, migrate, tree, context) import no `node:` module, no Node built-in and
+ * packages (format, migrate, tree, context, render) import no `node:` module, no Node built-in and
  * no Node global, and every package imports only what its package.json declares.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
@@ -17,6 +17,7 @@ const LAYERS = [
   "@pi-session/migrate",
   "@pi-session/tree",
   "@pi-session/context",
+  "@pi-session/render",
   "@pi-session/node-store",
   "@pi-session/search",
   "@pi-session/sdk",
@@ -29,6 +30,12 @@ const ALLOWED: Record<string, readonly string[]> = {
   "@pi-session/migrate": ["@pi-session/format"],
   "@pi-session/tree": ["@pi-session/format"],
   "@pi-session/context": ["@pi-session/format", "@pi-session/tree"],
+  "@pi-session/render": [
+    "@pi-session/format",
+    "@pi-session/migrate",
+    "@pi-session/tree",
+    "@pi-session/context",
+  ],
   "@pi-session/node-store": ["@pi-session/format", "@pi-session/migrate", "@pi-session/tree"],
   "@pi-session/search": [
     "@pi-session/format",
@@ -36,8 +43,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@pi-session/tree",
     "@pi-session/node-store",
   ],
-  "@pi-session/sdk": LAYERS.slice(0, 5),
-  "@pi-session/cli": LAYERS.slice(0, 7),
+  "@pi-session/sdk": LAYERS.slice(0, 6),
+  "@pi-session/cli": LAYERS.slice(0, 8),
 };
 
 const PURE = new Set([
@@ -45,6 +52,7 @@ const PURE = new Set([
   "@pi-session/migrate",
   "@pi-session/tree",
   "@pi-session/context",
+  "@pi-session/render",
 ]);
 
 /**

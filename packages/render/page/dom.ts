@@ -1,0 +1,80 @@
+/**
+ * DOM helpers of the exported page. Every node is made with `createElement` and every piece of
+ * text is set with `textContent` (or a text node): the page has no way to parse session text
+ * as HTML, and the page's Content-Security-Policy (Trusted Types) would refuse it anyway.
+ */
+import { highlight } from "../src/highlight.js";
+import { stripColorCodes, visibleControls } from "../src/sanitize.js";
+
+export type Child = Node | string | null | undefined | false;
+
+export interface Props {
+  class?: string;
+  text?: string;
+  title?: string;
+  /** Attributes set with setAttribute (never `style`, never an event handler). */
+  attrs?: Record<string, string>;
+}
+
+/** An element with a class, text and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  children: Child[] = [],
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props.class) el.className = props.class;
+  if (props.title) el.title = props.title;
+  if (props.attrs) for (const [name, value] of Object.entries(props.attrs)) el.setAttribute(name, value);
+  if (props.text !== undefined) el.textContent = props.text;
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return el;
+}
+
+/** Session text as shown: colour codes dropped, other control characters visible. */
+export function shown(text: string): string {
+  return visibleControls(stripColorCodes(text));
+}
+
+/** A `<code>` with the tokens of `text` as spans (class `tok-<kind>`). */
+export function highlighted(text: string, language: string): HTMLElement {
+  const code = h("code");
+  const tokens = highlight(text, language);
+  for (const token of tokens) {
+    if (token.kind === "plain") code.append(document.createTextNode(token.text));
+    else code.append(h("span", { class: `tok-${token.kind}`, text: token.text }));
+  }
+  return code;
+}
+
+/** A link only for http(s) and mailto URLs; anything else stays text. */
+export function safeLink(href: string, label: Child[]): HTMLElement {
+  if (/^(https?:\/\/|mailto:)/i.test(href) && !/[\s<>"]/.test(href)) {
+    const a = h("a", { attrs: { href, rel: "noopener noreferrer nofollow", target: "_blank" } }, label);
+    return a;
+  }
+  return h("span", { class: "link-text", title: href }, label);
+}
+
+const intFormat = new Intl.NumberFormat("en-US");
+
+export function formatInt(n: number): string {
+  return intFormat.format(n);
+}
+
+export function formatSize(bytes: number): string {
+  if (bytes < 1024) return `${bytes} B`;
+  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
+  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+}
+
+/** `2026-11-02 09:14` in the reader's time zone. */
+export function localTime(iso: string): string {
+  const d = new Date(iso);
+  if (Number.isNaN(d.getTime())) return iso;
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
+}

@@ -1,0 +1,97 @@
+/**
+ * @pi-session/render: a pi session as a document model, then Markdown, plain text and one
+ * self-contained HTML page; redaction for sharing. Pure: runs in Node, browsers and workers.
+ *
+ * The public face of the package; see the README for what each export is for.
+ */
+export {
+  type RenderSession,
+  type RenderSessionInput,
+  createRenderSession,
+  sessionFromBytes,
+  sessionFromRecords,
+  sessionFromText,
+} from "./source.js";
+export {
+  type Block,
+  type CodeBlock,
+  DOCUMENT_FORMAT,
+  DOCUMENT_VERSION,
+  type DocumentItem,
+  type DocumentOptions,
+  type DocumentSession,
+  type DocumentView,
+  type ImageBlock,
+  type ItemDetail,
+  type ItemKind,
+  type ItemOptions,
+  type ItemOrigin,
+  type NoteBlock,
+  type OutputBlock,
+  type RenderDocument,
+  type TextBlock,
+  type ThinkingBlock,
+  type ToolCallBlock,
+  type ToolCallLookup,
+  type ViewKind,
+  buildDocument,
+  collectToolCalls,
+  entryItem,
+  languageOfPath,
+  messageItem,
+} from "./model.js";
+export {
+  DEFAULT_FOLD_LINES,
+  type FoldLimits,
+  type TextOptions,
+  type TextStyle,
+  localTime,
+  renderText,
+  renderTextChunks,
+  renderTextItem,
+} from "./text.js";
+export {
+  type MarkdownOptions,
+  escapeInline,
+  fence,
+  inlineCode,
+  renderMarkdown,
+  safeMarkdown,
+  utcTime,
+} from "./markdown.js";
+export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
+export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
+export {
+  DEFAULT_REDACTION_RULES,
+  type RedactionReport,
+  type RedactionRule,
+  type RedactOptions,
+  Redactor,
+  SIGNATURE_KEYS,
+  compilePattern,
+  redactSession,
+} from "./redact.js";
+export { stripColorCodes, visibleControls } from "./sanitize.js";
+export { type Token, type TokenKind, HIGHLIGHT_LIMIT, canHighlight, highlight } from "./highlight.js";
+export {
+  IMAGE_TYPES,
+  type SafeImage,
+  decodeBase64,
+  decodedSize,
+  imageDataUrl,
+  imageProblem,
+  safeImage,
+} from "./images.js";
+export {
+  type FilterContext,
+  TREE_FILTERS,
+  type TreeFilter,
+  isSettingsEntry,
+  isToolOnlyAssistant,
+  searchText,
+  searchTokens,
+  transcriptFilterPasses,
+  treeFilterPasses,
+} from "./filters.js";
+export { type EntrySummary, contentText, entrySummary, oneLine } from "./summary.js";
+export { type TreeLayout, layoutTree, newestLeafBelow, siblingsOf } from "./tree-layout.js";

@@ -1,0 +1,32 @@
+/**
+ * A branch as a clean session file: the header (as v3) and the entries from the root to the
+ * leaf, one JSON line each, in pi's key order. Hand the result to any tool that reads pi
+ * sessions; it is a valid v3 file whose leaf is the chosen entry.
+ */
+import {
+  type AnyEntry,
+  CURRENT_SESSION_VERSION,
+  type SessionHeader,
+  stringifyEntry,
+} from "@pi-session/format";
+import type { RenderSession } from "./source.js";
+
+export interface JsonlOptions {
+  /** The branch's leaf (default: the session's leaf); `null` gives the header alone. */
+  leafId?: string | null;
+  /** Every entry in file order instead of one branch. */
+  allBranches?: boolean;
+}
+
+/** The lines (without `\n`) of the branch as a v3 file: header first. */
+export function* branchJsonlLines(session: RenderSession, options: JsonlOptions = {}): Generator<string> {
+  const { index } = session;
+  if (session.header) {
+    const header: SessionHeader = { ...session.header, version: CURRENT_SESSION_VERSION };
+    yield stringifyEntry(header);
+  }
+  const entries: readonly AnyEntry[] = options.allBranches
+    ? index.entries
+    : index.activePath(options.leafId === undefined ? index.leafId : options.leafId);
+  for (const entry of entries) yield stringifyEntry(entry);
+}

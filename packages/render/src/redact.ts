@@ -1,0 +1,289 @@
+/**
+ * Redaction for sharing: removes secrets from every string of a session (message text, tool
+ * arguments and output, details, extension data, the header) and drops thinking signatures,
+ * counting what it removed by kind. Use it before rendering or writing a session someone else
+ * will read; the result has the same shape (key order kept), with each secret replaced by
+ * `[REDACTED:<kind>]`.
+ *
+ * The rules find the API keys and tokens of the common providers by their published shapes,
+ * private key blocks, bearer and basic credentials, passwords in URLs, and `.env`-style or JSON
+ * assignments to secret-looking names. They are heuristics: a secret in no known shape stays
+ * unless a caller's pattern finds it, and a harmless string shaped like a secret is redacted.
+ */
+import type { AnyEntry, SessionHeader } from "@pi-session/format";
+import { createRenderSession, type RenderSession } from "./source.js";
+
+export interface RedactionRule {
+  /** What the rule finds; the count key and the marker (`[REDACTED:<kind>]`). */
+  kind: string;
+  /**
+   * A global regular expression. With named groups `pre` / `post`, those parts of the match
+   * are kept; with a named group `secret`, only it is replaced.
+   */
+  pattern: RegExp;
+  /** Substrings of which at least one must occur for the rule to run (a cheap pre-check). */
+  hints?: readonly string[];
+  /** The hints are lower case and compared with the text in lower case. */
+  hintsIgnoreCase?: boolean;
+}
+
+/** The rules applied by default, in order (specific shapes before generic ones). */
+export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
+  {
+    kind: "private-key",
+    pattern:
+      /-----BEGIN[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----(?:[\s\S]*?-----END[ A-Z0-9]*PRIVATE KEY(?: BLOCK)?-----|[A-Za-z0-9+/=\s\\]*)/g,
+    hints: ["PRIVATE KEY"],
+  },
+  { kind: "anthropic", pattern: /\bsk-ant-[A-Za-z0-9_-]{20,}/g, hints: ["sk-ant-"] },
+  { kind: "openrouter", pattern: /\bsk-or-v1-[A-Za-z0-9]{32,}/g, hints: ["sk-or-"] },
+  {
+    kind: "openai",
+    pattern:
+      /\bsk-(?:proj-|svcacct-|admin-|None-)?(?=[A-Za-z0-9_-]*\d)(?=[A-Za-z0-9_-]*[A-Za-z])[A-Za-z0-9_-]{20,}/g,
+    hints: ["sk-"],
+  },
+  {
+    kind: "github",
+    pattern: /\b(?:gh[pousr]_[A-Za-z0-9]{36,}|github_pat_[A-Za-z0-9_]{22,})/g,
+    hints: ["gh", "github_pat_"],
+  },
+  { kind: "gitlab", pattern: /\bglpat-[A-Za-z0-9_-]{20,}/g, hints: ["glpat-"] },
+  {
+    kind: "aws",
+    pattern: /\b(?:AKIA|ASIA|ABIA|ACCA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[A-Z0-9]{16}\b/g,
+    hints: ["AKIA", "ASIA", "ABIA", "ACCA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA", "AIPA"],
+  },
+  {
+    kind: "google",
+    pattern: /\b(?:AIza[0-9A-Za-z_-]{35}|ya29\.[0-9A-Za-z_-]{20,}|GOCSPX-[A-Za-z0-9_-]{20,})/g,
+    hints: ["AIza", "ya29.", "GOCSPX-"],
+  },
+  {
+    kind: "slack",
+    pattern: /\bxox[abposr]-[A-Za-z0-9-]{10,}|https:\/\/hooks\.slack\.com\/services\/[A-Za-z0-9/_-]+/g,
+    hints: ["xox", "hooks.slack.com"],
+  },
+  {
+    kind: "stripe",
+    pattern: /\b(?:(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}|whsec_[A-Za-z0-9]{20,})/g,
+    hints: ["_live_", "_test_", "whsec_"],
+  },
+  { kind: "huggingface", pattern: /\bhf_[A-Za-z0-9]{30,}/g, hints: ["hf_"] },
+  { kind: "npm", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, hints: ["npm_"] },
+  { kind: "groq", pattern: /\bgsk_[A-Za-z0-9]{40,}/g, hints: ["gsk_"] },
+  { kind: "xai", pattern: /\bxai-[A-Za-z0-9]{40,}/g, hints: ["xai-"] },
+  {
+    kind: "jwt",
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    hints: ["eyJ"],
+  },
+  {
+    kind: "bearer",
+    pattern: /(?<pre>\b[Bb]earer\s+)(?<secret>[A-Za-z0-9._~+/-]{12,}=*)/g,
+    hints: ["earer"],
+  },
+  {
+    kind: "basic-auth",
+    pattern: /(?<pre>\bBasic\s+)(?<secret>[A-Za-z0-9+/]{16,}={0,2})/g,
+    hints: ["Basic"],
+  },
+  {
+    kind: "url-password",
+    pattern: /(?<pre>\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`]+:)(?<secret>[^\s@/"'`]+)(?<post>@)/gi,
+    hints: ["://"],
+  },
+  {
+    // .env files and shell: NAME=value where NAME says it is a secret.
+    kind: "assignment",
+    pattern:
+      /(?<pre>^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*[ \t]*=[ \t]*)(?!\[REDACTED)(?<secret>"[^"\n]+"|'[^'\n]+'|[^\s#"']+)/gm,
+    hints: ["="],
+  },
+  {
+    // JSON and YAML configs: "apiKey": "value", client_secret: value. The match starts at the
+    // secret-looking word, so a name's prefix (OPENAI_, client_) stays as it is.
+    kind: "assignment",
+    pattern:
+      /(?<pre>(?:api[_-]?key|secret|passw(?:or)?d|access[_-]?token|refresh[_-]?token|auth[_-]?token|private[_-]?key)[A-Za-z0-9_-]*["']?[ \t]*[:=][ \t]*["']?)(?!\[REDACTED)(?<secret>[A-Za-z0-9+/_.~!@#$%^&*=-]{8,})/gi,
+    hints: ["key", "secret", "passw", "token"],
+    hintsIgnoreCase: true,
+  },
+];
+
+/** Keys whose values are ids the tree is built from; never redacted. */
+const STRUCTURAL_KEYS = new Set([
+  "id",
+  "parentId",
+  "targetId",
+  "fromId",
+  "firstKeptEntryId",
+  "toolCallId",
+  "type",
+]);
+
+/** Thinking and text signatures: opaque provider blobs, dropped by redaction. */
+export const SIGNATURE_KEYS: readonly string[] = ["thinkingSignature", "thoughtSignature", "textSignature"];
+
+export interface RedactOptions {
+  /** Rules to use instead of {@link DEFAULT_REDACTION_RULES}. */
+  rules?: readonly RedactionRule[];
+  /** More patterns (kind `pattern`); strings are compiled as regular expressions. */
+  patterns?: readonly (RegExp | string)[];
+  /** Keep `thinkingSignature` / `thoughtSignature` / `textSignature` (default: drop them). */
+  keepSignatures?: boolean;
+}
+
+/** What a redaction removed: counts by kind (`openai`, `private-key`, ..., `signature`). */
+export interface RedactionReport {
+  counts: Record<string, number>;
+  total: number;
+}
+
+/** A caller's pattern as a global regular expression; throws a clear error for bad ones. */
+export function compilePattern(pattern: RegExp | string): RegExp {
+  let re: RegExp;
+  if (typeof pattern === "string") {
+    try {
+      re = new RegExp(pattern, "g");
+    } catch (error) {
+      throw new Error(`redaction pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`);
+    }
+  } else {
+    re = pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`);
+  }
+  // A pattern that matches the empty string would "redact" between every two characters.
+  if (new RegExp(re.source, re.flags.replace("g", "")).test("")) {
+    throw new Error(`redaction pattern ${JSON.stringify(re.source)} matches the empty string`);
+  }
+  return re;
+}
+
+interface Groups {
+  pre?: string;
+  secret?: string;
+  post?: string;
+}
+
+/**
+ * Applies redaction rules to strings and JSON values, keeping a running count. One redactor
+ * per export: its {@link report} covers everything it has seen.
+ */
+export class Redactor {
+  readonly #rules: RedactionRule[];
+  readonly #dropSignatures: boolean;
+  readonly #counts = new Map<string, number>();
+
+  constructor(options: RedactOptions = {}) {
+    this.#rules = [...(options.rules ?? DEFAULT_REDACTION_RULES)];
+    for (const pattern of options.patterns ?? [])
+      this.#rules.push({ kind: "pattern", pattern: compilePattern(pattern) });
+    this.#dropSignatures = options.keepSignatures !== true;
+  }
+
+  #count(kind: string, n = 1): void {
+    this.#counts.set(kind, (this.#counts.get(kind) ?? 0) + n);
+  }
+
+  /** `text` with every secret replaced by `[REDACTED:<kind>]`. */
+  text(text: string): string {
+    let out = text;
+    let lower: string | undefined;
+    for (const rule of this.#rules) {
+      if (rule.hints) {
+        if (rule.hintsIgnoreCase && lower === undefined) lower = out.toLowerCase();
+        const haystack = rule.hintsIgnoreCase ? (lower as string) : out;
+        if (!rule.hints.some((hint) => haystack.includes(hint))) continue;
+      }
+      rule.pattern.lastIndex = 0;
+      if (!rule.pattern.test(out)) continue;
+      rule.pattern.lastIndex = 0;
+      const marker = `[REDACTED:${rule.kind}]`;
+      out = out.replace(rule.pattern, (match: string, ...rest: unknown[]) => {
+        const last = rest[rest.length - 1];
+        const groups = (typeof last === "object" && last !== null ? last : {}) as Groups;
+        if (groups.secret === "" || match === "") return match;
+        this.#count(rule.kind);
+        return `${groups.pre ?? ""}${marker}${groups.post ?? ""}`;
+      });
+      lower = undefined;
+    }
+    return out;
+  }
+
+  /**
+   * A JSON value with its strings redacted and signature keys dropped. Objects and arrays that
+   * change are copied (key order kept); unchanged parts are returned as they are.
+   */
+  value<T>(value: T): T {
+    return this.#value(value) as T;
+  }
+
+  #value(value: unknown): unknown {
+    if (typeof value === "string") return this.text(value);
+    if (typeof value !== "object" || value === null) return value;
+    if (Array.isArray(value)) {
+      let copy: unknown[] | undefined;
+      for (let i = 0; i < value.length; i++) {
+        const item = value[i];
+        const next = this.#value(item);
+        if (next !== item) {
+          copy ??= value.slice();
+          copy[i] = next;
+        }
+      }
+      return copy ?? value;
+    }
+    let copy: Record<string, unknown> | undefined;
+    const obj = value as Record<string, unknown>;
+    for (const key of Object.keys(obj)) {
+      const item = obj[key];
+      if (this.#dropSignatures && SIGNATURE_KEYS.includes(key)) {
+        copy ??= { ...obj };
+        delete copy[key];
+        this.#count("signature");
+        continue;
+      }
+      if (typeof item === "string" && STRUCTURAL_KEYS.has(key)) continue;
+      const next = this.#value(item);
+      if (next !== item) {
+        copy ??= { ...obj };
+        copy[key] = next;
+      }
+    }
+    return copy ?? value;
+  }
+
+  /** Counts by kind so far, kinds sorted by name. */
+  get report(): RedactionReport {
+    const counts: Record<string, number> = {};
+    let total = 0;
+    for (const kind of [...this.#counts.keys()].sort()) {
+      const n = this.#counts.get(kind) as number;
+      counts[kind] = n;
+      total += n;
+    }
+    return { counts, total };
+  }
+}
+
+/** A copy of `session` with its header and entries redacted, and what was removed. */
+export function redactSession(
+  session: RenderSession,
+  options: RedactOptions = {},
+): { session: RenderSession; report: RedactionReport } {
+  const redactor = new Redactor(options);
+  const header = session.header === undefined ? undefined : redactor.value<SessionHeader>(session.header);
+  const entries = session.entries.map((entry) => redactor.value<AnyEntry>(entry));
+  const changed = entries.some((entry, i) => entry !== session.entries[i]);
+  return {
+    session: createRenderSession({
+      header,
+      entries,
+      formatVersion: session.formatVersion,
+      diagnostics: session.diagnostics,
+      ...(changed ? {} : { index: session.index }),
+    }),
+    report: redactor.report,
+  };
+}

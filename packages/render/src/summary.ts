@@ -1,0 +1,117 @@
+/**
+ * One-line summaries of entries: a short kind (`user`, `assistant`, `toolResult`, `bash`,
+ * `compaction`, `model`...) and a preview of the text, for trees and lists where an entry
+ * gets one row. The preview is flattened to one line, its controls made visible, and cut.
+ */
+import type { AnyEntry } from "@pi-session/format";
+import { visibleControls } from "./sanitize.js";
+
+type Obj = Record<string, unknown>;
+
+function isObject(value: unknown): value is Obj {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function str(value: unknown): string {
+  return typeof value === "string" ? value : "";
+}
+
+/** The text blocks of content (a string, or an array of blocks), joined. */
+export function contentText(content: unknown, separator = "\n"): string {
+  if (typeof content === "string") return content;
+  if (!Array.isArray(content)) return "";
+  const parts: string[] = [];
+  for (const block of content) {
+    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
+  }
+  return parts.join(separator);
+}
+
+/** Whitespace collapsed, controls visible, cut to `max` characters with an ellipsis. */
+export function oneLine(text: string, max: number): string {
+  // Only the start matters: do not flatten megabytes of output for a 70-character preview.
+  const head = text.length > max * 4 + 64 ? text.slice(0, max * 4 + 64) : text;
+  const flat = visibleControls(head).replace(/\s+/g, " ").trim();
+  return flat.length > max || head.length < text.length
+    ? `${flat.slice(0, Math.max(0, Math.min(flat.length, max - 1)))}…`
+    : flat;
+}
+
+export interface EntrySummary {
+  kind: string;
+  preview: string;
+}
+
+/** A short label of an entry: its kind and a one-line preview of at most `width` characters. */
+export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
+  const e = entry as Obj;
+  const type = str(e.type);
+  switch (type) {
+    case "message": {
+      const message = isObject(e.message) ? e.message : {};
+      const role = str(message.role) || "?";
+      if (role === "assistant") {
+        const content = Array.isArray(message.content) ? message.content : [];
+        const text = contentText(content, " ");
+        const calls = content
+          .filter((b): b is Obj => isObject(b) && b.type === "toolCall")
+          .map((b) => oneLine(str(b.name), 40))
+          .join(", ");
+        const preview = text ? oneLine(text, width) : "";
+        return { kind: "assistant", preview: calls ? `${preview}${preview ? " " : ""}→ ${calls}` : preview };
+      }
+      if (role === "toolResult")
+        return {
+          kind: "toolResult",
+          preview: `${oneLine(str(message.toolName), 40)}${message.isError === true ? " (error)" : ""}`,
+        };
+      if (role === "bashExecution")
+        return { kind: "bash", preview: oneLine(`$ ${str(message.command)}`, width) };
+      if (role === "custom" || role === "hookMessage")
+        return {
+          kind: role,
+          preview: oneLine(`[${str(message.customType)}] ${contentText(message.content, " ")}`, width),
+        };
+      if (role === "branchSummary" || role === "compactionSummary")
+        return { kind: role, preview: oneLine(str(message.summary), width) };
+      return { kind: oneLine(role, 30), preview: oneLine(contentText(message.content, " "), width) };
+    }
+    case "compaction":
+      return { kind: "compaction", preview: oneLine(str(e.summary), width) };
+    case "branch_summary":
+      return { kind: "branch summary", preview: oneLine(str(e.summary), width) };
+    case "model_change":
+      return { kind: "model", preview: oneLine(`${str(e.provider)}/${str(e.modelId)}`, width) };
+    case "thinking_level_change":
+      return { kind: "thinking", preview: oneLine(str(e.thinkingLevel), width) };
+    case "label":
+      return {
+        kind: "label",
+        preview: oneLine(
+          `${str(e.targetId)} = ${e.label === undefined ? "(cleared)" : JSON.stringify(e.label)}`,
+          width,
+        ),
+      };
+    case "session_info":
+      return {
+        kind: "name",
+        preview: typeof e.name === "string" ? oneLine(JSON.stringify(e.name), width) : "(cleared)",
+      };
+    case "custom":
+      return { kind: "custom", preview: oneLine(str(e.customType), width) };
+    case "custom_message":
+      return {
+        kind: "custom message",
+        preview: oneLine(`[${str(e.customType)}] ${contentText(e.content, " ")}`, width),
+      };
+    case "usage":
+      return { kind: "usage", preview: oneLine(`${str(e.kind)} ${str(e.provider)}/${str(e.model)}`, width) };
+    case "context_edit":
+      return {
+        kind: "context edit",
+        preview: oneLine(`${str(e.targetId)}${e.replacement === null ? " (removed)" : ""}`, width),
+      };
+    default:
+      return { kind: oneLine(type, 30) || "?", preview: "" };
+  }
+}

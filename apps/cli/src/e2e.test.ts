@@ -41,6 +41,7 @@ const ALL_COMMANDS = [
   "show",
   "tree",
   "context",
+  "export",
   "validate",
   "repair",
   "migrate",

@@ -11,7 +11,7 @@
  */
 import { performance } from "node:perf_hooks";
 import { writeJson } from "./json.js";
-import { type Styles, createStyles, oneLineField, toTerminal } from "./terminal-safe.js";
+import { type Styles, createStyles, hasUnsafeInLines, oneLineField, toTerminal } from "./terminal-safe.js";
 
 /** The styles of one stream (see `terminal-safe.ts`: they mark text, the writer draws it). */
 export type Colors = Styles;
@@ -83,6 +83,16 @@ export class Io {
   /** One line (or block of lines) of data on stdout, made terminal-safe. */
   line(text = ""): void {
     this.stdout.write(`${toTerminal(text, this.stdoutColors)}\n`);
+  }
+
+  /**
+   * A rendered document on stdout as is (Markdown, an HTML page, JSONL lines): the renderer
+   * made it terminal-safe already, so tabs and line ends are kept. Refuses text holding a
+   * character a terminal acts on (a bug upstream, never session content passed through).
+   */
+  document(text: string): void {
+    if (hasUnsafeInLines(text)) throw new Error("document output holds a raw control character");
+    this.stdout.write(text);
   }
 
   /** A JSON document on stdout (pretty, stable key order as given; any depth). */

@@ -38,6 +38,11 @@ export function hasUnsafe(text: string): boolean {
   return UNSAFE.test(text);
 }
 
+/** Does `text` hold a character that must not reach a terminal raw, `\n` and `\t` aside? */
+export function hasUnsafeInLines(text: string): boolean {
+  return UNSAFE_IN_LINES.test(text);
+}
+
 /** `text` for a one-line field: every control character, `\n` and `\t` included, shown visibly. */
 export function oneLineField(text: string): string {
   return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, escapeChar) : text;

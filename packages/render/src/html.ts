@@ -45,12 +45,14 @@ export function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (ch) => `&#${ch.charCodeAt(0)};`);
 }
 
-const JSON_UNSAFE = /[<>&\u2028\u2029]/g;
+// What HTML would read (<, >, &), line separators, and what a terminal acts on that
+// JSON.stringify leaves raw (DEL, C1, bidi controls), so the page is safe to `cat` too.
+const JSON_UNSAFE = /[<>&\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 /**
  * A value as JSON that is safe inside `<script type="application/json">`: every `<`, `>`, `&`,
- * U+2028 and U+2029 is a `\uXXXX` escape, so no `</script>` or `<!--` can appear. Parses back
- * to the same value with `JSON.parse`.
+ * U+2028 and U+2029 (and DEL, C1 and bidi controls) is a `\uXXXX` escape, so no `</script>` or
+ * `<!--` can appear. Parses back to the same value with `JSON.parse`.
  */
 export function scriptJson(value: unknown): string {
   const text = JSON.stringify(value) ?? "null";

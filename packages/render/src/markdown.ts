@@ -21,7 +21,7 @@ export interface MarkdownOptions {
   maxOutputLines?: number;
   /** Characters of an output kept before it is cut (default 8,000). */
   maxOutputChars?: number;
-  /** Appended to every cut note, e.g. "; `--full` keeps them". */
+  /** Markdown appended to every cut note, e.g. "; `--full` keeps them". */
   cutHint?: string;
   /**
    * Where an image goes: return the link (relative to the Markdown file) after arranging for
@@ -167,7 +167,7 @@ export function safeMarkdown(text: string): string {
 
 interface Cut {
   text: string;
-  /** A sentence saying what was cut, or "". */
+  /** What was cut, as text, or "". */
   note: string;
 }
 
@@ -175,7 +175,6 @@ function cut(
   text: string,
   options: Required<Pick<MarkdownOptions, "maxOutputLines" | "maxOutputChars">>,
   full: boolean,
-  hint: string,
 ): Cut {
   if (full) return { text, note: "" };
   const lines = text.split("\n");
@@ -193,7 +192,7 @@ function cut(
     restLines > 0
       ? `${intFormat.format(restLines)} more line${restLines === 1 ? "" : "s"}`
       : "the rest of the line";
-  return { text: kept, note: `… ${what} (${size(utf8Length(rest))}) cut${hint}` };
+  return { text: kept, note: `… ${what} (${size(utf8Length(rest))}) cut` };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -213,9 +212,10 @@ function italicNote(text: string): string {
 }
 
 function codeBlock(text: string, language: string, state: State): string {
-  const c = cut(clean(text), state.limits, state.full, state.hint);
+  const c = cut(clean(text), state.limits, state.full);
   const block = fence(c.text, language);
-  return c.note ? `${block}\n\n${italicNote(c.note)}` : block;
+  // The hint is the caller's Markdown (it may hold a code span), so it is not escaped.
+  return c.note ? `${block}\n\n_${escapeInline(c.note)}${state.hint}_` : block;
 }
 
 function imageMarkdown(block: ImageBlock, state: State): string {

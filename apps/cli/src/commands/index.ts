@@ -76,6 +76,32 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import("./context.js")).action,
   },
   {
+    name: "export",
+    declare: (cli) =>
+      cli
+        .command("export <session>", "Export a session to share: Markdown, one HTML page, JSON or a clean JSONL")
+        .option("--format <format>", "md, html, json (the document model) or jsonl (default: from -o, else md)")
+        .option("-o, --output <file>", "Write to FILE (Markdown images go beside it) instead of stdout")
+        .option("--leaf <id>", "The branch ending at this entry instead of the session's leaf")
+        .option("--all-branches", "Every branch, depth first, with branch points marked (jsonl: every entry)")
+        .option("--context", "What the model is sent at the leaf (pi's buildSessionContext)")
+        .option("--full", "Keep long tool output whole (Markdown)")
+        .option("--redact", "Remove API keys, tokens, private keys and passwords; drop thinking signatures")
+        .option("--redact-pattern <regex>", "Also redact what this regular expression matches (repeatable)")
+        .example("  $ pi-session export latest -o session.md")
+        .example("  $ pi-session export 019a4c1e --format html --redact -o session.html")
+        .example("  $ pi-session export latest --leaf b2000009 --format jsonl > branch.jsonl"),
+    details: `Formats:
+  md     headings per turn, tool calls and output in fenced blocks, long output cut with a note
+         (--full keeps it); with -o, images are written to <name>-images/ beside the file
+  html   one self-contained page: the whole tree, branch switching, pi's /tree filters,
+         search, light and dark; opens offline, no request leaves the page
+  json   the render layer's document model of the view (see docs/cli.md)
+  jsonl  the branch (or with --all-branches every entry) as valid v3 lines, header first
+--redact prints what it removed, by kind, to stderr.`,
+    load: async () => (await import("./export.js")).action,
+  },
+  {
     name: "validate",
     declare: (cli) =>
       cli

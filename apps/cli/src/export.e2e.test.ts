@@ -6,7 +6,16 @@
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed JSON output.
 import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -32,7 +41,12 @@ interface Result {
 
 function run(args: string[]): Result {
   const r = spawnSync(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: home, PI_CODING_AGENT_DIR: join(home, ".pi", "agent"), TZ: "UTC" },
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: home,
+      PI_CODING_AGENT_DIR: join(home, ".pi", "agent"),
+      TZ: "UTC",
+    },
     cwd: home,
     encoding: "utf8",
     maxBuffer: 256 * 1024 * 1024,
@@ -53,7 +67,13 @@ const SECRETS = {
 function writeExtraSession(path: string): void {
   const t = (i: number) => new Date(Date.UTC(2026, 0, 1, 10, i)).toISOString();
   const lines = [
-    { type: "session", version: 3, id: "77aa0000-0000-4000-8000-0000000000ee", timestamp: t(0), cwd: "/work/demo" },
+    {
+      type: "session",
+      version: 3,
+      id: "77aa0000-0000-4000-8000-0000000000ee",
+      timestamp: t(0),
+      cwd: "/work/demo",
+    },
     {
       type: "message",
       id: "c1",
@@ -77,11 +97,23 @@ function writeExtraSession(path: string): void {
         role: "assistant",
         content: [
           { type: "thinking", thinking: "check the env", thinkingSignature: "SIGNATURE-BLOB" },
-          { type: "toolCall", id: "t1", name: "bash", arguments: { command: `curl -H 'x-api-key: ${SECRETS.anthropic}'` } },
+          {
+            type: "toolCall",
+            id: "t1",
+            name: "bash",
+            arguments: { command: `curl -H 'x-api-key: ${SECRETS.anthropic}'` },
+          },
         ],
         provider: "anthropic",
         model: "claude-sonnet-4-5",
-        usage: { input: 1, output: 1, cacheRead: 0, cacheWrite: 0, totalTokens: 2, cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 } },
+        usage: {
+          input: 1,
+          output: 1,
+          cacheRead: 0,
+          cacheWrite: 0,
+          totalTokens: 2,
+          cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+        },
         stopReason: "toolUse",
         timestamp: 2,
       },
@@ -172,10 +204,14 @@ describe("export", () => {
     expect(run(["export", v3, "-o", out]).code).toBe(0);
     const html = readFileSync(out, "utf8");
     expect(html.startsWith("<!doctype html>")).toBe(true);
-    expect(html).toMatch(/<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-/);
+    expect(html).toMatch(
+      /<meta http-equiv="Content-Security-Policy" content="default-src &#39;none&#39;; script-src &#39;sha256-/,
+    );
     expect(html).toContain('<meta name="generator" content="pi-session ');
     // Nothing to fetch: no src/href attributes, no remote URLs in the page's own markup.
-    const markup = html.replace(/<script[^>]*>[\s\S]*?<\/script>/g, "").replace(/<style>[\s\S]*?<\/style>/, "");
+    const markup = html
+      .replace(/<script[^>]*>[\s\S]*?<\/script>/g, "")
+      .replace(/<style>[\s\S]*?<\/style>/, "");
     expect(markup).not.toMatch(/\b(src|href)=/);
     // To stdout when it is not a terminal (a pipe here).
     const piped = run(["export", v3, "--format", "html"]);
@@ -187,7 +223,10 @@ describe("export", () => {
     const branch = JSON.parse(run(["export", v3, "--format", "json"]).stdout);
     expect(branch.format).toBe("pi-session-document");
     expect(branch.view).toEqual({ kind: "branch", leafId: "b2000022" });
-    expect(branch.session).toMatchObject({ id: "019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f", name: "upload rate limiting" });
+    expect(branch.session).toMatchObject({
+      id: "019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f",
+      name: "upload rate limiting",
+    });
     const context = JSON.parse(run(["export", v3, "--context", "--json"]).stdout);
     const expected = JSON.parse(run(["context", v3, "--json"]).stdout);
     expect(context.view.kind).toBe("context");
@@ -199,7 +238,10 @@ describe("export", () => {
   it("JSONL: the branch as a valid v3 file, header first, leaf last; a v1 file comes out as v3", () => {
     const out = join(home, "branch.jsonl");
     expect(run(["export", v3, "--leaf", "b2000009", "-o", out]).code).toBe(0);
-    const lines = readFileSync(out, "utf8").trimEnd().split("\n").map((l) => JSON.parse(l));
+    const lines = readFileSync(out, "utf8")
+      .trimEnd()
+      .split("\n")
+      .map((l) => JSON.parse(l));
     expect(lines[0]).toMatchObject({ type: "session", version: 3 });
     expect(lines.at(-1).id).toBe("b2000009");
     expect(lines.map((l: any) => l.id).slice(1)).toEqual([
@@ -215,7 +257,9 @@ describe("export", () => {
     ]);
     expect(run(["validate", out]).code).toBe(0);
     const fromV1 = join(home, "v1.jsonl");
-    expect(run(["export", upstreamFixture("before-compaction"), "--format", "jsonl", "-o", fromV1]).code).toBe(0);
+    expect(
+      run(["export", upstreamFixture("before-compaction"), "--format", "jsonl", "-o", fromV1]).code,
+    ).toBe(0);
     const v = run(["validate", fromV1, "--json"]);
     expect(v.code).toBe(0);
     expect(JSON.parse(v.stdout).files[0].version).toBe(3);
@@ -225,7 +269,16 @@ describe("export", () => {
 
   it("--redact removes secrets and signatures and reports counts by kind on stderr", () => {
     for (const format of ["md", "html", "json", "jsonl"]) {
-      const r = run(["export", extra, "--format", format, "--full", "--redact", "--redact-pattern", "internal-[A-Z]+-\\d+"]);
+      const r = run([
+        "export",
+        extra,
+        "--format",
+        format,
+        "--full",
+        "--redact",
+        "--redact-pattern",
+        "internal-[A-Z]+-\\d+",
+      ]);
       expect(r.code, format).toBe(0);
       for (const secret of [...Object.values(SECRETS), "SIGNATURE-BLOB", "internal-XYZ-42"])
         expect(r.stdout, `${format}: ${secret}`).not.toContain(secret);

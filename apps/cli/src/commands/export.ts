@@ -134,15 +134,23 @@ export const action: Action = async (ctx, [arg], options) => {
   const full = options.full === true;
   const patterns = patternOptions(options);
   const redact = options.redact === true || patterns.length > 0;
-  if (allBranches && context) throw new UsageError("--all-branches and --context are different views; pick one");
+  if (allBranches && context)
+    throw new UsageError("--all-branches and --context are different views; pick one");
   if (context && format === "jsonl")
-    throw new UsageError("--context has no JSONL form (the context is messages, not entries)", "Use --format json.");
+    throw new UsageError(
+      "--context has no JSONL form (the context is messages, not entries)",
+      "Use --format json.",
+    );
   if (format === "html" && output === undefined && ctx.io.stdoutIsTTY)
-    throw new UsageError("an HTML page is not for a terminal", "Write it with -o FILE.html, or redirect stdout.");
+    throw new UsageError(
+      "an HTML page is not for a terminal",
+      "Write it with -o FILE.html, or redirect stdout.",
+    );
 
   const loaded = await openSession(ctx, arg);
   const leafId = entryIdOption(loaded, options, "leaf", "--leaf");
-  if (leafId !== undefined && allBranches) throw new UsageError("--leaf and --all-branches do not go together");
+  if (leafId !== undefined && allBranches)
+    throw new UsageError("--leaf and --all-branches do not go together");
 
   let session: RenderSession = createRenderSession({
     header: loaded.header,
@@ -167,9 +175,7 @@ export const action: Action = async (ctx, [arg], options) => {
         renderMarkdown(buildDocument(session, { view, leafId }), {
           full,
           cutHint: full ? "" : "; `pi-session export --full` keeps them",
-          ...(images
-            ? { images: (image, number) => images.add(image.data, image.extension, number) }
-            : {}),
+          ...(images ? { images: (image, number) => images.add(image.data, image.extension, number) } : {}),
         }),
       ];
       break;

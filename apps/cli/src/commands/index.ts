@@ -79,8 +79,14 @@ export const COMMANDS: CommandSpec[] = [
     name: "export",
     declare: (cli) =>
       cli
-        .command("export <session>", "Export a session to share: Markdown, one HTML page, JSON or a clean JSONL")
-        .option("--format <format>", "md, html, json (the document model) or jsonl (default: from -o, else md)")
+        .command(
+          "export <session>",
+          "Export a session to share: Markdown, one HTML page, JSON or a clean JSONL",
+        )
+        .option(
+          "--format <format>",
+          "md, html, json (the document model) or jsonl (default: from -o, else md)",
+        )
         .option("-o, --output <file>", "Write to FILE (Markdown images go beside it) instead of stdout")
         .option("--leaf <id>", "The branch ending at this entry instead of the session's leaf")
         .option("--all-branches", "Every branch, depth first, with branch points marked (jsonl: every entry)")

@@ -18,6 +18,15 @@ import { everyKindSession, largeSession, PAYLOADS, payloadSession } from "./sess
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
+// The callbacks given to page.evaluate run in the page; the type check of tests has no DOM
+// library, so the page globals they use are declared here, loosely.
+// biome-ignore lint/suspicious/noExplicitAny: page globals, see above
+declare const document: any;
+// biome-ignore lint/suspicious/noExplicitAny: page globals, see above
+declare const window: any;
+// biome-ignore lint/suspicious/noExplicitAny: page globals, see above
+declare const getComputedStyle: any;
+
 const executable = findChromium();
 if (executable === undefined) {
   console.warn(
@@ -30,8 +39,8 @@ if (executable === undefined) {
 async function shownItems(page: Page): Promise<{ kind: string; id: string }[]> {
   return page.$$eval("#transcript .items > article.item", (els) =>
     els.map((el) => ({
-      kind: (el as HTMLElement).dataset.kind ?? "",
-      id: (el as HTMLElement).dataset.entryId ?? "",
+      kind: el.getAttribute("data-kind") ?? "",
+      id: el.getAttribute("data-entry-id") ?? "",
     })),
   );
 }
@@ -125,7 +134,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
       await page.waitForSelector(`#transcript[data-filter="${filter}"]`);
       await showAll(page);
       const rows = await page.$$eval(".tree-space .row", (els) =>
-        els.map((el) => (el as HTMLElement).dataset.entryId ?? ""),
+        els.map((el) => el.getAttribute("data-entry-id") ?? ""),
       );
       seen.set(filter, { items: await shownItems(page), rows });
     }
@@ -146,20 +155,18 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
 
   it("search finds a word planted deep in a tool output and scrolls to it", async () => {
     const big = largeSession(3000, 7);
-    const target = big.entries
-      .map((entry, i) => ({ entry, i }))
-      .filter(
-        ({ entry, i }) =>
-          i > 2500 && (entry as { message?: { role?: string } }).message?.role === "toolResult",
-      )[0];
-    const message = (target?.entry as unknown as { message: { content: { text: string }[] } }).message;
-    (message.content[0] as { text: string }).text += "\nthe treasure is in Zanzibar, north shore";
+    type ToolResult = AnyEntry & { message: { role: string; content: { text: string }[] } };
+    const target = big.entries.find(
+      (entry, i) => i > 2500 && (entry as ToolResult).message?.role === "toolResult",
+    ) as ToolResult;
+    expect(target).toBeDefined();
+    (target.message.content[0] as { text: string }).text += "\nthe treasure is in Zanzibar, north shore";
     const { page, log } = await open(renderHtml(createRenderSession(big)));
     expect(await page.textContent("#transcript")).not.toContain("Zanzibar");
     await page.fill("input.search", "zanzibar shore");
     await page.waitForSelector('.search-count[data-matches="1"]');
     await page.press("input.search", "Enter");
-    const hit = page.locator(`article[data-entry-id="${(target?.entry as AnyEntry).id}"]`);
+    const hit = page.locator(`article[data-entry-id="${target.id}"]`);
     await hit.waitFor();
     expect(await hit.locator("mark").allTextContents()).toEqual(["Zanzibar", "shore"]);
     expect(await hit.locator("mark").first().isVisible()).toBe(true);
@@ -172,10 +179,12 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
     const log = watch(page);
     await page.addInitScript(() => {
-      const w = window as unknown as { __violations: string[] };
+      const w = window as { __violations: string[] };
       w.__violations = [];
-      document.addEventListener("securitypolicyviolation", (e) =>
-        w.__violations.push(`${e.violatedDirective}: ${e.blockedURI}`),
+      document.addEventListener(
+        "securitypolicyviolation",
+        (e: { violatedDirective: string; blockedURI: string }) =>
+          w.__violations.push(`${e.violatedDirective}: ${e.blockedURI}`),
       );
     });
     const { url, blocked } = await serve(page, renderHtml(createRenderSession(payloadSession())));
@@ -205,6 +214,8 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
       ).length,
       foreign: document.querySelectorAll("#app svg, #app iframe, #app object, #app embed").length,
       images: [...document.querySelectorAll("img")].map((img) => img.getAttribute("src")?.slice(0, 22)),
+      // What a reader sees (rendered text), not the DOM's text nodes.
+      // biome-ignore lint/performance/useDomNodeTextContent: the rendered text is the point
       text: document.body.innerText,
     }));
     expect(state.pwned).toBeUndefined();

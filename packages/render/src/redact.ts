@@ -143,17 +143,19 @@ export interface RedactionReport {
 /** A caller's pattern as a global regular expression; throws a clear error for bad ones. */
 export function compilePattern(pattern: RegExp | string): RegExp {
   let re: RegExp;
+  // `d` (match indices) tells where a `secret` group sits inside the match.
   if (typeof pattern === "string") {
     try {
-      re = new RegExp(pattern, "g");
+      re = new RegExp(pattern, "gd");
     } catch (error) {
       throw new Error(`redaction pattern ${JSON.stringify(pattern)}: ${(error as Error).message}`);
     }
   } else {
-    re = pattern.global ? pattern : new RegExp(pattern.source, `${pattern.flags}g`);
+    const flags = `${pattern.flags}${pattern.global ? "" : "g"}${pattern.hasIndices ? "" : "d"}`;
+    re = new RegExp(pattern.source, flags);
   }
   // A pattern that matches the empty string would "redact" between every two characters.
-  if (new RegExp(re.source, re.flags.replace("g", "")).test("")) {
+  if (new RegExp(re.source, re.flags.replace("g", "").replace("d", "")).test("")) {
     throw new Error(`redaction pattern ${JSON.stringify(re.source)} matches the empty string`);
   }
   return re;
@@ -199,6 +201,10 @@ export class Redactor {
       if (!rule.pattern.test(out)) continue;
       rule.pattern.lastIndex = 0;
       const marker = `[REDACTED:${rule.kind}]`;
+      if (rule.pattern.hasIndices) {
+        out = this.#replaceByIndices(out, rule.pattern, rule.kind, marker);
+        continue;
+      }
       out = out.replace(rule.pattern, (match: string, ...rest: unknown[]) => {
         const last = rest[rest.length - 1];
         const groups = (typeof last === "object" && last !== null ? last : {}) as Groups;
@@ -209,6 +215,27 @@ export class Redactor {
       lower = undefined;
     }
     return out;
+  }
+
+  /** Replaces each match, or only its `secret` group when it has one, using match indices. */
+  #replaceByIndices(text: string, pattern: RegExp, kind: string, marker: string): string {
+    let out = "";
+    let last = 0;
+    pattern.lastIndex = 0;
+    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+      if (m[0] === "") {
+        pattern.lastIndex++;
+        continue;
+      }
+      const span = m.indices?.groups?.secret ?? m.indices?.[0];
+      if (span === undefined) continue;
+      const [start, end] = span;
+      if (start === end) continue;
+      out += text.slice(last, start) + marker;
+      last = end;
+      this.#count(kind);
+    }
+    return out + text.slice(last);
   }
 
   /**

@@ -1,0 +1,221 @@
+/**
+ * The text and Markdown renderers: what each item looks like, folding and cutting with a note
+ * saying how much, images as links or notes, and untrusted text kept inert (raw HTML escaped,
+ * unsafe links broken, fences that content cannot close, controls made visible).
+ */
+import { describe, expect, it } from "vitest";
+import { everyKindSession, PAYLOADS, payloadSession } from "../test/sessions.js";
+import {
+  buildDocument,
+  createRenderSession,
+  escapeInline,
+  fence,
+  inlineCode,
+  renderMarkdown,
+  renderText,
+  renderTextChunks,
+  renderTextItem,
+  safeMarkdown,
+  stripColorCodes,
+  visibleControls,
+} from "./index.js";
+
+const everyKind = () => createRenderSession(everyKindSession());
+const utc = (iso: string) => iso.slice(0, 16).replace("T", " ");
+
+describe("renderText", () => {
+  const doc = buildDocument(everyKind());
+  const text = renderText(doc, { formatTime: utc, source: "/tmp/s.jsonl" });
+
+  it("a heading per item, bodies indented, bookkeeping on one dimmed line, labels on their targets", () => {
+    expect(text.split("\n").slice(0, 2)).toEqual([
+      "limit fix 019a4c1e-0000-7000-8000-000000000001",
+      "/tmp/s.jsonl · /home/dev/projects/webapp",
+    ]);
+    expect(text).toContain("\n· model anthropic/claude-sonnet-4-5\n");
+    expect(text).toContain(
+      "\nuser 2026-11-02 09:03\n  Read src/limit.ts and fix the off-by-one.\n  (image image/png, 0 KB)\n",
+    );
+    expect(text).toContain("assistant anthropic/claude-sonnet-4-5 [plan] 2026-11-02 09:04\n");
+    expect(text).toContain("  → read src/limit.ts\n");
+    expect(text).toContain("← bash error 2026-11-02 09:07\n  FAIL limit.test.ts\n");
+    expect(text).toContain("$ git diff --stat (exit 0) 2026-11-02 09:08\n");
+    expect(text).toContain("── compaction (18,250 tokens before) ── 2026-11-02 09:15\n");
+    expect(text).toContain("↳ branch 1/3 from e0000004\n");
+    // Label entries show on their targets, not as items of their own.
+    expect(text).not.toContain("labelled");
+  });
+
+  it("folds long bodies with a note, unless full", () => {
+    const long = createRenderSession({
+      header: everyKindSession().header,
+      entries: [
+        {
+          type: "message",
+          id: "a",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:00.000Z",
+          message: {
+            role: "toolResult",
+            toolCallId: "x",
+            toolName: "bash",
+            content: [{ type: "text", text: Array.from({ length: 20 }, (_, i) => `line ${i}`).join("\n") }],
+            isError: false,
+            timestamp: 0,
+          },
+        },
+      ],
+    });
+    const d = buildDocument(long);
+    expect(renderText(d, { foldHint: "; --full shows all" })).toContain(
+      "line 5\n  … (14 more lines; --full shows all)",
+    );
+    expect(renderText(d, { full: true })).toContain("line 19");
+  });
+
+  it("styles through the caller's functions only", () => {
+    const tag = (name: string) => (s: string) => `<${name}>${s}</${name}>`;
+    const styled = renderText(doc, { style: { green: tag("g"), bold: tag("b") } });
+    expect(styled).toContain("<b><g>user</g></b>");
+  });
+
+  it("chunks join to the same text; a label item alone renders as nothing", () => {
+    expect([...renderTextChunks(doc)].join("")).toBe(renderText(doc));
+    const label = buildDocument(everyKind(), { view: "all-branches" }).items.find((i) => i.kind === "label");
+    expect(label && renderTextItem(label)).toBeUndefined();
+  });
+
+  it("terminal escapes from the session arrive visible", () => {
+    const out = renderText(buildDocument(createRenderSession(payloadSession())), { full: true });
+    expect(out).toContain("␛[31mred␛[0m ␛]0;title␇ ␛[2J␛[H cleared ␈␈ ␍ overwritten");
+    expect(out).toContain("abc<U+202E>dcba<U+202C>");
+    expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
+  });
+});
+
+describe("renderMarkdown", () => {
+  const md = renderMarkdown(buildDocument(everyKind()));
+
+  it("a title and facts, a heading per turn, items as label lines with their bodies", () => {
+    expect(md).toMatch(/^# limit fix\n\n- \*\*Session:\*\* `019a4c1e-0000-7000-8000-000000000001`\n/);
+    expect(md).toContain("- **Shows:** the branch ending at `e0000023` (the current one): 23 of 27 entries");
+    expect(md).toContain(
+      "## Turn 1 · 2026-11-02 09:03 UTC\n\n**User**\n\nRead src/limit.ts and fix the off-by-one.",
+    );
+    expect(md).toContain(
+      "**Assistant** · anthropic/claude-sonnet-4-5 · label `plan` · _2026-11-02 09:04 UTC_",
+    );
+    expect(md).toContain(
+      "<details>\n<summary>Thinking</summary>\n\n> The limit check uses > instead of >=.\n\n</details>",
+    );
+    expect(md).toContain("**→ edit** `src/limit.ts`\n\n```diff\n-n > LIMIT\n+n >= LIMIT\n```");
+    expect(md).toContain("**← read**");
+    expect(md).toContain("```ts\nexport function allow(n: number) {");
+    expect(md).toContain("**← bash** (error)");
+    expect(md).toContain("```console\n$ git diff --stat\n src/limit.ts | 2 +-\n```");
+    expect(md).toContain("_Model:_ `anthropic/claude-sonnet-4-5`");
+    expect(md).toContain("---\n\n**Compaction** · 18,250 tokens before");
+    expect(md).toContain("> ↳ Branch 1 of 3, from `e0000004`");
+    expect(md).toContain("_(image 1 left out: image/png, 70 B)_");
+  });
+
+  it("the context view: its facts, then the messages the model is sent", () => {
+    const ctx = renderMarkdown(buildDocument(everyKind(), { view: "context" }));
+    expect(ctx).toContain("- **Shows:** the context the model is sent at `e0000023`:");
+    expect(ctx).toContain("model `anthropic/claude-sonnet-4-5`, thinking level `high`");
+    expect(ctx).toContain("**Compaction summary** · 18,250 tokens before");
+  });
+
+  it("images become links to the files the caller writes, numbered in order", () => {
+    const seen: string[] = [];
+    const withImages = renderMarkdown(buildDocument(everyKind()), {
+      images: (image, n) => {
+        seen.push(`${n}:${image.mimeType}:${image.extension}:${image.bytes}`);
+        return `s images/${n}.${image.extension}`;
+      },
+    });
+    expect(seen).toEqual(["1:image/png:png:70"]);
+    expect(withImages).toContain("![image 1](s%20images/1.png)");
+  });
+
+  it("cuts long outputs, saying how many lines and bytes; full keeps them", () => {
+    const text = Array.from({ length: 100 }, (_, i) => `line ${i}`).join("\n");
+    const s = createRenderSession({
+      header: everyKindSession().header,
+      entries: [
+        {
+          type: "message",
+          id: "a",
+          parentId: null,
+          timestamp: "2026-01-01T00:00:00.000Z",
+          message: {
+            role: "bashExecution",
+            command: "seq",
+            output: text,
+            exitCode: 0,
+            cancelled: false,
+            truncated: false,
+            timestamp: 0,
+          },
+        },
+      ],
+    });
+    const cut = renderMarkdown(buildDocument(s), { maxOutputLines: 10, cutHint: "; `--full` keeps them" });
+    expect(cut).toContain("line 8\n```\n\n_… 91 more lines (727 B) cut; `--full` keeps them_");
+    expect(cut).not.toContain("line 9\n");
+    expect(renderMarkdown(buildDocument(s), { maxOutputLines: 10, full: true })).toContain("line 99");
+    const wide = renderMarkdown(buildDocument(s), { maxOutputChars: 20 });
+    expect(wide).toMatch(/_… \d+ more lines \([\d.]+ B\) cut_/);
+  });
+
+  it("author Markdown stays Markdown; raw HTML and unsafe links are made inert; controls visible", () => {
+    const out = renderMarkdown(buildDocument(createRenderSession(payloadSession())), { full: true });
+    // Outside code (fences and spans), every < is escaped, but for the renderer's own <details>.
+    const prose = out
+      .replace(/^(`{3,})[^\n]*\n[\s\S]*?\n\1$/gm, "")
+      .replace(/(`+)[^`]*?\1/g, "")
+      .replace(/<\/?(details|summary)>/g, "");
+    expect(prose).not.toMatch(/(?<!\\)</);
+    expect(out).toContain("\\<script>window.__pwned = 'script'\\</script>");
+    expect(out).toContain("\\](javascript:window.__pwned='link')");
+    expect(out).toContain("␛]0;title␇");
+    expect(out).not.toContain("\u001b");
+    // Titles and labels are escaped or code spans.
+    expect(out).toContain("label `label <script>window.__pwned = 'script'</script>`");
+  });
+
+  it("safeMarkdown leaves code verbatim and closes a fence left open", () => {
+    expect(safeMarkdown("a <b> `<c>` d")).toBe("a \\<b> `<c>` d");
+    expect(safeMarkdown("```html\n<div>\n```\n<p>")).toBe("```html\n<div>\n```\n\\<p>");
+    expect(safeMarkdown("x\n\n    <indented>\n<y>")).toBe("x\n\n    <indented>\n\\<y>");
+    expect(safeMarkdown("```\nunclosed <x>")).toBe("```\nunclosed <x>\n```");
+    expect(safeMarkdown("~~~~\na\n~~~\nb\n~~~~\nc")).toBe("~~~~\na\n~~~\nb\n~~~~\nc");
+    expect(safeMarkdown("[x](data:text/html,hi) [y](https://ok)")).toBe(
+      "[x\\](data:text/html,hi) [y](https://ok)",
+    );
+  });
+
+  it("fences and code spans longer than any backtick run inside them", () => {
+    expect(fence("a ``` b\n````", "ts")).toBe("`````ts\na ``` b\n````\n`````");
+    expect(fence("", "")).toBe("```\n```");
+    expect(inlineCode("a `b` c")).toBe("``a `b` c``");
+    expect(inlineCode("`x`")).toBe("`` `x` ``");
+    expect(escapeInline("*a* _b_ [c](d) <e> | ~f~ &g")).toBe(
+      "\\*a\\* \\_b\\_ \\[c\\](d) \\<e\\> \\| \\~f\\~ \\&g",
+    );
+  });
+});
+
+describe("sanitize", () => {
+  it("shows controls as pictures, keeps newlines and tabs, turns CRLF into LF", () => {
+    expect(visibleControls("a\u0000b\u001bc\u007fd\r\ne\rf\tg\n")).toBe("a␀b␛c␡d\ne␍f\tg\n");
+    expect(visibleControls("\u0085\u009b\u202e\u2066")).toBe("<U+0085><U+009B><U+202E><U+2066>");
+    const plain = "no controls here ✓";
+    expect(visibleControls(plain)).toBe(plain);
+  });
+
+  it("drops colour codes only", () => {
+    expect(stripColorCodes("\u001b[1;31mred\u001b[0m \u001b[2J")).toBe("red \u001b[2J");
+    expect(PAYLOADS.terminal).toContain("\u001b");
+  });
+});

@@ -3,6 +3,7 @@
  * pi's real compacted session and planted secrets, and check every format, the files it
  * writes (images beside the Markdown), redaction and its report, and the usage errors.
  * Build first (`pnpm build`).
+ * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed JSON output.
 import { spawnSync } from "node:child_process";

@@ -3,7 +3,8 @@
  * quoting a line) never reaches a terminal raw. {@link Io} passes every human line through
  * {@link toTerminal}, so no command can forget it; commands only ever hold an `Io`.
  *
- * Shown visibly, as a `\x1b`-like escape (`\xHH` below U+0100, `\uHHHH` above): C0 controls
+ * Shown visibly, as a `\x1b`-like escape (`\xHH` below U+0100, `\uHHHH` above; the rule lives in
+ * `@pi-session/render`'s sanitize module, the renderers' too): C0 controls
  * (but `\n`, the line structure of the output, and `\t`, expanded to spaces to the next
  * 8-column stop), DEL, C1 controls (U+0080-U+009F) and the bidi overrides and isolates
  * (U+202A-U+202E, U+2066-U+2069) that can disguise text. {@link oneLineField} also shows `\n` and
@@ -16,37 +17,12 @@
  * was made visible.
  */
 import { randomBytes } from "node:crypto";
+import { escapeChar, hasUnsafe, hasUnsafeInLines, oneLineField, visibleControls } from "@pi-session/render";
 import pc from "picocolors";
 
-/** Characters shown as an escape wherever they are. */
-const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
-const UNSAFE_ALL = new RegExp(UNSAFE.source, "g");
-/** The same without `\n` and `\t` (the boundary keeps lines and expands tabs). */
-const UNSAFE_IN_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
-const UNSAFE_IN_LINES_ALL = new RegExp(UNSAFE_IN_LINES.source, "g");
-
-/** The visible form of one character: `\x1b`, `\x85`, `\u202e`. */
-export function escapeChar(char: string): string {
-  const code = char.charCodeAt(0);
-  return code < 0x100
-    ? `\\x${code.toString(16).padStart(2, "0")}`
-    : `\\u${code.toString(16).padStart(4, "0")}`;
-}
-
-/** Does `text` hold a character that must not reach a terminal raw (`\n` and `\t` included)? */
-export function hasUnsafe(text: string): boolean {
-  return UNSAFE.test(text);
-}
-
-/** Does `text` hold a character that must not reach a terminal raw, `\n` and `\t` aside? */
-export function hasUnsafeInLines(text: string): boolean {
-  return UNSAFE_IN_LINES.test(text);
-}
-
-/** `text` for a one-line field: every control character, `\n` and `\t` included, shown visibly. */
-export function oneLineField(text: string): string {
-  return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, escapeChar) : text;
-}
+// The rule itself (which characters, and how they are shown) has one home, the render layer,
+// which every renderer uses too; the CLI adds tabs, widths and its own colours.
+export { escapeChar, hasUnsafe, hasUnsafeInLines, oneLineField };
 
 const STYLE_NAMES = ["bold", "dim", "italic", "red", "green", "yellow", "blue", "magenta", "cyan"] as const;
 type StyleName = (typeof STYLE_NAMES)[number];
@@ -136,7 +112,7 @@ function drawStyles(text: string): string {
  * tabs expanded), then our own style markers drawn as colours (`colors`) or dropped.
  */
 export function toTerminal(text: string, colors: boolean): string {
-  let out = UNSAFE_IN_LINES.test(text) ? text.replace(UNSAFE_IN_LINES_ALL, escapeChar) : text;
+  let out = visibleControls(text);
   if (out.includes("\t")) out = expandTabs(out);
   if (!MARKER_TEST.test(out)) return out;
   return colors ? drawStyles(out) : out.replace(MARKER, "");

@@ -4,7 +4,7 @@
  * as HTML, and the page's Content-Security-Policy (Trusted Types) would refuse it anyway.
  */
 import { highlight } from "../src/highlight.js";
-import { stripColorCodes, visibleControls } from "../src/sanitize.js";
+import { lineEndsAsLf, stripColorCodes, visibleControls } from "../src/sanitize.js";
 
 export type Child = Node | string | null | undefined | false;
 
@@ -36,7 +36,7 @@ export function h<K extends keyof HTMLElementTagNameMap>(
 
 /** Session text as shown: colour codes dropped, other control characters visible. */
 export function shown(text: string): string {
-  return visibleControls(stripColorCodes(text));
+  return visibleControls(stripColorCodes(lineEndsAsLf(text)));
 }
 
 /** A `<code>` with the tokens of `text` as spans (class `tok-<kind>`). */

@@ -14,6 +14,15 @@ const out = join(root, "src", "page-assets.ts");
 
 const bundle = await build({
   entryPoints: [join(root, "page", "app.ts")],
+  // The bundle names its modules by path (comments), relative to this: the same from any cwd.
+  absWorkingDir: root,
+  // The layers' sources, as the tests use them: the bundle does not depend on their builds.
+  alias: Object.fromEntries(
+    ["format", "migrate", "tree", "context"].map((name) => [
+      `@pi-session/${name}`,
+      join(root, "..", name, "src", "index.ts"),
+    ]),
+  ),
   bundle: true,
   write: false,
   format: "iife",

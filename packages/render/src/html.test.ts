@@ -95,7 +95,9 @@ describe("renderHtml", () => {
 });
 
 describe("the viewer bundle", () => {
-  it("src/page-assets.ts is what page/ builds (run `pnpm build` after changing page/)", () => {
+  it("src/page-assets.ts is what page/ builds (run `pnpm build` after changing page/)", {
+    tags: ["compiler"],
+  }, () => {
     expect(() =>
       execFileSync(process.execPath, [join(root, "scripts", "build-page.mjs"), "--check"], {
         cwd: root,

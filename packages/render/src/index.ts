@@ -71,7 +71,15 @@ export {
   compilePattern,
   redactSession,
 } from "./redact.js";
-export { stripColorCodes, visibleControls } from "./sanitize.js";
+export {
+  escapeChar,
+  hasUnsafe,
+  hasUnsafeInLines,
+  lineEndsAsLf,
+  oneLineField,
+  stripColorCodes,
+  visibleControls,
+} from "./sanitize.js";
 export { type Token, type TokenKind, HIGHLIGHT_LIMIT, canHighlight, highlight } from "./highlight.js";
 export {
   IMAGE_TYPES,

@@ -12,7 +12,7 @@
  */
 import { imageProblem, safeImage, type SafeImage } from "./images.js";
 import type { Block, DocumentItem, ImageBlock, RenderDocument } from "./model.js";
-import { stripColorCodes, visibleControls } from "./sanitize.js";
+import { lineEndsAsLf, stripColorCodes, visibleControls } from "./sanitize.js";
 
 export interface MarkdownOptions {
   /** Keep long outputs whole. */
@@ -67,7 +67,7 @@ function utf8Length(text: string): number {
 
 /** Session text made safe to print: controls visible, colour codes dropped. */
 function clean(text: string): string {
-  return visibleControls(stripColorCodes(text));
+  return visibleControls(stripColorCodes(lineEndsAsLf(text)));
 }
 
 /** Text for an inline position (a label line): one line, Markdown punctuation escaped. */

@@ -236,7 +236,7 @@ describe("layout and summaries", () => {
   });
 
   it("one line, controls visible, cut", () => {
-    expect(oneLine("a\n\tb\u001b[1m   c", 80)).toBe("a b␛[1m c");
+    expect(oneLine("a\n\tb\u001b[1m   c", 80)).toBe("a b\\x1b[1m c");
     expect(oneLine("x".repeat(100), 10)).toBe(`${"x".repeat(9)}…`);
     expect(oneLine(`${"y".repeat(10_000_000)}`, 5)).toBe("yyyy…");
     const session = createRenderSession(everyKindSession());

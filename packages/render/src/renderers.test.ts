@@ -11,6 +11,8 @@ import {
   escapeInline,
   fence,
   inlineCode,
+  lineEndsAsLf,
+  oneLineField,
   renderMarkdown,
   renderText,
   renderTextChunks,
@@ -87,8 +89,10 @@ describe("renderText", () => {
 
   it("terminal escapes from the session arrive visible", () => {
     const out = renderText(buildDocument(createRenderSession(payloadSession())), { full: true });
-    expect(out).toContain("␛[31mred␛[0m ␛]0;title␇ ␛[2J␛[H cleared ␈␈ ␍ overwritten");
-    expect(out).toContain("abc<U+202E>dcba<U+202C>");
+    expect(out).toContain(
+      "\\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 \\x1b[2J\\x1b[H cleared \\x08\\x08 \\x0d overwritten",
+    );
+    expect(out).toContain("abc\\u202edcba\\u202c");
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
 });
@@ -178,7 +182,7 @@ describe("renderMarkdown", () => {
     expect(prose).not.toMatch(/(?<!\\)</);
     expect(out).toContain("\\<script>window.__pwned = 'script'\\</script>");
     expect(out).toContain("\\](javascript:window.__pwned='link')");
-    expect(out).toContain("␛]0;title␇");
+    expect(out).toContain("\\x1b]0;title\\x07");
     expect(out).not.toContain("\u001b");
     // Titles and labels are escaped or code spans.
     expect(out).toContain("label `label <script>window.__pwned = 'script'</script>`");
@@ -207,9 +211,13 @@ describe("renderMarkdown", () => {
 });
 
 describe("sanitize", () => {
-  it("shows controls as pictures, keeps newlines and tabs, turns CRLF into LF", () => {
-    expect(visibleControls("a\u0000b\u001bc\u007fd\r\ne\rf\tg\n")).toBe("a␀b␛c␡d\ne␍f\tg\n");
-    expect(visibleControls("\u0085\u009b\u202e\u2066")).toBe("<U+0085><U+009B><U+202E><U+2066>");
+  it("shows controls as \\x / \\u escapes, keeps newlines and tabs; CRLF as LF on request", () => {
+    expect(visibleControls("a\u0000b\u001bc\u007fd\r\ne\rf\tg\n")).toBe(
+      "a\\x00b\\x1bc\\x7fd\\x0d\ne\\x0df\tg\n",
+    );
+    expect(visibleControls(lineEndsAsLf("d\r\ne\rf"))).toBe("d\ne\\x0df");
+    expect(visibleControls("\u0085\u009b\u202e\u2066")).toBe("\\x85\\x9b\\u202e\\u2066");
+    expect(oneLineField("a\nb\tc")).toBe("a\\x0ab\\x09c");
     const plain = "no controls here ✓";
     expect(visibleControls(plain)).toBe(plain);
   });

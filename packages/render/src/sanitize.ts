@@ -1,32 +1,54 @@
 /**
- * Control characters from session content, made visible. Tool output carries terminal
- * escapes, carriage returns, NULs and bidirectional overrides; printed raw they recolour,
- * rewrite or reorder what a reader sees. Use `visibleControls` on every piece of session
- * text that reaches a terminal or a text file; `stripColorCodes` first where colour codes
- * are noise (exported pages and Markdown), not content.
+ * Control characters from session content, made visible: the one home of this rule, used by
+ * the renderers here (text, Markdown, the page) and by the CLI's output boundary. Tool output
+ * carries terminal escapes, carriage returns, NULs and bidirectional overrides; printed raw
+ * they recolour, rewrite or reorder what a reader sees.
+ *
+ * Shown as a `\x1b`-like escape (`\xHH` below U+0100, `\uHHHH` above): C0 controls but `\n`
+ * and `\t` ({@link visibleControls}; {@link oneLineField} shows those two as well), DEL, C1
+ * controls (U+0080-U+009F) and the bidi overrides and isolates (U+202A-U+202E, U+2066-U+2069)
+ * that can disguise text. Use {@link lineEndsAsLf} first where CRLF line ends are layout, not
+ * content, and {@link stripColorCodes} where colour codes are noise (pages, Markdown).
  */
 
-// C0 controls but \t and \n, DEL, C1 controls, and the bidi embedding/override/isolate marks.
-const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/;
-const CONTROLS = /\r\n|[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e\u2066-\u2069]/g;
+/** Characters shown as an escape wherever they are. */
+const UNSAFE = /[\x00-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_ALL = new RegExp(UNSAFE.source, "g");
+/** The same without `\n` and `\t` (kept as the text's own lines and indentation). */
+const UNSAFE_IN_LINES = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
+const UNSAFE_IN_LINES_ALL = new RegExp(UNSAFE_IN_LINES.source, "g");
 
-function picture(ch: string): string {
-  if (ch === "\r\n") return "\n";
-  const code = ch.charCodeAt(0);
-  // U+2400.. are the Control Pictures (␀ ␁ ... ␟); U+2421 is ␡.
-  if (code < 0x20) return String.fromCharCode(0x2400 + code);
-  if (code === 0x7f) return "\u2421";
-  return `<U+${code.toString(16).toUpperCase().padStart(4, "0")}>`;
+/** The visible form of one character: `\x1b`, `\x85`, `\u202e`. */
+export function escapeChar(char: string): string {
+  const code = char.charCodeAt(0);
+  return code < 0x100
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
-/**
- * `text` with every control character but newline and tab replaced by a visible stand-in:
- * C0 controls by their Control Picture (ESC -> ␛, CR -> ␍), DEL by ␡, C1 controls and bidi
- * controls by `<U+XXXX>`. A CRLF line end becomes `\n`. Text without controls is returned as is.
- */
+/** Does `text` hold a character that must not reach a terminal raw (`\n` and `\t` included)? */
+export function hasUnsafe(text: string): boolean {
+  return UNSAFE.test(text);
+}
+
+/** Does `text` hold a character that must not reach a terminal raw, `\n` and `\t` aside? */
+export function hasUnsafeInLines(text: string): boolean {
+  return UNSAFE_IN_LINES.test(text);
+}
+
+/** `text` for a one-line field: every control character, `\n` and `\t` included, shown visibly. */
+export function oneLineField(text: string): string {
+  return UNSAFE.test(text) ? text.replace(UNSAFE_ALL, escapeChar) : text;
+}
+
+/** `text` with every control character but `\n` and `\t` shown visibly; unchanged when there is none. */
 export function visibleControls(text: string): string {
-  if (!CONTROL.test(text)) return text;
-  return text.replace(CONTROLS, picture);
+  return UNSAFE_IN_LINES.test(text) ? text.replace(UNSAFE_IN_LINES_ALL, escapeChar) : text;
+}
+
+/** `text` with CRLF line ends as LF (a lone CR stays, and shows as `\x0d`). */
+export function lineEndsAsLf(text: string): string {
+  return text.includes("\r\n") ? text.replace(/\r\n/g, "\n") : text;
 }
 
 // ESC [ parameters m: Select Graphic Rendition (colours, bold), the common noise in tool output.

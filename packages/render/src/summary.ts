@@ -4,7 +4,7 @@
  * gets one row. The preview is flattened to one line, its controls made visible, and cut.
  */
 import type { AnyEntry } from "@pi-session/format";
-import { visibleControls } from "./sanitize.js";
+import { lineEndsAsLf, visibleControls } from "./sanitize.js";
 
 type Obj = Record<string, unknown>;
 
@@ -31,7 +31,7 @@ export function contentText(content: unknown, separator = "\n"): string {
 export function oneLine(text: string, max: number): string {
   // Only the start matters: do not flatten megabytes of output for a 70-character preview.
   const head = text.length > max * 4 + 64 ? text.slice(0, max * 4 + 64) : text;
-  const flat = visibleControls(head).replace(/\s+/g, " ").trim();
+  const flat = visibleControls(lineEndsAsLf(head)).replace(/\s+/g, " ").trim();
   return flat.length > max || head.length < text.length
     ? `${flat.slice(0, Math.max(0, Math.min(flat.length, max - 1)))}…`
     : flat;

@@ -3,13 +3,18 @@
  * label, time) and its body indented by two spaces; settings and bookkeeping entries are one
  * dimmed line; long tool output, thinking and summaries are folded unless `full`.
  *
- * Every piece of session text goes through `visibleControls`, so nothing from a session
+ * Every piece of session text goes through `visibleControls` (sanitize.ts), so nothing from a session
  * reaches a terminal as an escape sequence; the only escapes in the output are the ones the
  * caller's `style` functions add (colours). Use `renderText` for a document, `renderTextItem`
  * for one item.
  */
 import type { Block, DocumentItem, RenderDocument } from "./model.js";
-import { visibleControls } from "./sanitize.js";
+import { lineEndsAsLf, visibleControls } from "./sanitize.js";
+
+/** Session text as a terminal may show it: CRLF as LF, every other control visible. */
+function shown(text: string): string {
+  return visibleControls(lineEndsAsLf(text));
+}
 
 /** Colour and emphasis, as functions from text to styled text (identity by default). */
 export interface TextStyle {
@@ -94,7 +99,7 @@ function resolve(doc: RenderDocument | undefined, options: TextOptions): Resolve
 
 /** One line of session text: controls visible, whitespace runs collapsed, cut to `max`. */
 function oneLine(text: string, max: number): string {
-  const flat = visibleControls(text).replace(/\s+/g, " ").trim();
+  const flat = shown(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
 }
 
@@ -121,7 +126,7 @@ function blockText(block: Block, item: DocumentItem, r: Resolved): string | unde
   const { s } = r;
   switch (block.type) {
     case "text": {
-      const text = visibleControls(block.text);
+      const text = shown(block.text);
       if (item.kind === "system") return s.dim(foldText(text, r.fold.system, r));
       const summary =
         item.kind === "compaction" ||
@@ -131,7 +136,7 @@ function blockText(block: Block, item: DocumentItem, r: Resolved): string | unde
       return summary ? foldText(text, r.fold.summary, r) : text;
     }
     case "thinking": {
-      const text = block.redacted ? "(redacted thinking)" : visibleControls(block.text);
+      const text = block.redacted ? "(redacted thinking)" : shown(block.text);
       return s.dim(s.italic(foldText(text, r.fold.thinking, r)));
     }
     case "toolCall": {
@@ -139,28 +144,28 @@ function blockText(block: Block, item: DocumentItem, r: Resolved): string | unde
       const code = block.code;
       if (!code) return s.cyan(block.summary ? `${head} ${oneLine(block.summary, 200)}` : head);
       if (code.language === "sh" && !code.text.includes("\n"))
-        return s.cyan(`${head} ${r.full ? visibleControls(code.text) : oneLine(code.text, 200)}`);
+        return s.cyan(`${head} ${r.full ? shown(code.text) : oneLine(code.text, 200)}`);
       if (code.language === "json" && !r.full) return s.cyan(`${head} ${oneLine(code.text, 100)}`);
       const title = block.summary ? `${head} ${oneLine(block.summary, 200)}` : head;
-      return `${s.cyan(title)}\n${indent(s.dim(foldText(visibleControls(code.text), r.fold.code, r)), "  ")}`;
+      return `${s.cyan(title)}\n${indent(s.dim(foldText(shown(code.text), r.fold.code, r)), "  ")}`;
     }
     case "output": {
-      const text = visibleControls(block.text);
+      const text = shown(block.text);
       if (text === "") return undefined;
       return s.dim(foldText(text, r.fold.output, r));
     }
     case "image":
       return s.dim(imageLine(block));
     case "code": {
-      const caption = block.caption ? `${visibleControls(block.caption)}: ` : "";
-      const text = visibleControls(block.text);
+      const caption = block.caption ? `${shown(block.caption)}: ` : "";
+      const text = shown(block.text);
       if (!r.full && !text.includes("\n")) return s.dim(`${caption}${text}`);
       return s.dim(`${caption}\n${foldText(text, r.fold.code, r)}`.trimStart());
     }
     case "note":
       return item.isError && block.text.startsWith("error:")
-        ? s.red(visibleControls(block.text))
-        : s.dim(`(${visibleControls(block.text)})`);
+        ? s.red(shown(block.text))
+        : s.dim(`(${shown(block.text)})`);
   }
 }
 
@@ -171,7 +176,7 @@ function detail(item: DocumentItem, name: string): string | undefined {
 /** The heading of an item: its title in colour, then model, label, id and time. */
 function heading(item: DocumentItem, r: Resolved): string {
   const { s } = r;
-  const title = visibleControls(item.title);
+  const title = shown(item.title);
   let head: string;
   switch (item.kind) {
     case "user":
@@ -292,7 +297,7 @@ function headerLines(doc: RenderDocument, options: TextOptions, r: Resolved): st
   const { session, view } = doc;
   const lines = [s.bold(`${oneLine(session.name ?? "(unnamed)", 200)} ${s.dim(oneLine(session.id, 80))}`)];
   const where = [options.source, session.cwd].filter((x): x is string => x !== undefined && x !== "");
-  if (where.length > 0) lines.push(s.dim(where.map((w) => visibleControls(w)).join(" · ")));
+  if (where.length > 0) lines.push(s.dim(where.map((w) => shown(w)).join(" · ")));
   if (view.kind === "context") {
     const model = view.model ? `${view.model.provider}/${view.model.modelId}` : "(none)";
     lines.push(

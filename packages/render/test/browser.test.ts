@@ -6,6 +6,7 @@
  * 50,000-entry session within the first-paint budget (best of three loads).
  *
  * Skipped, with a message, only when no Chromium is installed (`.ci/run` installs Debian's).
+ * @module-tag processes
  */
 import { buildSessionContext } from "@pi-session/context";
 import type { AnyEntry } from "@pi-session/format";
@@ -228,9 +229,9 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     expect(state.images).toEqual([]);
     expect(state.text).toContain(PAYLOADS.script);
     expect(state.text).toContain(PAYLOADS.endScript);
-    expect(state.text).toContain("␛]0;title␇");
-    expect(state.text).toContain("␛[2J");
-    expect(state.text).toContain("<U+202E>");
+    expect(state.text).toContain("\\x1b]0;title\\x07");
+    expect(state.text).toContain("\\x1b[2J");
+    expect(state.text).toContain("abc\\u202edcba");
     expect(state.text).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(blocked).toEqual([]);
     expect(log.requests.filter((r) => !r.startsWith("data:"))).toEqual([url]);

@@ -15,7 +15,15 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const readme = readFileSync(join(root, "README.md"), "utf8");
 const example = /## Example[\s\S]*?```js\n([\s\S]*?)```/.exec(readme)?.[1] ?? "";
 const session = readFileSync(
-  join(root, "..", "..", "examples", "sessions", "--home-dev-projects-webapp--", "2026-11-02T09-12-20-000Z_019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f.jsonl"),
+  join(
+    root,
+    "..",
+    "..",
+    "examples",
+    "sessions",
+    "--home-dev-projects-webapp--",
+    "2026-11-02T09-12-20-000Z_019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f.jsonl",
+  ),
   "utf8",
 );
 
@@ -26,7 +34,13 @@ writeFileSync(file, example);
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 function checkLogged(logged: unknown[]): void {
-  const [items, counts, markdown, terminal, page] = logged as [number, Record<string, number>, number, number, number];
+  const [items, counts, markdown, terminal, page] = logged as [
+    number,
+    Record<string, number>,
+    number,
+    number,
+    number,
+  ];
   expect(items).toBe(20);
   expect(counts).toEqual({ signature: 1 });
   expect(markdown).toBeGreaterThan(1000);
@@ -56,7 +70,7 @@ describe("the README example", () => {
   });
 
   const executable = findChromium();
-  it.skipIf(executable === undefined)("runs in a browser", async () => {
+  it.skipIf(executable === undefined)("runs in a browser", { tags: ["processes"] }, async () => {
     const bundle = await build({
       entryPoints: [file],
       bundle: true,

@@ -86,18 +86,18 @@ describe("the README example", () => {
       const errors: string[] = [];
       page.on("pageerror", (error) => errors.push(error.message));
       await page.setContent("<!doctype html><title>readme</title>");
-      const logged = await page.evaluate(
-        ({ code, text }) => {
-          const out: unknown[][] = [];
-          const w = globalThis as unknown as { text: string; console: { log: (...args: unknown[]) => void } };
-          w.text = text;
-          w.console.log = (...args: unknown[]) => out.push(args);
-          // biome-ignore lint/security/noGlobalEval: runs the bundled README example in the page
-          (0, eval)(code);
-          return out;
-        },
-        { code: bundle.outputFiles[0]?.text ?? "", text: session },
-      );
+      await page.evaluate((text) => {
+        const w = globalThis as unknown as {
+          text: string;
+          logged: unknown[][];
+          console: { log: (...a: unknown[]) => void };
+        };
+        w.text = text;
+        w.logged = [];
+        w.console.log = (...args: unknown[]) => w.logged.push(args);
+      }, session);
+      await page.addScriptTag({ content: bundle.outputFiles[0]?.text ?? "" });
+      const logged = await page.evaluate(() => (globalThis as unknown as { logged: unknown[][] }).logged);
       expect(errors).toEqual([]);
       expect(logged).toHaveLength(1);
       checkLogged(logged[0] as unknown[]);

@@ -10,6 +10,10 @@
  * listing workers, or read the generated JSON Schema files) carry a tag and import `dist/`
  * themselves; see CONTRIBUTING.md "Test".
  *
+ * Tests that need pi's two real session files (kept outside the repository) find them through
+ * `@pi-session/testkit`'s `upstreamFixture`; without them those tests are skipped and the
+ * run ends with a line that names them.
+ *
  * `vitest run --mode fast` (`pnpm test:fast`) leaves out the tests tagged `processes`,
  * `compiler`, `big-file` and `dist`; files tagged as a whole (`@module-tag`) are not even
  * loaded, so the fast loop needs no build at all.
@@ -18,6 +22,7 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TestProjectInlineConfiguration, defineConfig } from "vitest/config";
+import { LeftOutReporter } from "./packages/testkit/src/left-out-reporter.js";
 
 const root = fileURLToPath(new URL(".", import.meta.url));
 
@@ -97,6 +102,9 @@ export default defineConfig(({ mode }) => {
   return {
     resolve: { alias: sourceAliases(dirs) },
     test: {
+      // The default output, then one line naming the tests left out for want of pi's real
+      // session files (packages/testkit/src/upstream.ts says where they are looked for).
+      reporters: ["default", new LeftOutReporter()],
       projects: [
         ...dirs.map((dir) => project(manifest(dir).name ?? relative(root, dir), dir, ["**/*.test.ts"])),
         project("repo", root.replace(/\/$/, ""), ["scripts/**/*.test.ts"]),

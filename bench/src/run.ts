@@ -18,6 +18,7 @@ import { existsSync, mkdirSync, rmSync, statSync, writeFileSync } from "node:fs"
 import { cpus, platform, release, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { upstreamFixturePath } from "@pi-session/testkit/upstream";
 import { DATA_DIR, ensureChain, ensureSession, ensureStore } from "./generate.js";
 import { NODE22, node22Path, PEER, peerCli } from "./layers.js";
 import { type ChildOutcome, nowMs, runWorker, type SpawnSpec, spawnTimes, summarize } from "./measure.js";
@@ -61,7 +62,6 @@ import {
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH_DIR = join(HERE, "..");
 const REPO_ROOT = join(BENCH_DIR, "..");
-const FIXTURES = join(REPO_ROOT, "..", "shared", "fixtures", "upstream");
 const CLI = join(REPO_ROOT, "apps", "cli", "dist", "pi-session.js");
 
 async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
@@ -431,8 +431,8 @@ async function main(): Promise<void> {
     rows.push(...(Array.isArray(r) ? r : [r]));
   };
 
-  for (const name of ["before-compaction", "large-session"]) {
-    const file = join(FIXTURES, `${name}.jsonl`);
+  for (const name of ["before-compaction", "large-session"] as const) {
+    const file = upstreamFixturePath(name);
     await step(`parse/fixture ${name}`, async () =>
       existsSync(file)
         ? parseScenario(ctx, `parse/fixture ${name}`, file)

@@ -1,7 +1,7 @@
 /**
- * The real pi v1 files in `shared/fixtures/upstream/`: they parse without diagnostics,
- * split into header + entries, parse identically in any chunking, and every line
- * round-trips through the serializer byte for byte.
+ * pi's real v1 files (testkit's `upstreamFixture`; skipped when they are not there): they
+ * parse without diagnostics, split into header + entries, parse identically in any chunking,
+ * and every line round-trips through the serializer byte for byte.
  */
 import { readUpstreamFixture, upstreamFixtureNames } from "@pi-session/testkit";
 import { describe, expect, it } from "vitest";
@@ -20,11 +20,21 @@ const text = (b: Uint8Array) => new TextDecoder().decode(b);
 
 const expectedLines: Record<string, number> = { "before-compaction": 1003, "large-session": 1019 };
 
-describe.each(upstreamFixtureNames)("upstream fixture %s", (name) => {
-  const bytes = readUpstreamFixture(name);
-  const parsed = parseSessionBytes(bytes);
+const loaded = new Map<string, { bytes: Uint8Array; parsed: ReturnType<typeof parseSessionBytes> }>();
+/** The fixture and its parse, read once, inside a test (which is skipped when it is missing). */
+function load(name: (typeof upstreamFixtureNames)[number]) {
+  let got = loaded.get(name);
+  if (!got) {
+    const bytes = readUpstreamFixture(name);
+    got = { bytes, parsed: parseSessionBytes(bytes) };
+    loaded.set(name, got);
+  }
+  return got;
+}
 
+describe.each(upstreamFixtureNames)("upstream fixture %s", (name) => {
   it("parses with zero diagnostics, one JSON record per line", () => {
+    const { bytes, parsed } = load(name);
     expect(parsed.diagnostics).toEqual([]);
     expect(parsed.records).toHaveLength(expectedLines[name] as number);
     expect(parsed.records.every((r) => r.kind === "json" && r.terminated)).toBe(true);
@@ -35,6 +45,7 @@ describe.each(upstreamFixtureNames)("upstream fixture %s", (name) => {
   });
 
   it("is a v1 session with a valid header", () => {
+    const { parsed } = load(name);
     const v = splitSession(parsed.records);
     expect(v.diagnostics).toEqual([]);
     expect(v.header?.line).toBe(1);
@@ -43,6 +54,7 @@ describe.each(upstreamFixtureNames)("upstream fixture %s", (name) => {
   });
 
   it("round-trips every line byte for byte", () => {
+    const { bytes, parsed } = load(name);
     // Line by line, so a mismatch names the line.
     let pos = 0;
     for (const rec of parsed.records) {
@@ -58,6 +70,7 @@ describe.each(upstreamFixtureNames)("upstream fixture %s", (name) => {
   }, 60_000);
 
   it("parses identically when fed in chunks of various sizes", () => {
+    const { bytes, parsed } = load(name);
     for (const size of [1 << 20, 65_537, 4_093, 777]) {
       const dec = new SessionLineDecoder();
       const records: SessionRecord[] = [];

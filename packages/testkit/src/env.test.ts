@@ -7,7 +7,6 @@ import {
   examplesDir,
   readUpstreamFixture,
   repoRoot,
-  sharedDir,
   tempDir,
   tempDirs,
   upstreamFixture,
@@ -52,9 +51,8 @@ describe("fcOptions", () => {
 });
 
 describe("fixtures", () => {
-  it("finds the repository root and the shared directory beside it", () => {
+  it("finds the repository root and the example sessions", () => {
     expect(existsSync(join(repoRoot(), "pnpm-workspace.yaml"))).toBe(true);
-    expect(sharedDir()).toBe(join(repoRoot(), "..", "shared"));
     expect(examplesDir()).toBe(join(repoRoot(), "examples", "sessions"));
   });
 
@@ -68,7 +66,6 @@ describe("fixtures", () => {
       expect(header.type).toBe("session");
       expect(header.version).toBeUndefined();
     }
-    expect(() => upstreamFixture("nope" as never)).toThrow(/unknown upstream fixture/);
   });
 
   it("creates and removes temporary directories", () => {

@@ -1,49 +1,36 @@
 /**
- * Where the shared test data lives: the repository root, the read-only upstream fixtures
- * beside the clone (`../shared/fixtures/upstream/`), the example sessions, and throw-away
- * temporary directories.
+ * Test data helpers: pi's real sessions (found through `upstream.ts`, skipping the running
+ * test when they are not there), the example sessions, and throw-away temporary directories.
  */
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
+import { TestRunner } from "vitest";
+import { type UpstreamFixtureName, repoRoot, upstreamFixturePath, upstreamSkipNote } from "./upstream.js";
 
-/** The real pi v1 files in `shared/fixtures/upstream/`. */
-export const upstreamFixtureNames = ["before-compaction", "large-session"] as const;
-export type UpstreamFixtureName = (typeof upstreamFixtureNames)[number];
+export {
+  type UpstreamFixtureName,
+  missingUpstreamFixtures,
+  repoRoot,
+  upstreamFixtureDir,
+  upstreamFixtureNames,
+  upstreamFixturePath,
+} from "./upstream.js";
 
-let cachedRoot: string | undefined;
-
-/** The monorepo root: the nearest ancestor of this module holding `pnpm-workspace.yaml`. */
-export function repoRoot(): string {
-  if (cachedRoot !== undefined) return cachedRoot;
-  let dir = dirname(fileURLToPath(import.meta.url));
-  for (;;) {
-    if (existsSync(join(dir, "pnpm-workspace.yaml"))) {
-      cachedRoot = dir;
-      return dir;
-    }
-    const up = dirname(dir);
-    if (up === dir)
-      throw new Error(`testkit: no pnpm-workspace.yaml above ${fileURLToPath(import.meta.url)}`);
-    dir = up;
-  }
-}
-
-/** `<repoRoot>/../shared`: CI checks the shared data out beside the clone. */
-export function sharedDir(): string {
-  return resolve(repoRoot(), "..", "shared");
-}
-
-/** Absolute path of an upstream fixture file (`<shared>/fixtures/upstream/<name>.jsonl`). */
+/**
+ * Absolute path of an upstream fixture. When the file is not there, the running test is
+ * skipped with a note naming it (the assertions before the call have run); outside a test
+ * (at collection) it throws, so call it inside tests.
+ */
 export function upstreamFixture(name: UpstreamFixtureName): string {
-  if (!(upstreamFixtureNames as readonly string[]).includes(name)) {
-    throw new Error(`testkit: unknown upstream fixture ${JSON.stringify(name)}`);
-  }
-  return join(sharedDir(), "fixtures", "upstream", `${name}.jsonl`);
+  const path = upstreamFixturePath(name);
+  if (existsSync(path)) return path;
+  const note = upstreamSkipNote(name);
+  TestRunner.getCurrentTest()?.context.skip(note);
+  throw new Error(`testkit: ${note} (call upstreamFixture inside a test, so it can skip it)`);
 }
 
-/** The bytes of an upstream fixture. */
+/** The bytes of an upstream fixture (skips the running test as {@link upstreamFixture} does). */
 export function readUpstreamFixture(name: UpstreamFixtureName): Uint8Array {
   const buf = readFileSync(upstreamFixture(name));
   return new Uint8Array(buf.buffer, buf.byteOffset, buf.byteLength);

@@ -1,6 +1,6 @@
 /**
- * The manager-level behaviours of upstream-pi-sessions.md §7 (vectors 7.6 to 7.13, numbered
- * as there), then the places where this SDK is deliberately safer than pi 1.6.0.
+ * The manager-level behaviours of docs/format.md "Test vectors" (21 to 44, numbered as
+ * there), then the places where this SDK is deliberately safer than pi 1.6.0.
  */
 import {
   appendFileSync,

@@ -1,5 +1,5 @@
 /**
- * context_edit (pi 1.6.0, upstream-pi-sessions.md §3.3), content repair of stored messages and
+ * context_edit (pi 1.6.0, docs/format.md "Context edits"), content repair of stored messages and
  * the shape of custom/branch/compaction messages.
  */
 import type { AnyEntry, ToolResultMessage } from "@pi-session/format";

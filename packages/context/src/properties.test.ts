@@ -1,6 +1,6 @@
 /**
  * Property tests of the context rebuild:
- * - a naive reference written straight from upstream-pi-sessions.md §3 agrees with the real
+ * - a naive reference written straight from docs/format.md "Context rules" agrees with the real
  *   implementation on arbitrary trees, faults included (orphans, cycles, duplicate ids);
  * - the context is invariant under entries on other branches, metadata nodes inserted on the
  *   path, consistent renaming of ids, and reordering of the file with an explicit leaf.

@@ -1,6 +1,6 @@
 /**
- * The behavioural test vectors of upstream-pi-sessions.md §7.1–7.6 and §7.14 (#45), one named
- * test per vector, plus the 1.6.0 details of §3 (system messages, older compactions).
+ * The test vectors 1–24 and 45 of docs/format.md "Test vectors", one named test per vector,
+ * plus the 1.6.0 details of its "Context rules" (system messages, older compactions).
  */
 import type { AnyEntry, SystemMessage } from "@pi-session/format";
 import { describe, expect, it } from "vitest";

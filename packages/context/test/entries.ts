@@ -1,6 +1,6 @@
 /**
  * Tiny builders for v3 entries and messages used by the context tests (the notation of
- * upstream-pi-sessions.md §7: `U(x)`, `A(x)`, `E(id, parent, ...)`).
+ * docs/format.md "Test vectors": `U(x)`, `A(x)`, `E(id, parent, ...)`).
  */
 import type {
   AgentMessage,

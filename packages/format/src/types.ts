@@ -3,7 +3,7 @@
  *
  * A session file is JSONL: line 1 is a {@link SessionHeader}, every later line is a
  * {@link SessionEntry} (v2/v3) or a {@link V1Entry} (v1, no ids). These types follow what pi
- * writes (0.58.3 to 1.6.0, see `upstream-pi-sessions.md` §1). They are deliberately open:
+ * writes (0.58.3 to 1.6.0, see `docs/format.md` "Entry types"). They are deliberately open:
  * pi adds fields and entry types without bumping the version, so every object type allows
  * unknown keys and {@link UnknownEntry} carries entry types this package does not know.
  *

@@ -76,7 +76,9 @@ describe("docs", () => {
       ),
     ].filter((p) => !rel(p).startsWith("packages/testkit/") && rel(p) !== "scripts/docs.test.ts");
     const found = files.filter((p) =>
-      /\.\.\/shared\b|upstream-pi-sessions|shared\/fixtures|shared\/reference|§/.test(readFileSync(p, "utf8")),
+      /\.\.\/shared\b|upstream-pi-sessions|shared\/fixtures|shared\/reference|§/.test(
+        readFileSync(p, "utf8"),
+      ),
     );
     expect(found.map(rel)).toEqual([]);
   });

@@ -187,7 +187,7 @@ describe("a line read through U+FFFD is written back byte for byte", () => {
     expect(reopened.getBranch().map((e) => e.id)).toEqual(["a", "b", reopened.getLeafId()]);
   });
 
-  it("by the owed rewrite of a file with a torn fragment", () => {
+  it("by the first append to a file with a torn fragment (the fragment goes to a sidecar)", () => {
     const path = join(dir, "torn.jsonl");
     writeFileSync(
       path,
@@ -201,6 +201,8 @@ describe("a line read through U+FFFD is written back byte for byte", () => {
     expect(
       after.subarray(0, after.indexOf(ff) + ff.length + 1).equals(file(header(), user("a", null, "hi"), ff)),
     ).toBe(true);
+    const sidecars = readdirSync(dir).filter((f) => f.startsWith("torn.jsonl.torn-"));
+    expect(sidecars.map((f) => readFileSync(join(dir, f), "utf8"))).toEqual(['{"type":"mess']);
   });
 
   it("createBranchedSession leaves the source's bytes as they were", () => {

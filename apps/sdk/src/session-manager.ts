@@ -180,10 +180,13 @@ export class SessionManager {
     // What a rewrite writes: a raw line that migration left unchanged goes back byte for byte
     // (a changed one is written migrated; its old bytes are in the backup).
     const records = migration.records.map(lines.original);
-    let pending: PendingRewrite | undefined;
-    if (report.changed) pending = { records, migratedFrom: report.fromVersion };
-    // A torn fragment stays where it is, as a (skipped) line of its own, as in pi's files.
-    else if (contents.tornTail?.kind === "fragment") pending = { records };
+    // A torn fragment (a crashed writer's last line) is moved to a `.torn-*` sidecar by the
+    // first append (the writer's torn-tail repair, or the migrating rewrite), never left in
+    // the file as a malformed line; unless it grows meanwhile: then it was an append in
+    // flight, and is read again, whole.
+    const pending: PendingRewrite | undefined = report.changed
+      ? { records, migratedFrom: report.fromVersion }
+      : undefined;
     this._useFile(path).adopt(contents, pending);
   }
 

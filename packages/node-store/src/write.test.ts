@@ -669,6 +669,57 @@ describe("rewriteSessionFile", () => {
     expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
   });
 
+  it("quarantineTornTail: a torn fragment goes to a .torn-* sidecar (same mode), not back as a malformed line", () => {
+    const path = newSession([header, entry("1")]);
+    chmodSync(path, 0o600);
+    appendFileSync(path, '{"type":"message","id":"to');
+    const { records, size } = readSessionFileSync(path);
+    const r = rewriteSessionFile(path, [...records, entry("2", "1")], {
+      quarantineTornTail: true,
+      expectedSize: size,
+      now: fixedNow,
+    });
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")) + line(entry("2", "1")));
+    expect(r.sidecarPath).toBe(`${path}.torn-2025-06-01T12-00-00-000Z`);
+    expect(readFileSync(r.sidecarPath ?? "", "utf8")).toBe('{"type":"message","id":"to');
+    expect(statSync(r.sidecarPath ?? "").mode & 0o777).toBe(0o600);
+    // A whole last line without its `\n` is no fragment: it is completed, as without the option.
+    appendFileSync(path, JSON.stringify(entry("3")));
+    const again = readSessionFileSync(path);
+    expect(rewriteSessionFile(path, again.records, { quarantineTornTail: true }).sidecarPath).toBeUndefined();
+    expect(readFileSync(path, "utf8")).toBe(
+      line(header) + line(entry("1")) + line(entry("2", "1")) + line(entry("3")),
+    );
+  });
+
+  it("quarantineTornTail: a fragment that grows while the rewrite runs (an append in flight) is not cut", () => {
+    const path = newSession([header, entry("1")]);
+    const whole = line(entry("pi"));
+    appendFileSync(path, whole.slice(0, 20));
+    const { records, size } = readSessionFileSync(path);
+    // pi's write completes while the sidecar is synced, after the first size check.
+    let sidecarSynced = false;
+    const fs: Partial<WriterFs> = {
+      fsyncSync: (fd) => {
+        fsyncSync(fd);
+        if (!sidecarSynced && filesIn(join(path, "..")).some((f) => f.includes(".torn-"))) {
+          sidecarSynced = true;
+          appendFileSync(path, whole.slice(20));
+        }
+      },
+    };
+    expect(() =>
+      rewriteSessionFile(path, [...records, entry("2", "1")], {
+        quarantineTornTail: true,
+        expectedSize: size,
+        fs,
+      }),
+    ).toThrow(/was appended by someone else/);
+    expect(sidecarSynced).toBe(true);
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")) + whole);
+    expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+  });
+
   it("refuses when expectedSize does not match", () => {
     const path = newSession([header, entry("1")]);
     expect(() => rewriteSessionFile(path, [header], { expectedSize: 3 })).toThrow(SessionFileChangedError);

@@ -17,7 +17,13 @@
  */
 import * as nodeFs from "node:fs";
 import { basename, dirname, join } from "node:path";
-import { type JsonRecord, type SessionRecord, serializeRecords, stringifyEntry } from "@pi-session/format";
+import {
+  type JsonRecord,
+  type RawRecord,
+  type SessionRecord,
+  serializeRecords,
+  stringifyEntry,
+} from "@pi-session/format";
 import {
   SessionFileChangedError,
   SessionFileExistsError,
@@ -965,7 +971,16 @@ export interface RewriteOptions extends FsOption {
   expectedSize?: number;
   /** Write a last record read without `\n` without one again (default false: completed). */
   keepTornTail?: boolean;
-  /** Clock for the backup name. */
+  /**
+   * Move a torn fragment (a raw record read without `\n`: a crashed writer's last line) to
+   * `<file>.torn-<timestamp>[-N]` instead of writing it back as a malformed line (default
+   * false). The sidecar is written and fsynced (with its directory) before the size check and
+   * the rename, and removed again when the rewrite fails before its rename: with
+   * `expectedSize`, a fragment still being appended by a writer that takes no lock makes the
+   * file grow, the rewrite refuse, and the fragment stay in the file (read it again, whole).
+   */
+  quarantineTornTail?: boolean;
+  /** Clock for the backup and sidecar names. */
   now?: () => Date;
 }
 
@@ -973,6 +988,8 @@ export interface RewriteResult {
   path: string;
   size: number;
   backupPath?: string;
+  /** Where a torn fragment went (`quarantineTornTail`). */
+  sidecarPath?: string;
 }
 
 function isSessionRecord(x: unknown): x is SessionRecord {
@@ -1054,7 +1071,15 @@ function rewriteUnlocked(
   opts: Omit<RewriteOptions, "fs">,
   fs: WriterFs,
 ): RewriteResult {
-  const records = items.map((x) => (isSessionRecord(x) ? x : asJsonRecord(x)));
+  const all = items.map((x) => (isSessionRecord(x) ? x : asJsonRecord(x)));
+  const torn: RawRecord[] = [];
+  const records = opts.quarantineTornTail
+    ? all.filter((r) => {
+        if (r.kind !== "raw" || r.terminated) return true;
+        torn.push(r);
+        return false;
+      })
+    : all;
   const bytes = serializeRecords(records, { keepTornTail: opts.keepTornTail === true });
   const expected = opts.expectedSize;
   /** The file's stat (undefined: missing); throws unless it still has the size the caller read. */
@@ -1081,6 +1106,7 @@ function rewriteUnlocked(
   const tmp = join(dir, `.${basename(file)}.tmp-${process.pid}-${rand}`);
   let backupPath: string | undefined;
   let backupMade = false;
+  let sidecarPath: string | undefined;
   let renamed = false;
   try {
     const fd = fs.openSync(tmp, "wx", 0o644);
@@ -1090,6 +1116,20 @@ function rewriteUnlocked(
       fs.fsyncSync(fd);
     } finally {
       fs.closeSync(fd);
+    }
+    if (torn.length > 0) {
+      // Kept (durably) before the session loses it; the directory sync below covers its name.
+      const candidate = sidecarPathFor(fs, file, (opts.now ?? (() => new Date()))());
+      // As private as the session (a 0600 file's fragment is not left readable by others).
+      const sfd = fs.openSync(candidate, "wx", original ? original.mode & 0o777 : 0o644);
+      sidecarPath = candidate;
+      try {
+        writeAll(fs, sfd, Buffer.concat(torn.map((r) => r.bytes)));
+        fs.fsyncSync(sfd);
+      } finally {
+        fs.closeSync(sfd);
+      }
+      fsyncDir(dir, fs);
     }
     if (opts.backup) {
       backupPath = makeBackup(fs, file, opts.backup, opts.now ?? (() => new Date()));
@@ -1114,12 +1154,21 @@ function rewriteUnlocked(
           // ignore
         }
       }
+      // The fragment is still in the file: its copy goes.
+      if (sidecarPath !== undefined) {
+        try {
+          fs.unlinkSync(sidecarPath);
+        } catch {
+          // It may not have been created.
+        }
+      }
     }
     throw error;
   }
   fsyncDir(dir, fs);
   const result: RewriteResult = { path, size: bytes.length };
   if (backupPath !== undefined) result.backupPath = backupPath;
+  if (sidecarPath !== undefined) result.sidecarPath = sidecarPath;
   return result;
 }
 

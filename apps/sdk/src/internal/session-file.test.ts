@@ -71,6 +71,24 @@ describe("SessionFile rewrite against a writer that takes no lock", () => {
     expect(readFileSync(path, "utf8")).toBe(
       line(header) + line(entry("aaaaaaaa", null)) + theirs + line(entry("cccccccc", "aaaaaaaa")),
     );
+    // The first try had moved the fragment aside; it grew, so that copy went again.
+    expect(readdirSync(join(path, "..")).sort()).toEqual(["s.jsonl"]);
+  });
+
+  it("a fragment still torn at the rewrite goes to a .torn-* sidecar, not back into the file", () => {
+    const { path, file } = opened();
+    const fragment = line(entry("bbbbbbbb", "aaaaaaaa")).slice(0, 30);
+    appendFileSync(path, fragment);
+    file.append(
+      entry("cccccccc", "aaaaaaaa"),
+      () => {},
+      () => [],
+    );
+    expect(readFileSync(path, "utf8")).toBe(
+      line(header) + line(entry("aaaaaaaa", null)) + line(entry("cccccccc", "aaaaaaaa")),
+    );
+    const sidecars = readdirSync(join(path, "..")).filter((f) => f.startsWith("s.jsonl.torn-"));
+    expect(sidecars.map((f) => readFileSync(join(path, "..", f), "utf8"))).toEqual([fragment]);
   });
 
   it("a file that keeps growing is refused after a few tries; nothing is lost and nothing taken in twice", () => {

@@ -1,11 +1,12 @@
 /**
  * One session file as the manager writes it, composed from `@pi-session/node-store`:
  * the first write is `createSessionFile` (exclusive, one write), each later entry goes through
- * a `SessionWriter` (one write, cross-process lock, foreign records handed back, torn tail
- * repaired), and a file that was opened in a form that must change first (a migrated v1/v2
- * file, or a torn fragment to keep in place) is replaced by `rewriteSessionFile` (atomic, with
- * a backup for migrations, malformed lines kept where they were) at the first append; it is
- * tried again, with their lines, when a writer that takes no lock appends meanwhile.
+ * a `SessionWriter` (one write, cross-process lock, foreign records handed back, a torn tail
+ * repaired: a fragment moved to a `.torn-*` sidecar), and a file that was opened in a form that
+ * must change first (a migrated v1/v2 file) is replaced by `rewriteSessionFile` (atomic, with a
+ * backup, malformed lines kept where they were, a torn fragment moved to a sidecar) at the
+ * first append; it is tried again, with their lines, when a writer that takes no lock appends
+ * meanwhile.
  *
  * One `SessionWriter` is kept open per file and reused by every append (its lock is a lease:
  * kept ~100 ms after an append so a burst pays for the lock file once, given up to any other
@@ -134,7 +135,8 @@ export class SessionFile {
   adopt(contents: SessionFileContents, pending?: PendingRewrite): void {
     // A torn fragment may be another process's append still being written (a read is not
     // atomic with a write): what we know ends before it, and the next append reads the line
-    // there again, whole or still torn, as a foreign one (a torn one is then kept as is).
+    // there again: whole, as a foreign one; still torn, it is moved to a sidecar (by the
+    // writer's repair, or the owed rewrite), both after checks that it is not growing.
     const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail : undefined;
     const size = torn ? torn.offset : contents.size;
     this.known = { size, lines: torn ? contents.lines - 1 : contents.lines, ino: contents.ino };
@@ -252,8 +254,8 @@ export class SessionFile {
       let size = stats.size;
       if (stats.size > pending.size) {
         const now = readSessionFileSync(this.path);
-        // A torn last line may be an append still being written: written back as read, but
-        // not taken in (a retry reads it again).
+        // A torn last line may be an append still being written: not taken in (a retry reads
+        // it again); the rewrite moves it aside, unless it grows meanwhile.
         const tail = now.tornTail?.kind === "fragment" ? now.tornTail.offset : Number.POSITIVE_INFINITY;
         foreign = now.records.filter((record) => record.offset >= pending.size && record.offset < tail);
         torn = now.records.filter((record) => record.offset >= tail);
@@ -263,8 +265,15 @@ export class SessionFile {
         pending.size = Math.min(size, tail);
       }
       absorb(foreign);
+      // A fragment still torn goes to a `.torn-*` sidecar, not back into the file; if it was an
+      // append in flight, the file grows before the rename, the rewrite refuses (the sidecar
+      // is removed again) and the next try reads the line whole.
       const records = [...pending.records, ...torn, entry];
-      const options: Parameters<typeof rewriteSessionFile>[2] = { lock: false, expectedSize: size };
+      const options: Parameters<typeof rewriteSessionFile>[2] = {
+        lock: false,
+        expectedSize: size,
+        quarantineTornTail: true,
+      };
       if (pending.migratedFrom !== undefined) {
         options.backup = freeBackupPath(this.path, `v${pending.migratedFrom}`);
       }

@@ -1,7 +1,8 @@
 /**
  * End-to-end tests of the CLI on hostile and damaged input (issue 16): lines with invalid
  * UTF-8 read as pi reads them; terminal escapes in content, names, cwd, labels and paths shown
- * visibly in every human output; values nested 100,000 deep printed by every output mode.
+ * visibly in every human output; values nested 100,000 deep printed by every output mode; an
+ * unreadable file or directory reported and skipped by every batch, which does the rest.
  * Each spawns the built binary (`dist/pi-session.js`, build first) on files written to a
  * temporary directory.
  * @module-tag processes
@@ -9,12 +10,15 @@
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
 import { spawnSync } from "node:child_process";
 import {
+  chmodSync,
   copyFileSync,
+  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
   readFileSync,
   rmSync,
+  symlinkSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
@@ -28,6 +32,7 @@ vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = resolve(here, "..", "dist", "pi-session.js");
+const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions", "--home-dev-projects-webapp--");
 
 let home: string;
 
@@ -40,8 +45,12 @@ interface Result {
 /** Far beyond what any run needs, even on a busy machine: reaching it means a hang. */
 const RUN_LIMIT_MS = 60_000;
 
-function run(args: string[], opts: { env?: Record<string, string> } = {}): Result {
+function run(
+  args: string[],
+  opts: { env?: Record<string, string>; as?: { uid: number; gid: number } } = {},
+): Result {
   const r = spawnSync(process.execPath, [BIN, ...args], {
+    ...opts.as,
     env: { PATH: process.env.PATH ?? "", HOME: home, TZ: "UTC", ...opts.env },
     cwd: home,
     encoding: "utf8",
@@ -492,5 +501,132 @@ describe("values nested 100,000 deep print in every output mode", () => {
     }
     const full = run(["show", file, "--full"]).stdout;
     expect(full).toContain(`→ bash(${'{"a":['.repeat(50)}`);
+  });
+});
+
+/**
+ * How to run the CLI where `chmod 000` denies it: as ourselves, or, when the tests run as root
+ * (whom permissions do not stop), as `nobody` (65534) through child_process's uid/gid.
+ * Undefined only where neither works (no setuid capability): then EACCES is not exercised.
+ */
+function deniedRunner(): { as?: { uid: number; gid: number } } | undefined {
+  if (typeof process.getuid !== "function") return undefined;
+  if (process.getuid() !== 0) return {};
+  const as = { uid: 65534, gid: 65534 };
+  const probe = spawnSync(process.execPath, ["-e", "0"], { ...as, timeout: RUN_LIMIT_MS });
+  return probe.status === 0 ? { as } : undefined;
+}
+
+describe("one unreadable file or directory does not stop a batch", () => {
+  let store: string;
+  let good: string[];
+  let denied: string[];
+  let runner: ReturnType<typeof deniedRunner>;
+
+  beforeAll(() => {
+    runner = deniedRunner();
+    store = join(home, "batch-store");
+    const project = join(store, "--home-dev-projects-webapp--");
+    const other = join(store, "--other--");
+    cpSync(EXAMPLES, project, { recursive: true });
+    mkdirSync(other);
+    cpSync(project, other, { recursive: true });
+    good = ["019a4c1e", "019a4c2f", "6a0b1c2d"];
+    // What anyone fails to read: a dangling link and a FIFO named like sessions.
+    symlinkSync(join(project, "gone.jsonl"), join(project, "2026-11-03T00-00-00-000Z_dangling.jsonl"));
+    // What only permissions deny: a session file and a whole project directory.
+    const file = join(project, "2026-11-04T00-00-00-000Z_0199dddd-0000-7000-8000-000000000001.jsonl");
+    copyFileSync(join(project, "2026-11-02T09-12-20-000Z_019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f.jsonl"), file);
+    denied = runner ? [file, other] : [];
+    // Everything readable by the other user, but what is denied.
+    for (const dir of [home, store, project, other]) chmodSync(dir, 0o755);
+    if (runner) {
+      chmodSync(file, 0o000);
+      chmodSync(other, 0o000);
+    } else rmSync(other, { recursive: true });
+  });
+
+  afterAll(() => {
+    // So the temporary directory can be removed.
+    if (existsSync(join(store, "--other--"))) chmodSync(join(store, "--other--"), 0o755);
+  });
+
+  function expectReported(r: Result, what: string): void {
+    expect(r.code, `${what}: ${r.stderr}`).toBe(3);
+    expect(r.stderr).toMatch(
+      /2026-11-03T00-00-00-000Z_dangling\.jsonl: cannot read: no such file or directory \(ENOENT\); skipped/,
+    );
+    for (const path of denied)
+      expect(r.stderr, what).toContain(`${path}: cannot read: permission denied (EACCES); skipped`);
+  }
+
+  function expectUnreadableJson(list: any[]): void {
+    const codes = Object.fromEntries(list.map((u) => [u.path.split("/").pop(), u.code]));
+    expect(codes["2026-11-03T00-00-00-000Z_dangling.jsonl"]).toBe("ENOENT");
+    for (const path of denied) expect(codes[path.split("/").pop() as string]).toBe("EACCES");
+    expect(list).toHaveLength(1 + denied.length);
+  }
+
+  it("validate DIR and migrate DIR report each, check or migrate the rest, exit 3", () => {
+    const validated = run(["validate", store], runner);
+    expectReported(validated, "validate");
+    expect(validated.stdout.match(/: ok \(v/g)).toHaveLength(good.length);
+    const asJson = run(["validate", store, "--json"], runner);
+    expect(asJson.code).toBe(3);
+    const report = JSON.parse(asJson.stdout);
+    expect(report.files).toHaveLength(good.length);
+    expectUnreadableJson(report.unreadable);
+    const migrated = run(["migrate", store], runner);
+    expectReported(migrated, "migrate");
+    expect(migrated.stdout.match(/\.jsonl: v\d/g)).toHaveLength(good.length);
+    const migratedJson = JSON.parse(run(["migrate", store, "--json"], runner).stdout);
+    expect(migratedJson.files).toHaveLength(good.length);
+    expectUnreadableJson(migratedJson.unreadable);
+  });
+
+  it("stats --all and ls --all report each and count or list the rest, exit 3", () => {
+    const s = ["--session-dir", store];
+    const env = { XDG_CACHE_HOME: join(home, "batch-cache") };
+    const stats = run(["stats", "--all", ...s], runner);
+    expectReported(stats, "stats");
+    expect(stats.stdout).toContain(`${good.length} sessions`);
+    const statsJson = JSON.parse(run(["stats", "--all", "--json", ...s], runner).stdout);
+    expect(statsJson.sessions).toBe(good.length);
+    expectUnreadableJson(statsJson.unreadable);
+    const listed = run(["ls", "--all", "--no-cache", ...s], { env, ...runner });
+    expectReported(listed, "ls");
+    expect(listed.stdout.trimEnd().split("\n")).toHaveLength(1 + good.length);
+    const listedJson = run(["ls", "--all", "--no-cache", "--json", ...s], { env, ...runner });
+    expect(listedJson.code).toBe(3);
+    expect(
+      JSON.parse(listedJson.stdout)
+        .map((i: any) => i.id.slice(0, 8))
+        .sort(),
+    ).toEqual(good.sort());
+  });
+
+  it("a FIFO named like a session, or a link to one, is skipped without being opened", () => {
+    const dir = join(home, "odd-store");
+    mkdirSync(dir);
+    cpSync(EXAMPLES, dir, { recursive: true });
+    expect(spawnSync("mkfifo", [join(dir, "fifo.jsonl")]).status).toBe(0);
+    mkdirSync(join(dir, "sub"));
+    mkdirSync(join(dir, "sub", "--p--"));
+    symlinkSync(join(dir, "fifo.jsonl"), join(dir, "sub", "--p--", "link-to-fifo.jsonl"));
+    for (const args of [
+      ["validate", dir, "--json"],
+      ["migrate", dir, "--json"],
+    ]) {
+      const r = run(args);
+      expect(r.code, r.stderr).toBe(3);
+      const unread = JSON.parse(r.stdout).unreadable.map((u: any) => [u.path.slice(dir.length), u.code]);
+      expect(unread).toEqual([
+        ["/fifo.jsonl", "ENOTREG"],
+        ["/sub/--p--/link-to-fifo.jsonl", "ENOTREG"],
+      ]);
+    }
+    const stats = run(["stats", "--all", "--json", "--session-dir", join(dir, "sub")]);
+    expect(stats.code, stats.stderr).toBe(3);
+    expect(JSON.parse(stats.stdout).unreadable.map((u: any) => u.code)).toEqual(["ENOTREG"]);
   });
 });

@@ -57,12 +57,16 @@ export function assertFile(path: string): void {
   let st: ReturnType<typeof statSync>;
   try {
     st = statSync(path);
-  } catch {
-    throw new CliError(`${path}: no such file`, {
+  } catch (error) {
+    const code = (error as { code?: string }).code ?? "ENOENT";
+    throw new CliError(code === "ENOENT" ? `${path}: no such file` : `${path}: cannot read (${code})`, {
       hint: "Check the path, or pass a session id (see `pi-session ls`).",
+      code,
     });
   }
-  if (!st.isFile()) throw new CliError(`${path}: not a regular file`);
+  if (!st.isFile()) {
+    throw new CliError(`${path}: not a regular file`, { code: st.isDirectory() ? "EISDIR" : "ENOTREG" });
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { encodeCwd, expandTilde, resolveSessionsRoot } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
+import { type Unreadable, unreadable } from "./unreadable.js";
 
 export interface SessionFile {
   path: string;
@@ -54,29 +55,49 @@ export function idFromFileName(name: string): string {
   return underscore >= 0 ? stem.slice(underscore + 1) : stem;
 }
 
-function fileInfo(path: string, project: string): SessionFile | undefined {
+/** Collects what cannot be read, when the caller wants to know (a batch reports it). */
+type Skip = ((item: Unreadable) => void) | undefined;
+
+function skipped(skip: Skip, path: string, error: unknown): void {
+  const item = unreadable(path, error);
+  if (item) skip?.(item);
+}
+
+function fileInfo(path: string, project: string, skip: Skip): SessionFile | undefined {
   try {
     const st = statSync(path);
-    if (!st.isFile()) return undefined;
+    if (!st.isFile()) {
+      // As the listing: a `*.jsonl` that is not a regular file is a candidate it cannot read.
+      const directory = st.isDirectory();
+      const reason = directory ? "not a regular file (a directory)" : "not a regular file";
+      skip?.({ path, code: directory ? "EISDIR" : "ENOTREG", reason });
+      return undefined;
+    }
     return { path, id: idFromFileName(basename(path)), project, mtimeMs: st.mtimeMs, size: st.size };
-  } catch {
+  } catch (error) {
+    skipped(skip, path, error);
     return undefined;
   }
 }
 
-/** Every `*.jsonl` directly in `root` or in its project directories, newest first. */
-export function listSessionFiles(root: string): SessionFile[] {
+/**
+ * Every `*.jsonl` directly in `root` or in its project directories, newest first. What cannot
+ * be read (a project directory, a dangling link) is left out, and given to `skip` if there is
+ * one; a missing root is simply empty.
+ */
+export function listSessionFiles(root: string, skip?: (item: Unreadable) => void): SessionFile[] {
   const files: SessionFile[] = [];
   let names: string[];
   try {
     names = readdirSync(root);
-  } catch {
+  } catch (error) {
+    if ((error as { code?: string }).code !== "ENOENT") skipped(skip, root, error);
     return files;
   }
   for (const name of names) {
     const full = join(root, name);
     if (name.endsWith(".jsonl")) {
-      const info = fileInfo(full, "");
+      const info = fileInfo(full, "", skip);
       if (info) files.push(info);
       continue;
     }
@@ -84,12 +105,13 @@ export function listSessionFiles(root: string): SessionFile[] {
     try {
       if (!statSync(full).isDirectory()) continue;
       inner = readdirSync(full);
-    } catch {
+    } catch (error) {
+      skipped(skip, full, error);
       continue;
     }
     for (const innerName of inner) {
       if (!innerName.endsWith(".jsonl")) continue;
-      const info = fileInfo(join(full, innerName), name);
+      const info = fileInfo(join(full, innerName), name, skip);
       if (info) files.push(info);
     }
   }

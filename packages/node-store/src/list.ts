@@ -11,7 +11,7 @@
  * and the files the index covers are answered from its columns in a second pass, one loop for
  * all; the results come out in the order the index remembers, which is checked, not sorted.
  */
-import { type Dirent, readdirSync } from "node:fs";
+import { type Dirent, readdirSync, statSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
@@ -85,6 +85,14 @@ export interface ListOptions {
    * e.g. under a test runner) files are read in-process.
    */
   workers?: "auto" | number;
+  /**
+   * Called for each candidate file or directory the listing leaves out because it cannot read
+   * it (no permission, a dangling link, not a regular file, gone while listed), with the
+   * error. pi leaves these out silently, and so does the listing; this says which and why.
+   * Not called for files that are read and turn out not to be sessions, nor for a missing
+   * listed directory.
+   */
+  onUnreadable?: (path: string, error: Error) => void;
 }
 
 /** "auto" workers: least number of files to read. */
@@ -746,8 +754,9 @@ async function readFiles(
               const ref = text === "" ? undefined : segment?.add(text);
               fresh.set(i, ref ? { file: result.cache, text: "", ref } : { file: result.cache, text });
             }
-          } catch {
+          } catch (err) {
             signal?.throwIfAborted();
+            opts.onUnreadable?.(paths[i] as string, err as Error);
             info = null;
           }
           results[i] = info;
@@ -881,12 +890,33 @@ function addDirectory(pass: StatPass, dir: string, names: readonly string[]): Pr
 
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
 
-/** The names of the `.jsonl` files directly in `dir`; none if it cannot be read. */
-function jsonlNamesIn(dir: string): string[] {
+/** The names of the `.jsonl` files directly in `dir`; none if it cannot be read (reported). */
+function jsonlNamesIn(dir: string, onUnreadable: ListOptions["onUnreadable"]): string[] {
   try {
     return readdirSync(dir).filter(isJsonl);
-  } catch {
+  } catch (err) {
+    reportUnreadableDir(dir, err, onUnreadable);
     return [];
+  }
+}
+
+/** Reports a directory that cannot be read, unless it is simply not there. */
+function reportUnreadableDir(dir: string, err: unknown, onUnreadable: ListOptions["onUnreadable"]): void {
+  if ((err as { code?: unknown }).code !== "ENOENT") onUnreadable?.(dir, err as Error);
+}
+
+/** Reports the candidates that could not be statted (a dangling link, no permission), with why. */
+function reportUnstatted(pass: StatPass, onUnreadable: ListOptions["onUnreadable"]): void {
+  if (!onUnreadable) return;
+  const { paths, mtimes } = pass;
+  for (let i = 0; i < paths.length; i++) {
+    if (mtimes[i] !== Number.NEGATIVE_INFINITY) continue;
+    const path = paths[i] as string;
+    try {
+      statSync(path);
+    } catch (err) {
+      onUnreadable(path, err as Error);
+    }
   }
 }
 
@@ -904,8 +934,9 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
   const names: string[] = [];
   try {
     for (const n of readdirSync(dir)) if (n.endsWith(".jsonl")) names.push(n);
-  } catch {
-    // A missing directory lists nothing.
+  } catch (err) {
+    // A missing directory lists nothing; one that cannot be read is reported.
+    reportUnreadableDir(dir, err, opts.onUnreadable);
   }
   names.sort((a, b) => collator().compare(b, a));
   const paths = names.map((n) => join(dir, n));
@@ -917,6 +948,7 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
   ready.catch(() => {});
   await pass.add(paths, keys, keys.join("\0"), preStats);
   await ready;
+  reportUnstatted(pass, opts.onUnreadable);
   return sortListed(await finishListing(pass, run));
 }
 
@@ -963,7 +995,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   let entries: Dirent[];
   try {
     entries = readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (err) {
+    reportUnreadableDir(dir, err, opts.onUnreadable);
     return [];
   }
   const flat: string[] = [];
@@ -982,7 +1015,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     // Progress reports follow the candidate order: it must be pi's from the start.
     const files: string[] = [];
     for (const name of flat) files.push(childPath(dir, name));
-    for (const sub of subdirs) for (const name of jsonlNamesIn(sub)) files.push(childPath(sub, name));
+    for (const sub of subdirs)
+      for (const name of jsonlNamesIn(sub, opts.onUnreadable)) files.push(childPath(sub, name));
     const stats = await statAll(files, opts.signal);
     const order = files.map((_, i) => i);
     const mtime = (i: number) => stats[i]?.mtimeMs ?? Number.NEGATIVE_INFINITY;
@@ -998,6 +1032,7 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
       paths.join("\0"),
       order.map((i) => stats[i]),
     );
+    reportUnstatted(pass, opts.onUnreadable);
     return sortListed(await finishListing(pass, run));
   }
   // The cache index is read on the thread pool while this thread reads each directory and
@@ -1009,8 +1044,9 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
   await addDirectory(pass, dir, flat);
-  for (const sub of subdirs) await addDirectory(pass, sub, jsonlNamesIn(sub));
+  for (const sub of subdirs) await addDirectory(pass, sub, jsonlNamesIn(sub, opts.onUnreadable));
   await ready;
+  reportUnstatted(pass, opts.onUnreadable);
   const files = pass.paths;
   // Without progress the candidate order (mtime descending, then name descending by the
   // collator) only breaks ties of `modified`, so it is applied in the final sort, and the

@@ -3,14 +3,17 @@
  * first message). Without `--all`, only sessions whose header cwd is the current directory
  * (or `--cwd DIR`). Metadata comes from node-store's listing (pi's `SessionInfo` rules) with
  * its metadata cache, so a warm listing only stats the files; `--no-cache` reads every file.
+ * A file or directory the listing cannot read is reported on stderr (exit 3); pi leaves such
+ * files out silently. Without `--all`, only those in the root or the project's own directory.
  */
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { type SessionInfo, listAllSessions } from "@pi-session/node-store";
-import { UsageError } from "../errors.js";
-import { sessionsRoot } from "../locate.js";
+import { EXIT_OK, UsageError } from "../errors.js";
+import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { oneLine, shortDate, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
+import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
 import { intOption, sinceOption, stringOption } from "./common.js";
 
 function infoJson(s: SessionInfo) {
@@ -35,6 +38,11 @@ export const action: Action = async (ctx, _args, options) => {
     throw new UsageError("give either --all or --cwd, not both");
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
   const progress = ctx.io.progress("listing");
+  const want = resolve(ctx.cwd, cwdOption ?? ".");
+  const projectDir = join(root, projectDirName(want));
+  const mine = (path: string) =>
+    options.all === true || [root, projectDir].some((dir) => path === dir || dirname(path) === dir);
+  const skipped: Unreadable[] = [];
   let infos: SessionInfo[];
   try {
     // Files directly in the root (a custom session dir) and in its per-project directories.
@@ -43,30 +51,32 @@ export const action: Action = async (ctx, _args, options) => {
       env: ctx.env,
       cache: options.cache === false ? false : {},
       onProgress: (loaded, total) => progress.update(loaded, total),
+      onUnreadable: (path, error) => {
+        const item = unreadable(path, error) ?? { path, code: null, reason: error.message };
+        if (mine(path)) skipped.push(item);
+      },
     });
   } finally {
     progress.end();
   }
-  if (options.all !== true) {
-    const want = resolve(ctx.cwd, cwdOption ?? ".");
-    infos = infos.filter((s) => s.cwd !== "" && resolve(s.cwd) === want);
-  }
+  warnUnreadable(ctx.io, skipped);
+  if (options.all !== true) infos = infos.filter((s) => s.cwd !== "" && resolve(s.cwd) === want);
   if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
   infos.sort((a, b) => b.modified.getTime() - a.modified.getTime() || (a.path < b.path ? -1 : 1));
   if (limit !== undefined) infos = infos.slice(0, limit);
   if (ctx.json) {
     ctx.io.printJson(infos.map(infoJson));
-    return 0;
+    return exitCode(skipped, EXIT_OK);
   }
   if (infos.length === 0) {
     ctx.io.info(
       oneLineField(
         options.all === true
           ? `no sessions under ${root}`
-          : `no sessions for ${resolve(ctx.cwd, cwdOption ?? ".")} under ${root}; use --all to list every project`,
+          : `no sessions for ${want} under ${root}; use --all to list every project`,
       ),
     );
-    return 0;
+    return exitCode(skipped, EXIT_OK);
   }
   const c = ctx.io.out;
   const rows = [["modified", "msgs", "id", "project", "session"].map((h) => c.bold(h))];
@@ -81,5 +91,5 @@ export const action: Action = async (ctx, _args, options) => {
     ]);
   }
   for (const line of table(rows, new Set([1]))) ctx.io.line(line);
-  return 0;
+  return exitCode(skipped, EXIT_OK);
 };

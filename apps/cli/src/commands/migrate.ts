@@ -2,16 +2,18 @@
  * `migrate <path...>`: from and to version of each file and what would change; with
  * `--write`, an atomic rewrite in v3 with a backup of the previous bytes. Malformed lines
  * stay where they were. Ids given to v1 entries are derived from the session id and line
- * (the same bytes on every run); `--random-ids` draws them as pi does.
+ * (the same bytes on every run); `--random-ids` draws them as pi does. A file or directory
+ * that cannot be read is reported and skipped (exit 3); the others are migrated.
  */
 import { randomUUID } from "node:crypto";
 import { migrateRecords } from "@pi-session/migrate";
 import { rewriteSessionFile } from "@pi-session/node-store";
-import { UsageError } from "../errors.js";
+import { EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import type { Action } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { expandPaths } from "../paths.js";
+import { exitCode, unreadable, warnUnreadable } from "../unreadable.js";
 
 export const action: Action = async (ctx, [paths], options) => {
   const args = paths as string[];
@@ -20,13 +22,22 @@ export const action: Action = async (ctx, [paths], options) => {
     throw new UsageError("give either --deterministic or --random-ids, not both");
   }
   const randomId = options.randomIds === true ? () => randomUUID().slice(0, 8) : undefined;
-  const files = expandPaths(ctx, args);
+  const { files, unreadable: skipped } = expandPaths(ctx, args);
   const write = options.write === true;
   const progress = ctx.io.progress(write ? "migrating" : "checking");
   const results: unknown[] = [];
   let failures = 0;
   for (const [i, file] of files.entries()) {
-    const read = await readRecords(file);
+    let read: Awaited<ReturnType<typeof readRecords>>;
+    try {
+      read = await readRecords(file);
+    } catch (e) {
+      const item = unreadable(file, e);
+      if (!item) throw e;
+      skipped.push(item);
+      progress.update(i + 1, files.length);
+      continue;
+    }
     const { size } = read;
     const { records, report } = migrateRecords(read.records, randomId ? { randomId } : {});
     let backupPath: string | null = null;
@@ -62,9 +73,10 @@ export const action: Action = async (ctx, [paths], options) => {
     if (error) ctx.io.error(oneLineField(`${file}: not written: ${error}`));
   }
   progress.end();
-  if (ctx.json) ctx.io.printJson({ write, files: results });
+  warnUnreadable(ctx.io, skipped);
+  if (ctx.json) ctx.io.printJson({ write, files: results, unreadable: skipped });
   else if (!write && results.some((r) => (r as { changed: boolean }).changed)) {
     ctx.io.info("dry run: nothing written; run again with --write to migrate");
   }
-  return failures > 0 ? 1 : 0;
+  return exitCode(skipped, failures > 0 ? EXIT_FAILURE : EXIT_OK);
 };

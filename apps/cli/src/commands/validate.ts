@@ -3,15 +3,17 @@
  * reason: lines that are not JSON objects, torn tails, header problems, schema problems of
  * each line (format's open schema, or the strict one with `--strict`), tree problems
  * (duplicate ids, cycles, dangling parents and label targets), and the format version.
- * Directories are searched for `*.jsonl`. Exit 1 when any file has an error.
+ * Directories are searched for `*.jsonl`. Exit 1 when any file has an error; 3 when a file
+ * or directory could not be read (each is reported, the others are checked).
  */
 import { type Diagnostic, detectVersion, formatDiagnostic, splitSession } from "@pi-session/format";
 import { validateRecords } from "@pi-session/format/schema";
 import { SessionIndex } from "@pi-session/tree";
-import { UsageError } from "../errors.js";
+import { EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { expandPaths } from "../paths.js";
 import type { Action } from "../program.js";
+import { exitCode, unreadable, warnUnreadable } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 
 export interface FileReport {
@@ -59,18 +61,25 @@ export const action: Action = async (ctx, [paths], options) => {
   const args = paths as string[];
   if (args.length === 0) throw new UsageError("validate needs at least one path");
   const strict = options.strict === true;
-  const files = expandPaths(ctx, args);
+  const { files, unreadable: skipped } = expandPaths(ctx, args);
   const progress = ctx.io.progress("validating");
   const reports: FileReport[] = [];
   for (const [i, file] of files.entries()) {
-    reports.push(await validateFile(file, strict));
+    try {
+      reports.push(await validateFile(file, strict));
+    } catch (error) {
+      const item = unreadable(file, error);
+      if (!item) throw error;
+      skipped.push(item);
+    }
     progress.update(i + 1, files.length);
   }
   progress.end();
+  warnUnreadable(ctx.io, skipped);
   const errors = reports.reduce((n, r) => n + r.errors, 0);
   const warnings = reports.reduce((n, r) => n + r.warnings, 0);
   if (ctx.json) {
-    ctx.io.printJson({ strict, files: reports, errors, warnings });
+    ctx.io.printJson({ strict, files: reports, errors, warnings, unreadable: skipped });
   } else {
     const c = ctx.io.out;
     for (const r of reports) {
@@ -81,7 +90,10 @@ export const action: Action = async (ctx, [paths], options) => {
       );
       for (const d of r.diagnostics) ctx.io.line(`  ${oneLineField(formatDiagnostic(d))}`);
     }
-    if (reports.length > 1) ctx.io.line(`${reports.length} files, ${errors} errors, ${warnings} warnings`);
+    const cannot = skipped.length > 0 ? `, ${skipped.length} could not be read` : "";
+    if (reports.length > 1 || cannot) {
+      ctx.io.line(`${reports.length} files, ${errors} errors, ${warnings} warnings${cannot}`);
+    }
   }
-  return errors > 0 ? 1 : 0;
+  return exitCode(skipped, errors > 0 ? EXIT_FAILURE : EXIT_OK);
 };

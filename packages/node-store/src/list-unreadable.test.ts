@@ -1,0 +1,59 @@
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tempDirs } from "@pi-session/testkit";
+import { afterEach, describe, expect, it } from "vitest";
+import { listAllSessions, listSessionDir } from "./list.js";
+
+const dirs = tempDirs("ns-unreadable-");
+afterEach(dirs.cleanup);
+
+const session = (id: string) =>
+  `${JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-01-01T00:00:00.000Z", cwd: "/p" })}\n${JSON.stringify({ type: "message", id: "a1", parentId: null, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: "hi", timestamp: 1 } })}\n`;
+
+/**
+ * A store with one good session and, in its project directory, what cannot be read: a dangling
+ * link and a directory named like a session. (Unreadable for lack of permission is tested
+ * through the CLI, which can run as another user when the tests run as root.)
+ */
+function store(): { root: string; project: string } {
+  const root = dirs.make();
+  const project = join(root, "--p--");
+  mkdirSync(project);
+  writeFileSync(join(project, "good.jsonl"), session("good"));
+  symlinkSync(join(project, "gone.jsonl"), join(project, "dangling.jsonl"));
+  mkdirSync(join(project, "dir.jsonl"));
+  return { root, project };
+}
+
+describe("onUnreadable", () => {
+  for (const progress of [false, true]) {
+    it(`listAllSessions reports each unreadable candidate with its error, lists the rest${progress ? " (with progress)" : ""}`, async () => {
+      const { root, project } = store();
+      const seen: [string, string | undefined][] = [];
+      const infos = await listAllSessions(root, {
+        cache: false,
+        onUnreadable: (path, error) => seen.push([path, (error as { code?: string }).code]),
+        ...(progress ? { onProgress: () => {} } : {}),
+      });
+      expect(infos.map((i) => i.id)).toEqual(["good"]);
+      expect(seen.sort()).toEqual([
+        [join(project, "dangling.jsonl"), "ENOENT"],
+        [join(project, "dir.jsonl"), "EISDIR"],
+      ]);
+    });
+  }
+
+  it("listSessionDir reports them too; a missing directory is not reported", async () => {
+    const { project } = store();
+    const seen: string[] = [];
+    const onUnreadable = (path: string) => seen.push(path);
+    expect((await listSessionDir(project, { cache: false, onUnreadable })).map((i) => i.id)).toEqual([
+      "good",
+    ]);
+    expect(seen).toHaveLength(2);
+    seen.length = 0;
+    expect(await listSessionDir(join(project, "nope"), { cache: false, onUnreadable })).toEqual([]);
+    expect(await listAllSessions(join(project, "nope"), { cache: false, onUnreadable })).toEqual([]);
+    expect(seen).toEqual([]);
+  });
+});

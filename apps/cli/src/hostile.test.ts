@@ -586,11 +586,15 @@ describe("one unreadable file or directory does not stop a batch", () => {
 
   it("stats --all and ls --all report each and count or list the rest, exit 3", () => {
     const s = ["--session-dir", store];
-    const env = { XDG_CACHE_HOME: join(home, "batch-cache") };
-    const stats = run(["stats", "--all", ...s], runner);
+    // A cache the other user can write (the listing cache, the session database).
+    const cache = join(home, "batch-cache");
+    mkdirSync(cache, { mode: 0o777 });
+    chmodSync(cache, 0o777);
+    const env = { XDG_CACHE_HOME: cache };
+    const stats = run(["stats", "--all", ...s], { env, ...runner });
     expectReported(stats, "stats");
     expect(stats.stdout).toContain(`${good.length} sessions`);
-    const statsJson = JSON.parse(run(["stats", "--all", "--json", ...s], runner).stdout);
+    const statsJson = JSON.parse(run(["stats", "--all", "--json", ...s], { env, ...runner }).stdout);
     expect(statsJson.sessions).toBe(good.length);
     expectUnreadableJson(statsJson.unreadable);
     const listed = run(["ls", "--all", "--no-cache", ...s], { env, ...runner });
@@ -625,7 +629,9 @@ describe("one unreadable file or directory does not stop a batch", () => {
         ["/sub/--p--/link-to-fifo.jsonl", "ENOTREG"],
       ]);
     }
-    const stats = run(["stats", "--all", "--json", "--session-dir", join(dir, "sub")]);
+    const stats = run(["stats", "--all", "--json", "--session-dir", join(dir, "sub")], {
+      env: { XDG_CACHE_HOME: join(home, "odd-cache") },
+    });
     expect(stats.code, stats.stderr).toBe(3);
     expect(JSON.parse(stats.stdout).unreadable.map((u: any) => u.code)).toEqual(["ENOTREG"]);
   });

@@ -1,8 +1,16 @@
+/**
+ * What the listings (`listAllSessions`, `listSessionDir`, `listStoreFiles`) leave out because
+ * they cannot read it is reported through `onUnreadable`, with why. Tagged `processes` because
+ * mkfifo(1) makes the FIFO (Node has no mkfifo).
+ * @module-tag processes
+ */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { listAllSessions, listSessionDir } from "./list.js";
+import { listStoreFiles } from "./store-files.js";
 
 const dirs = tempDirs("ns-unreadable-");
 afterEach(dirs.cleanup);
@@ -12,7 +20,7 @@ const session = (id: string) =>
 
 /**
  * A store with one good session and, in its project directory, what cannot be read: a dangling
- * link and a directory named like a session. (Unreadable for lack of permission is tested
+ * link, a directory and a FIFO named like sessions. (Unreadable for lack of permission is tested
  * through the CLI, which can run as another user when the tests run as root.)
  */
 function store(): { root: string; project: string } {
@@ -22,6 +30,7 @@ function store(): { root: string; project: string } {
   writeFileSync(join(project, "good.jsonl"), session("good"));
   symlinkSync(join(project, "gone.jsonl"), join(project, "dangling.jsonl"));
   mkdirSync(join(project, "dir.jsonl"));
+  expect(spawnSync("mkfifo", [join(project, "fifo.jsonl")]).status).toBe(0);
   return { root, project };
 }
 
@@ -39,6 +48,7 @@ describe("onUnreadable", () => {
       expect(seen.sort()).toEqual([
         [join(project, "dangling.jsonl"), "ENOENT"],
         [join(project, "dir.jsonl"), "EISDIR"],
+        [join(project, "fifo.jsonl"), "ENOTREG"],
       ]);
     });
   }
@@ -50,10 +60,27 @@ describe("onUnreadable", () => {
     expect((await listSessionDir(project, { cache: false, onUnreadable })).map((i) => i.id)).toEqual([
       "good",
     ]);
-    expect(seen).toHaveLength(2);
+    expect(seen).toHaveLength(3);
     seen.length = 0;
     expect(await listSessionDir(join(project, "nope"), { cache: false, onUnreadable })).toEqual([]);
     expect(await listAllSessions(join(project, "nope"), { cache: false, onUnreadable })).toEqual([]);
     expect(seen).toEqual([]);
+  });
+});
+
+describe("listStoreFiles onUnreadable", () => {
+  it("reports what it leaves out, not a project directory named like a session", () => {
+    const { root, project } = store();
+    mkdirSync(join(root, "odd.jsonl"));
+    const seen: [string, string | undefined][] = [];
+    const files = listStoreFiles(root, {
+      onUnreadable: (path, e) => seen.push([path, (e as { code?: string }).code]),
+    });
+    expect(files.map((f) => f.path)).toEqual([join(project, "good.jsonl")]);
+    expect(seen.sort()).toEqual([
+      [join(project, "dangling.jsonl"), "ENOENT"],
+      [join(project, "dir.jsonl"), "EISDIR"],
+      [join(project, "fifo.jsonl"), "ENOTREG"],
+    ]);
   });
 });

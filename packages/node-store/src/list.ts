@@ -11,7 +11,7 @@
  * and the files the index covers are answered from its columns in a second pass, one loop for
  * all; the results come out in the order the index remembers, which is checked, not sorted.
  */
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, readdirSync } from "node:fs";
 import { stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { basename, join, resolve, sep } from "node:path";
@@ -39,7 +39,7 @@ import {
 import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
 import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
 import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
-import { nonRegularKind } from "./read.js";
+import { nonRegularKind, unreadableError } from "./read.js";
 
 export type { SessionInfo } from "./info.js";
 
@@ -905,18 +905,18 @@ function reportUnreadableDir(dir: string, err: unknown, onUnreadable: ListOption
   if ((err as { code?: unknown }).code !== "ENOENT") onUnreadable?.(dir, err as Error);
 }
 
-/** Reports the candidates that could not be statted (a dangling link, no permission), with why. */
+/**
+ * Reports the candidates left out at their stat (a dangling link, no permission, not a regular
+ * file), with why.
+ */
 function reportUnstatted(pass: StatPass, onUnreadable: ListOptions["onUnreadable"]): void {
   if (!onUnreadable) return;
   const { paths, mtimes } = pass;
   for (let i = 0; i < paths.length; i++) {
     if (mtimes[i] !== Number.NEGATIVE_INFINITY) continue;
     const path = paths[i] as string;
-    try {
-      statSync(path);
-    } catch (err) {
-      onUnreadable(path, err as Error);
-    }
+    const error = unreadableError(path);
+    if (error) onUnreadable(path, error);
   }
 }
 

@@ -131,6 +131,21 @@ export function nonRegularKind(st: Stats): NonRegularKind {
   return "not a regular file";
 }
 
+/**
+ * Why `path` cannot be read as a session file: the error of its stat (missing, no permission, a
+ * dangling link) or a {@link SessionFileNotRegularError}; undefined when it is a regular file.
+ * For reporting what a listing left out (computed only for those).
+ */
+export function unreadableError(path: string): Error | undefined {
+  let st: Stats;
+  try {
+    st = statSync(path);
+  } catch (error) {
+    return error as Error;
+  }
+  return st.isFile() ? undefined : new SessionFileNotRegularError(path, nonRegularKind(st));
+}
+
 function assertRegular(path: string, st: Stats): Stats {
   if (!st.isFile()) throw new SessionFileNotRegularError(path, nonRegularKind(st));
   return st;

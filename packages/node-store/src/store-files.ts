@@ -7,8 +7,9 @@
  */
 import { type Dirent, closeSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
+import { type NonRegularKind, SessionFileNotRegularError } from "./errors.js";
 import { StatProbe } from "./file-stat.js";
-import { openRegularFileSync } from "./read.js";
+import { openRegularFileSync, unreadableError } from "./read.js";
 
 /** One session file and its identity. */
 export interface StoreFile {
@@ -22,26 +23,56 @@ export interface StoreFile {
 export interface StoreFilesOptions {
   /** As the listing's `layout`: `auto` (default) = files in the root and in its subdirectories. */
   layout?: "auto" | "per-cwd" | "flat";
+  /**
+   * Called for each directory or `.jsonl` entry left out because it cannot be read (no
+   * permission, a dangling link, not a regular file: `SessionFileNotRegularError`), as the
+   * listing's `onUnreadable`. A missing directory is not reported.
+   */
+  onUnreadable?: (path: string, error: Error) => void;
+}
+
+type OnUnreadable = StoreFilesOptions["onUnreadable"];
+
+function kindOf(e: Dirent): NonRegularKind {
+  if (e.isDirectory()) return "a directory";
+  if (e.isFIFO()) return "a FIFO";
+  if (e.isSocket()) return "a socket";
+  if (e.isCharacterDevice()) return "a character device";
+  return e.isBlockDevice() ? "a block device" : "not a regular file";
 }
 
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
 
-/** Whether a directory entry is a regular file (a link or an unknown type is statted). */
-function isRegularFile(dir: string, e: Dirent): boolean {
+/**
+ * Whether a `.jsonl` entry is a regular file (a link or an unknown type is statted); reports it
+ * if not, but for a directory in the root, which is a project directory (as in the listing).
+ */
+function isRegularFile(dir: string, e: Dirent, onUnreadable: OnUnreadable, inRoot: boolean): boolean {
   if (e.isFile()) return true;
-  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice())
+  const path = join(dir, e.name);
+  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice()) {
+    if (!(inRoot && e.isDirectory())) onUnreadable?.(path, new SessionFileNotRegularError(path, kindOf(e)));
     return false;
+  }
   try {
-    return statSync(join(dir, e.name)).isFile();
-  } catch {
+    const st = statSync(path);
+    if (st.isFile()) return true;
+    onUnreadable?.(
+      path,
+      new SessionFileNotRegularError(path, st.isDirectory() ? "a directory" : "not a regular file"),
+    );
+    return false;
+  } catch (error) {
+    onUnreadable?.(path, error as Error);
     return false;
   }
 }
 
-function readDir(dir: string): Dirent[] {
+function readDir(dir: string, onUnreadable: OnUnreadable): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
-  } catch {
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ENOENT") onUnreadable?.(dir, error as Error);
     return [];
   }
 }
@@ -53,23 +84,30 @@ function readDir(dir: string): Dirent[] {
  */
 export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): StoreFile[] {
   const layout = opts.layout ?? "auto";
+  const { onUnreadable } = opts;
   const paths: string[] = [];
-  const top = readDir(root);
+  const top = readDir(root, onUnreadable);
   if (layout !== "per-cwd") {
-    for (const e of top) if (isJsonl(e.name) && isRegularFile(root, e)) paths.push(join(root, e.name));
+    for (const e of top)
+      if (isJsonl(e.name) && isRegularFile(root, e, onUnreadable, true)) paths.push(join(root, e.name));
   }
   if (layout !== "flat") {
     for (const e of top) {
       if (!(e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name)))) continue;
       const dir = join(root, e.name);
-      for (const f of readDir(dir))
-        if (isJsonl(f.name) && isRegularFile(dir, f)) paths.push(join(dir, f.name));
+      for (const f of readDir(dir, onUnreadable))
+        if (isJsonl(f.name) && isRegularFile(dir, f, onUnreadable, false)) paths.push(join(dir, f.name));
     }
   }
   const out: StoreFile[] = [];
   const probe = new StatProbe();
   for (const path of paths) {
-    if (!probe.stat(path)) continue;
+    if (!probe.stat(path)) {
+      // Gone, denied or replaced since the directory was read.
+      const error = onUnreadable ? unreadableError(path) : undefined;
+      if (error) onUnreadable?.(path, error);
+      continue;
+    }
     out.push({ path, size: probe.size, mtimeMs: probe.mtimeMs, ctimeMs: probe.ctimeMs, ino: probe.ino });
   }
   return out;

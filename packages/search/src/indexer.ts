@@ -67,6 +67,12 @@ export interface SyncStats {
   /** Files another process had indexed by the time this one got to them. */
   skipped: number;
   bytesRead: number;
+  /**
+   * Files and directories that could not be read (no permission, a dangling link, not a
+   * regular file), with why: left out of the index (as pi's listing leaves them out), so the
+   * caller can say so.
+   */
+  unreadable: { path: string; error: Error }[];
 }
 
 function sameIdentity(a: FileIdentity, b: FileIdentity): boolean {
@@ -421,7 +427,8 @@ export async function syncStore(
   root: string,
   opts: SyncOptions = {},
 ): Promise<SyncStats> {
-  const found = listStoreFiles(root);
+  const unreadable: SyncStats["unreadable"] = [];
+  const found = listStoreFiles(root, { onUnreadable: (path, error) => unreadable.push({ path, error }) });
   const known = db.files();
   const stats: SyncStats = {
     files: found.length,
@@ -431,6 +438,7 @@ export async function syncStore(
     removed: 0,
     skipped: 0,
     bytesRead: 0,
+    unreadable,
   };
   const todo: StoreFile[] = [];
   const seen = new Set<string>();
@@ -458,12 +466,14 @@ export async function syncStore(
       await indexFile(db, st, known.get(st.path), stats, opts.signal);
     } catch (error) {
       // A file that vanished between its stat and its read leaves the index.
-      if (
-        (error as { code?: unknown }).code === "ENOENT" ||
-        (error as Error).name === "SessionFileNotFoundError"
-      ) {
+      const code = (error as { code?: unknown }).code;
+      if (code === "ENOENT" || (error as Error).name === "SessionFileNotFoundError") {
         db.deleteFile(st.path);
         stats.removed++;
+      } else if (typeof code === "string") {
+        // One that cannot be read (EACCES, replaced by a directory or a FIFO) leaves it too, said so.
+        db.deleteFile(st.path);
+        unreadable.push({ path: st.path, error: error as Error });
       } else throw error;
     }
     done++;

@@ -2,11 +2,12 @@
  * `stats [<session> | --all]`: tokens and cost from assistant usage, `usage` entries and
  * compaction and branch-summary usage, counted once per lineage (`@pi-session/search`'s
  * `computeStats`). A store-wide or project report answers from the session database (brought
- * up to date first: a stat per file when nothing changed); one session is read directly.
+ * up to date first: a stat per file when nothing changed); one session is read directly. A
+ * file or directory of the store that cannot be read is reported and left out (exit 3).
  */
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { splitSession } from "@pi-session/format";
-import { CliError, UsageError } from "../errors.js";
+import { CliError, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
@@ -21,6 +22,7 @@ import {
 } from "@pi-session/search/documents";
 import { formatCost, formatInt, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
+import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
 import { sessionPath, sinceOption, stringOption } from "./common.js";
 
 const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
@@ -71,6 +73,7 @@ export const action: Action = async (ctx, [arg], options) => {
   const query = { ...(by ? { by } : {}), ...(sinceMs !== undefined ? { sinceMs } : {}) };
   let result: StatsResult;
   let skipped = 0;
+  const unreadableItems: Unreadable[] = [];
   if (typeof arg === "string") {
     const path = sessionPath(ctx, arg);
     const s = await statsSession(path, "");
@@ -86,10 +89,18 @@ export const action: Action = async (ctx, [arg], options) => {
     try {
       const progress = ctx.io.progress("indexing");
       try {
-        await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+        const synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+        // Without --all, only what cannot be read in the root or this project's directory.
+        const mine = (path: string) =>
+          !dirs || [resolve(root), ...dirs].some((dir) => path === dir || dirname(path) === dir);
+        for (const { path, error } of synced.unreadable) {
+          if (mine(path))
+            unreadableItems.push(unreadable(path, error) ?? { path, code: null, reason: error.message });
+        }
       } finally {
         progress.end();
       }
+      warnUnreadable(ctx.io, unreadableItems);
       const found = await db.stats({ ...query, ...(dirs ? { dirs } : {}) });
       result = found;
       skipped = found.skippedFiles.length;
@@ -98,7 +109,7 @@ export const action: Action = async (ctx, [arg], options) => {
     } finally {
       db.close();
     }
-    if (dirs && result.sessions === 0 && skipped === 0) {
+    if (dirs && result.sessions === 0 && skipped === 0 && unreadableItems.length === 0) {
       throw new CliError(`no sessions for ${ctx.cwd} under ${root}`, {
         hint: "Use --all for every project, or pass a <session>.",
       });
@@ -108,13 +119,14 @@ export const action: Action = async (ctx, [arg], options) => {
     ctx.io.printJson({
       sessions: result.sessions,
       skippedFiles: skipped,
+      unreadable: unreadableItems,
       duplicatesSkipped: result.duplicatesSkipped,
       since: sinceMs === undefined ? null : new Date(sinceMs).toISOString(),
       totals: totalsJson(result.totals),
       by: result.by,
       rows: result.rows.map((r) => ({ key: r.key, ...totalsJson(r) })),
     });
-    return 0;
+    return exitCode(unreadableItems, EXIT_OK);
   }
   const c = ctx.io.out;
   const header = [by ?? "total", "input", "output", "cache read", "cache write", "cost", "records"];
@@ -144,5 +156,5 @@ export const action: Action = async (ctx, [arg], options) => {
       ),
     );
   }
-  return 0;
+  return exitCode(unreadableItems, EXIT_OK);
 };

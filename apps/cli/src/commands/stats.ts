@@ -10,7 +10,7 @@ import { splitSession } from "@pi-session/format";
 import { CliError, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { projectDirName, sessionsRoot } from "../locate.js";
-import type { Action, Context } from "../program.js";
+import type { Action } from "../program.js";
 import { openSearchDatabase } from "@pi-session/search";
 import {
   type GroupBy,

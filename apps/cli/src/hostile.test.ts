@@ -609,7 +609,7 @@ describe("one unreadable file or directory does not stop a batch", () => {
     ).toEqual(good.sort());
   });
 
-  it("a FIFO named like a session, or a link to one, is skipped without being opened", () => {
+  it("a FIFO named like a session, or a link to one, is no session: passed by, never opened", () => {
     const dir = join(home, "odd-store");
     mkdirSync(dir);
     cpSync(EXAMPLES, dir, { recursive: true });
@@ -617,22 +617,23 @@ describe("one unreadable file or directory does not stop a batch", () => {
     mkdirSync(join(dir, "sub"));
     mkdirSync(join(dir, "sub", "--p--"));
     symlinkSync(join(dir, "fifo.jsonl"), join(dir, "sub", "--p--", "link-to-fifo.jsonl"));
+    symlinkSync(join(dir, "nowhere"), join(dir, "sub", "--p--", "dangling.jsonl"));
     for (const args of [
       ["validate", dir, "--json"],
       ["migrate", dir, "--json"],
     ]) {
       const r = run(args);
       expect(r.code, r.stderr).toBe(3);
-      const unread = JSON.parse(r.stdout).unreadable.map((u: any) => [u.path.slice(dir.length), u.code]);
-      expect(unread).toEqual([
-        ["/fifo.jsonl", "ENOTREG"],
-        ["/sub/--p--/link-to-fifo.jsonl", "ENOTREG"],
+      const out = JSON.parse(r.stdout);
+      expect(out.files).toHaveLength(3);
+      expect(out.unreadable.map((u: any) => [u.path.slice(dir.length), u.code])).toEqual([
+        ["/sub/--p--/dangling.jsonl", "ENOENT"],
       ]);
     }
     const stats = run(["stats", "--all", "--json", "--session-dir", join(dir, "sub")], {
       env: { XDG_CACHE_HOME: join(home, "odd-cache") },
     });
     expect(stats.code, stats.stderr).toBe(3);
-    expect(JSON.parse(stats.stdout).unreadable.map((u: any) => u.code)).toEqual(["ENOTREG"]);
+    expect(JSON.parse(stats.stdout).unreadable.map((u: any) => u.code)).toEqual(["ENOENT"]);
   });
 });

@@ -10,7 +10,6 @@ import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { encodeCwd, expandTilde, resolveSessionsRoot } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
-import { type Unreadable, unreadable } from "./unreadable.js";
 
 export interface SessionFile {
   path: string;
@@ -55,49 +54,29 @@ export function idFromFileName(name: string): string {
   return underscore >= 0 ? stem.slice(underscore + 1) : stem;
 }
 
-/** Collects what cannot be read, when the caller wants to know (a batch reports it). */
-type Skip = ((item: Unreadable) => void) | undefined;
-
-function skipped(skip: Skip, path: string, error: unknown): void {
-  const item = unreadable(path, error);
-  if (item) skip?.(item);
-}
-
-function fileInfo(path: string, project: string, skip: Skip): SessionFile | undefined {
+function fileInfo(path: string, project: string): SessionFile | undefined {
   try {
     const st = statSync(path);
-    if (!st.isFile()) {
-      // As the listing: a `*.jsonl` that is not a regular file is a candidate it cannot read.
-      const directory = st.isDirectory();
-      const reason = directory ? "not a regular file (a directory)" : "not a regular file";
-      skip?.({ path, code: directory ? "EISDIR" : "ENOTREG", reason });
-      return undefined;
-    }
+    if (!st.isFile()) return undefined;
     return { path, id: idFromFileName(basename(path)), project, mtimeMs: st.mtimeMs, size: st.size };
-  } catch (error) {
-    skipped(skip, path, error);
+  } catch {
     return undefined;
   }
 }
 
-/**
- * Every `*.jsonl` directly in `root` or in its project directories, newest first. What cannot
- * be read (a project directory, a dangling link) is left out, and given to `skip` if there is
- * one; a missing root is simply empty.
- */
-export function listSessionFiles(root: string, skip?: (item: Unreadable) => void): SessionFile[] {
+/** Every `*.jsonl` directly in `root` or in its project directories, newest first. */
+export function listSessionFiles(root: string): SessionFile[] {
   const files: SessionFile[] = [];
   let names: string[];
   try {
     names = readdirSync(root);
-  } catch (error) {
-    if ((error as { code?: string }).code !== "ENOENT") skipped(skip, root, error);
+  } catch {
     return files;
   }
   for (const name of names) {
     const full = join(root, name);
     if (name.endsWith(".jsonl")) {
-      const info = fileInfo(full, "", skip);
+      const info = fileInfo(full, "");
       if (info) files.push(info);
       continue;
     }
@@ -105,13 +84,12 @@ export function listSessionFiles(root: string, skip?: (item: Unreadable) => void
     try {
       if (!statSync(full).isDirectory()) continue;
       inner = readdirSync(full);
-    } catch (error) {
-      skipped(skip, full, error);
+    } catch {
       continue;
     }
     for (const innerName of inner) {
       if (!innerName.endsWith(".jsonl")) continue;
-      const info = fileInfo(join(full, innerName), name, skip);
+      const info = fileInfo(join(full, innerName), name);
       if (info) files.push(info);
     }
   }

@@ -12,35 +12,39 @@ import { type Unreadable, unreadable } from "./unreadable.js";
 export interface ExpandedPaths {
   /** The files to read, in order. */
   files: string[];
-  /** Directories that cannot be read, and `*.jsonl` entries that are not files (a dangling link, a FIFO). */
+  /** Directories that cannot be read, and `*.jsonl` links that lead nowhere (or are denied). */
   unreadable: Unreadable[];
 }
 
-/** What a directory entry that is neither a file, a directory nor a link is. */
-function kindOf(entry: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean }): string {
-  if (entry.isFIFO()) return "a FIFO";
-  if (entry.isSocket()) return "a socket";
-  return entry.isCharacterDevice() ? "a character device" : "a block device";
+/** What a stat that is neither a file nor a directory is. */
+function kindOf(st: { isFIFO(): boolean; isSocket(): boolean; isCharacterDevice(): boolean }): string {
+  if (st.isFIFO()) return "a FIFO";
+  if (st.isSocket()) return "a socket";
+  return st.isCharacterDevice() ? "a character device" : "a block device";
 }
 
-/** A `*.jsonl` entry that is a link: its target when that is a file; links to directories are not followed. */
+/**
+ * A `*.jsonl` entry that is a link: true when its target is a regular file. A link to a
+ * directory is not followed, one to a FIFO or device is passed by (only regular files are
+ * sessions); one that leads nowhere (or is denied) is reported.
+ */
 function linkedFile(path: string, skipped: Unreadable[]): boolean {
   try {
-    const st = statSync(path);
-    if (st.isFile()) return true;
-    if (!st.isDirectory()) skipped.push({ path, code: "ENOTREG", reason: "not a regular file" });
+    return statSync(path).isFile();
   } catch (error) {
     const item = unreadable(path, error);
     if (!item) throw error;
     skipped.push(item);
+    return false;
   }
-  return false;
 }
 
 /**
- * Files named by the arguments: files as given, directories searched for `*.jsonl`. A
- * directory (or entry) that cannot be read is reported in `unreadable` and the walk goes on;
- * an argument that does not exist at all is an error (nothing is done).
+ * Files named by the arguments: files as given, directories searched for `*.jsonl` regular
+ * files (FIFOs, sockets and devices are never sessions: passed by, never opened). A directory
+ * or link that cannot be read is reported in `unreadable` and the walk goes on; an argument
+ * that does not exist, or is neither a regular file nor a directory, is an error (nothing is
+ * done).
  */
 export function expandPaths(ctx: Context, args: readonly string[]): ExpandedPaths {
   const files: string[] = [];
@@ -53,10 +57,11 @@ export function expandPaths(ctx: Context, args: readonly string[]): ExpandedPath
     } catch {
       throw new CliError(`${arg}: no such file or directory`, { hint: "Check the path." });
     }
-    if (!st.isDirectory()) {
+    if (st.isFile()) {
       files.push(full);
       continue;
     }
+    if (!st.isDirectory()) throw new CliError(`${arg}: not a regular file (${kindOf(st)})`);
     const stack = [full];
     const found: string[] = [];
     while (stack.length > 0) {
@@ -75,9 +80,7 @@ export function expandPaths(ctx: Context, args: readonly string[]): ExpandedPath
         if (entry.isDirectory()) stack.push(path);
         else if (!entry.name.endsWith(".jsonl")) continue;
         else if (entry.isFile()) found.push(path);
-        else if (entry.isSymbolicLink()) {
-          if (linkedFile(path, skipped)) found.push(path);
-        } else skipped.push({ path, code: "ENOTREG", reason: `not a regular file (${kindOf(entry)})` });
+        else if (entry.isSymbolicLink() && linkedFile(path, skipped)) found.push(path);
       }
     }
     files.push(...found.sort());

@@ -87,10 +87,10 @@ export interface ListOptions {
   workers?: "auto" | number;
   /**
    * Called for each candidate file or directory the listing leaves out because it cannot read
-   * it (no permission, a dangling link, not a regular file, gone while listed), with the
-   * error. pi leaves these out silently, and so does the listing; this says which and why.
-   * Not called for files that are read and turn out not to be sessions, nor for a missing
-   * listed directory.
+   * it (no permission, a dangling link, gone while listed), with the error. pi leaves these
+   * out silently, and so does the listing; this says which and why. Not called for what is not
+   * a session: a FIFO, socket, device or directory named `.jsonl` (never opened), a file that
+   * is read and has no header; nor for a missing listed directory.
    */
   onUnreadable?: (path: string, error: Error) => void;
 }
@@ -756,7 +756,9 @@ async function readFiles(
             }
           } catch (err) {
             signal?.throwIfAborted();
-            opts.onUnreadable?.(paths[i] as string, err as Error);
+            // One replaced by a FIFO or directory since its stat is not a session: passed by.
+            if (!(err instanceof SessionFileNotRegularError))
+              opts.onUnreadable?.(paths[i] as string, err as Error);
             info = null;
           }
           results[i] = info;
@@ -906,8 +908,8 @@ function reportUnreadableDir(dir: string, err: unknown, onUnreadable: ListOption
 }
 
 /**
- * Reports the candidates left out at their stat (a dangling link, no permission, not a regular
- * file), with why.
+ * Reports the candidates left out at their stat because it failed (a dangling link, no
+ * permission), with why; not those left out for not being regular files.
  */
 function reportUnstatted(pass: StatPass, onUnreadable: ListOptions["onUnreadable"]): void {
   if (!onUnreadable) return;

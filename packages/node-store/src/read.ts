@@ -132,18 +132,17 @@ export function nonRegularKind(st: Stats): NonRegularKind {
 }
 
 /**
- * Why `path` cannot be read as a session file: the error of its stat (missing, no permission, a
- * dangling link) or a {@link SessionFileNotRegularError}; undefined when it is a regular file.
+ * Why `path` cannot be statted (missing, no permission, a dangling link, a loop of links), or
+ * undefined when it can (a regular file, or something that is not one and so is no session).
  * For reporting what a listing left out (computed only for those).
  */
 export function unreadableError(path: string): Error | undefined {
-  let st: Stats;
   try {
-    st = statSync(path);
+    statSync(path);
+    return undefined;
   } catch (error) {
     return error as Error;
   }
-  return st.isFile() ? undefined : new SessionFileNotRegularError(path, nonRegularKind(st));
 }
 
 function assertRegular(path: string, st: Stats): Stats {

@@ -7,7 +7,6 @@
  */
 import { type Dirent, closeSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { type NonRegularKind, SessionFileNotRegularError } from "./errors.js";
 import { StatProbe } from "./file-stat.js";
 import { openRegularFileSync, unreadableError } from "./read.js";
 
@@ -25,43 +24,24 @@ export interface StoreFilesOptions {
   layout?: "auto" | "per-cwd" | "flat";
   /**
    * Called for each directory or `.jsonl` entry left out because it cannot be read (no
-   * permission, a dangling link, not a regular file: `SessionFileNotRegularError`), as the
-   * listing's `onUnreadable`. A missing directory is not reported.
+   * permission, a dangling link), as the listing's `onUnreadable`. Not for what is no session
+   * (a FIFO, socket, device or directory named `.jsonl`), nor for a missing directory.
    */
   onUnreadable?: (path: string, error: Error) => void;
 }
 
 type OnUnreadable = StoreFilesOptions["onUnreadable"];
 
-function kindOf(e: Dirent): NonRegularKind {
-  if (e.isDirectory()) return "a directory";
-  if (e.isFIFO()) return "a FIFO";
-  if (e.isSocket()) return "a socket";
-  if (e.isCharacterDevice()) return "a character device";
-  return e.isBlockDevice() ? "a block device" : "not a regular file";
-}
-
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
 
-/**
- * Whether a `.jsonl` entry is a regular file (a link or an unknown type is statted); reports it
- * if not, but for a directory in the root, which is a project directory (as in the listing).
- */
-function isRegularFile(dir: string, e: Dirent, onUnreadable: OnUnreadable, inRoot: boolean): boolean {
+/** Whether a `.jsonl` entry is a regular file (a link or an unknown type is statted; one that fails is reported). */
+function isRegularFile(dir: string, e: Dirent, onUnreadable: OnUnreadable): boolean {
   if (e.isFile()) return true;
+  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice())
+    return false;
   const path = join(dir, e.name);
-  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice()) {
-    if (!(inRoot && e.isDirectory())) onUnreadable?.(path, new SessionFileNotRegularError(path, kindOf(e)));
-    return false;
-  }
   try {
-    const st = statSync(path);
-    if (st.isFile()) return true;
-    onUnreadable?.(
-      path,
-      new SessionFileNotRegularError(path, st.isDirectory() ? "a directory" : "not a regular file"),
-    );
-    return false;
+    return statSync(path).isFile();
   } catch (error) {
     onUnreadable?.(path, error as Error);
     return false;
@@ -89,14 +69,14 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
   const top = readDir(root, onUnreadable);
   if (layout !== "per-cwd") {
     for (const e of top)
-      if (isJsonl(e.name) && isRegularFile(root, e, onUnreadable, true)) paths.push(join(root, e.name));
+      if (isJsonl(e.name) && isRegularFile(root, e, onUnreadable)) paths.push(join(root, e.name));
   }
   if (layout !== "flat") {
     for (const e of top) {
       if (!(e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name)))) continue;
       const dir = join(root, e.name);
       for (const f of readDir(dir, onUnreadable))
-        if (isJsonl(f.name) && isRegularFile(dir, f, onUnreadable, false)) paths.push(join(dir, f.name));
+        if (isJsonl(f.name) && isRegularFile(dir, f, onUnreadable)) paths.push(join(dir, f.name));
     }
   }
   const out: StoreFile[] = [];

@@ -470,8 +470,12 @@ export async function syncStore(
       if (code === "ENOENT" || (error as Error).name === "SessionFileNotFoundError") {
         db.deleteFile(st.path);
         stats.removed++;
+      } else if ((error as Error).name === "SessionFileNotRegularError") {
+        // Replaced by a FIFO or a directory since its stat: no session, it leaves the index.
+        db.deleteFile(st.path);
+        stats.removed++;
       } else if (typeof code === "string") {
-        // One that cannot be read (EACCES, replaced by a directory or a FIFO) leaves it too, said so.
+        // One that cannot be read (EACCES, EIO) leaves it too, and is reported.
         db.deleteFile(st.path);
         unreadable.push({ path: st.path, error: error as Error });
       } else throw error;

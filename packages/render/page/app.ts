@@ -210,7 +210,7 @@ const treeToggle = h("button", {
   attrs: { type: "button", "aria-expanded": "false" },
 });
 
-const titleText = settings.name ?? settings.title;
+const titleText = settings.title;
 const facts: string[] = [];
 if (header?.id) facts.push(String(header.id));
 if (typeof header?.cwd === "string" && header.cwd) facts.push(header.cwd);
@@ -253,7 +253,9 @@ const topbar = h("header", { class: "topbar" }, [
 const treeScroll = h("div", { class: "tree-scroll", attrs: { tabindex: "0" } });
 const treeSpace = h("div", { class: "tree-space" });
 treeScroll.append(treeSpace);
-const treeHead = h("div", { class: "tree-head" });
+const treeCount = h("span", { class: "tree-count" });
+const treeClose = h("button", { class: "tree-close", text: "Close", attrs: { type: "button" } });
+const treeHead = h("div", { class: "tree-head" }, [treeCount, treeClose]);
 const sidebar = h("nav", { class: "sidebar", attrs: { "aria-label": "Session tree" } }, [
   treeHead,
   treeScroll,
@@ -290,10 +292,14 @@ function readTheme(): Theme {
   return "auto";
 }
 
+const THEME_LABELS: Record<Theme, string> = { auto: "◐ Auto", light: "☀ Light", dark: "☾ Dark" };
+
 function applyTheme(theme: Theme): void {
   if (theme === "auto") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
-  themeButton.textContent = `Theme: ${theme}`;
+  themeButton.textContent = THEME_LABELS[theme];
+  themeButton.title =
+    theme === "auto" ? "Theme: the system's (click for light)" : `Theme: ${theme} (click to change)`;
   themeButton.dataset.theme = theme;
   try {
     if (theme === "auto") localStorage.removeItem("pi-session-theme");
@@ -737,8 +743,31 @@ function renderTranscript(target = -1): void {
   updateStatus();
   if (at !== -1) {
     const el = itemsEl.querySelector(`[data-pos="${(rows[at] as Row).pos}"]`);
-    if (el) el.scrollIntoView({ block: "start" });
+    if (el instanceof HTMLElement) scrollToItem(el);
   } else transcript.scrollTop = 0;
+}
+
+let settling = 0;
+
+/**
+ * Scrolls an item to the top of the transcript and keeps it there while the items above it
+ * are laid out for real (they start at an estimated height: content-visibility), a few frames.
+ */
+function scrollToItem(el: HTMLElement): void {
+  const run = ++settling;
+  el.scrollIntoView({ block: "start" });
+  const offsetNow = () => el.getBoundingClientRect().top - transcript.getBoundingClientRect().top;
+  // Where it sits right after scrolling (its scroll margin below the top).
+  const wanted = offsetNow();
+  let frames = 0;
+  const settle = () => {
+    if (run !== settling || frames++ > 12) return;
+    if (Math.abs(offsetNow() - wanted) > 1) el.scrollIntoView({ block: "start" });
+    requestAnimationFrame(settle);
+  };
+  requestAnimationFrame(settle);
+  // A reader who scrolls meanwhile takes over.
+  transcript.addEventListener("wheel", () => settling++, { once: true, passive: true });
 }
 
 function loadLater(count = BATCH): void {
@@ -848,7 +877,7 @@ function computeTreeRows(): void {
   }
   treeRows = out;
   treeSpace.style.height = `${treeRows.length * ROW_HEIGHT}px`;
-  treeHead.textContent =
+  treeCount.textContent =
     state.tokens.length > 0
       ? `${formatInt(treeRows.length)} matching entries`
       : `${formatInt(treeRows.length)} of ${formatInt(entries.length)} entries · ${FILTER_LABELS[state.filter]}`;
@@ -868,6 +897,13 @@ const KIND_CLASS: Record<string, string> = {
   hookMessage: "custom",
 };
 
+const ROW_KIND_LABEL: Record<string, string> = {
+  toolResult: "tool",
+  branchSummary: "branch summary",
+  compactionSummary: "compaction summary",
+  hookMessage: "custom",
+};
+
 function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const entry = entries[pos] as AnyEntry;
   const summary = entrySummary(entry, 90);
@@ -875,7 +911,7 @@ function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const row = h("div", { class: `row kind-${KIND_CLASS[summary.kind] ?? "meta"}` }, [
     h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
     h("span", { class: "connector", text: connector }),
-    h("span", { class: "row-kind", text: summary.kind === "toolResult" ? "tool" : summary.kind }),
+    h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
     h("span", { class: "row-preview", text: summary.preview }),
     labelAt(pos) !== undefined
       ? h("span", { class: "label-badge", text: shown(labelAt(pos) as string) })
@@ -945,6 +981,12 @@ function select(pos: number, options: { keepView: boolean }): void {
 function refreshViewButtons(): void {
   for (const [view, button] of Object.entries(viewButtons))
     button.setAttribute("aria-pressed", String(view === state.view));
+  // The context is what the model is sent: every message of it, whatever the filter.
+  const context = state.view === "context";
+  filterSelect.disabled = !ready || context;
+  filterSelect.title = context
+    ? "The context view shows every message sent to the model"
+    : "pi's /tree filters";
 }
 
 for (const [view, button] of Object.entries(viewButtons)) {
@@ -969,6 +1011,10 @@ function toggleTree(open: boolean): void {
   if (open) scheduleTree();
 }
 treeToggle.addEventListener("click", () => toggleTree(!document.body.classList.contains("show-tree")));
+treeClose.addEventListener("click", () => toggleTree(false));
+document.addEventListener("keydown", (event) => {
+  if (event.key === "Escape" && document.body.classList.contains("show-tree")) toggleTree(false);
+});
 
 // ---------------------------------------------------------------------------------------
 // Search
@@ -1078,7 +1124,7 @@ function renderFirstScreen(): void {
   refreshViewButtons();
   if (first.context) contextInfo = first.context;
   statusLine.textContent = `Loading ${formatInt(settings.entryCount)} entries…`;
-  treeHead.textContent = `Loading ${formatInt(settings.entryCount)} entries…`;
+  treeCount.textContent = `Loading ${formatInt(settings.entryCount)} entries…`;
   earlier.hidden = true;
   later.hidden = first.rows <= rows.length;
   later.textContent = `${formatInt(first.rows - rows.length)} more after loading`;
@@ -1122,6 +1168,7 @@ function boot(): void {
   ready = true;
   for (const control of controls) control.disabled = false;
   later.disabled = false;
+  refreshViewButtons();
   const place = readingPlace();
   renderTranscript(place?.pos ?? -1);
   if (place) transcript.scrollTop -= place.offset;

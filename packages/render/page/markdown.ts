@@ -66,12 +66,23 @@ function inline(text: string): Child[] {
     if ((ch === "*" || ch === "_" || ch === "~") && text[i + 1] === ch) {
       const delim = ch + ch;
       const close = finder.find(delim, i + 2);
-      if (close > i + 2 && close - i < WINDOW && text[i + 2] !== " ") {
+      // `__` works only at word boundaries (CommonMark: no intraword underscore emphasis).
+      const boundary =
+        ch !== "_" ||
+        ((i === 0 || !/[\p{L}\p{N}]/u.test(text[i - 1] as string)) &&
+          !/[\p{L}\p{N}]/u.test(text[close + 2] ?? ""));
+      if (boundary && close > i + 2 && close - i < WINDOW && text[i + 2] !== " ") {
         flush();
         out.push(h(ch === "~" ? "del" : "strong", {}, inline(text.slice(i + 2, close))));
         i = close + 2;
         continue;
       }
+      // A run of delimiters that opens nothing is text, all of it (never half a run).
+      let end = i;
+      while (text[end] === ch) end++;
+      plain += text.slice(i, end);
+      i = end;
+      continue;
     }
     if (
       (ch === "*" || ch === "_") &&
@@ -80,9 +91,9 @@ function inline(text: string): Child[] {
       text[i + 1] !== undefined
     ) {
       // `_` inside a word (snake_case) is not emphasis.
-      const wordBefore = ch === "_" && i > 0 && /\w/.test(text[i - 1] as string);
+      const wordBefore = ch === "_" && i > 0 && /[\p{L}\p{N}]/u.test(text[i - 1] as string);
       const close = finder.find(ch, i + 1);
-      const wordAfter = ch === "_" && close !== -1 && /\w/.test(text[close + 1] ?? "");
+      const wordAfter = ch === "_" && close !== -1 && /[\p{L}\p{N}]/u.test(text[close + 1] ?? "");
       if (!wordBefore && !wordAfter && close > i + 1 && close - i < WINDOW && text[close - 1] !== " ") {
         flush();
         out.push(h("em", {}, inline(text.slice(i + 1, close))));

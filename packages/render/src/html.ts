@@ -13,7 +13,7 @@
  * Use `renderHtml` for a string, `renderHtmlChunks` to write a large session piece by piece.
  */
 import type { TreeFilter } from "./filters.js";
-import type { ViewKind } from "./model.js";
+import { sessionTitle, type ViewKind } from "./model.js";
 import { PAGE_SCRIPT, PAGE_SCRIPT_SHA256, PAGE_STYLE, PAGE_STYLE_SHA256 } from "./page-assets.js";
 import {
   ENTRIES_ID,
@@ -85,7 +85,7 @@ const CHUNK_CHARS = 1 << 20;
 export function* renderHtmlChunks(session: RenderSession, options: HtmlOptions = {}): Generator<string> {
   const { index, header } = session;
   const name = index.sessionName;
-  const title = options.title ?? name ?? (header?.id ? `pi session ${header.id}` : "pi session");
+  const title = options.title ?? sessionTitle(session);
   const settings: PageSettings = {
     v: 1,
     title,

@@ -39,6 +39,7 @@ export {
   entryItem,
   languageOfPath,
   messageItem,
+  sessionTitle,
 } from "./model.js";
 export {
   DEFAULT_FOLD_LINES,

@@ -376,7 +376,7 @@ function itemMarkdown(item: DocumentItem, state: State): string {
 
 function headerMarkdown(doc: RenderDocument, state: State): string {
   const { session, view } = doc;
-  const title = session.name ?? (session.id ? `pi session ${session.id.slice(0, 8)}` : "pi session");
+  const title = session.title;
   const facts: string[] = [];
   if (session.id) facts.push(`- **Session:** ${inlineCode(session.id)}`);
   if (session.cwd) facts.push(`- **Project:** ${inlineCode(session.cwd)}`);

@@ -35,6 +35,8 @@ export interface RenderDocument {
 /** What the header and index say about the session. */
 export interface DocumentSession {
   id: string;
+  /** What to call it: the name, else the first user message (one line, cut), else the id. */
+  title: string;
   /** The latest `session_info` name, if any. */
   name?: string;
   cwd?: string;
@@ -773,11 +775,40 @@ export interface DocumentOptions {
   leafId?: string | null;
 }
 
+/**
+ * What to call a session: its name, else its first user message (as pi's session list shows
+ * it: the first in file order, text blocks joined by spaces, on one line), else its id.
+ */
+export function sessionTitle(session: RenderSession): string {
+  const name = session.index.sessionName;
+  if (name !== undefined) return name;
+  for (const entry of session.index.entries) {
+    if (entry.type !== "message") continue;
+    const message = (entry as Obj).message;
+    if (!isObject(message) || message.role !== "user") continue;
+    const content = message.content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content
+              .filter((b): b is Obj => isObject(b) && b.type === "text" && typeof b.text === "string")
+              .map((b) => b.text as string)
+              .join(" ")
+          : "";
+    const flat = text.slice(0, 400).replace(/\s+/g, " ").trim();
+    if (flat !== "") return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+  }
+  const id = str((session.header as Obj | undefined)?.id);
+  return id ? `pi session ${id.slice(0, 8)}` : "pi session";
+}
+
 function documentSession(session: RenderSession): DocumentSession {
   const header = session.header as (SessionHeader & Obj) | undefined;
   const { index } = session;
   const out: DocumentSession = {
     id: str(header?.id),
+    title: sessionTitle(session),
     formatVersion: session.formatVersion,
     leafId: index.leafId,
     entryCount: session.entries.length,

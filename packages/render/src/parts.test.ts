@@ -246,6 +246,7 @@ describe("layout and summaries", () => {
     };
     expect(summary("e0000006")).toEqual({ kind: "assistant", preview: "→ edit, bash" });
     expect(summary("e0000008")).toEqual({ kind: "bash", preview: "$ git diff --stat" });
-    expect(summary("e0000022")).toEqual({ kind: "future_thing", preview: "" });
+    expect(summary("e0000022")).toEqual({ kind: "future_thing", preview: '{"payload":{"x":1}}' });
+    expect(summary("e0000014")).toEqual({ kind: "critic", preview: '{"verdict":"looks fine"}' });
   });
 });

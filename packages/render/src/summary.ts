@@ -16,6 +16,18 @@ function str(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+/** The fields of `value` but `omit` as compact JSON ("" when there are none or they cannot be shown). */
+function restJson(value: Obj, omit: readonly string[]): string {
+  const rest: Obj = {};
+  for (const key of Object.keys(value)) if (!omit.includes(key)) rest[key] = value[key];
+  if (Object.keys(rest).length === 0) return "";
+  try {
+    return JSON.stringify(rest).slice(0, 400);
+  } catch {
+    return "";
+  }
+}
+
 /** The text blocks of content (a string, or an array of blocks), joined. */
 export function contentText(content: unknown, separator = "\n"): string {
   if (typeof content === "string") return content;
@@ -58,6 +70,13 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
           .map((b) => oneLine(str(b.name), 40))
           .join(", ");
         const preview = text ? oneLine(text, width) : "";
+        if (!calls && !preview) {
+          // No text and no calls: thinking only, or a failed turn; say which.
+          const stop = str(message.stopReason);
+          const error = str(message.errorMessage);
+          const why = error ? `error: ${error}` : stop && stop !== "stop" ? `(${stop})` : "(no text)";
+          return { kind: "assistant", preview: oneLine(why, width) };
+        }
         return { kind: "assistant", preview: calls ? `${preview}${preview ? " " : ""}→ ${calls}` : preview };
       }
       if (role === "toolResult")
@@ -74,7 +93,11 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
         };
       if (role === "branchSummary" || role === "compactionSummary")
         return { kind: role, preview: oneLine(str(message.summary), width) };
-      return { kind: oneLine(role, 30), preview: oneLine(contentText(message.content, " "), width) };
+      const text = contentText(message.content, " ");
+      return {
+        kind: oneLine(role, 30),
+        preview: oneLine(text || restJson(message, ["role", "timestamp"]), width),
+      };
     }
     case "compaction":
       return { kind: "compaction", preview: oneLine(str(e.summary), width) };
@@ -112,6 +135,9 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
         preview: oneLine(`${str(e.targetId)}${e.replacement === null ? " (removed)" : ""}`, width),
       };
     default:
-      return { kind: oneLine(type, 30) || "?", preview: "" };
+      return {
+        kind: oneLine(type, 30) || "?",
+        preview: oneLine(restJson(e, ["type", "id", "parentId", "timestamp"]), width),
+      };
   }
 }

@@ -193,13 +193,18 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     await ready(page);
     for (const view of ["branch", "all-branches", "context"]) {
       await setView(page, view);
-      for (const filter of ["all", "default", "no-tools"]) {
+      // The context view shows every message sent to the model: no filter there.
+      expect(await page.isDisabled("select.filter")).toBe(view === "context");
+      for (const filter of view === "context" ? [] : ["all", "default", "no-tools"]) {
         await page.selectOption("select.filter", filter);
         await page.waitForSelector(`#transcript[data-filter="${filter}"]`);
         await page.evaluate(() => {
           for (const d of document.querySelectorAll("details")) d.open = true;
         });
       }
+      await page.evaluate(() => {
+        for (const d of document.querySelectorAll("details")) d.open = true;
+      });
     }
     await page.fill("input.search", "pwned");
     await page.press("input.search", "Enter");

@@ -11,6 +11,7 @@
  * (their tool calls are the content), except under no-tools.
  */
 import type { AnyEntry } from "@pi-session/format";
+import { jsonText } from "./json.js";
 
 export const TREE_FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
 export type TreeFilter = (typeof TREE_FILTERS)[number];
@@ -103,9 +104,9 @@ export function searchText(entry: AnyEntry, label: string | undefined): string {
         else if (block.type === "toolCall") {
           push(block.name);
           try {
-            parts.push(JSON.stringify(block.arguments) ?? "");
+            parts.push(jsonText(block.arguments));
           } catch {
-            // Arguments that cannot be serialized are not searchable.
+            // Arguments that cannot be serialized (not from a parsed file) are not searchable.
           }
         }
       }

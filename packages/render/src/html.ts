@@ -13,6 +13,7 @@
  * Use `renderHtml` for a string, `renderHtmlChunks` to write a large session piece by piece.
  */
 import type { TreeFilter } from "./filters.js";
+import { jsonText } from "./json.js";
 import { sessionTitle, type ViewKind } from "./model.js";
 import { PAGE_SCRIPT, PAGE_SCRIPT_SHA256, PAGE_STYLE, PAGE_STYLE_SHA256 } from "./page-assets.js";
 import {
@@ -55,7 +56,7 @@ const JSON_UNSAFE = /[<>&\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
  * `<!--` can appear. Parses back to the same value with `JSON.parse`.
  */
 export function scriptJson(value: unknown): string {
-  const text = JSON.stringify(value) ?? "null";
+  const text = jsonText(value) || "null";
   return text.replace(JSON_UNSAFE, (ch) => `\\u${ch.charCodeAt(0).toString(16).padStart(4, "0")}`);
 }
 

@@ -103,4 +103,5 @@ export {
   treeFilterPasses,
 } from "./filters.js";
 export { type EntrySummary, contentText, entrySummary, oneLine } from "./summary.js";
+export { MAX_INDENTED_DEPTH, escapeTerminalUnsafe, jsonText, serializeJson, writeJson } from "./json.js";
 export { type TreeLayout, layoutTree, newestLeafBelow, siblingsOf } from "./tree-layout.js";

@@ -9,6 +9,7 @@ import {
   type SessionHeader,
   stringifyEntry,
 } from "@pi-session/format";
+import { jsonText } from "./json.js";
 import type { RenderSession } from "./source.js";
 
 export interface JsonlOptions {
@@ -23,10 +24,20 @@ export function* branchJsonlLines(session: RenderSession, options: JsonlOptions 
   const { index } = session;
   if (session.header) {
     const header: SessionHeader = { ...session.header, version: CURRENT_SESSION_VERSION };
-    yield stringifyEntry(header);
+    yield line(header);
   }
   const entries: readonly AnyEntry[] = options.allBranches
     ? index.entries
     : index.activePath(options.leafId === undefined ? index.leafId : options.leafId);
-  for (const entry of entries) yield stringifyEntry(entry);
+  for (const entry of entries) yield line(entry);
+}
+
+/** pi's line of an entry; one nested beyond JSON.stringify's stack is written iteratively. */
+function line(entry: object): string {
+  try {
+    return stringifyEntry(entry);
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    return jsonText(entry).replace(/[\u2028\u2029]/g, (ch) => (ch === "\u2028" ? "\\u2028" : "\\u2029"));
+  }
 }

@@ -14,6 +14,7 @@
  */
 import { buildSessionProjection } from "@pi-session/context";
 import type { AnyEntry, SessionHeader } from "@pi-session/format";
+import { jsonText } from "./json.js";
 import type { RenderSession } from "./source.js";
 import { layoutTree, siblingsOf, type TreeLayout } from "./tree-layout.js";
 
@@ -212,10 +213,12 @@ function str(value: unknown): string {
   return typeof value === "string" ? value : "";
 }
 
+/** Pretty JSON of a session value, at any depth. */
 function json(value: unknown): string {
   try {
-    return JSON.stringify(value, null, 2) ?? String(value);
+    return jsonText(value, 2) || String(value);
   } catch {
+    // A getter that throws, a BigInt: not what a parsed file holds; show what can be shown.
     return String(value);
   }
 }

@@ -246,39 +246,59 @@ export class Redactor {
     return this.#value(value) as T;
   }
 
-  #value(value: unknown): unknown {
-    if (typeof value === "string") return this.text(value);
-    if (typeof value !== "object" || value === null) return value;
-    if (Array.isArray(value)) {
-      let copy: unknown[] | undefined;
-      for (let i = 0; i < value.length; i++) {
-        const item = value[i];
-        const next = this.#value(item);
-        if (next !== item) {
-          copy ??= value.slice();
-          copy[i] = next;
-        }
-      }
-      return copy ?? value;
+  // Iterative (a message can be nested 100,000 deep), copying only what changes.
+  #value(root: unknown): unknown {
+    if (typeof root === "string") return this.text(root);
+    if (typeof root !== "object" || root === null) return root;
+    interface Frame {
+      source: Record<string, unknown> | unknown[];
+      /** Keys of an object; undefined for an array. */
+      keys: string[] | undefined;
+      next: number;
+      copy: Record<string, unknown> | unknown[] | undefined;
     }
-    let copy: Record<string, unknown> | undefined;
-    const obj = value as Record<string, unknown>;
-    for (const key of Object.keys(obj)) {
-      const item = obj[key];
-      if (this.#dropSignatures && SIGNATURE_KEYS.includes(key)) {
-        copy ??= { ...obj };
-        delete copy[key];
+    const frame = (source: object): Frame => ({
+      source: source as Frame["source"],
+      keys: Array.isArray(source) ? undefined : Object.keys(source),
+      next: 0,
+      copy: undefined,
+    });
+    const copyOf = (f: Frame) => {
+      f.copy ??= Array.isArray(f.source) ? f.source.slice() : { ...f.source };
+      return f.copy as Record<string | number, unknown>;
+    };
+    const stack: Frame[] = [frame(root)];
+    let returned: { value: unknown } | undefined;
+    for (;;) {
+      const f = stack[stack.length - 1] as Frame;
+      const source = f.source as Record<string | number, unknown>;
+      if (returned !== undefined) {
+        const key = f.keys ? (f.keys[f.next - 1] as string) : f.next - 1;
+        if (returned.value !== source[key]) copyOf(f)[key] = returned.value;
+        returned = undefined;
+      }
+      const length = f.keys ? f.keys.length : (f.source as unknown[]).length;
+      if (f.next >= length) {
+        stack.pop();
+        const out = f.copy ?? f.source;
+        if (stack.length === 0) return out;
+        returned = { value: out };
+        continue;
+      }
+      const key = f.keys ? (f.keys[f.next] as string) : f.next;
+      f.next++;
+      const item = source[key];
+      if (f.keys && this.#dropSignatures && SIGNATURE_KEYS.includes(key as string)) {
+        delete copyOf(f)[key];
         this.#count("signature");
         continue;
       }
-      if (typeof item === "string" && STRUCTURAL_KEYS.has(key)) continue;
-      const next = this.#value(item);
-      if (next !== item) {
-        copy ??= { ...obj };
-        copy[key] = next;
-      }
+      if (typeof item === "string") {
+        if (f.keys && STRUCTURAL_KEYS.has(key as string)) continue;
+        const next = this.text(item);
+        if (next !== item) copyOf(f)[key] = next;
+      } else if (typeof item === "object" && item !== null) stack.push(frame(item));
     }
-    return copy ?? value;
   }
 
   /** Counts by kind so far, kinds sorted by name. */

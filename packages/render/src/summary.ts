@@ -4,6 +4,7 @@
  * gets one row. The preview is flattened to one line, its controls made visible, and cut.
  */
 import type { AnyEntry } from "@pi-session/format";
+import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
 
 type Obj = Record<string, unknown>;
@@ -22,7 +23,7 @@ function restJson(value: Obj, omit: readonly string[]): string {
   for (const key of Object.keys(value)) if (!omit.includes(key)) rest[key] = value[key];
   if (Object.keys(rest).length === 0) return "";
   try {
-    return JSON.stringify(rest).slice(0, 400);
+    return jsonText(rest).slice(0, 400);
   } catch {
     return "";
   }
@@ -111,7 +112,7 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
       return {
         kind: "label",
         preview: oneLine(
-          `${str(e.targetId)} = ${e.label === undefined ? "(cleared)" : JSON.stringify(e.label)}`,
+          `${str(e.targetId)} = ${e.label === undefined ? "(cleared)" : jsonText(e.label)}`,
           width,
         ),
       };

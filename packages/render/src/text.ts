@@ -9,7 +9,7 @@
  * for one item.
  */
 import type { Block, DocumentItem, RenderDocument } from "./model.js";
-import { lineEndsAsLf, visibleControls } from "./sanitize.js";
+import { lineEndsAsLf, oneLineField, visibleControls } from "./sanitize.js";
 
 /** Session text as a terminal may show it: CRLF as LF, every other control visible. */
 function shown(text: string): string {
@@ -98,6 +98,12 @@ function resolve(doc: RenderDocument | undefined, options: TextOptions): Resolve
 }
 
 /** One line of session text: controls visible, whitespace runs collapsed, cut to `max`. */
+/** A name, id, label or path on one line: every control shown (`\x0a` for a newline), cut to `max`. */
+function field(text: string, max: number): string {
+  const shown = oneLineField(text);
+  return shown.length > max ? `${shown.slice(0, Math.max(0, max - 1))}…` : shown;
+}
+
 function oneLine(text: string, max: number): string {
   const flat = shown(text).replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
@@ -222,8 +228,8 @@ function heading(item: DocumentItem, r: Resolved): string {
       head = s.dim(oneLine(title, 80));
   }
   const bits = [head];
-  if (item.label !== undefined) bits.push(s.yellow(`[${oneLine(item.label, 80)}]`));
-  if (r.showIds && item.id !== undefined) bits.push(s.dim(oneLine(item.id, 80)));
+  if (item.label !== undefined) bits.push(s.yellow(`[${field(item.label, 80)}]`));
+  if (r.showIds && item.id !== undefined) bits.push(s.dim(field(item.id, 80)));
   if (item.timestamp !== undefined) bits.push(s.dim(r.time(item.timestamp)));
   return bits.join(" ");
 }
@@ -274,7 +280,7 @@ function itemText(item: DocumentItem, r: Resolved): string | undefined {
   if (item.branch && item.branch.count > 1)
     lines.push(
       r.s.magenta(
-        `↳ branch ${item.branch.index}/${item.branch.count} from ${item.branch.parentId === null ? "(root)" : oneLine(item.branch.parentId, 40)}`,
+        `↳ branch ${item.branch.index}/${item.branch.count} from ${item.branch.parentId === null ? "(root)" : field(item.branch.parentId, 40)}`,
       ),
     );
   if (!item.conversational) {
@@ -295,9 +301,9 @@ function itemText(item: DocumentItem, r: Resolved): string | undefined {
 function headerLines(doc: RenderDocument, options: TextOptions, r: Resolved): string[] {
   const { s } = r;
   const { session, view } = doc;
-  const lines = [s.bold(`${oneLine(session.name ?? "(unnamed)", 200)} ${s.dim(oneLine(session.id, 80))}`)];
+  const lines = [s.bold(`${oneLineField(session.name ?? "(unnamed)")} ${s.dim(oneLineField(session.id))}`)];
   const where = [options.source, session.cwd].filter((x): x is string => x !== undefined && x !== "");
-  if (where.length > 0) lines.push(s.dim(where.map((w) => shown(w)).join(" · ")));
+  if (where.length > 0) lines.push(s.dim(oneLineField(where.join(" · "))));
   if (view.kind === "context") {
     const model = view.model ? `${view.model.provider}/${view.model.modelId}` : "(none)";
     lines.push(

@@ -1,9 +1,10 @@
 /**
- * `show <session>`: the transcript of the active branch (or every branch), for reading.
+ * `show <session>`: the transcript of the active branch (or every branch), for reading. The
+ * text is the render layer's, from the same document `export` renders, so the two never
+ * disagree; `--json` prints the entries themselves.
  */
+import { buildDocument, createRenderSession, renderTextChunks } from "@pi-session/render";
 import type { Action } from "../program.js";
-import { transcriptBlock } from "../render.js";
-import { oneLineField } from "../terminal-safe.js";
 import { entryIdOption, openSession } from "./common.js";
 
 export const action: Action = async (ctx, [arg], options) => {
@@ -11,8 +12,8 @@ export const action: Action = async (ctx, [arg], options) => {
   const leaf = entryIdOption(session, options, "leaf", "--leaf");
   const all = options.allBranches === true;
   const { index } = session;
-  const entries = all ? [...index.entries] : index.activePath(leaf ?? index.leafId);
   if (ctx.json) {
+    const entries = all ? [...index.entries] : index.activePath(leaf ?? index.leafId);
     ctx.io.printJson({
       file: session.path,
       id: session.header.id,
@@ -23,30 +24,23 @@ export const action: Action = async (ctx, [arg], options) => {
     });
     return 0;
   }
-  const c = ctx.io.out;
-  const name = index.sessionName;
-  // One line each: a `\n` in the name, id, path or cwd is shown, not obeyed.
-  ctx.io.line(
-    c.bold(`${oneLineField(String(name ?? "(unnamed)"))} ${c.dim(oneLineField(session.header.id))}`),
+  const doc = buildDocument(
+    createRenderSession({
+      header: session.header,
+      entries: session.entries,
+      index,
+      formatVersion: session.version,
+      diagnostics: session.diagnostics,
+    }),
+    { view: all ? "all-branches" : "branch", leafId: leaf },
   );
-  const cwd = session.header.cwd ? ` · ${String(session.header.cwd)}` : "";
-  ctx.io.line(c.dim(oneLineField(`${session.path}${cwd}`)));
-  let previous: string | null = null;
-  for (const entry of entries) {
-    const note =
-      all && previous !== null && entry.parentId !== previous
-        ? `↳ branch from ${oneLineField(String(entry.parentId ?? "(root)"))}`
-        : undefined;
-    const block = transcriptBlock(c, entry as Record<string, unknown>, {
-      full: options.full === true,
-      label: index.getLabel(entry.id),
-      showIds: all,
-      ...(note ? { branchNote: note } : {}),
-    });
-    previous = entry.id;
-    if (block === undefined) continue;
-    ctx.io.line();
-    ctx.io.line(block);
-  }
+  const chunks = renderTextChunks(doc, {
+    full: options.full === true,
+    style: ctx.io.out,
+    foldHint: "; --full shows all",
+    source: session.path,
+  });
+  // Each chunk ends with a newline; the boundary adds it back (and makes the text safe).
+  for (const chunk of chunks) ctx.io.line(chunk.slice(0, -1));
   return 0;
 };

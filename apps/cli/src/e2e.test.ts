@@ -263,7 +263,9 @@ describe("show", () => {
     // Depth first: each branch of a branch point in one piece, marked where it starts.
     expect(all.stdout).toContain("↳ branch 1/2 from b2000007");
     expect(all.stdout).toContain("↳ branch 2/2 from b2000007");
-    expect(all.stdout.indexOf("Use Redis for the counters.")).toBeLessThan(all.stdout.indexOf("Keep it in memory"));
+    expect(all.stdout.indexOf("Use Redis for the counters.")).toBeLessThan(
+      all.stdout.indexOf("Keep it in memory"),
+    );
     const data = json(run(["show", join(sessions, V3), "--json"]));
     expect(data.leafId).toBe("b2000022");
     expect(data.labels).toEqual({ b2000006: "plan", b2000019: "configurable" });

@@ -18,7 +18,8 @@ const DEPTH = 100_000;
 const deep = (inner: string) => `${'{"a":['.repeat(DEPTH)}${inner}${"]}".repeat(DEPTH)}`;
 
 function deepSession(): string {
-  const header = '{"type":"session","version":3,"id":"0199aaaa-0000-7000-8000-000000000001","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}';
+  const header =
+    '{"type":"session","version":3,"id":"0199aaaa-0000-7000-8000-000000000001","timestamp":"2026-11-02T09:00:00.000Z","cwd":"/p"}';
   const user = `{"type":"message","id":"c1","parentId":null,"timestamp":"2026-11-02T09:00:01.000Z","message":{"role":"user","content":[{"type":"text","text":"deep"},{"type":"deep","x":${deep('"sk-ant-api03-Zyx987Wvu654Tsr321Qpo098Nml765"')}}],"timestamp":1}}`;
   const call = `{"type":"message","id":"c2","parentId":"c1","timestamp":"2026-11-02T09:00:02.000Z","message":{"role":"assistant","content":[{"type":"toolCall","id":"t1","name":"bash","arguments":${deep("1")}}],"provider":"p","model":"m","usage":{"input":1,"output":1,"cacheRead":0,"cacheWrite":0,"totalTokens":2,"cost":{"total":0}},"stopReason":"toolUse","timestamp":2}}`;
   return `${header}\n${user}\n${call}\n`;

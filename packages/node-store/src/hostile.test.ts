@@ -4,7 +4,8 @@
  * `<file>.lock`) end in the usual backoff and `SessionLockTimeoutError`, never a spin; a lock
  * whose live pid has another start time is stale at once; a FIFO (or a directory) where a
  * session, a settings file or a cache file is expected is never opened for reading: listings
- * leave it out, readers, scans and writers refuse it with `SessionFileNotRegularError`.
+ * leave it out, readers, scans and writers refuse it with `SessionFileNotRegularError`; temp
+ * files are removed by later writers only when the process that made them is provably gone.
  *
  * A regression here would hang (a synchronous spin, a read of a FIFO blocks for ever), which
  * no test timeout can interrupt in-process: every case runs in a child process killed after a
@@ -12,7 +13,16 @@
  * @module-tag processes
  */
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readdirSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { hostname } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -21,7 +31,13 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "./errors.js";
 import { cacheFileFor } from "./cache.js";
 import { acquireLock, lockPathFor } from "./lock.js";
-import { createSessionFile } from "./write.js";
+import {
+  SessionWriter,
+  createSessionFile,
+  removeDeadTempFiles,
+  repairTornTail,
+  rewriteSessionFile,
+} from "./write.js";
 
 const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
 
@@ -384,5 +400,102 @@ syncBuiltinESMExports();
       { agentDir, dir, cache },
     );
     expect(out).toEqual({ setting: null, listed: [real] });
+  });
+});
+
+/** The pid of a process that has exited (and been reaped). */
+function deadPid(): number {
+  const r = spawnSync(process.execPath, ["-e", "process.stdout.write(String(process.pid))"]);
+  return Number(r.stdout.toString());
+}
+
+/** Start time of a live process, as the kernel counts it (Linux). */
+function startOf(pid: number): string {
+  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+  return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19] as string;
+}
+
+describe("temp files left by killed writers", () => {
+  /** The host tag in this host's temp names, as a rewrite makes one. */
+  function hostTag(): string {
+    const probe = join(dirs.make(), "p.jsonl");
+    createSessionFile(probe, [header]);
+    let tag = "";
+    rewriteSessionFile(probe, [header], {
+      fs: {
+        openSync: ((p: string, ...rest: [never]) => {
+          tag ||= /\.tmp-\d+-(?:\d+|x)-([0-9a-f]{8})-/.exec(String(p))?.[1] ?? "";
+          return openSync(p, ...rest);
+        }) as typeof openSync,
+      },
+    });
+    expect(tag).toMatch(/^[0-9a-f]{8}$/);
+    return tag;
+  }
+
+  it.runIf(linux)(
+    "only those whose writer is provably gone are removed, by the next writer of the session",
+    () => {
+      const tag = hostTag();
+      const other = tag === "00000000" ? "00000001" : "00000000";
+      const dir = dirs.make();
+      const path = join(dir, "s.jsonl");
+      createSessionFile(path, [header]);
+      const dead = deadPid();
+      const live = process.ppid;
+      const own = startOf(process.pid);
+      const names = {
+        deadPid: `.s.jsonl.tmp-${dead}-12345-${tag}-abc`,
+        deadPidNoStart: `.s.jsonl.tmp-${dead}-x-${tag}-abc`,
+        reusedPid: `.s.jsonl.tmp-${live}-1-${tag}-abc`,
+        otherSession: `.t.jsonl.tmp-${dead}-12345-${tag}-abc`,
+        liveWriter: `.s.jsonl.tmp-${live}-${startOf(live)}-${tag}-abc`,
+        liveNoStart: `.s.jsonl.tmp-${live}-x-${tag}-abc`,
+        thisProcess: `.s.jsonl.tmp-${process.pid}-${own}-${tag}-abc`,
+        otherHost: `.s.jsonl.tmp-${dead}-12345-${other}-abc`,
+        legacyDeadOld: `.s.jsonl.tmp-${dead}-k3j2h1`,
+        legacyDeadFresh: `.s.jsonl.tmp-${dead}-k3j2h2`,
+        legacyLiveOld: `.s.jsonl.tmp-${live}-k3j2h3`,
+        notOurs: ".s.jsonl.tmp-notes",
+      };
+      for (const name of Object.values(names)) writeFileSync(join(dir, name), "partial");
+      const hourAgo = new Date(Date.now() - 3_600_000);
+      for (const name of [names.legacyDeadOld, names.legacyLiveOld])
+        utimesSync(join(dir, name), hourAgo, hourAgo);
+      // A directory is never removed, whatever its name says.
+      mkdirSync(join(dir, `.s.jsonl.tmp-${dead}-12345-${tag}-dir`));
+      const gone = [
+        names.deadPid,
+        names.deadPidNoStart,
+        names.reusedPid,
+        names.otherSession,
+        names.legacyDeadOld,
+      ];
+      expect(removeDeadTempFiles(dir, { dryRun: true }).sort()).toEqual(gone.map((n) => join(dir, n)).sort());
+      expect(readdirSync(dir)).toHaveLength(1 + Object.keys(names).length + 1);
+      // The next writer of the session removes them.
+      SessionWriter.open(path).close();
+      const kept = Object.values(names).filter((n) => !gone.includes(n));
+      expect(readdirSync(dir).sort()).toEqual(
+        ["s.jsonl", `.s.jsonl.tmp-${dead}-12345-${tag}-dir`, ...kept].sort(),
+      );
+    },
+  );
+
+  it.runIf(linux)("rewrites, creates and torn-tail repairs remove them too", () => {
+    const tag = hostTag();
+    const dead = deadPid();
+    for (const write of [
+      (path: string) => rewriteSessionFile(path, [header]),
+      (path: string) => createSessionFile(join(dirname(path), "new.jsonl"), [header]),
+      (path: string) => repairTornTail(path),
+    ]) {
+      const dir = dirs.make();
+      const path = join(dir, "s.jsonl");
+      createSessionFile(path, [header]);
+      writeFileSync(join(dir, `.s.jsonl.tmp-${dead}-12345-${tag}-abc`), "partial");
+      write(path);
+      expect(readdirSync(dir).filter((n) => n.includes(".tmp-"))).toEqual([]);
+    }
   });
 });

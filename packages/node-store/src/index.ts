@@ -82,6 +82,7 @@ export {
   type CreateSessionFileOptions,
   type Durability,
   type ForeignEntries,
+  type RemoveDeadTempFilesOptions,
   type RepairOptions,
   type RewriteOptions,
   type RewriteResult,
@@ -93,6 +94,7 @@ export {
   encodeEntries,
   fsyncDir,
   openAppender,
+  removeDeadTempFiles,
   repairTornTail,
   rewriteSessionFile,
 } from "./write.js";

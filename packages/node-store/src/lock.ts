@@ -200,9 +200,24 @@ function startOf(pid: number | "self"): string | undefined {
 }
 
 let ownStart: { value: string | undefined } | undefined;
-function ownStartTime(): string | undefined {
+/** This process's start time (Linux), read once; undefined where it cannot be read. */
+export function ownStartTime(): string | undefined {
   ownStart ??= { value: startOf("self") };
   return ownStart.value;
+}
+
+/**
+ * Whether the process `pid` that started at `start` (as {@link ownStartTime} gives it; undefined
+ * when unknown) is provably gone from this host: no process has that pid, or the one that has it
+ * started at another time. False whenever it cannot be told (no start time to compare).
+ */
+export function processIsGone(pid: number, start: string | undefined): boolean {
+  if (pid === process.pid)
+    return start !== undefined && ownStartTime() !== undefined && start !== ownStartTime();
+  if (pidIsDead(pid)) return true;
+  if (start === undefined) return false;
+  const now = startOf(pid);
+  return now !== undefined && now !== start;
 }
 
 /** What this process writes into a lock (or `.break`) file it creates. */

@@ -8,6 +8,7 @@ import {
   chmodSync,
   existsSync,
   fsyncSync,
+  linkSync,
   lstatSync,
   mkdirSync,
   readFileSync,
@@ -90,8 +91,49 @@ describe("createSessionFile", () => {
     };
     expect(() => createSessionFile(path, [header], { fs })).toThrow("no space");
     expect(existsSync(path)).toBe(false);
+    expect(filesIn(join(path, ".."))).toEqual([]);
     createSessionFile(path, [header]);
     expect(readFileSync(path, "utf8")).toBe(line(header));
+  });
+  it("publishes atomically: written aside, fsynced, then linked into place (never over a file that appeared)", () => {
+    const path = join(tmp(), "s.jsonl");
+    const calls: string[] = [];
+    let raced = false;
+    const fs: Partial<WriterFs> = {
+      fsyncSync: (fd) => {
+        calls.push(`fsync ${existsSync(path) ? "published" : "aside"}`);
+        fsyncSync(fd);
+      },
+      linkSync: (from, to) => {
+        calls.push(
+          `link ${String(from).includes(".tmp-") ? "temp" : "?"} -> ${to === path ? "session" : "?"}`,
+        );
+        // Another creator won the race for the name meanwhile.
+        if (raced) writeFileSync(to, "theirs\n");
+        linkSync(from, to);
+      },
+    };
+    createSessionFile(path, [header, entry("1")], { fs });
+    expect(calls).toEqual(["fsync aside", "link temp -> session"]);
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
+    expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+    const other = join(tmp(), "t.jsonl");
+    raced = true;
+    expect(() => createSessionFile(other, [header], { fs })).toThrow(SessionFileExistsError);
+    expect(readFileSync(other, "utf8")).toBe("theirs\n");
+    expect(filesIn(join(other, ".."))).toEqual(["t.jsonl"]);
+  });
+  it("without hard links (EPERM), creates the file exclusively in one write instead", () => {
+    const path = join(tmp(), "s.jsonl");
+    const fs: Partial<WriterFs> = {
+      linkSync: () => {
+        throw Object.assign(new Error("operation not permitted"), { code: "EPERM" });
+      },
+    };
+    createSessionFile(path, [header, entry("1")], { fs });
+    expect(readFileSync(path, "utf8")).toBe(line(header) + line(entry("1")));
+    expect(filesIn(join(path, ".."))).toEqual(["s.jsonl"]);
+    expect(() => createSessionFile(path, [header], { fs })).toThrow(SessionFileExistsError);
   });
   it("escapes U+2028/U+2029 so no line reader can split an entry", () => {
     const path = join(tmp(), "s.jsonl");

@@ -16,6 +16,7 @@
  * `node:fs`) so tests can inject failures.
  */
 import * as nodeFs from "node:fs";
+import { hostname as osHostname } from "node:os";
 import { basename, dirname, join } from "node:path";
 import {
   type JsonRecord,
@@ -36,6 +37,8 @@ import {
   type LockOptions,
   acquireLockFile,
   lockPathOf,
+  ownStartTime,
+  processIsGone,
   registerLease,
   resolveSessionPath,
   sleepSync,
@@ -202,9 +205,13 @@ export interface CreateResult {
 }
 
 /**
- * Creates a session file with `lines` (header first), in one write, failing with
+ * Creates a session file with `lines` (header first), failing with
  * {@link SessionFileExistsError} if the file already exists. Parent directories are created.
- * If the write fails the new file is removed, so a retry can create it.
+ * Published atomically: written to a temp file beside it, fsynced, then hard-linked into place
+ * (a link never replaces an existing file) and the temp name removed, so a process killed
+ * meanwhile leaves no truncated session, only a temp file that the next writer in the
+ * directory removes (see {@link removeDeadTempFiles}). Where the filesystem has no hard links,
+ * the file is created exclusively (`wx`) and written in one write instead (not atomic).
  */
 export function createSessionFile(
   path: string,
@@ -215,7 +222,48 @@ export function createSessionFile(
   const bytes = encodeEntries(lines);
   // Through a dangling link: the file it points to (as the other writers do).
   const file = resolveSessionPath(path);
-  fs.mkdirSync(dirname(file), { recursive: true });
+  const dir = dirname(file);
+  fs.mkdirSync(dir, { recursive: true });
+  removeDeadTemps(dir, fs);
+  // Checked first, so a file that exists costs no temp file (the link checks again).
+  if (exists(fs, file)) throw new SessionFileExistsError(path);
+  const tmp = tempPathFor(file);
+  const fd = fs.openSync(tmp, "wx");
+  try {
+    writeAll(fs, fd, bytes);
+    // Always: once linked, the name must never stand for bytes not on disk yet.
+    fs.fsyncSync(fd);
+  } catch (error) {
+    fs.closeSync(fd);
+    unlinkQuietly(fs, tmp);
+    throw error;
+  }
+  fs.closeSync(fd);
+  try {
+    fs.linkSync(tmp, file);
+  } catch (error) {
+    const code = codeOf(error);
+    if (!NO_HARD_LINKS.has(code as string)) {
+      unlinkQuietly(fs, tmp);
+      if (code === "EEXIST") throw new SessionFileExistsError(path);
+      throw error;
+    }
+    unlinkQuietly(fs, tmp);
+    createInOneWrite(fs, path, file, bytes, opts.durability === "fsync");
+    return { path, size: bytes.length };
+  }
+  // Killed before this, the temp name is left as a second link to the session: harmless, and
+  // removed by the next writer (its writer is gone).
+  unlinkQuietly(fs, tmp);
+  if (opts.durability === "fsync") fsyncDir(dir, fs);
+  return { path, size: bytes.length };
+}
+
+/** Codes of a `link` on a filesystem that has no hard links (FAT, some network filesystems). */
+const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
+
+/** The fallback of {@link createSessionFile}: exclusive create and one write (removed on failure). */
+function createInOneWrite(fs: WriterFs, path: string, file: string, bytes: Uint8Array, sync: boolean): void {
   let fd: number;
   try {
     fd = fs.openSync(file, "wx");
@@ -225,19 +273,114 @@ export function createSessionFile(
   }
   try {
     writeAll(fs, fd, bytes);
-    if (opts.durability === "fsync") fs.fsyncSync(fd);
+    if (sync) fs.fsyncSync(fd);
   } catch (error) {
     fs.closeSync(fd);
-    try {
-      fs.unlinkSync(file);
-    } catch {
-      // Leave it; nothing else can be done.
-    }
+    unlinkQuietly(fs, file);
     throw error;
   }
   fs.closeSync(fd);
-  if (opts.durability === "fsync") fsyncDir(dirname(file), fs);
-  return { path, size: bytes.length };
+  if (sync) fsyncDir(dirname(file), fs);
+}
+
+function unlinkQuietly(fs: WriterFs, path: string): void {
+  try {
+    fs.unlinkSync(path);
+  } catch {
+    // Gone already, or it cannot be removed: nothing else to do.
+  }
+}
+
+// ---------------------------------------------------------------------------------------
+// Temp files, and the ones dead writers left
+
+/** A short tag of this host's name (temp names say whose they are). */
+let hostTagValue: string | undefined;
+function hostTag(): string {
+  if (hostTagValue === undefined) {
+    const name = osHostname();
+    let h = 0x811c9dc5;
+    for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
+    hostTagValue = (h >>> 0).toString(16).padStart(8, "0");
+  }
+  return hostTagValue;
+}
+
+/**
+ * A temp file beside `file`: `.<name>.tmp-<pid>-<start>-<host>-<random>`. The pid, the
+ * process start time (Linux; `x` where it cannot be read) and a tag of the host name let a
+ * later writer tell that the process that made it is gone (see {@link removeDeadTempFiles}).
+ */
+function tempPathFor(file: string): string {
+  const rand = Math.random().toString(36).slice(2, 10) || "0";
+  const start = ownStartTime() ?? "x";
+  return join(dirname(file), `.${basename(file)}.tmp-${process.pid}-${start}-${hostTag()}-${rand}`);
+}
+
+const TEMP_NAME = /^\..+\.tmp-(\d+)-(\d+|x)-([0-9a-f]{8})-[0-9a-z]+$/;
+/** The temp names of earlier versions: `.<name>.jsonl.tmp-<pid>-<random>` (no start, no host). */
+const LEGACY_TEMP_NAME = /^\..+\.jsonl\.tmp-(\d+)-[0-9a-z]{1,8}$/;
+/** A legacy temp file is also left alone until this old (no live writer holds a lock that long). */
+const LEGACY_TEMP_MIN_AGE_MS = 10 * 60_000;
+
+/**
+ * Removes, from `dir`, the temp files (of rewrites and creates) whose writer is provably gone:
+ * made on this host by a pid that no longer exists or now belongs to a process with another
+ * start time. A live writer's temp file is never removed, nor one made on another host (a
+ * shared filesystem), nor one whose start time was not recorded and whose pid is alive. Temp
+ * names of earlier versions (no start time, no host) are removed only when their pid is gone
+ * and they are older than ten minutes. Best effort: failures are ignored. Returns the paths
+ * removed (with `dryRun`, the paths that would be). Every writer here calls it on the directory
+ * of the file it writes (rewrites, creates, appenders when they open, torn-tail repairs).
+ */
+export function removeDeadTempFiles(dir: string, opts: RemoveDeadTempFilesOptions = {}): string[] {
+  return removeDeadTemps(dir, fsWith(opts.fs), opts.dryRun === true);
+}
+
+export interface RemoveDeadTempFilesOptions extends FsOption {
+  /** Only list what would be removed. */
+  dryRun?: boolean;
+}
+
+function removeDeadTemps(dir: string, fs: WriterFs, dryRun = false): string[] {
+  const removed: string[] = [];
+  let names: string[];
+  try {
+    names = nodeFs.readdirSync(dir);
+  } catch {
+    return removed;
+  }
+  for (const name of names) {
+    if (!name.startsWith(".") || !name.includes(".tmp-")) continue;
+    const path = join(dir, name);
+    const current = TEMP_NAME.exec(name);
+    let gone = false;
+    if (current) {
+      const [, pid, start, host] = current;
+      gone = host === hostTag() && processIsGone(Number(pid), start === "x" ? undefined : start);
+    } else {
+      const legacy = LEGACY_TEMP_NAME.exec(name);
+      if (!legacy) continue;
+      gone = processIsGone(Number(legacy[1]), undefined);
+      if (gone) {
+        try {
+          gone = Date.now() - fs.statSync(path).mtimeMs > LEGACY_TEMP_MIN_AGE_MS;
+        } catch {
+          gone = false;
+        }
+      }
+    }
+    if (!gone) continue;
+    try {
+      // A regular file only (never a directory or a link someone put there under that name).
+      if (!nodeFs.lstatSync(path).isFile()) continue;
+      if (!dryRun) fs.unlinkSync(path);
+      removed.push(path);
+    } catch {
+      // Removed by another writer meanwhile, or not ours to remove.
+    }
+  }
+  return removed;
 }
 
 /**
@@ -428,6 +571,7 @@ export function repairTornTail(path: string, opts: RepairOptions = {}): TornTail
       if (codeOf(error) === "ENOENT") throw new SessionFileNotFoundError(path);
       throw error;
     }
+    removeDeadTemps(dirname(file), fs);
     try {
       return repairOpenFile(fs, path, file, fd, now, true);
     } finally {
@@ -587,6 +731,8 @@ export class SessionWriter {
         throw error;
       }
       this.fd = fd;
+      // The next writer of a session cleans up after the dead ones (killed mid-rewrite).
+      removeDeadTemps(dirname(file), fs);
       const st = fs.fstatSync(fd);
       this.ino = st.ino;
       const expected = opts.expectedSize;
@@ -1102,8 +1248,8 @@ function rewriteUnlocked(
   const original = check();
   // Next to the real file: renaming over a link would replace the link, not the session.
   const dir = dirname(file);
-  const rand = Math.random().toString(36).slice(2, 10);
-  const tmp = join(dir, `.${basename(file)}.tmp-${process.pid}-${rand}`);
+  removeDeadTemps(dir, fs);
+  const tmp = tempPathFor(file);
   let backupPath: string | undefined;
   let backupMade = false;
   let sidecarPath: string | undefined;

@@ -12,8 +12,14 @@
  * `<file>.removed-<time>` before the file is replaced.
  */
 import { closeSync, fsyncSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { dirname } from "node:path";
 import { type Diagnostic, type RawRecord, splitSession } from "@pi-session/format";
-import { SessionFileChangedError, openRegularFileSync, rewriteSessionFile } from "@pi-session/node-store";
+import {
+  SessionFileChangedError,
+  openRegularFileSync,
+  removeDeadTempFiles,
+  rewriteSessionFile,
+} from "@pi-session/node-store";
 import { CliError } from "../errors.js";
 import { type FileRecords, readRecords } from "../load.js";
 import type { Action } from "../program.js";
@@ -190,6 +196,9 @@ export const action: Action = async (ctx, [arg], options) => {
     );
   }
   const plan = planRepair(read);
+  // Temp files that killed writers (a `migrate --write`, a `name` on a v1 file, a `fork`) left
+  // beside it: removed with --write, listed without (only those whose writer is provably gone).
+  const deadTempFiles = removeDeadTempFiles(dirname(path), { dryRun: !write });
   let backupPath: string | null = null;
   let removedPath: string | null = null;
   let written = false;
@@ -222,6 +231,7 @@ export const action: Action = async (ctx, [arg], options) => {
       sizeAfter: plan.sizeAfter,
       backupPath,
       removedPath,
+      deadTempFiles,
     });
   } else {
     const c = ctx.io.out;
@@ -242,6 +252,11 @@ export const action: Action = async (ctx, [arg], options) => {
       ctx.io.line(c.dim("  left alone (pi copes with these; see `pi-session validate`):"));
       for (const d of plan.leftAlone)
         ctx.io.line(c.dim(oneLineField(`    ${where(d.line, d.offset)}: ${d.reason} [${d.code}]`)));
+    }
+    if (deadTempFiles.length > 0) {
+      const n = `${deadTempFiles.length} temp file${deadTempFiles.length === 1 ? "" : "s"} left by killed writers`;
+      ctx.io.line(`  ${write ? `removed ${n}` : `${n} (--write removes them)`}:`);
+      for (const temp of deadTempFiles) ctx.io.line(`    ${oneLineField(temp)}`);
     }
     if (written) {
       ctx.io.info(`backup: ${oneLineField(backupPath ?? "(none)")}`);

@@ -111,8 +111,12 @@ export default defineConfig(({ mode }) => {
       ],
       // Tagged tests start processes or write much: a busy 2-core CI machine needs time.
       tags: [
-        { name: "processes", description: "spawns processes or worker threads on dist/", timeout: 120_000 },
-        { name: "compiler", description: "runs a compiler (AssemblyScript)", timeout: 120_000 },
+        {
+          name: "processes",
+          description: "spawns processes (on dist/, a browser) or worker threads",
+          timeout: 120_000,
+        },
+        { name: "compiler", description: "runs a compiler (AssemblyScript, esbuild)", timeout: 120_000 },
         { name: "big-file", description: "writes a large file (PI_SESSION_BIG_TEST_MB)", timeout: 300_000 },
         { name: "dist", description: "reads built output (run pnpm build first)" },
       ],

@@ -16,9 +16,10 @@
  *
  * `vitest run --mode fast` (`pnpm test:fast`) leaves out the tests tagged `processes`,
  * `compiler`, `big-file` and `dist`; files tagged as a whole (`@module-tag`) are not even
- * loaded, so the fast loop needs no build at all.
+ * loaded, so the fast loop needs no build at all. It also runs fewer cases per property.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { availableParallelism } from "node:os";
 import { join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type TestProjectInlineConfiguration, defineConfig } from "vitest/config";
@@ -62,6 +63,9 @@ function sourceAliases(dirs: string[]): { find: RegExp; replacement: string }[] 
   }
   return out;
 }
+
+/** Runs per property in a fast run (testkit's `fcOptions`; 200 otherwise). */
+const FAST_NUM_RUNS = 50;
 
 /** Tags a fast run leaves out (see vitest.config.ts header and CONTRIBUTING.md). */
 const SLOW_TAGS = ["processes", "compiler", "big-file", "dist"];
@@ -120,7 +124,16 @@ export default defineConfig(({ mode }) => {
         { name: "big-file", description: "writes a large file (PI_SESSION_BIG_TEST_MB)", timeout: 300_000 },
         { name: "dist", description: "reads built output (run pnpm build first)" },
       ],
-      ...(fast ? { tagsFilter: [SLOW_TAGS.map((t) => `!${t}`).join(" && ")] } : {}),
+      // The fast loop also runs each property FAST_NUM_RUNS times (not 200; FC_NUM_RUNS still
+      // wins) and uses every core for test files (vitest's default leaves one to itself).
+      ...(fast
+        ? {
+            tagsFilter: [SLOW_TAGS.map((t) => `!${t}`).join(" && ")],
+            // biome-ignore lint/suspicious/noUndeclaredEnvVars: read by vitest, not by a turbo task.
+            env: { FC_NUM_RUNS: process.env.FC_NUM_RUNS ?? String(FAST_NUM_RUNS) },
+            maxWorkers: availableParallelism(),
+          }
+        : {}),
     },
   };
 });

@@ -14,9 +14,11 @@
  * `@pi-session/testkit`'s `upstreamFixture`; without them those tests are skipped and the
  * run ends with a line that names them.
  *
- * `vitest run --mode fast` (`pnpm test:fast`) leaves out the tests tagged `processes`,
- * `compiler`, `big-file` and `dist`; files tagged as a whole (`@module-tag`) are not even
- * loaded, so the fast loop needs no build at all. It also runs fewer cases per property.
+ * `pnpm test:fast` leaves out the tests tagged `processes`, `compiler`, `big-file` and `dist`:
+ * `--mode fast` here keeps files tagged as a whole (`@module-tag`) from being loaded at all,
+ * and its `--tags-filter` options (the filter reaches the projects only from the command line)
+ * leave out single tagged tests; so the fast loop needs no build. It also runs fewer cases per
+ * property.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { availableParallelism } from "node:os";
@@ -67,7 +69,7 @@ function sourceAliases(dirs: string[]): { find: RegExp; replacement: string }[] 
 /** Runs per property in a fast run (testkit's `fcOptions`; 200 otherwise). */
 const FAST_NUM_RUNS = 50;
 
-/** Tags a fast run leaves out (see vitest.config.ts header and CONTRIBUTING.md). */
+/** Tags a fast run leaves out (also in the test:fast script's --tags-filter; CONTRIBUTING.md). */
 const SLOW_TAGS = ["processes", "compiler", "big-file", "dist"];
 
 /** Test files tagged as a whole with one of the slow tags (`@module-tag <tag>`). */
@@ -128,7 +130,6 @@ export default defineConfig(({ mode }) => {
       // wins) and uses every core for test files (vitest's default leaves one to itself).
       ...(fast
         ? {
-            tagsFilter: [SLOW_TAGS.map((t) => `!${t}`).join(" && ")],
             // biome-ignore lint/suspicious/noUndeclaredEnvVars: read by vitest, not by a turbo task.
             env: { FC_NUM_RUNS: process.env.FC_NUM_RUNS ?? String(FAST_NUM_RUNS) },
             maxWorkers: availableParallelism(),

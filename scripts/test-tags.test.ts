@@ -45,6 +45,13 @@ describe("test tags", () => {
     expect(files.length).toBeGreaterThan(20);
   });
 
+  it("pnpm test:fast leaves out every slow tag (the filter reaches projects only from the command line)", () => {
+    const script: string = JSON.parse(readFileSync(join(root, "package.json"), "utf8")).scripts["test:fast"];
+    expect(script).toContain("--mode fast");
+    for (const tag of ["processes", "compiler", "big-file", "dist"])
+      expect(script, tag).toContain(`--tags-filter=!${tag}`);
+  });
+
   it("every test file that uses built output or starts processes tags those tests", () => {
     const untagged: string[] = [];
     for (const path of files) {

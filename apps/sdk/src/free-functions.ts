@@ -20,6 +20,7 @@ import { migrateEntries } from "@pi-session/migrate";
 import {
   getAgentDir,
   getDefaultSessionsRoot,
+  keepLinesPiReads,
   readLinesAsPi,
   readSessionFileSync,
   resolvePiPath,
@@ -61,7 +62,7 @@ export function migrateSessionEntries(entries: FileEntry[]): void {
 
 /** Parses JSONL text; blank and malformed lines are skipped (as pi). */
 export function parseSessionEntries(content: string): FileEntry[] {
-  return jsonValues(parseSessionText(content).records) as unknown as FileEntry[];
+  return jsonValues(parseSessionText(content, { maxDiagnostics: 0 }).records) as unknown as FileEntry[];
 }
 
 /**
@@ -70,7 +71,11 @@ export function parseSessionEntries(content: string): FileEntry[] {
  * line is not a header with a string id. Malformed lines are skipped. Streams; never writes.
  */
 export function loadEntriesFromFile(filePath: string): FileEntry[] {
-  const contents = readSessionFileSync(resolvePath(filePath), { missing: "null" });
+  const contents = readSessionFileSync(resolvePath(filePath), {
+    missing: "null",
+    maxDiagnostics: 0,
+    keepRecord: keepLinesPiReads(),
+  });
   if (!contents) return [];
   const lines = readLinesAsPi(contents.records);
   return lines.isSession ? (lines.values as unknown as FileEntry[]) : [];

@@ -45,6 +45,8 @@ import {
   listAllSessions,
   listSessionDir,
   listSessions,
+  firstValueAsPi,
+  keepLinesPiReads,
   readLinesAsPi,
   readSessionFileSync,
   recordObject,
@@ -93,15 +95,19 @@ function now(): string {
   return new Date().toISOString();
 }
 
-/** Reads a file for opening: `undefined` when it does not exist. */
-function readIfExists(path: string): SessionFileContents | undefined {
-  return readSessionFileSync(path, { missing: "null" }) ?? undefined;
+/**
+ * Reads a file for opening: `undefined` when it does not exist. No codec diagnostics are kept
+ * (the manager shows none), nor, unless `whole`, the lines pi skips: they matter only to a
+ * rewrite, which reads the file whole first (a million broken lines cost no million objects).
+ */
+function readIfExists(path: string, whole = false): SessionFileContents | undefined {
+  const opts = { missing: "null", maxDiagnostics: 0 } as const;
+  return readSessionFileSync(path, whole ? opts : { ...opts, keepRecord: keepLinesPiReads() }) ?? undefined;
 }
 
 /** The header's cwd, if the file's first parsed line is a valid header with one. */
 function headerCwd(contents: SessionFileContents | undefined): string | undefined {
-  const lines = contents ? readLinesAsPi(contents.records) : undefined;
-  const first = lines?.isSession ? lines.values[0] : undefined;
+  const first = contents ? firstValueAsPi(contents.records) : undefined;
   return isValidSessionHeader(first) && typeof first.cwd === "string" ? first.cwd : undefined;
 }
 
@@ -175,6 +181,14 @@ export class SessionManager {
     }
     const migration = migrateRecords(lines.records, { randomId: randomEntryId });
     const { report } = migration;
+    if (report.changed && contents.omittedRecords > 0) {
+      // The file will be rewritten: read it with the lines pi skips, to write them back.
+      const whole = readIfExists(path, true);
+      if (whole) {
+        this._setSessionFile(sessionFile, whole);
+        return;
+      }
+    }
     this._adopt((report.changed ? jsonValues(migration.records) : lines.values) as unknown as FileEntry[]);
     this.sessionFile = path;
     // What a rewrite writes: a raw line that migration left unchanged goes back byte for byte

@@ -4,18 +4,21 @@
  */
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import {
   type ParseResult,
   SessionLineDecoder,
+  codecTesting,
   parseSessionBytes,
   parseSessionText,
   resultOf,
 } from "./codec.js";
+import { jsonSyntaxError } from "./json-check.js";
 import type { JsonRecord, RawRecord, SessionRecord } from "./records.js";
 import { serializeRecords } from "./serialize.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
+const realParse = JSON.parse;
 const bytesOf = (...parts: (string | number[])[]) => {
   const chunks = parts.map((p) => (typeof p === "string" ? enc(p) : new Uint8Array(p)));
   const out = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
@@ -52,7 +55,15 @@ function parseChunked(bytes: Uint8Array, cuts: number[]): ParseResult {
 describe("parseSessionBytes: line rules", () => {
   it("parses an empty input to nothing", () => {
     const r = parseSessionBytes(new Uint8Array(0));
-    expect(r).toEqual({ records: [], diagnostics: [], blankLines: 0, lines: 0, bytes: 0 });
+    expect(r).toEqual({
+      records: [],
+      diagnostics: [],
+      omittedDiagnostics: 0,
+      omittedRecords: 0,
+      blankLines: 0,
+      lines: 0,
+      bytes: 0,
+    });
   });
 
   it("parses a header-only file", () => {
@@ -178,23 +189,95 @@ describe("parseSessionBytes: line rules", () => {
     expect(r.diagnostics[0]?.reason).toContain("array");
   });
 
-  it("reports invalid JSON with the line, byte offset, JSON.parse message and an excerpt", () => {
+  it("reports invalid JSON with the line, byte offset, where in the line, why, and an excerpt", () => {
     const r = parseSessionText('{"a":1}\n{"b": oops}\n');
     const rec = raw(r.records[1]);
     expect(rec.text).toBe('{"b": oops}');
     expect(rec.bytes).toEqual(enc('{"b": oops}'));
     const d = r.diagnostics[0];
     expect(d).toMatchObject({ code: "invalid-json", severity: "error", line: 2, offset: 8 });
-    let msg = "";
-    try {
-      JSON.parse('{"b": oops}');
-    } catch (e) {
-      msg = (e as Error).message;
-    }
-    expect(d?.reason).toContain(msg);
-    expect(d?.reason).toContain("oops");
+    expect(d?.reason).toBe(
+      'invalid JSON (expected a JSON value, found "o", at byte 6 of the line): "{\\"b\\": oops}"',
+    );
     expect(rec.reason).toBe(d?.reason);
   });
+
+  it("counts the place of invalid JSON in bytes, after non-ASCII text and a BOM", () => {
+    const r = parseSessionText('\ufeff{"é😀":1,}\n{"é😀":1,}\r\n');
+    expect(r.diagnostics.map((d) => d.reason)).toEqual([
+      'invalid JSON (expected a property name, found "}", at byte 15 of the line): "{\\"é😀\\":1,}"',
+      'invalid JSON (expected a property name, found "}", at byte 12 of the line): "{\\"é😀\\":1,}"',
+    ]);
+    expect(r.records.map((x) => raw(x).bytes)).toEqual([enc('\ufeff{"é😀":1,}'), enc('{"é😀":1,}\r')]);
+  });
+
+  it("says the same of a broken line whichever way it was found broken", () => {
+    // The first line fails in JSON.parse, the others in the check that follows such a line.
+    const line = '{"a":[1,2}';
+    const r = parseSessionText(`${line}\n${line}\n{"b":1}\n${line}\n`);
+    expect(r.records.map((x) => x.kind)).toEqual(["raw", "raw", "json", "raw"]);
+    const reasons = r.diagnostics.map((d) => d.reason);
+    expect(new Set(reasons).size).toBe(1);
+    expect(reasons[0]).toContain(jsonSyntaxError(line)?.message);
+  });
+
+  it("keeps at most maxDiagnostics diagnostics and counts the others", () => {
+    const text = `${"{\n".repeat(5)}[1]\n{"a":1}\n{`;
+    const all = parseSessionText(text);
+    expect(all.diagnostics).toHaveLength(8);
+    expect(all.omittedDiagnostics).toBe(0);
+    const some = parseSessionText(text, { maxDiagnostics: 2 });
+    expect(some.records).toEqual(all.records);
+    // The torn tail's diagnostic is always kept.
+    expect(some.diagnostics).toEqual([all.diagnostics[0], all.diagnostics[1], all.diagnostics[7]]);
+    expect(some.omittedDiagnostics).toBe(5);
+    const none = parseSessionText(text, { maxDiagnostics: 0 });
+    expect(none.diagnostics.map((d) => d.code)).toEqual(["torn-tail"]);
+    expect(none.omittedDiagnostics).toBe(7);
+  });
+
+  it("calls JSON.parse a bounded number of times on a million broken lines", () => {
+    const parse = vi.spyOn(JSON, "parse");
+    let thrown = 0;
+    parse.mockImplementation(function (this: unknown, ...args: Parameters<typeof JSON.parse>) {
+      try {
+        return Reflect.apply(realParse, JSON, args);
+      } catch (error) {
+        thrown++;
+        throw error;
+      }
+    });
+    try {
+      const n = 1_000_000;
+      const shapes = [
+        "{",
+        "[]",
+        // All different, so no reason can be shared; shaped like an object or not.
+        (i: number) => `{"n":${i}`,
+        (i: number) => `{${i}}`,
+      ];
+      for (const shape of shapes) {
+        parse.mockClear();
+        thrown = 0;
+        let text: string;
+        if (typeof shape === "string") text = `${shape}\n`.repeat(n);
+        else {
+          const lines: string[] = [];
+          for (let i = 0; i < n; i++) lines.push(shape(i));
+          text = `${lines.join("\n")}\n`;
+        }
+        // Nothing kept: the test counts calls, not memory.
+        const r = parseSessionText(text, { maxDiagnostics: 0, keepRecord: () => false });
+        expect(r.omittedRecords).toBe(n);
+        expect(r.omittedDiagnostics).toBe(n);
+        // At most a first failure, then the check; "[]" parses (once: the reason is shared).
+        expect(thrown, String(shape)).toBeLessThanOrEqual(1);
+        expect(parse.mock.calls.length, String(shape)).toBeLessThanOrEqual(1);
+      }
+    } finally {
+      parse.mockRestore();
+    }
+  }, 120_000);
 
   it("keeps the exact bytes of a line with invalid UTF-8", () => {
     const bad = bytesOf('{"a":"', [0xff, 0xc3], '"}');
@@ -381,6 +464,67 @@ const arbLineBytes: fc.Arbitrary<Uint8Array> = fc
 
 const arbBytes = fc.oneof(arbLineBytes, fc.uint8Array({ maxLength: 200 }));
 
+/** JSON text, mostly objects, sometimes broken by an edit. */
+const arbMaybeBrokenJson: fc.Arbitrary<string> = fc
+  .tuple(
+    fc.oneof(
+      {
+        weight: 3,
+        arbitrary: fc.dictionary(fc.string({ maxLength: 3 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 3 }),
+      },
+      { weight: 1, arbitrary: fc.jsonValue({ maxDepth: 2 }) },
+    ),
+    fc.option(
+      fc.tuple(fc.nat(), fc.constantFrom("", "{", "}", "[", "]", ",", ":", '"', "\\", "x", "é", "\u00a0")),
+    ),
+  )
+  .map(([value, edit]) => {
+    const text = JSON.stringify(value);
+    if (edit === null) return text;
+    const [at, ch] = edit;
+    const i = at % (text.length + 1);
+    return text.slice(0, i) + ch + text.slice(i + 1);
+  });
+
+/** Files of lines, broken ones often repeated in runs, with CRs, blanks, a BOM, bad UTF-8. */
+const arbBrokenFile: fc.Arbitrary<Uint8Array> = fc
+  .tuple(
+    fc.boolean(),
+    fc.array(
+      fc.tuple(
+        fc.oneof(
+          { weight: 4, arbitrary: arbMaybeBrokenJson.map(enc) },
+          { weight: 1, arbitrary: arbLineBytes },
+          { weight: 1, arbitrary: fc.constantFrom(enc("   "), enc(""), bytesOf('{"a":"', [0xff], '"}')) },
+        ),
+        // Runs longer than the codec's check run (64) now and then.
+        fc.oneof({ weight: 6, arbitrary: fc.integer({ min: 1, max: 3 }) }, fc.integer({ min: 60, max: 70 })),
+        fc.constantFrom("\n", "\r\n", ""),
+      ),
+      { maxLength: 8 },
+    ),
+  )
+  .map(([bom, lines]) => {
+    const parts: (string | number[])[] = bom ? [[0xef, 0xbb, 0xbf]] : [];
+    for (const [line, times, end] of lines) {
+      for (let k = 0; k < times; k++) parts.push(Array.from(line), end || "\n");
+    }
+    const last = lines.at(-1);
+    if (last !== undefined && last[2] === "") parts.pop();
+    return bytesOf(...parts);
+  });
+
+/**
+ * A parse result as plain data, each record one string (fast to compare), a raw record's
+ * bytes included (they are a getter).
+ */
+function withBytes(r: ParseResult): unknown {
+  const records = r.records.map((x) =>
+    JSON.stringify(x.kind === "raw" ? { ...x, bytes: Array.from(x.bytes).join(",") } : x),
+  );
+  return { ...r, records, diagnostics: r.diagnostics.map((d) => JSON.stringify(d)) };
+}
+
 /** Sorted cut positions within [0, len]. */
 const arbCuts = (len: number) =>
   fc.uniqueArray(fc.integer({ min: 0, max: len }), { maxLength: 12 }).map((c) => c.sort((a, b) => a - b));
@@ -435,6 +579,30 @@ describe("codec properties", () => {
         arbBytes.chain((b) => fc.tuple(fc.constant(b), arbCuts(b.length))),
         ([bytes, cuts]) => {
           expect(parseChunked(bytes, cuts)).toEqual(parseSessionBytes(bytes));
+        },
+      ),
+      fcOptions(),
+    );
+  }, 60_000);
+
+  it("gives what parsing every line with JSON.parse gives (the fast path held to the plain one)", () => {
+    const plain = (bytes: Uint8Array, opts?: { maxDiagnostics: number }) => {
+      codecTesting.parseEveryLine = true;
+      try {
+        return withBytes(parseSessionBytes(bytes, opts));
+      } finally {
+        codecTesting.parseEveryLine = false;
+      }
+    };
+    fc.assert(
+      fc.property(
+        arbBrokenFile.chain((b) => fc.tuple(fc.constant(b), arbCuts(b.length), fc.nat({ max: 5 }))),
+        ([bytes, cuts, max]) => {
+          const expected = plain(bytes);
+          expect(withBytes(parseChunked(bytes, cuts))).toEqual(expected);
+          expect(withBytes(parseSessionBytes(bytes, { maxDiagnostics: max }))).toEqual(
+            plain(bytes, { maxDiagnostics: max }),
+          );
         },
       ),
       fcOptions(),

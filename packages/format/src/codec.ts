@@ -9,8 +9,17 @@
  * stripped from the first line of a file only; blank lines (empty, or only JSON whitespace:
  * spaces, tabs, CRs) are counted but yield no record. Any other line is a record, so a rewrite
  * keeps it (a line of other white space, such as U+00A0 or U+2028, is a raw record).
+ *
+ * A broken line costs about what a good one costs: only a line shaped like an object (`{` to
+ * `}`) goes to `JSON.parse` unchecked; any other line, and every line for a while after one
+ * that `JSON.parse` rejected, is checked by {@link jsonSyntaxError} first, which proves it is
+ * not JSON without the exception (a few microseconds each). The check accepts exactly what
+ * `JSON.parse` accepts, so the records are the same either way, and the reason of an invalid
+ * line is the check's own (the same on every engine).
  */
+import { type JsonSyntaxError, isJsonText, isJsonWhitespace, jsonSyntaxError } from "./json-check.js";
 import type { Diagnostic, JsonRecord, RawRecord, SessionRecord } from "./records.js";
+import { NOT_JSON, STRIPPED_BOM, STRIPPED_CR, TextLineRecord } from "./text-line.js";
 
 // The package compiles without DOM or Node typings; these globals exist in every runtime
 // we target (Node >= 11, browsers, workers). Declared locally so no `lib` change is needed.
@@ -40,6 +49,20 @@ export interface DecoderOptions {
    * caller may pass a `Buffer`-based one; this package itself stays runtime-neutral.
    */
   decode?: (bytes: Uint8Array, start: number, end: number) => string;
+  /**
+   * Keep at most this many diagnostics of malformed lines (the first ones, in line order) and
+   * only count the others ({@link SessionLineDecoder.omittedDiagnostics}; all are errors). The
+   * `torn-tail` diagnostic is always kept. Default: keep all. A reader that shows a few, or
+   * none (the records carry their reasons), keeps a million broken lines cheap.
+   */
+  maxDiagnostics?: number;
+  /**
+   * Called with each record as it is made; one it returns false for is not returned (only
+   * counted in {@link SessionLineDecoder.omittedRecords}). Dropping records here, not after a
+   * chunk, lets the engine free them young: a reader that keeps only some records (entries,
+   * say) then costs no memory for a million broken lines.
+   */
+  keepRecord?: (record: SessionRecord) => boolean;
 }
 
 export interface TornTail {
@@ -53,6 +76,10 @@ export interface TornTail {
 export interface ParseResult {
   records: SessionRecord[];
   diagnostics: Diagnostic[];
+  /** Diagnostics of malformed lines not kept because of `maxDiagnostics` (all are errors). */
+  omittedDiagnostics: number;
+  /** Records `keepRecord` dropped. */
+  omittedRecords: number;
   /** Lines that were empty or JSON whitespace only (counted in line numbers, no record). */
   blankLines: number;
   /** Lines seen, blank ones included; an unterminated last line counts. */
@@ -66,6 +93,7 @@ export interface ParseResult {
 const LF = 10;
 const CR_CHAR = 13;
 const OPEN_BRACE = 123;
+const CLOSE_BRACE = 125;
 const BOM_CHAR = 0xfeff;
 const EXCERPT_CHARS = 60;
 const WINDOW = 16 * 1024;
@@ -74,6 +102,21 @@ const NON_ASCII_RUN = 128;
 /** In such a run, lines up to SHORT_LINE bytes are decoded together, up to SHORT_GROUP bytes. */
 const SHORT_LINE = 512;
 const SHORT_GROUP = 4096;
+/**
+ * After `JSON.parse` rejects an object-shaped line, this many more such lines are checked
+ * before they are parsed (broken lines come in runs; checking a good line costs one more scan).
+ */
+const CHECK_RUN = 64;
+/** Longest malformed line whose reason is remembered for the next line. */
+const MEMO_CHARS = 256;
+/**
+ * Tests set `parseEveryLine` to make every line take the plain path (`JSON.parse` first, the
+ * check only for the reason of a line it rejects): the reference the fast path is held to.
+ * Not exported from the package.
+ */
+export const codecTesting = { parseEveryLine: false };
+/** Used if `JSON.parse` rejects what the check accepted (a bug of the check; never seen). */
+const UNEXPLAINED: JsonSyntaxError = { index: 0, message: "rejected by JSON.parse" };
 
 // Lazily created so importing the module costs nothing; TextDecoder is stateless when
 // called without `stream: true`, so sharing one instance is safe.
@@ -141,6 +184,34 @@ function isBlank(text: string): boolean {
   return true;
 }
 
+/**
+ * Whether a line that is not blank may be a JSON object: its first and last characters other
+ * than JSON whitespace are `{` and `}`. Anything else cannot be one, whatever it holds.
+ */
+function objectShaped(text: string): boolean {
+  let first = 0;
+  while (isJsonWhitespace(text.charCodeAt(first))) first++;
+  if (text.charCodeAt(first) !== OPEN_BRACE) return false;
+  let last = text.length - 1;
+  while (isJsonWhitespace(text.charCodeAt(last))) last--;
+  return last > first && text.charCodeAt(last) === CLOSE_BRACE;
+}
+
+/** UTF-8 length of `text[0, end)` (the text is well-formed: it was decoded from valid UTF-8). */
+function utf8Length(text: string, end: number): number {
+  let n = 0;
+  for (let i = 0; i < end; i++) {
+    const c = text.charCodeAt(i);
+    // A surrogate pair is 4 bytes, 2 per code unit.
+    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
+  }
+  return n;
+}
+
+function describeValue(value: unknown): string {
+  return value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
+}
+
 function excerpt(text: string): string {
   const cut = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
   return JSON.stringify(cut);
@@ -168,6 +239,16 @@ function concatBytes(parts: Uint8Array[], total: number): Uint8Array {
  */
 export class SessionLineDecoder {
   private readonly diags: Diagnostic[] = [];
+  private readonly maxDiags: number;
+  private omitted = 0;
+  private readonly keep: ((record: SessionRecord) => boolean) | undefined;
+  private omittedRecs = 0;
+  /** The last record made, kept or not (the torn tail's kind is read from it). */
+  private last: SessionRecord | undefined;
+  /** Object-shaped lines still to check before `JSON.parse` (see {@link CHECK_RUN}). */
+  private checkRun = 0;
+  /** The text, code and reason of the last malformed line: a run of equal lines shares one reason. */
+  private lastBad: { text: string; code: "invalid-json" | "not-an-object"; reason: string } | undefined;
   private blank = 0;
   private lineCount = 0;
   private byteCount = 0;
@@ -189,11 +270,21 @@ export class SessionLineDecoder {
     this.lineStart = startOffset;
     this.nextLineNo = opts.startLine ?? 1;
     this.bomPending = opts.firstLineIsFileStart ?? startOffset === 0;
+    this.maxDiags = opts.maxDiagnostics ?? Number.POSITIVE_INFINITY;
+    this.keep = opts.keepRecord;
   }
 
-  /** Every diagnostic so far, in line order. */
+  /** Every diagnostic so far (up to `maxDiagnostics`, and a torn tail's), in line order. */
   get diagnostics(): Diagnostic[] {
     return this.diags;
+  }
+  /** Diagnostics not kept because of `maxDiagnostics` (all of malformed lines: errors). */
+  get omittedDiagnostics(): number {
+    return this.omitted;
+  }
+  /** Records `keepRecord` dropped. */
+  get omittedRecords(): number {
+    return this.omittedRecs;
   }
   get blankLines(): number {
     return this.blank;
@@ -226,6 +317,7 @@ export class SessionLineDecoder {
   /** Feeds the next chunk; returns the records of the lines it completed. */
   push(chunk: Uint8Array): SessionRecord[] {
     const out: SessionRecord[] = [];
+    this.last = undefined;
     const len = chunk.length;
     if (len === 0) return out;
     this.ended = false;
@@ -294,9 +386,10 @@ export class SessionLineDecoder {
     this.pendingLength = 0;
     const line = this.nextLineNo;
     const offset = this.lineStart;
+    const lines = this.lineCount;
     this.lineFromBytes(lineBytes, 0, lineBytes.length, false, out);
-    const rec = out[0];
-    if (rec !== undefined) {
+    const rec = this.lineCount > lines ? this.last : undefined;
+    if (rec !== undefined && rec.line === line) {
       const kind = rec.kind === "json" ? "json" : "fragment";
       this.torn = { kind, line, offset, byteLength: rec.byteLength };
       this.diags.push({
@@ -378,28 +471,64 @@ export class SessionLineDecoder {
     const byteLength = end - start;
     this.lineStart += byteLength + (terminated ? 1 : 0);
     this.lineCount++;
+    let stripped = 0;
     if (this.bomPending) {
       this.bomPending = false;
-      if (text.charCodeAt(0) === BOM_CHAR) text = text.slice(1);
+      if (text.charCodeAt(0) === BOM_CHAR) {
+        text = text.slice(1);
+        stripped = STRIPPED_BOM;
+      }
     }
     const c0 = text.charCodeAt(0);
     if (c0 !== OPEN_BRACE && isBlank(text)) {
       this.blank++;
       return;
     }
+    // The common case first: an object-shaped line, parsed unchecked unless one just failed.
+    const shaped =
+      c0 === OPEN_BRACE && text.charCodeAt(text.length - 1) === CLOSE_BRACE ? true : objectShaped(text);
     let value: unknown;
-    try {
-      value = JSON.parse(text);
-    } catch (err) {
-      const msg = err instanceof Error ? err.message : String(err);
-      const reason = `invalid JSON (${msg}): ${excerpt(text)}`;
-      this.raw(bytes, start, end, text, reason, "invalid-json", line, offset, terminated, out);
+    let error: JsonSyntaxError | undefined;
+    if ((shaped && this.checkRun === 0) || codecTesting.parseEveryLine) {
+      try {
+        value = JSON.parse(text);
+      } catch {
+        error = jsonSyntaxError(text) ?? UNEXPLAINED;
+        this.checkRun = CHECK_RUN;
+      }
+    } else {
+      if (bytes[end - 1] === CR_CHAR) stripped |= STRIPPED_CR;
+      const same = this.lastBad;
+      if (same !== undefined && stripped === 0 && same.text === text) {
+        this.raw(text, same.reason, same.code, line, offset, byteLength, terminated, stripped, out);
+        return;
+      }
+      error = jsonSyntaxError(text);
+      if (error === undefined) {
+        try {
+          value = JSON.parse(text);
+        } catch {
+          error = UNEXPLAINED;
+        }
+      }
+      if (shaped) this.checkRun = error === undefined ? this.checkRun - 1 : CHECK_RUN;
+    }
+    if (error !== undefined) {
+      if (bytes[end - 1] === CR_CHAR) stripped |= STRIPPED_CR;
+      // An ASCII line has as many bytes as characters (plus what was stripped).
+      const ascii =
+        byteLength === text.length + (stripped & STRIPPED_BOM ? 3 : 0) + (stripped & STRIPPED_CR ? 1 : 0);
+      const at = (stripped & STRIPPED_BOM ? 3 : 0) + (ascii ? error.index : utf8Length(text, error.index));
+      const reason = `invalid JSON (${error.message}, at byte ${at} of the line): ${excerpt(text)}`;
+      if (stripped === 0 && text.length <= MEMO_CHARS) this.lastBad = { text, code: "invalid-json", reason };
+      this.raw(text, reason, "invalid-json", line, offset, byteLength, terminated, stripped, out);
       return;
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      const what = value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
-      const reason = `line is ${what}, not a JSON object: ${excerpt(text)}`;
-      this.raw(bytes, start, end, text, reason, "not-an-object", line, offset, terminated, out);
+      if (bytes[end - 1] === CR_CHAR) stripped |= STRIPPED_CR;
+      const reason = `line is ${describeValue(value)}, not a JSON object: ${excerpt(text)}`;
+      if (stripped === 0 && text.length <= MEMO_CHARS) this.lastBad = { text, code: "not-an-object", reason };
+      this.raw(text, reason, "not-an-object", line, offset, byteLength, terminated, stripped, out);
       return;
     }
     const rec: JsonRecord = {
@@ -410,7 +539,7 @@ export class SessionLineDecoder {
       terminated,
       value: value as Record<string, unknown>,
     };
-    out.push(rec);
+    this.emit(rec, out);
   }
 
   private invalidUtf8(
@@ -433,21 +562,7 @@ export class SessionLineDecoder {
     if (text.charCodeAt(text.length - 1) === CR_CHAR) text = text.slice(0, -1);
     const at = firstInvalidUtf8(bytes.subarray(start, end));
     const reason = `invalid UTF-8 at byte ${at} of the line (file byte ${offset + at}): ${excerpt(text)}`;
-    this.raw(bytes, start, end, text, reason, "invalid-utf8", line, offset, terminated, out);
-  }
-
-  private raw(
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    text: string,
-    reason: string,
-    code: "invalid-json" | "not-an-object" | "invalid-utf8",
-    line: number,
-    offset: number,
-    terminated: boolean,
-    out: SessionRecord[],
-  ): void {
+    // Its text cannot give its bytes back: they are kept.
     const rec: RawRecord = {
       kind: "raw",
       line,
@@ -458,8 +573,55 @@ export class SessionLineDecoder {
       text,
       reason,
     };
-    out.push(rec);
-    this.diags.push({ code, severity: "error", line, offset, reason });
+    this.emit(rec, out);
+    this.diagnose("invalid-utf8", line, offset, reason);
+  }
+
+  /** A raw record of a line that is valid UTF-8 (its bytes are its text, plus what was stripped). */
+  private raw(
+    text: string,
+    reason: string,
+    code: "invalid-json" | "not-an-object",
+    line: number,
+    offset: number,
+    byteLength: number,
+    terminated: boolean,
+    stripped: number,
+    out: SessionRecord[],
+  ): void {
+    const flags = code === "invalid-json" ? stripped | NOT_JSON : stripped;
+    this.emit(new TextLineRecord({ line, offset, byteLength, terminated }, text, reason, flags), out);
+    this.diagnose(code, line, offset, reason);
+  }
+
+  private emit(rec: SessionRecord, out: SessionRecord[]): void {
+    this.last = rec;
+    if (this.keep === undefined || this.keep(rec)) out.push(rec);
+    else this.omittedRecs++;
+  }
+
+  private diagnose(
+    code: "invalid-json" | "not-an-object" | "invalid-utf8",
+    line: number,
+    offset: number,
+    reason: string,
+  ) {
+    if (this.diags.length < this.maxDiags) this.diags.push({ code, severity: "error", line, offset, reason });
+    else this.omitted++;
+  }
+}
+
+/**
+ * What `JSON.parse` gives for the text of a raw record (the line decoded with U+FFFD for
+ * invalid UTF-8, as pi's reader decodes it), or `undefined` when it does not parse; known
+ * without parsing for a line the codec itself found not to be JSON.
+ */
+export function rawRecordValue(record: RawRecord): unknown {
+  if (TextLineRecord.isKnownNotJson(record) || !isJsonText(record.text)) return undefined;
+  try {
+    return JSON.parse(record.text);
+  } catch {
+    return undefined;
   }
 }
 
@@ -481,6 +643,8 @@ export function resultOf(dec: SessionLineDecoder, records: SessionRecord[]): Par
   const result: ParseResult = {
     records,
     diagnostics: dec.diagnostics,
+    omittedDiagnostics: dec.omittedDiagnostics,
+    omittedRecords: dec.omittedRecords,
     blankLines: dec.blankLines,
     lines: dec.lines,
     bytes: dec.bytes,

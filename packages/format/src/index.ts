@@ -13,8 +13,10 @@ export {
   SessionLineDecoder,
   parseSessionBytes,
   parseSessionText,
+  rawRecordValue,
   resultOf,
 } from "./codec.js";
+export { type JsonSyntaxError, isJsonText, jsonSyntaxError } from "./json-check.js";
 export {
   type SerializeOptions,
   encodeLine,

@@ -7,6 +7,7 @@
  * back byte for byte, so a read-modify-write never loses a malformed line. Pure.
  */
 import type { SessionRecord } from "./records.js";
+import { TextLineRecord } from "./text-line.js";
 
 declare class TextEncoder {
   encode(input?: string): Uint8Array;
@@ -67,6 +68,12 @@ export function serializeRecords(records: readonly SessionRecord[], opts: Serial
     const newline = !(opts.keepTornTail === true && i === last && !rec.terminated);
     if (rec.kind === "json") {
       text += newline ? serializeEntry(rec.value) : stringifyEntry(rec.value);
+      return;
+    }
+    // A line the codec kept as text is encoded with the JSON text around it.
+    if (rec instanceof TextLineRecord) {
+      text += rec.sourceText;
+      if (newline) text += "\n";
       return;
     }
     // Encode the JSON text gathered so far in one call, then the raw bytes.

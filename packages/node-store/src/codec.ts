@@ -11,6 +11,10 @@ export interface DecoderStart {
   startOffset?: number;
   /** Line number of the line that starts at `startOffset` (default 1). */
   startLine?: number;
+  /** Keep at most this many diagnostics of malformed lines; the others are only counted. */
+  maxDiagnostics?: number;
+  /** Records it returns false for are not returned (see the format codec's `keepRecord`). */
+  keepRecord?: (record: SessionRecord) => boolean;
 }
 
 /** Incremental decoder over file bytes; records are yielded in file order. */
@@ -23,6 +27,8 @@ export class RecordDecoder {
       startOffset,
       startLine: start.startLine ?? 1,
       firstLineIsFileStart: startOffset === 0,
+      ...(start.maxDiagnostics !== undefined ? { maxDiagnostics: start.maxDiagnostics } : {}),
+      ...(start.keepRecord !== undefined ? { keepRecord: start.keepRecord } : {}),
     });
   }
 
@@ -36,6 +42,16 @@ export class RecordDecoder {
 
   get diagnostics(): Diagnostic[] {
     return this.inner.diagnostics;
+  }
+
+  /** Records `keepRecord` dropped. */
+  get omittedRecords(): number {
+    return this.inner.omittedRecords;
+  }
+
+  /** Diagnostics not kept because of `maxDiagnostics` (all are errors). */
+  get omittedDiagnostics(): number {
+    return this.inner.omittedDiagnostics;
   }
 
   get blankLines(): number {

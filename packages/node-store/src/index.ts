@@ -99,7 +99,13 @@ export {
   rewriteSessionFile,
 } from "./write.js";
 export { type RemoveSessionOptions, type RemoveSessionResult, removeSession } from "./remove.js";
-export { type LinesAsPi, readLinesAsPi, recordObject } from "./pi-lines.js";
+export {
+  type LinesAsPi,
+  firstValueAsPi,
+  keepLinesPiReads,
+  readLinesAsPi,
+  recordObject,
+} from "./pi-lines.js";
 export { type InfoState, type SessionInfo, sessionInfoFromRecords } from "./info.js";
 export {
   type ListAllOptions,

@@ -27,6 +27,57 @@ export function recordObject(record: SessionRecord): Record<string, unknown> | u
   return isObject(value) ? value : undefined;
 }
 
+const isJsonWhitespace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
+
+/** Whether a text's first and last characters other than JSON whitespace are `{` and `}`. */
+function objectShaped(text: string): boolean {
+  let first = 0;
+  while (isJsonWhitespace(text.charCodeAt(first))) first++;
+  let last = text.length - 1;
+  while (last > first && isJsonWhitespace(text.charCodeAt(last))) last--;
+  return last > first && text.charCodeAt(first) === 123 && text.charCodeAt(last) === 125;
+}
+
+/**
+ * A `keepRecord` filter for `readSessionFile(Sync)` that keeps only what {@link readLinesAsPi}
+ * takes entries from: it drops a raw line pi skips (it does not parse, or parses to a falsy
+ * value, or to a non-object after the first value), which decides nothing, and keeps every
+ * other record and a torn last line. A reader that will not write the file back needs no more;
+ * one that will must read it again without the filter when records were dropped
+ * (`omittedRecords`), or the skipped lines would be lost.
+ */
+export function keepLinesPiReads(): (record: SessionRecord) => boolean {
+  let decided = false;
+  return (record) => {
+    if (record.kind === "json") {
+      decided = true;
+      return true;
+    }
+    // A torn last line is the writer's business.
+    if (!record.terminated) return true;
+    // After the first value only an object counts, and a text not from `{` to `}` is none.
+    if (decided && !objectShaped(record.text)) return false;
+    const value = rawRecordValue(record);
+    // pi skips a line that does not parse or parses to a falsy value (0, null, false, "").
+    if (!value) return false;
+    // An object is an entry; the first value decides whether the file is a session.
+    if (isObject(value) || !decided) {
+      decided = true;
+      return true;
+    }
+    return false;
+  };
+}
+
+/** The first truthy value pi parses from the records (its header, in a session), if any. */
+export function firstValueAsPi(records: readonly SessionRecord[]): unknown {
+  for (const record of records) {
+    const value = record.kind === "json" ? record.value : rawRecordValue(record);
+    if (value) return value;
+  }
+  return undefined;
+}
+
 export interface LinesAsPi {
   /** The records with each raw record that parses to an object read as a JSON record. */
   records: SessionRecord[];

@@ -16,8 +16,14 @@ import {
   statSync,
 } from "node:fs";
 import { type FileHandle, open, stat } from "node:fs/promises";
-import type { Diagnostic, RawRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { RecordDecoder, type TornTail } from "./codec.js";
+import {
+  type Diagnostic,
+  type RawRecord,
+  type SessionHeader,
+  type SessionRecord,
+  rawRecordValue as formatRawRecordValue,
+} from "@pi-session/format";
+import { type DecoderStart, RecordDecoder, type TornTail } from "./codec.js";
 import {
   type NonRegularKind,
   SessionFileNotFoundError,
@@ -46,15 +52,31 @@ export interface ReadSessionOptions {
   signal?: AbortSignal;
   /** Incremented with every byte read. */
   stats?: ReadStats;
+  /**
+   * Keep at most this many codec diagnostics (the first ones) and count the others in
+   * `omittedDiagnostics`; default all. A raw record carries its own reason, so a reader that
+   * shows none can pass 0 and a file of a million broken lines costs no million diagnostics.
+   */
+  maxDiagnostics?: number;
+  /**
+   * Called with every record in file order; a record it returns false for is not kept in
+   * `records` (only counted in `omittedRecords`). A reader that needs only some records (the
+   * entries, say) keeps a file of a million broken lines from costing a million objects.
+   */
+  keepRecord?: (record: SessionRecord) => boolean;
 }
 
 /** A whole session file, as records. */
 export interface SessionFileContents {
   path: string;
-  /** Every non-blank line, in file order (JSON objects and raw lines). */
+  /** Every non-blank line, in file order (JSON objects and raw lines), but those `keepRecord` dropped. */
   records: SessionRecord[];
+  /** Records `keepRecord` dropped (0 without it). */
+  omittedRecords: number;
   /** Codec diagnostics, each with `file` set to `path`. */
   diagnostics: Diagnostic[];
+  /** Codec diagnostics not kept because of `maxDiagnostics` (all are errors). */
+  omittedDiagnostics: number;
   /** Present when the file does not end with `\n`. */
   tornTail?: TornTail;
   /** Bytes read (the file size at the time of reading). */
@@ -70,8 +92,10 @@ function isEnoent(error: unknown): boolean {
   return (error as { code?: unknown } | null)?.code === "ENOENT";
 }
 
+/** Sets `file` on the decoder's own diagnostics (fresh objects no one else holds): no copies. */
 function withFile(diagnostics: Diagnostic[], path: string): Diagnostic[] {
-  return diagnostics.map((d) => ({ ...d, file: path }));
+  for (const d of diagnostics) d.file = path;
+  return diagnostics;
 }
 
 function finish(
@@ -85,7 +109,9 @@ function finish(
   const result: SessionFileContents = {
     path,
     records,
+    omittedRecords: decoder.omittedRecords,
     diagnostics: withFile(decoder.diagnostics, path),
+    omittedDiagnostics: decoder.omittedDiagnostics,
     size,
     lines: decoder.lines,
     blankLines: decoder.blankLines,
@@ -103,6 +129,14 @@ function whenOpenFails(path: string, opts: { missing?: "throw" | "null" }, error
     throw new SessionFileNotFoundError(path);
   }
   throw error;
+}
+
+/** The decoder options of a whole-file read. */
+function decoderOptionsOf(opts: ReadSessionOptions): DecoderStart {
+  const out: DecoderStart = {};
+  if (opts.maxDiagnostics !== undefined) out.maxDiagnostics = opts.maxDiagnostics;
+  if (opts.keepRecord !== undefined) out.keepRecord = opts.keepRecord;
+  return out;
 }
 
 function pushAll(target: SessionRecord[], source: SessionRecord[]): void {
@@ -236,7 +270,7 @@ export async function readSessionFile(
     return whenOpenFails(path, opts, error);
   }
   try {
-    const decoder = new RecordDecoder();
+    const decoder = new RecordDecoder(decoderOptionsOf(opts));
     const records: SessionRecord[] = [];
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
     let size = 0;
@@ -278,7 +312,7 @@ export function readSessionFileSync(
     return whenOpenFails(path, opts, error);
   }
   try {
-    const decoder = new RecordDecoder();
+    const decoder = new RecordDecoder(decoderOptionsOf(opts));
     const records: SessionRecord[] = [];
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
     let size = 0;
@@ -309,7 +343,9 @@ export interface StreamSessionOptions {
   signal?: AbortSignal;
   stats?: ReadStats;
   /** Called once at the end with the codec diagnostics (each with `file` set). */
-  onDiagnostics?: (diagnostics: Diagnostic[]) => void;
+  onDiagnostics?: (diagnostics: Diagnostic[], omitted: number) => void;
+  /** Keep at most this many codec diagnostics for `onDiagnostics`; the others are counted. */
+  maxDiagnostics?: number;
   /** Called once at the end when the streamed range did not end with `\n`. */
   onTornTail?: (tail: TornTail) => void;
 }
@@ -332,7 +368,11 @@ export async function* streamSessionRecords(
   }
   try {
     const start = opts.startOffset ?? 0;
-    const decoder = new RecordDecoder({ startOffset: start, startLine: opts.startLine ?? 1 });
+    const decoder = new RecordDecoder({
+      startOffset: start,
+      startLine: opts.startLine ?? 1,
+      ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
+    });
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
     const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
     // One buffer for every chunk: the decoder copies what it keeps of a chunk, and records hold
@@ -349,7 +389,7 @@ export async function* streamSessionRecords(
       yield* decoder.push(buf.subarray(0, bytesRead));
     }
     yield* decoder.end();
-    opts.onDiagnostics?.(withFile(decoder.diagnostics, path));
+    opts.onDiagnostics?.(withFile(decoder.diagnostics, path), decoder.omittedDiagnostics);
     if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
   } finally {
     await handle.close();
@@ -446,14 +486,9 @@ export function scanHeaderSync(path: string, opts: ScanHeaderOptions = {}): Sess
  * is the line decoded with U+FFFD for invalid UTF-8 (as pi's stream decoder does), so a line with
  * an invalid byte inside a string still parses. `undefined` when it does not parse. (The codec
  * drops a BOM from the text of line 1, as from a JSON line; pi, which does not, skips the line.)
+ * The format codec's own function, here where the readers that apply pi's rules are.
  */
-export function rawRecordValue(record: RawRecord): unknown {
-  try {
-    return JSON.parse(record.text);
-  } catch {
-    return undefined;
-  }
-}
+export const rawRecordValue: (record: RawRecord) => unknown = formatRawRecordValue;
 
 /**
  * Decides on one record as pi's `parseSessionHeaderCandidate`; undefined = keep scanning (a line
@@ -481,7 +516,7 @@ async function scanHeaderWith(
   read: (buf: Buffer, pos: number) => Promise<number>,
 ): Promise<SessionHeader | null> {
   const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
-  const decoder = new RecordDecoder();
+  const decoder = new RecordDecoder({ maxDiagnostics: 0 });
   let pos = 0;
   while (pos < max) {
     const buf = Buffer.allocUnsafe(Math.min(HEADER_SCAN_BLOCK_SIZE, max - pos));
@@ -503,7 +538,7 @@ function scanHeaderSyncWith(
   read: (buf: Buffer, pos: number) => number,
 ): SessionHeader | null {
   const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
-  const decoder = new RecordDecoder();
+  const decoder = new RecordDecoder({ maxDiagnostics: 0 });
   let pos = 0;
   while (pos < max) {
     const buf = Buffer.allocUnsafe(Math.min(HEADER_SCAN_BLOCK_SIZE, max - pos));
@@ -556,6 +591,17 @@ export interface TailScan {
    */
   exhaustive: boolean;
   bytesRead: number;
+}
+
+const isWhitespaceByte = (b: number | undefined): boolean => b === 32 || b === 9 || b === 10 || b === 13;
+
+/** Whether a line's first and last bytes other than JSON whitespace are `{` and `}`. */
+function objectShaped(line: Buffer): boolean {
+  let first = 0;
+  while (isWhitespaceByte(line[first])) first++;
+  let last = line.length - 1;
+  while (last > first && isWhitespaceByte(line[last])) last--;
+  return last > first && line[first] === 0x7b && line[last] === 0x7d;
 }
 
 /**
@@ -637,6 +683,8 @@ export async function scanTail(path: string, opts: ScanTailOptions = {}): Promis
       // decodes: such lines are parsed too.
       if (line.indexOf('"session_info"') < 0 && line.indexOf('"message"') < 0 && line.indexOf("\\u") < 0)
         return false;
+      // Only a line from `{` to `}` can be an entry; a torn one is not parsed (nor thrown at).
+      if (!objectShaped(line)) return false;
       let value: unknown;
       try {
         value = JSON.parse(line.toString("utf8"));

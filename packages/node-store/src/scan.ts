@@ -252,7 +252,8 @@ export class InfoReader implements StateReader {
     this.offset = start.startOffset ?? 0;
     this.line = start.startLine ?? 1;
     // Only the first line of the file may lose a BOM, as in the codec path.
-    this.codec = new SessionLineDecoder({ firstLineIsFileStart: this.offset === 0 });
+    // Listing shows no diagnostics: none are kept (a million broken lines cost no million objects).
+    this.codec = new SessionLineDecoder({ firstLineIsFileStart: this.offset === 0, maxDiagnostics: 0 });
   }
 
   /** Byte offset where the next (not yet complete) line starts: a safe resume point. */
@@ -366,7 +367,7 @@ export class CodecInfoReader implements StateReader {
 
   constructor(state: InfoState, start: { startOffset?: number; startLine?: number } = {}) {
     this.state = state;
-    this.decoder = new RecordDecoder(start);
+    this.decoder = new RecordDecoder({ ...start, maxDiagnostics: 0 });
   }
 
   get committedOffset(): number {

@@ -253,7 +253,7 @@ export class SessionFile {
       let torn: SessionRecord[] = [];
       let size = stats.size;
       if (stats.size > pending.size) {
-        const now = readSessionFileSync(this.path);
+        const now = readSessionFileSync(this.path, { maxDiagnostics: 0 });
         // A torn last line may be an append still being written: not taken in (a retry reads
         // it again); the rewrite moves it aside, unless it grows meanwhile.
         const tail = now.tornTail?.kind === "fragment" ? now.tornTail.offset : Number.POSITIVE_INFINITY;

@@ -11,7 +11,14 @@ import { parseSessionBytes } from "@pi-session/format";
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { chainLines, ensureSession, ensureStore, mulberry32, sessionLines } from "./generate.js";
+import {
+  chainLines,
+  ensureMalformed,
+  ensureSession,
+  ensureStore,
+  mulberry32,
+  sessionLines,
+} from "./generate.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "pi-bench-gen-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
@@ -188,5 +195,14 @@ describe("generator", () => {
       }
     }
     expect(files).toBe(12);
+  });
+});
+
+describe("ensureMalformed", () => {
+  it("writes a header, two messages and the malformed lines between them", () => {
+    const file = ensureMalformed(1000, tmp);
+    const res = parseSessionBytes(new Uint8Array(readFileSync(file)));
+    expect(res.records.map((r) => r.kind)).toEqual(["json", "json", ...Array(1000).fill("raw"), "json"]);
+    expect(res.diagnostics.every((d) => d.code === "invalid-json")).toBe(true);
   });
 });

@@ -523,6 +523,39 @@ export function ensureChain(depth: number, dataDir = DATA_DIR): string {
   return path;
 }
 
+const MALFORMED_TIME = "2026-01-01T00:00:00.000Z";
+
+/**
+ * A v3 session of a header, one user message, `lines` copies of the malformed line `{` and a
+ * second message (issue 16's hostile file: 2 MB per million lines). Cached.
+ */
+export function ensureMalformed(lines: number, dataDir = DATA_DIR): string {
+  const path = join(dataDir, `malformed-g${GENERATOR_VERSION}-${lines}.jsonl`);
+  if (existsSync(path)) return path;
+  const header = {
+    type: "session",
+    version: 3,
+    id: "0199aaaa-0000-7000-8000-00000000bad1",
+    timestamp: MALFORMED_TIME,
+    cwd: "/home/dev/bench",
+  };
+  const message = (id: string, parentId: string | null, text: string) => ({
+    type: "message",
+    id,
+    parentId,
+    timestamp: MALFORMED_TIME,
+    message: { role: "user", content: [{ type: "text", text }], timestamp: 0 },
+  });
+  function* all(): Generator<string> {
+    yield JSON.stringify(header);
+    yield JSON.stringify(message("a0000001", null, "before"));
+    for (let i = 0; i < lines; i++) yield "{";
+    yield JSON.stringify(message("a0000002", "a0000001", "after"));
+  }
+  writeLines(path, all());
+  return path;
+}
+
 export interface StoreSpec {
   sessions: number;
   projects: number;

@@ -19,7 +19,7 @@ import { cpus, platform, release, totalmem } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { upstreamFixturePath } from "@pi-session/testkit/upstream";
-import { DATA_DIR, ensureChain, ensureSession, ensureStore } from "./generate.js";
+import { DATA_DIR, ensureChain, ensureMalformed, ensureSession, ensureStore } from "./generate.js";
 import { NODE22, node22Path, PEER, peerCli } from "./layers.js";
 import { type ChildOutcome, nowMs, runWorker, type SpawnSpec, spawnTimes, summarize } from "./measure.js";
 import {
@@ -357,6 +357,60 @@ async function statsScenario(ctx: Ctx, file: string): Promise<Row> {
   return row;
 }
 
+/**
+ * Opening a file of malformed lines (issue 16): time and peak RSS of a whole process per run,
+ * ours, a plain read and pi alternated (`hugeIterations` processes each).
+ */
+async function malformedScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
+  const { z } = ctx;
+  const pg = peerGate(ctx);
+  const sides = ["ours", "ceiling", ...(pg ? [] : ["peer"])];
+  const outs = new Map<string, ChildOutcome[]>(sides.map((m) => [m, []]));
+  for (let r = 0; r < z.hugeIterations; r++) {
+    for (const mode of sides) {
+      const task = { kind: "malformed", mode, file };
+      const opts = { timeoutMs: z.timeoutMs, measureRss: true };
+      outs.get(mode)?.push(await (mode === "peer" ? runPeer(task, opts) : runWorker(task, opts)));
+    }
+  }
+  const cell = (list: ChildOutcome[]): Cell => {
+    const rss = rssCell(list);
+    const ms = merge(list);
+    if (!isNum(rss) || !ms.result.ok) return rss;
+    const time = msCell(ms);
+    return isNum(time)
+      ? {
+          ...time,
+          display: `${time.display}, ${fmt(rss.s.median)} MB`,
+          extra: { ...time.extra, rss: rss.s.median },
+        }
+      : time;
+  };
+  const ours = cell(outs.get("ours") ?? []);
+  const ceiling = cell(outs.get("ceiling") ?? []);
+  const peer = pg ? ({ na: pg } as Cell) : cell(outs.get("peer") ?? []);
+  const row: Row = {
+    id,
+    unit: "ms",
+    ours,
+    ceiling,
+    peer,
+    target: "≤ 1.0× peer, time and RSS",
+    verdict: "n/a",
+    notes: [
+      `${fmt(statSync(file).size / MB, 2)} MB of \`{\` lines between two messages; SessionManager.open(f).getEntries() in a fresh process, peak RSS of the whole child; ceiling = plain read`,
+    ],
+  };
+  if (isNum(ours) && isNum(ceiling)) row.ratioCeiling = ours.s.median / ceiling.s.median;
+  if (isNum(ours) && isNum(peer)) {
+    row.ratioPeer = ours.s.median / peer.s.median;
+    const rss = (c: Cell) => (isNum(c) ? (c.extra?.rss as number) : Number.NaN);
+    row.verdict = row.ratioPeer <= 1.0 && rss(ours) <= rss(peer) ? "met" : "missed";
+  }
+  if (isNum(ours)) row.notes.push(`${ours.extra?.entries} entries`);
+  return row;
+}
+
 async function startupScenario(ctx: Ctx): Promise<Row> {
   const { z } = ctx;
   const warm = z.warmup > 0 ? 2 : 0;
@@ -486,6 +540,15 @@ async function main(): Promise<void> {
       ? Promise.resolve(naRow(statsId, huge.skip, "peak RSS < 150 MB"))
       : statsScenario(ctx, huge.file);
   });
+
+  const malformedId = `open/malformed ${fmt(z.malformedLines)} lines`;
+  await step(malformedId, () =>
+    malformedScenario(
+      ctx,
+      malformedId,
+      generated(malformedId, () => ensureMalformed(z.malformedLines)),
+    ),
+  );
 
   rows.push(...(await sdkScenarios(ctx, want)));
 

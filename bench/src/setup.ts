@@ -55,6 +55,8 @@ export interface Sizes {
   appendCount: number;
   store: StoreSpec;
   hugeBytes: number;
+  /** Malformed lines (`{`) in the file of the malformed-open row. */
+  malformedLines: number;
   startupRuns: number;
   iterations: number;
   /** Iterations for the few huge scenarios (1 GB, cold listing). */
@@ -100,6 +102,7 @@ export const FULL: Sizes = {
     seed: 42,
   },
   hugeBytes: 1000 * MB,
+  malformedLines: 1_000_000,
   startupRuns: 20,
   iterations: 5,
   hugeIterations: 3,
@@ -129,6 +132,7 @@ export const SMOKE: Sizes = {
   appendCount: 500,
   store: { sessions: 200, projects: 40, totalBytes: 1 * MB, seed: 42 },
   hugeBytes: 4 * MB,
+  malformedLines: 10_000,
   startupRuns: 3,
   iterations: 1,
   hugeIterations: 1,

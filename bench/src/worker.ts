@@ -4,7 +4,7 @@
  * in its own process keeps heaps, JIT state and caches of one scenario out of the next, and
  * lets the runner read the kernel's peak RSS of exactly that work.
  *
- * Tasks: parse, context, open, append, list, stats (our layers), and sdk (our drop-in
+ * Tasks: parse, context, open, append, list, stats, malformed (our layers), and sdk (our drop-in
  * `SessionManager` against pi's, same calls). Each has modes `ours`, `ceiling` (the baseline a
  * perfect implementation approaches) and `peer` (a pi release from `.peer/`, named by
  * `task.peer`, default pi 1.6.0); `append` also has `sdk`. A peer process imports pi only, and
@@ -29,7 +29,7 @@ import { countDiagnostics, fn, type Layers, loadLayers, loadPeer, type PeerKey, 
 import { nowMs, timeIt, type WorkerResult } from "./measure.js";
 
 export interface Task {
-  kind: "parse" | "context" | "open" | "append" | "list" | "stats" | "sdk";
+  kind: "parse" | "context" | "open" | "append" | "list" | "stats" | "malformed" | "sdk";
   mode: string;
   /** Which pi a `peer` task loads (default pi 1.6.0). */
   peer?: PeerKey;
@@ -427,6 +427,28 @@ interface UsageLike {
   cost?: { total?: number };
 }
 
+/**
+ * Opening a session of a million malformed lines (one per process: its peak RSS is the point):
+ * ours = our SessionManager.open, peer = pi's, ceiling = a plain read of the file.
+ */
+async function malformedTask(t: Task, L: Layers): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  let t0 = nowMs();
+  if (t.mode === "ceiling") {
+    const bytes = readThrough(file, Buffer.allocUnsafe(1 << 20));
+    return { ok: true, samples: [nowMs() - t0], extra: { bytes } };
+  }
+  type Manager = { open(p: string): { getEntries(): unknown[] } };
+  const SM = (
+    t.mode === "peer"
+      ? (await loadPeer(t.peer)).SessionManager
+      : need(L.sdk?.SessionManager, `sdk ${L.missing.sdk ?? "has no SessionManager"}`)
+  ) as Manager;
+  t0 = nowMs();
+  const entries = SM.open(file).getEntries().length;
+  return { ok: true, samples: [nowMs() - t0], extra: { entries } };
+}
+
 async function statsTask(t: Task, L: Layers): Promise<WorkerResult> {
   const file = need(t.file, "file");
   const t0 = nowMs();
@@ -658,6 +680,9 @@ async function main(): Promise<void> {
         break;
       case "stats":
         result = await statsTask(task, L);
+        break;
+      case "malformed":
+        result = await malformedTask(task, L);
         break;
       case "sdk":
         result = await sdkTask(task);

@@ -16,7 +16,7 @@ import {
   detectVersion,
   splitSession,
 } from "@pi-session/format";
-import { readLinesAsPi, readSessionFile } from "@pi-session/node-store";
+import { keepLinesPiReads, readLinesAsPi, readSessionFile } from "@pi-session/node-store";
 import { SessionIndex } from "@pi-session/tree";
 import { CliError } from "./errors.js";
 import { migrateForReading } from "./migration.js";
@@ -46,10 +46,22 @@ export interface FileRecords {
   original(record: SessionRecord): SessionRecord;
   /** Codec diagnostics (invalid lines, torn tail), each with `file` set. */
   diagnostics: Diagnostic[];
+  /** Codec diagnostics not kept because of `maxDiagnostics` (all are errors). */
+  omittedDiagnostics: number;
   /** Present when the file does not end with `\n`. */
   tornTail?: TornTail;
   size: number;
   mtimeMs: number;
+}
+
+export interface ReadRecordsOptions {
+  /** Keep at most this many codec diagnostics; the others are counted (default: all). */
+  maxDiagnostics?: number;
+  /**
+   * Drop the lines pi skips (node-store's `keepLinesPiReads`): for a command that reports on a
+   * file and never writes it back, so a million broken lines cost no million records.
+   */
+  onlyLinesPiReads?: boolean;
 }
 
 /** Throws a clear {@link CliError} unless `path` is an existing regular file. */
@@ -74,9 +86,12 @@ export function assertFile(path: string): void {
  * the codec), so files beyond V8's string limit and Node's 2 GiB `readFile` limit work, and
  * reads its lines as pi and the SDK do (a torn fragment stays raw, as the SDK keeps it).
  */
-export async function readRecords(path: string): Promise<FileRecords> {
+export async function readRecords(path: string, opts: ReadRecordsOptions = {}): Promise<FileRecords> {
   assertFile(path);
-  const contents = await readSessionFile(path);
+  const contents = await readSessionFile(path, {
+    ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
+    ...(opts.onlyLinesPiReads ? { keepRecord: keepLinesPiReads() } : {}),
+  });
   const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail.offset : undefined;
   const lines = readLinesAsPi(contents.records, torn);
   const out: FileRecords = {
@@ -84,6 +99,7 @@ export async function readRecords(path: string): Promise<FileRecords> {
     records: lines.records,
     original: lines.original,
     diagnostics: contents.diagnostics,
+    omittedDiagnostics: contents.omittedDiagnostics,
     size: contents.size,
     mtimeMs: contents.mtimeMs,
   };

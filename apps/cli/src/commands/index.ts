@@ -119,6 +119,10 @@ export const COMMANDS: CommandSpec[] = [
           "--strict",
           "Use the strict schema: known entry types only, no unknown fields (pi itself is lenient)",
         )
+        .option(
+          "--max-diagnostics <n>",
+          "List at most N problems per file (default 1000; `all`); all are counted",
+        )
         .example("  $ pi-session validate ~/.pi/agent/sessions")
         .example("  $ pi-session validate broken.jsonl --json"),
     load: async () => (await import("./validate.js")).action,

@@ -5,28 +5,45 @@
  * (duplicate ids, cycles, dangling parents and label targets), and the format version.
  * Directories are searched for `*.jsonl`. Exit 1 when any file has an error; 3 when a file
  * or directory could not be read (each is reported, the others are checked).
+ *
+ * Every problem is counted; at most `--max-diagnostics` per file (default 1,000) are listed and
+ * kept in memory, so a file of a million broken lines is checked in about the time of reading it.
  */
 import { type Diagnostic, detectVersion, formatDiagnostic, splitSession } from "@pi-session/format";
 import { validateRecords } from "@pi-session/format/schema";
 import { SessionIndex } from "@pi-session/tree";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.js";
+import { stringOption } from "./common.js";
 import { readRecords } from "../load.js";
 import { expandPaths } from "../paths.js";
 import type { Action } from "../program.js";
 import { exitCode, unreadable, warnUnreadable } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 
+/** Diagnostics listed per file unless `--max-diagnostics` says otherwise. */
+export const DEFAULT_MAX_DIAGNOSTICS = 1000;
+
 export interface FileReport {
   file: string;
   version: number | null;
   entries: number;
+  /** Every error and warning, listed or not. */
   errors: number;
   warnings: number;
+  /** The first diagnostics in line order, up to the limit. */
   diagnostics: Diagnostic[];
+  /** Diagnostics counted in `errors` and `warnings` but not listed. */
+  omittedDiagnostics: number;
 }
 
-export async function validateFile(path: string, strict: boolean): Promise<FileReport> {
-  const parsed = await readRecords(path);
+export async function validateFile(
+  path: string,
+  strict: boolean,
+  maxDiagnostics: number,
+): Promise<FileReport> {
+  // A report never writes the file back, so the lines pi skips need not be kept (the codec
+  // still reports each of them, up to the limit, and counts the rest).
+  const parsed = await readRecords(path, { maxDiagnostics, onlyLinesPiReads: true });
   const view = splitSession(parsed.records);
   const diagnostics: Diagnostic[] = [...parsed.diagnostics, ...view.diagnostics];
   const version = view.header ? detectVersion(view.header.value) : null;
@@ -46,27 +63,49 @@ export async function validateFile(path: string, strict: boolean): Promise<FileR
     }
   }
   diagnostics.sort((a, b) => a.line - b.line || a.offset - b.offset);
-  const withFile = diagnostics.map((d) => ({ ...d, file: path }));
+  // The codec kept its first `maxDiagnostics` (all it left out are errors), so the first ones
+  // overall are among those kept.
+  let errors = parsed.omittedDiagnostics;
+  let warnings = 0;
+  for (const d of diagnostics) {
+    if (d.severity === "error") errors++;
+    else warnings++;
+  }
+  const listed = diagnostics.length > maxDiagnostics ? diagnostics.slice(0, maxDiagnostics) : diagnostics;
   return {
     file: path,
     version,
     entries: view.entries.length,
-    errors: withFile.filter((d) => d.severity === "error").length,
-    warnings: withFile.filter((d) => d.severity === "warning").length,
-    diagnostics: withFile,
+    errors,
+    warnings,
+    diagnostics: listed.map((d) => ({ ...d, file: path })),
+    omittedDiagnostics: parsed.omittedDiagnostics + diagnostics.length - listed.length,
   };
+}
+
+/** `--max-diagnostics N` (a whole number, or `all`). */
+function maxDiagnosticsOption(options: Record<string, unknown>): number {
+  const raw = stringOption(options, "maxDiagnostics", "--max-diagnostics");
+  if (raw === undefined) return DEFAULT_MAX_DIAGNOSTICS;
+  if (raw === "all") return Number.POSITIVE_INFINITY;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < 0) {
+    throw new UsageError(`--max-diagnostics needs a whole number or \`all\`, got \`${raw}\``);
+  }
+  return n;
 }
 
 export const action: Action = async (ctx, [paths], options) => {
   const args = paths as string[];
   if (args.length === 0) throw new UsageError("validate needs at least one path");
   const strict = options.strict === true;
+  const maxDiagnostics = maxDiagnosticsOption(options);
   const { files, unreadable: skipped } = expandPaths(ctx, args);
   const progress = ctx.io.progress("validating");
   const reports: FileReport[] = [];
   for (const [i, file] of files.entries()) {
     try {
-      reports.push(await validateFile(file, strict));
+      reports.push(await validateFile(file, strict, maxDiagnostics));
     } catch (error) {
       const item = unreadable(file, error);
       if (!item) throw error;
@@ -89,6 +128,10 @@ export const action: Action = async (ctx, [paths], options) => {
         `${oneLineField(r.file)}: ${status} (${version}, ${r.entries} entries, ${r.errors} errors, ${r.warnings} warnings)`,
       );
       for (const d of r.diagnostics) ctx.io.line(`  ${oneLineField(formatDiagnostic(d))}`);
+      if (r.omittedDiagnostics > 0) {
+        const more = `${r.omittedDiagnostics} more not listed`;
+        ctx.io.line(`  … ${more} (counted above; \`--max-diagnostics all\` lists every one)`);
+      }
     }
     const cannot = skipped.length > 0 ? `, ${skipped.length} could not be read` : "";
     if (reports.length > 1 || cannot) {

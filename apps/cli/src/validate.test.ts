@@ -1,0 +1,113 @@
+/**
+ * End-to-end tests of `validate` on files with many problems (issue 16 item 7): every problem
+ * is counted, at most `--max-diagnostics` per file are listed (1,000 by default), and the
+ * output says how many were left out. Spawns the built binary (`dist/pi-session.js`, build first).
+ */
+// biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+// Spawning the binary on a loaded CI machine takes far more than vitest's default 5 s.
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+const here = dirname(fileURLToPath(import.meta.url));
+const BIN = resolve(here, "..", "dist", "pi-session.js");
+
+let home: string;
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "cli-validate-"));
+});
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [BIN, ...args], {
+    env: { PATH: process.env.PATH ?? "", HOME: home, TZ: "UTC" },
+    cwd: home,
+    encoding: "utf8",
+    maxBuffer: 256 * 1024 * 1024,
+  });
+  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+const HEADER = JSON.stringify({
+  type: "session",
+  version: 3,
+  id: "0199aaaa-0000-7000-8000-000000000001",
+  timestamp: "2026-11-02T09:00:00.000Z",
+  cwd: "/home/dev/p",
+});
+const ENTRY = JSON.stringify({
+  type: "message",
+  id: "a1b2c3d4",
+  parentId: null,
+  timestamp: "2026-11-02T09:00:01.000Z",
+  message: { role: "user", content: [{ type: "text", text: "hi" }], timestamp: 1 },
+});
+// A schema problem after the broken lines: it sorts last.
+const BAD_ENTRY = JSON.stringify({
+  type: "message",
+  id: "e5f6a7b8",
+  parentId: "a1b2c3d4",
+  timestamp: "2026-11-02T09:00:02.000Z",
+  message: { role: "user", content: 7, timestamp: 2 },
+});
+
+function brokenFile(name: string, broken: number): string {
+  const path = join(home, name);
+  writeFileSync(path, `${HEADER}\n${ENTRY}\n${"{\n".repeat(broken)}${BAD_ENTRY}\n`);
+  return path;
+}
+
+describe("validate on a file with many problems", () => {
+  it("counts every problem, lists the first 1000 and says how many are not listed", () => {
+    const path = brokenFile("many.jsonl", 5000);
+    const r = run(["validate", path]);
+    expect(r.code).toBe(1);
+    expect(r.stderr).toBe("");
+    const out = r.stdout.trimEnd().split("\n");
+    expect(out[0]).toBe(`${path}: errors (v3, 2 entries, 5001 errors, 0 warnings)`);
+    expect(out.slice(1, 1001).every((l) => l.includes("[invalid-json]"))).toBe(true);
+    expect(out[1]).toContain(`${path}:3 (byte `);
+    expect(out[1001]).toBe(
+      "  … 4001 more not listed (counted above; `--max-diagnostics all` lists every one)",
+    );
+    expect(out).toHaveLength(1002);
+  });
+
+  it("--json says the same, and --max-diagnostics sets the limit (all, or none)", () => {
+    const path = brokenFile("json.jsonl", 5000);
+    const some = JSON.parse(run(["validate", path, "--json", "--max-diagnostics", "3"]).stdout);
+    const [file] = some.files;
+    expect(file).toMatchObject({ errors: 5001, warnings: 0, omittedDiagnostics: 4998 });
+    expect(file.diagnostics.map((d: any) => d.line)).toEqual([3, 4, 5]);
+    expect(some.errors).toBe(5001);
+
+    const all = JSON.parse(run(["validate", path, "--json", "--max-diagnostics", "all"]).stdout);
+    expect(all.files[0].diagnostics).toHaveLength(5001);
+    expect(all.files[0].omittedDiagnostics).toBe(0);
+    expect(all.files[0].diagnostics.at(-1)).toMatchObject({ code: "schema", line: 5003 });
+
+    const none = run(["validate", path, "--max-diagnostics", "0"]);
+    expect(none.stdout.trimEnd().split("\n")).toEqual([
+      `${path}: errors (v3, 2 entries, 5001 errors, 0 warnings)`,
+      "  … 5001 more not listed (counted above; `--max-diagnostics all` lists every one)",
+    ]);
+
+    const bad = run(["validate", path, "--max-diagnostics", "some"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--max-diagnostics needs a whole number or `all`, got `some`");
+  });
+
+  it("checks a file of a million broken lines", () => {
+    const path = brokenFile("million.jsonl", 1_000_000);
+    const report = JSON.parse(run(["validate", path, "--json", "--max-diagnostics", "2"]).stdout);
+    expect(report.files[0]).toMatchObject({ entries: 2, errors: 1_000_001, omittedDiagnostics: 999_999 });
+    expect(report.files[0].diagnostics[0].reason).toBe(
+      "invalid JSON (expected a property name or '}', found end of line, at byte 1 of the line): \"{\"",
+    );
+  });
+});

@@ -2,6 +2,7 @@
  * End-to-end tests of `validate` on files with many problems (issue 16 item 7): every problem
  * is counted, at most `--max-diagnostics` per file are listed (1,000 by default), and the
  * output says how many were left out. Spawns the built binary (`dist/pi-session.js`, build first).
+ * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
 import { spawnSync } from "node:child_process";

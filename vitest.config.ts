@@ -108,6 +108,10 @@ export default defineConfig(({ mode }) => {
   return {
     resolve: { alias: sourceAliases(dirs) },
     test: {
+      // A busy 2-core CI machine runs a test several times slower than an idle one: vitest's
+      // default of 5 s failed property tests there. No test asserts time; a hang still fails.
+      testTimeout: 60_000,
+      hookTimeout: 60_000,
       // The default output, then one line naming the tests left out for want of pi's real
       // session files (packages/testkit/src/upstream.ts says where they are looked for).
       reporters: ["default", new LeftOutReporter()],

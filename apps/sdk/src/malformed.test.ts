@@ -87,7 +87,7 @@ describe("malformed lines of a file that must be rewritten", () => {
     expect(JSON.parse(after[3 + 2 * broken.length] as string).message.content).toBe("after");
   });
 
-  it("are all kept when the file is rewritten for a torn last line", () => {
+  it("are all kept when a torn last line is moved aside at the first append", () => {
     const path = join(dir, "torn.jsonl");
     const lines = [header(3), message("a1", null, "first"), ...broken, message("b2", "a1", "last")];
     writeFileSync(path, `${lines.join("\n")}\n{"type":"mess`);

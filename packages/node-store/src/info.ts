@@ -20,6 +20,7 @@
  */
 import type { SessionRecord } from "@pi-session/format";
 import { messageActivityTimeOrThrow, rawRecordValue, sessionInfoName } from "./read.js";
+import { objectShaped } from "./pi-lines.js";
 
 /** pi's `SessionInfo`, field for field. */
 export interface SessionInfo {
@@ -114,7 +115,9 @@ export function applyRecord(state: InfoState, record: SessionRecord): void {
   if (record.kind === "json") applyEntry(state, record.value);
   else {
     // pi parses every line; a raw record (invalid UTF-8, not an object, not JSON) is skipped
-    // only when its text does not parse or parses to a falsy value.
+    // only when its text does not parse or parses to a falsy value. After the header only an
+    // object can count, and a text not from `{` to `}` is none (not parsed: a million `[]`).
+    if (state.header !== undefined && !objectShaped(record.text)) return;
     const value = rawRecordValue(record);
     if (value) applyEntry(state, value as Record<string, unknown>);
   }

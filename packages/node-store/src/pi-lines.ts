@@ -29,8 +29,11 @@ export function recordObject(record: SessionRecord): Record<string, unknown> | u
 
 const isJsonWhitespace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
 
-/** Whether a text's first and last characters other than JSON whitespace are `{` and `}`. */
-function objectShaped(text: string): boolean {
+/**
+ * Whether a text's first and last characters other than JSON whitespace are `{` and `}`: if
+ * not, it is no JSON object, whatever it holds (known without parsing it).
+ */
+export function objectShaped(text: string): boolean {
   let first = 0;
   while (isJsonWhitespace(text.charCodeAt(first))) first++;
   let last = text.length - 1;

@@ -233,9 +233,24 @@ export class InfoReader implements StateReader {
   private readonly codec: SessionLineDecoder;
   private carry: Uint8Array[] = [];
   private carryLength = 0;
+  /**
+   * While a region too long for the scanner (a huge line) goes to the codec: the bytes of it
+   * fed so far (not yet in `offset`), else -1. The codec keeps the line's bytes; no carry of
+   * them is kept here too.
+   */
+  private viaCodec = -1;
+  /** The codec's line count when {@link viaCodec} began. */
+  private codecLinesBefore = 0;
   private offset: number;
   private line: number;
   private readonly onLine = (k: number): void => this.handle(k);
+  /**
+   * Lines for the codec not fed yet: `[pendingStart, pendingEnd)` of the scanner's memory.
+   * Consecutive ones go to the codec in one push (a push per line cost ~1 µs each: a file of a
+   * million lines the scanner cannot vouch for listed slower than pi).
+   */
+  private pendingStart = 0;
+  private pendingEnd = 0;
 
   /** Regions (whole lines) longer than this take the codec path (see {@link push}). */
   private readonly maxScanBytes: number;
@@ -252,8 +267,16 @@ export class InfoReader implements StateReader {
     this.offset = start.startOffset ?? 0;
     this.line = start.startLine ?? 1;
     // Only the first line of the file may lose a BOM, as in the codec path.
-    // Listing shows no diagnostics: none are kept (a million broken lines cost no million objects).
-    this.codec = new SessionLineDecoder({ firstLineIsFileStart: this.offset === 0, maxDiagnostics: 0 });
+    // Each record is applied as it is made and not kept, and listing shows no diagnostics: a
+    // million broken lines cost no million objects.
+    this.codec = new SessionLineDecoder({
+      firstLineIsFileStart: this.offset === 0,
+      maxDiagnostics: 0,
+      keepRecord: (record) => {
+        applyRecord(this.state, record);
+        return false;
+      },
+    });
   }
 
   /** Byte offset where the next (not yet complete) line starts: a safe resume point. */
@@ -272,20 +295,32 @@ export class InfoReader implements StateReader {
   }
 
   private exact(bytes: Uint8Array): void {
-    for (const r of this.codec.push(bytes)) applyRecord(this.state, r);
+    this.codec.push(bytes);
   }
 
   private handle(k: number): void {
-    // A line before this one made the file not a session (see `applyRecord`): nothing counts.
-    if (this.state.header === false) return;
     const w = this.scanner.memoryWords;
     const code = w[k + 2];
+    const start = w[k] as number;
     if (code === LineCode.User || code === LineCode.Assistant) {
+      // In file order: the lines before it first.
+      this.flushPending();
+      // A line before this one made the file not a session (see `applyRecord`): nothing counts.
+      if (this.state.header === false) return;
       this.scanner.applyMessage(this.state, k);
       return;
     }
     // Fallback or Slow: the line's bytes, with its "\n", through the codec.
-    this.exact(this.scanner.memoryBytes.subarray(w[k] as number, (w[k + 1] as number) + 1));
+    if (start !== this.pendingEnd) this.flushPending();
+    if (this.pendingStart === this.pendingEnd) this.pendingStart = start;
+    this.pendingEnd = (w[k + 1] as number) + 1;
+  }
+
+  private flushPending(): void {
+    if (this.pendingStart === this.pendingEnd) return;
+    const bytes = this.scanner.memoryBytes.subarray(this.pendingStart, this.pendingEnd);
+    this.pendingStart = this.pendingEnd = 0;
+    if (this.state.header !== false) this.exact(bytes);
   }
 
   /** Feeds the next chunk. */
@@ -293,19 +328,25 @@ export class InfoReader implements StateReader {
     if (this.state.header === false || chunk.length === 0) return;
     const lastNl = chunk.lastIndexOf(10);
     if (lastNl < 0) {
-      this.carry.push(copyOf(chunk, 0));
-      this.carryLength += chunk.length;
+      if (this.viaCodec < 0 && this.carryLength + chunk.length <= this.maxScanBytes) {
+        this.carry.push(copyOf(chunk, 0));
+        this.carryLength += chunk.length;
+        return;
+      }
+      this.startViaCodec();
+      this.exact(chunk);
+      this.viaCodec += chunk.length;
       return;
     }
     const length = this.carryLength + lastNl + 1;
-    if (length > this.maxScanBytes) {
+    if (this.viaCodec >= 0 || length > this.maxScanBytes) {
       // A huge line: scanning it would grow this thread's scanner memory for good (WebAssembly
       // memory never shrinks), so the codec path takes the whole region.
-      const before = this.codec.lines;
-      for (const piece of this.carry) this.exact(piece);
+      this.startViaCodec();
       this.exact(chunk.subarray(0, lastNl + 1));
-      this.line += this.codec.lines - before;
-      this.offset += length;
+      this.line += this.codec.lines - this.codecLinesBefore;
+      this.offset += this.viaCodec + lastNl + 1;
+      this.viaCodec = -1;
       this.carry = lastNl + 1 < chunk.length ? [copyOf(chunk, lastNl + 1)] : [];
       this.carryLength = chunk.length - lastNl - 1;
       return;
@@ -336,19 +377,31 @@ export class InfoReader implements StateReader {
     }
     if (this.rejected() || from >= end) return;
     const { lines, messages } = scanner.scan(from, end, this.onLine);
+    this.flushPending();
     if (!this.rejected()) this.state.messageCount += messages;
     this.line += lines;
     this.offset += end - from;
   }
 
+  /** Hands the carry to the codec: the region it starts is too long for the scanner. */
+  private startViaCodec(): void {
+    if (this.viaCodec >= 0) return;
+    this.codecLinesBefore = this.codec.lines;
+    this.viaCodec = this.carryLength;
+    for (const piece of this.carry) this.exact(piece);
+    this.carry = [];
+    this.carryLength = 0;
+  }
+
   /** Ends the input: a last line without `\n` goes through the codec (a torn tail). */
   end(): void {
-    if (this.carryLength > 0 && this.state.header !== false) {
+    if ((this.carryLength > 0 || this.viaCodec > 0) && this.state.header !== false) {
       for (const piece of this.carry) this.exact(piece);
-      for (const r of this.codec.end()) applyRecord(this.state, r);
+      this.codec.end();
     }
     this.carry = [];
     this.carryLength = 0;
+    this.viaCodec = -1;
   }
 }
 
@@ -367,7 +420,15 @@ export class CodecInfoReader implements StateReader {
 
   constructor(state: InfoState, start: { startOffset?: number; startLine?: number } = {}) {
     this.state = state;
-    this.decoder = new RecordDecoder({ ...start, maxDiagnostics: 0 });
+    // Applied as made, not kept (see InfoReader).
+    this.decoder = new RecordDecoder({
+      ...start,
+      maxDiagnostics: 0,
+      keepRecord: (record) => {
+        applyRecord(this.state, record);
+        return false;
+      },
+    });
   }
 
   get committedOffset(): number {
@@ -379,11 +440,11 @@ export class CodecInfoReader implements StateReader {
   }
 
   push(chunk: Uint8Array): void {
-    for (const r of this.decoder.push(chunk)) applyRecord(this.state, r);
+    this.decoder.push(chunk);
   }
 
   end(): void {
-    for (const r of this.decoder.end()) applyRecord(this.state, r);
+    this.decoder.end();
   }
 }
 

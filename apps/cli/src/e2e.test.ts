@@ -171,6 +171,17 @@ describe("the frame", () => {
     }
   });
 
+  it("a kebab-case flag before the <session> is a flag, not the option's value", () => {
+    const file = join(sessions, V3);
+    const before = run(["show", "--all-branches", file]);
+    expect(before.code, before.stderr).toBe(0);
+    expect(before.stdout).toBe(run(["show", file, "--all-branches"]).stdout);
+    expect(json(run(["show", "--all-branches", "--json", file])).entries.length).toBeGreaterThan(0);
+    const unknown = run(["show", "--bogus-thing", file]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown option `--bogus-thing`");
+  });
+
   it("colours only when forced, never with NO_COLOR or --no-color", () => {
     const file = join(sessions, V3);
     expect(run(["show", file]).stdout).not.toContain("\x1b[");

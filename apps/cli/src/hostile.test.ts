@@ -499,11 +499,29 @@ describe("values nested 100,000 deep print in every output mode", () => {
       expect([0, 1], `${args.join(" ")}: ${r.stderr}`).toContain(r.code);
       expect(r.stdout.length, args.join(" ")).toBeGreaterThan(0);
     }
+    for (const format of ["md", "json", "jsonl", "html"]) {
+      const r = run(["export", file, "--format", format]);
+      expect(r.code, `export --format ${format}: ${r.stderr}`).toBe(0);
+      if (format === "json") expect(() => JSON.parse(r.stdout)).not.toThrow();
+      if (format === "jsonl") for (const line of r.stdout.trimEnd().split("\n")) JSON.parse(line);
+    }
     const full = run(["show", file, "--full"]).stdout;
     // The call's arguments and the unknown block as JSON, every level of both (indented as
     // deep as MAX_INDENTED_DEPTH, compact below).
     expect(full).toContain("→ bash\n");
     expect(full.match(/"a": ?\[/g)?.length).toBe(2 * SWEEP_DEPTH);
+  });
+
+  it("the writers too: fork, and migrate --write of a v2 copy", () => {
+    const copy = join(dirname(file), "2026-11-02T09-00-00-000Z_0199aaaa-0000-7000-8000-00000000000f.jsonl");
+    writeFileSync(copy, readFileSync(file, "utf8").replace('"version":3', '"version":2'));
+    const migrated = run(["migrate", copy, "--write", "--json"]);
+    expect(migrated.code, migrated.stderr).toBe(0);
+    expect(JSON.parse(migrated.stdout).files[0].written).toBe(true);
+    const forked = run(["fork", file, "--leaf", "c0000002"]);
+    expect(forked.code, forked.stderr).toBe(0);
+    const branch = json(run(["show", forked.stdout.trim(), "--json"]));
+    expect(branch.entries).toHaveLength(2);
   });
 });
 

@@ -118,7 +118,7 @@ export async function runCli(options: RunOptions): Promise<number> {
   for (const spec of COMMANDS) spec.declare(cli).action(run(spec.load));
 
   try {
-    cli.parse(["node", "pi-session", ...argv], { run: false });
+    cli.parse(["node", "pi-session", ...camelOptions(argv)], { run: false });
     const parsed = cli.options;
     if (parsed.help) {
       // cac has already printed the help for the matched command (or the global one).
@@ -153,6 +153,22 @@ export async function runCli(options: RunOptions): Promise<number> {
   } catch (error) {
     return report(io, error, argv);
   }
+}
+
+/**
+ * `--all-branches` as `--allBranches`, before `--`: cac tells its parser (mri) which options are
+ * flags by their camelCase names, so a kebab-case flag typed before a positional argument took
+ * that argument as its value (`show --all-branches file` lost its `<session>`). `--no-x` stays
+ * (the parser reads the negation itself), and so does everything after `--`.
+ */
+export function camelOptions(argv: readonly string[]): string[] {
+  const end = argv.indexOf("--");
+  return argv.map((token, i) => {
+    if ((end >= 0 && i >= end) || !token.startsWith("--") || token.startsWith("--no-")) return token;
+    const eq = token.indexOf("=");
+    const name = eq < 0 ? token.slice(2) : token.slice(2, eq);
+    return `--${camel(name)}${eq < 0 ? "" : token.slice(eq)}`;
+  });
 }
 
 /** cac's camelCase of an option name (`bogus-thing` -> `bogusThing`). */

@@ -26,3 +26,4 @@ export {
   utf8,
 } from "./serialize.js";
 export { type SessionView, detectVersion, splitSession } from "./session.js";
+export { MAX_INDENTED_DEPTH, serializeJson, stringifyJson, writeJsonText } from "./json-text.js";

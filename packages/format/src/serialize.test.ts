@@ -111,3 +111,16 @@ describe("serializer properties", () => {
     );
   }, 60_000);
 });
+
+describe("entries nested deeper than JSON.stringify can go", () => {
+  it("serialize to the line JSON.parse reads back", () => {
+    let value: unknown = "x";
+    for (let i = 0; i < 30_000; i++) value = [value];
+    const entry = { type: "custom", id: "a", parentId: null, data: value };
+    expect(() => JSON.stringify(entry)).toThrow(RangeError);
+    const line = serializeEntry(entry);
+    expect(line.endsWith("}\n")).toBe(true);
+    expect(line.startsWith('{"type":"custom","id":"a","parentId":null,"data":[[[')).toBe(true);
+    expect(JSON.parse(line).type).toBe("custom");
+  });
+});

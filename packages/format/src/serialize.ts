@@ -6,6 +6,7 @@
  * which split on them (Node >= 24 `readline`) cannot cut an entry in two. Raw records go
  * back byte for byte, so a read-modify-write never loses a malformed line. Pure.
  */
+import { stringifyJson } from "./json-text.js";
 import type { SessionRecord } from "./records.js";
 import { TextLineRecord } from "./text-line.js";
 
@@ -28,9 +29,9 @@ function escapeSeparator(ch: string): string {
   return ch === "\u2028" ? "\\u2028" : "\\u2029";
 }
 
-/** One entry as JSON text, without the newline. */
+/** One entry as JSON text, without the newline (at any depth: pi's `JSON.stringify` gives out past ~5,000 levels). */
 export function stringifyEntry(value: object): string {
-  const json = JSON.stringify(value);
+  const json = stringifyJson(value) as string;
   // Most lines hold neither: `includes` answers at once for a one-byte string, where a global
   // replace scanned every line (a measurable share of an append).
   if (!json.includes("\u2028") && !json.includes("\u2029")) return json;

@@ -9,7 +9,6 @@ import {
   type SessionHeader,
   stringifyEntry,
 } from "@pi-session/format";
-import { jsonText } from "./json.js";
 import type { RenderSession } from "./source.js";
 
 export interface JsonlOptions {
@@ -32,12 +31,7 @@ export function* branchJsonlLines(session: RenderSession, options: JsonlOptions 
   for (const entry of entries) yield line(entry);
 }
 
-/** pi's line of an entry; one nested beyond JSON.stringify's stack is written iteratively. */
+/** pi's line of an entry (format's serializer writes one nested beyond JSON.stringify's stack too). */
 function line(entry: object): string {
-  try {
-    return stringifyEntry(entry);
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return jsonText(entry).replace(/[\u2028\u2029]/g, (ch) => (ch === "\u2028" ? "\\u2028" : "\\u2029"));
-  }
+  return stringifyEntry(entry);
 }

@@ -8,12 +8,14 @@
  * Use {@link syncStore} before every query: the warm check costs a stat per file.
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { splitSession } from "@pi-session/format";
+import { isValidSessionHeader, splitSession } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import {
   type StoreFile,
   listStoreFiles,
+  rawRecordValue,
   readFileBytes,
+  recordObject,
   sessionInfoName,
   streamSessionRecords,
 } from "@pi-session/node-store";
@@ -323,8 +325,8 @@ async function appendRecords(
   })) {
     if (!r.terminated) break;
     advance(progress, r);
-    if (r.kind !== "json" || r.value.type === "session") continue;
-    state.add(r.value, r.value, r);
+    const entry = entryRecord(r);
+    if (entry) state.add(entry.value, entry.value, entry);
   }
   stats.bytesRead += readStats.bytesRead;
   const appended = state.links;
@@ -345,11 +347,35 @@ async function appendRecords(
   });
 }
 
-/** The header when the first JSON record is one (pi's rule), else undefined. */
-function headerOf(record: SessionRecord): SessionHeader | undefined {
-  if (record.kind !== "json") return undefined;
-  const v = record.value;
-  return v.type === "session" && typeof v.id === "string" ? (v as SessionHeader) : undefined;
+/**
+ * A record as pi reads its line (node-store's `recordObject`: a raw line whose text, decoded
+ * with U+FFFD for invalid UTF-8, parses to an object is an entry), as a JSON record; undefined
+ * for a line pi skips and for another `session` line.
+ */
+function entryRecord(record: SessionRecord): JsonRecord | undefined {
+  if (record.kind === "json") return record.value.type === "session" ? undefined : record;
+  const value = recordObject(record);
+  if (!value || value.type === "session") return undefined;
+  const { line, offset, byteLength, terminated } = record;
+  return { kind: "json", line, offset, byteLength, terminated, value };
+}
+
+/** The header record as a JSON record (it may have been a raw line pi reads). */
+function asJson(record: SessionRecord, value: SessionHeader): JsonRecord {
+  if (record.kind === "json") return record;
+  const { line, offset, byteLength, terminated } = record;
+  return { kind: "json", line, offset, byteLength, terminated, value: value as Record<string, unknown> };
+}
+
+/**
+ * pi's header rule, as the listing and the SDK apply it: the first line that parses to a truthy
+ * value decides. Returns undefined to read on (the line does not parse, or is `0`, `null`, ...),
+ * the header when that value is one (`type: "session"`, a string id), or null: not a session.
+ */
+function headerDecision(record: SessionRecord): SessionHeader | null | undefined {
+  const value = record.kind === "json" ? record.value : rawRecordValue(record);
+  if (!value) return undefined;
+  return isValidSessionHeader(value) ? (value as SessionHeader) : null;
 }
 
 async function replaceRecords(
@@ -374,22 +400,22 @@ async function replaceRecords(
     if (!r.terminated) break;
     advance(progress, r);
     if (!decided) {
-      if (r.kind !== "json") continue;
+      const header = headerDecision(r);
+      if (header === undefined) continue;
       decided = true;
-      const header = headerOf(r);
-      if (!header) break;
+      if (header === null) break;
       version = typeof header.version === "number" ? header.version : 1;
       state = new FileState(newMeta(header), writer);
       // Older files are migrated in memory, whole (ids for v1 entries, v3 roles).
-      if (version < 3) older = [r];
+      if (version < 3) older = [asJson(r, header)];
       continue;
     }
     if (older) {
-      older.push(r);
+      older.push(entryRecord(r) ?? r);
       continue;
     }
-    if (r.kind !== "json" || r.value.type === "session") continue;
-    state?.add(r.value, r.value, r);
+    const entry = entryRecord(r);
+    if (entry) state?.add(entry.value, entry.value, entry);
   }
   stats.bytesRead += readStats.bytesRead;
   if (state && older) addMigrated(state, older);

@@ -1,6 +1,7 @@
 /**
  * Search results equal a brute-force scan of the same sessions, for random sessions (random
- * trees with vocabulary texts) and random word, phrase, substring, regex and filter queries.
+ * trees with vocabulary texts, some with lines pi reads in its own way) and random word,
+ * phrase, substring (pieces of code from anywhere in it, CJK), regex and filter queries.
  */
 import { fcOptions, scaledRuns, tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
@@ -9,7 +10,7 @@ import type { SearchFilters } from "./database.js";
 import type { TextField } from "./documents/index.js";
 import { openSearchDatabase } from "./search.js";
 import { oracleSearch } from "./testing/oracle.js";
-import { arbQuery, arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
+import { arbOddity, arbQuery, arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
 
 const dirs = tempDirs("pi-search-oracle-");
 afterEach(dirs.cleanup);
@@ -62,10 +63,11 @@ describe("search equals a plain scan", () => {
     await fc.assert(
       fc.asyncProperty(
         fc.array(arbVocabularySession(), { minLength: 1, maxLength: 4 }),
+        fc.array(arbOddity, { maxLength: 4 }),
         fc.array(fc.tuple(arbQuery, arbFilters, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 4 }),
-        async (sessions, queries) => {
+        async (sessions, oddities, queries) => {
           const root = dirs.make();
-          writeStore(root, sessions);
+          writeStore(root, sessions, oddities);
           for (const [query, filters, thinking, toolOutput] of queries) {
             const fields: TextField[] = ["body", "tool"];
             if (toolOutput) fields.push("output");

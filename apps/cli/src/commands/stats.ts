@@ -7,6 +7,7 @@
  */
 import { dirname, join, resolve } from "node:path";
 import { splitSession } from "@pi-session/format";
+import { readLinesAsPi } from "@pi-session/node-store";
 import { CliError, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { projectDirName, sessionsRoot } from "../locate.js";
@@ -27,10 +28,15 @@ import { sessionPath, sinceOption, stringOption } from "./common.js";
 
 const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
 
-/** The header fields and raw entries of one file (usage needs no migration). */
+/**
+ * The header fields and raw entries of one file (usage needs no migration); undefined when pi
+ * would not read it as a session (its first parsed line is not a header), as the session
+ * database decides for a store-wide report.
+ */
 export async function statsSession(path: string, project: string): Promise<StatsSession | undefined> {
-  const view = splitSession((await readRecords(path)).records);
-  if (!view.header) return undefined;
+  const { records } = await readRecords(path);
+  const view = splitSession(records);
+  if (!view.header || !readLinesAsPi(records).isSession) return undefined;
   const h = view.header.value;
   const parent =
     typeof h.parentSession === "string"

@@ -43,4 +43,16 @@ export {
   usageRow,
   usageRows,
 } from "./usage.js";
-export { type NarrowingPhrase, narrowingPhrases, stemPrefix, substringMatcher } from "./terms.js";
+export {
+  IDENTIFIER_MAX_LENGTH,
+  IDENTIFIER_MAX_PARTS,
+  type NarrowingPhrase,
+  type SubstringMatcher,
+  type SubstringNarrowing,
+  identifierParts,
+  isPartStart,
+  narrowingPhrases,
+  stemPrefix,
+  substringMatcher,
+  substringNarrowing,
+} from "./terms.js";

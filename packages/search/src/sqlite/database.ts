@@ -1,8 +1,9 @@
 /**
  * The session database on SQLite: the {@link SessionDatabase} interface over one file (or
- * memory), with one FTS5 table of words (`unicode61`, each CJK character a word of its own);
- * substrings and regexes are narrowed by it and checked exactly by the caller. Use `openSqliteDatabase`; the indexer and the queries only
- * see the interface.
+ * memory), with one FTS5 table of words (`unicode61`, each CJK character a word of its own,
+ * and each text field's identifier parts in a column of their own); substrings and regexes
+ * are narrowed by it and checked exactly by the caller. Use `openSqliteDatabase`; the indexer
+ * and the queries only see the interface.
  */
 import { statSync } from "node:fs";
 import type {
@@ -23,10 +24,12 @@ import {
   TEXT_FIELDS,
   type TextField,
   type TreeLink,
+  type NarrowingPhrase,
   type UsageRow,
-  narrowingPhrases,
+  identifierParts,
   segmentCjk,
   stemPrefix,
+  substringNarrowing,
 } from "../documents/index.js";
 import {
   type DriverName,
@@ -35,7 +38,7 @@ import {
   type SqlStatement,
   openConnection,
 } from "./driver.js";
-import { FACET, FIELD_BIT, SCHEMA, SCHEMA_VERSION } from "./schema.js";
+import { FACET, FIELD_BIT, PARTS_COLUMN, SCHEMA, SCHEMA_VERSION } from "./schema.js";
 
 /** What opening found, for the caller to warn about. */
 export type OpenOutcome = "opened" | "created" | "rebuilt-older";
@@ -222,7 +225,8 @@ class SqliteSessionDatabase implements SessionDatabase {
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertWords = this.st(
-      `INSERT INTO words (rowid, body, thinking, tool, output) VALUES (?, ?, ?, ?, ?)`,
+      `INSERT INTO words (rowid, body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     const insertUsage = this.st(
       `INSERT OR REPLACE INTO usage (file_id, ordinal, key, source, model, time_ms, input, output, cache_read, cache_write, total_tokens, cost)
@@ -257,6 +261,10 @@ class SqliteSessionDatabase implements SessionDatabase {
               segmentCjk(d.thinking),
               segmentCjk(d.tool),
               segmentCjk(d.output),
+              identifierParts(d.body),
+              identifierParts(d.thinking),
+              identifierParts(d.tool),
+              identifierParts(d.output),
             );
           }
           const u = row.usage;
@@ -347,8 +355,12 @@ class SqliteSessionDatabase implements SessionDatabase {
   }
 
   search(request: SearchRequest): Candidates {
-    const cols = `{${request.fields.join(" ")}}`;
     const mask = request.fields.reduce((m, f) => m | FIELD_BIT[f], 0);
+    const texts = request.fields.join(" ");
+    const parts = request.fields.map((f) => PARTS_COLUMN[f]).join(" ");
+    const inColumns = (cols: string, expr: string) => `{${cols}} : (${expr})`;
+    const phrase = (p: NarrowingPhrase) => ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : "");
+    const phrases = (ps: readonly NarrowingPhrase[]) => ps.map((p) => inColumns(texts, phrase(p)));
     const words: string[] = [];
     const wordsNot: string[] = [];
     const undecided: QueryTerm[] = [];
@@ -358,28 +370,38 @@ class SqliteSessionDatabase implements SessionDatabase {
         const stem = stemPrefix(t.text);
         if (stem !== undefined) forms.push(`${ftsString(stem)}*`);
         if (t.prefix) forms.push(`${ftsString(t.text)}*`);
-        const expr = forms.length === 1 ? (forms[0] as string) : `(${forms.join(" OR ")})`;
-        (t.negated ? wordsNot : words).push(expr);
+        // Words are found in whole tokens and in identifier parts alike.
+        (t.negated ? wordsNot : words).push(inColumns(`${texts} ${parts}`, forms.join(" OR ")));
         continue;
       }
       undecided.push(t);
       // A substring narrows through the tokens it must contain (negations cannot: an entry
-      // with the tokens may still lack the substring).
-      if (t.kind === "substring" && !t.negated) {
-        for (const p of narrowingPhrases(t.text))
-          words.push(ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : ""));
+      // with the tokens may still lack the substring): at a word start, or from an identifier part.
+      if (t.kind !== "substring" || t.negated) continue;
+      const n = substringNarrowing(t.text);
+      const atWord = phrases(n.phrases);
+      if (atWord.length === 0) continue;
+      if (!n.part) {
+        words.push(...atWord);
+        continue;
       }
+      const fromPart = [
+        inColumns(parts, ftsString(n.part.token) + (n.part.prefix ? "*" : "")),
+        ...phrases(n.part.phrases),
+      ];
+      words.push(`((${atWord.join(" AND ")}) OR (${fromPart.join(" AND ")}))`);
     }
-    const match = (terms: string[], op: string) => `${cols} : (${terms.join(` ${op} `)})`;
     const params: (string | number)[] = [];
     const where: string[] = [];
     let from: string;
     let score: string;
-    const weights = TEXT_FIELDS.map((f) => WEIGHTS[f]).join(", ");
+    const weights = [...TEXT_FIELDS.map((f) => WEIGHTS[f]), ...TEXT_FIELDS.map((f) => WEIGHTS[f] / 2)].join(
+      ", ",
+    );
     if (words.length > 0) {
       from = `words JOIN entries e ON e.id = words.rowid`;
       where.push(`words MATCH ?`);
-      params.push(match(words, "AND"));
+      params.push(words.join(" AND "));
       score = `bm25(words, ${weights})`;
     } else {
       from = `entries e`;
@@ -389,7 +411,7 @@ class SqliteSessionDatabase implements SessionDatabase {
     }
     if (wordsNot.length > 0) {
       where.push(`e.id NOT IN (SELECT rowid FROM words WHERE words MATCH ?)`);
-      params.push(match(wordsNot, "OR"));
+      params.push(wordsNot.join(" OR "));
     }
     const f = request.filters;
     if (f.projects && f.projects.length > 0) {
@@ -509,7 +531,10 @@ class SqliteSessionDatabase implements SessionDatabase {
   }
 }
 
-/** Column weights of the BM25 rank: conversation text counts most, tool output least. */
+/**
+ * Column weights of the BM25 rank: conversation text counts most, tool output least; a word
+ * found in an identifier part counts half as much as in the field's text.
+ */
 const WEIGHTS: Record<TextField, number> = { body: 1, thinking: 0.5, tool: 0.7, output: 0.4 };
 
 /** The connection settings every database gets. */

@@ -4,10 +4,21 @@
  * a database of an older version is rebuilt, one of a newer version is left alone.
  */
 
-export const SCHEMA_VERSION = 1;
+export const SCHEMA_VERSION = 2;
 
 /** Facet kinds in the `facets` table. */
 export const FACET = { tool: 1, model: 2, file: 3 } as const;
+
+/**
+ * The column of each text field's identifier parts in `words` (see the documents' `terms.ts`):
+ * a field of its own per text field, so a word found in a part obeys the same field choice.
+ */
+export const PARTS_COLUMN = {
+  body: "body_parts",
+  thinking: "thinking_parts",
+  tool: "tool_parts",
+  output: "output_parts",
+} as const;
 
 /** Bit per text field in `entries.fields` (which fields have text). */
 export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
@@ -79,7 +90,7 @@ CREATE TABLE usage (
   PRIMARY KEY (file_id, ordinal)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE words USING fts5(
-  body, thinking, tool, output,
+  body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts,
   tokenize = 'unicode61 remove_diacritics 2', content = '', contentless_delete = 1
 );
 `;

@@ -7,6 +7,7 @@ import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { parseSessionBytes, splitSession } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
+import { readLinesAsPi } from "@pi-session/node-store";
 import { stemmer } from "stemmer";
 import type { SearchFilters } from "../database.js";
 import { type EntryDocument, type TextField, entryDocument, parseQuery } from "../documents/index.js";
@@ -46,35 +47,77 @@ function tokens(text: string): string[] {
   return out;
 }
 
-function wordMatches(text: string, word: string, prefix: boolean): boolean {
-  const w = word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
-  const stem = /^[a-z0-9]{3,}$/.test(w) ? stemmer(w) : undefined;
-  const useStem = stem !== undefined && stem.length >= 3 ? stem : undefined;
-  return tokens(text).some(
-    (t) => t === w || (useStem !== undefined && t.startsWith(useStem)) || (prefix && t.startsWith(w)),
-  );
-}
-
 function isWordChar(ch: string): boolean {
   return /[\p{L}\p{N}\p{M}\p{Co}]/u.test(ch);
 }
 
-function substringMatches(text: string, sub: string): boolean {
-  const hay = text.toLowerCase();
-  const needle = sub.toLowerCase();
-  if (needle.length === 0 || hay.length !== text.length || needle.length !== sub.length) {
-    // Lengths changed by case mapping: fall back to a case-insensitive regex scan.
-    return new RegExp(sub.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "iu").test(text);
+/** The character ending at offset `i` (a surrogate pair whole). */
+function charBefore(text: string, i: number): string {
+  if (i <= 0) return "";
+  return /[\udc00-\udfff]/.test(text[i - 1] ?? "") && i >= 2 ? text.slice(i - 2, i) : (text[i - 1] as string);
+}
+
+function charAt(text: string, i: number): string {
+  const code = text.codePointAt(i);
+  return code === undefined ? "" : String.fromCodePoint(code);
+}
+
+/**
+ * Identifier parts, written out: a run of ASCII letters and digits (2 to 64 of them, no other
+ * letter touching it) whose parts start at a-z|A-Z, at A-Z|A-Z followed by a-z, and where
+ * letters and digits meet; more than 8 such starts make it data. Returns each part start with
+ * the end of its run.
+ */
+function partStarts(text: string): Map<number, number> {
+  const out = new Map<number, number>();
+  for (const m of text.matchAll(/[A-Za-z0-9]+/g)) {
+    const run = m[0];
+    const start = m.index;
+    const end = start + run.length;
+    if (run.length < 2 || run.length > 64) continue;
+    if (isWordChar(charBefore(text, start)) || isWordChar(charAt(text, end))) continue;
+    const starts: number[] = [];
+    for (let i = 1; i < run.length; i++) {
+      const a = run[i - 1] as string;
+      const b = run[i] as string;
+      const next = run[i + 1] ?? "";
+      if (
+        (/[a-z]/.test(a) && /[A-Z]/.test(b)) ||
+        (/[A-Z]/.test(a) && /[A-Z]/.test(b) && /[a-z]/.test(next)) ||
+        (/[A-Za-z]/.test(a) && /[0-9]/.test(b)) ||
+        (/[0-9]/.test(a) && /[A-Za-z]/.test(b))
+      )
+        starts.push(start + i);
+    }
+    if (starts.length <= 8) for (const at of starts) out.set(at, end);
   }
+  return out;
+}
+
+function wordMatches(text: string, word: string, prefix: boolean): boolean {
+  const w = word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+  const stem = /^[a-z0-9]{3,}$/.test(w) ? stemmer(w) : undefined;
+  const useStem = stem !== undefined && stem.length >= 3 ? stem : undefined;
+  // Whole tokens, and the rest of an identifier from each of its parts.
+  const candidates = tokens(text);
+  for (const [at, end] of partStarts(text)) candidates.push(text.slice(at, end).toLowerCase());
+  return candidates.some(
+    (t) => t === w || (useStem !== undefined && t.startsWith(useStem)) || (prefix && t.startsWith(w)),
+  );
+}
+
+function substringMatches(text: string, sub: string): boolean {
+  if (sub.length === 0) return false;
   const first = [...sub][0] ?? "";
   const bounded =
     isWordChar(first) &&
     !/^[\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]/u.test(first);
-  for (let i = hay.indexOf(needle); i !== -1; i = hay.indexOf(needle, i + 1)) {
-    if (!bounded || i === 0) return true;
-    const before = String.fromCodePoint(text.codePointAt(i - 1) ?? 0);
-    const prev = /[\udc00-\udfff]/.test(text[i - 1] ?? "") && i >= 2 ? text.slice(i - 2, i) : before;
-    if (!isWordChar(prev)) return true;
+  const parts = bounded ? partStarts(text) : new Map<number, number>();
+  const pattern = new RegExp(sub.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&"), "giu");
+  for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+    const i = m.index;
+    if (!bounded || i === 0 || !isWordChar(charBefore(text, i)) || parts.has(i)) return true;
+    pattern.lastIndex = i + 1;
   }
   return false;
 }
@@ -110,11 +153,12 @@ export function oracleSearch(root: string, query: string, options: OracleOptions
     const bytes = readFileSync(path);
     // Only complete lines count (a torn last line is indexed once it is whole).
     const end = bytes.lastIndexOf(0x0a) + 1;
-    const records = parseSessionBytes(bytes.subarray(0, end)).records;
-    const view = splitSession(records);
-    const first = records.find((r) => r.kind === "json");
-    if (!view.header || first !== view.header) continue;
-    const header = view.header.value;
+    // Lines as pi reads them (invalid UTF-8 decoded with U+FFFD), and pi's header rule.
+    const lines = readLinesAsPi(parseSessionBytes(bytes.subarray(0, end)).records);
+    if (!lines.isSession) continue;
+    const records = lines.records;
+    const header = splitSession(records).header?.value;
+    if (!header) continue;
     const entries = splitSession(migrateRecords(records).records).entries;
     const docs: { doc: EntryDocument; line: number }[] = entries.map((r) => ({
       doc: entryDocument(r.value),

@@ -65,6 +65,7 @@ export {
   scanTail,
   sessionInfoName,
   streamSessionRecords,
+  streamSessionRecordsSync,
 } from "./read.js";
 export {
   ENV_LOCK_TIMEOUT_MS,

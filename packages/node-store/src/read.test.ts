@@ -17,6 +17,7 @@ import {
   scanHeaderSync,
   scanTail,
   streamSessionRecords,
+  streamSessionRecordsSync,
 } from "./read.js";
 
 const dirs = tempDirs("ns-read-");
@@ -166,6 +167,39 @@ describe("streamSessionRecords", () => {
   it("throws SessionFileNotFoundError for a missing file", async () => {
     const it = streamSessionRecords(join(tmp(), "nope.jsonl"));
     await expect(it.next()).rejects.toBeInstanceOf(SessionFileNotFoundError);
+  });
+
+  it("has a synchronous twin that yields the same records, diagnostics and torn tail", async () => {
+    const path = file(`${line(header)}oops\n${line({ type: "x", id: "a" })}\xff{"a":1}`);
+    for (const opts of [{}, { chunkSize: 7 }, { startOffset: 0, endOffset: 60 }]) {
+      const async: { records: unknown[]; diags: unknown[]; tail: unknown } = {
+        records: [],
+        diags: [],
+        tail: undefined,
+      };
+      const sync: typeof async = { records: [], diags: [], tail: undefined };
+      for (const [out, run] of [
+        [async, streamSessionRecords],
+        [sync, streamSessionRecordsSync],
+      ] as const) {
+        const gen = run(path, {
+          ...opts,
+          onDiagnostics: (d) => {
+            out.diags = d;
+          },
+          onTornTail: (t) => {
+            out.tail = t;
+          },
+        });
+        for await (const r of gen) out.records.push(r);
+      }
+      expect(sync).toEqual(async);
+    }
+    const all = (await readSessionFile(upstreamFixture("before-compaction"))).records;
+    expect([...streamSessionRecordsSync(upstreamFixture("before-compaction"), { chunkSize: 4096 })]).toEqual(
+      all,
+    );
+    expect(() => [...streamSessionRecordsSync(join(tmp(), "nope.jsonl"))]).toThrow(SessionFileNotFoundError);
   });
 
   // A file larger than V8's maximum string length (~512 MB): pi's 0.58.3 `readFileSync` would

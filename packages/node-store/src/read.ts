@@ -397,6 +397,45 @@ export async function* streamSessionRecords(
 }
 
 /**
+ * {@link streamSessionRecords} without the event loop: the same records from synchronous
+ * reads, for a caller that reads many files one after the other and does nothing else
+ * meanwhile (an indexer), where each asynchronous read costs a round trip to the thread pool.
+ */
+export function* streamSessionRecordsSync(
+  path: string,
+  opts: StreamSessionOptions = {},
+): Generator<SessionRecord, void, undefined> {
+  let fd: number;
+  try {
+    ({ fd } = openRegularFileSync(path));
+  } catch (error) {
+    if (isEnoent(error)) throw new SessionFileNotFoundError(path);
+    throw error;
+  }
+  try {
+    const start = opts.startOffset ?? 0;
+    const decoder = new RecordDecoder({ startOffset: start, startLine: opts.startLine ?? 1 });
+    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
+    const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
+    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, end - start)));
+    let pos = start;
+    while (pos < end) {
+      opts.signal?.throwIfAborted();
+      const n = readSync(fd, buf, 0, Math.min(chunkSize, end - pos), pos);
+      if (n === 0) break;
+      pos += n;
+      if (opts.stats) opts.stats.bytesRead += n;
+      yield* decoder.push(buf.subarray(0, n));
+    }
+    yield* decoder.end();
+    opts.onDiagnostics?.(withFile(decoder.diagnostics, path));
+    if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Synchronously decodes the byte range `[startOffset, endOffset)` of an open file. Used by the
  * appender to read entries other processes appended.
  */

@@ -40,6 +40,24 @@ describe("SQLite backends", () => {
     ]);
     expect(got.filtered).toBe(1);
     expect(got.named).toBe(1);
+    expect(got.files).toEqual({
+      "src/auth.ts": 1,
+      "auth.ts": 1,
+      "/home/u/app/src/auth.ts": 1,
+      "app/src/auth.ts": 1,
+      "th.ts": 0,
+      "uth.ts": 0,
+    });
+    expect(got.models).toEqual({ "p/m": 1, m: 1, "x/m": 0, p: 0 });
+    expect(got.tools).toBe(1);
+    // A word from inside an identifier; a substring from an identifier part.
+    expect((got.Timeout as unknown[]).length).toBe(2);
+    expect(got.AuthToken).toEqual([
+      [
+        "/--home-u-app--/2026-03-01T10-00-00-000Z_aaaa.jsonl",
+        [[4, false, expect.stringContaining("getAuthToken")]],
+      ],
+    ]);
     expect(got.stats).toMatchObject({ input: 10, cost: 0.5, records: 1 });
   });
 

@@ -3,8 +3,9 @@
  * backend, and nothing of SQL. The SQLite backend (`./sqlite/database.ts`) implements it; a
  * PostgreSQL backend can implement the same methods over the same tables.
  *
- * Files are keyed by path; each file's rows change in one transaction ({@link FileWriter}),
- * decided inside it from the row as it is then, so two indexers never duplicate a file.
+ * Files are keyed by path; each file's rows change in one transaction ({@link FileWriter}, or
+ * the transaction of a {@link SessionDatabase.batch} of whole files), decided inside it from
+ * the row as it is then, so two indexers never duplicate a file.
  */
 import type { EntryDocument, QueryTerm, TextField, TreeLink, UsageRow } from "./documents/index.js";
 
@@ -36,6 +37,16 @@ export interface SessionMeta {
   leafId: string | null;
   /** Entries indexed (the next entry's ordinal). */
   entryCount: number;
+}
+
+/** What the warm check needs of a file row: its identity when indexed, and little else. */
+export interface StoredFile extends FileIdentity {
+  path: string;
+  /** Byte offset after the last complete line indexed. */
+  indexedOffset: number;
+  /** Session format version (0: not a session file). */
+  version: number;
+  sessionId: string | null;
 }
 
 /** A file row: its identity when indexed, where indexing stopped, and its session. */
@@ -148,8 +159,8 @@ export interface SessionDatabase {
   readonly backend: string;
   /** Where it lives; `:memory:` when nothing persists. */
   readonly location: string;
-  /** Every indexed file (cheap: the warm check compares these with one stat per file). */
-  files(): Map<string, IndexedFile>;
+  /** Every indexed file, briefly (cheap: the warm check compares these with one stat per file). */
+  files(): Map<string, StoredFile>;
   /** The row of one file as it is now. */
   file(path: string): IndexedFile | undefined;
   /**
@@ -162,6 +173,12 @@ export interface SessionDatabase {
   ): FileWriter | undefined;
   /** Removes a file and everything indexed from it, in one transaction. */
   deleteFile(path: string): void;
+  /**
+   * Runs `fn` in one write transaction: the files begun (and deleted) inside it commit with it,
+   * all or nothing; if `fn` throws, or a file's writer was rolled back, nothing of it is kept.
+   * Indexing many files in few transactions is much faster.
+   */
+  batch<T>(fn: () => T): T;
   search(request: SearchRequest): Candidates;
   /** Sessions with their usage rows (for `stats`), optionally only the files directly in `dirs`. */
   usage(filter?: { dirs?: readonly string[] }): UsageSession[];

@@ -166,6 +166,22 @@ describe("incremental indexing", () => {
     );
   }, 240_000);
 
+  it("leaves out a file that vanishes between the listing and its read, and keeps the others", async () => {
+    const root = dirs.make();
+    const files = writeStore(root, fc.sample(arbVocabularySession(12), { numRuns: 4, seed: 3 }) as never[]);
+    const db = await openSearchDatabase({ root, persistent: false });
+    // Several small transactions, and one file gone in the middle of one of them.
+    const stats = await db.sync({ transactionBytes: 1, onStart: () => rmSync(files[1] as string) });
+    expect(stats).toMatchObject({ files: 4, indexed: 3, removed: 1 });
+    for (const q of QUERIES) expect(await hitsOf(db, q)).toEqual(oracle(root, q));
+    // A file that grew, gone before it is read from where it was indexed.
+    appendFileSync(files[2] as string, userLine("gone1", null, "parse"));
+    const again = await db.sync({ onStart: () => rmSync(files[2] as string) });
+    expect(again).toMatchObject({ indexed: 0, resumed: 0, removed: 1 });
+    for (const q of QUERIES) expect(await hitsOf(db, q)).toEqual(oracle(root, q));
+    db.close();
+  });
+
   it("reads only the new bytes of a file that grew", async () => {
     const root = dirs.make();
     const [s] = fc.sample(arbVocabularySession(20), { numRuns: 1, seed: 7 });

@@ -27,6 +27,7 @@ export type {
   SearchRequest,
   SessionDatabase,
   SessionMeta,
+  StoredFile,
   UsageSession,
   WriteMode,
 } from "./database.js";

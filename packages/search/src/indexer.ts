@@ -17,7 +17,7 @@ import {
   readFileBytes,
   recordObject,
   sessionInfoName,
-  streamSessionRecords,
+  streamSessionRecordsSync,
 } from "@pi-session/node-store";
 import type {
   EntryRow,
@@ -26,6 +26,7 @@ import type {
   IndexedFile,
   SessionDatabase,
   SessionMeta,
+  StoredFile,
 } from "./database.js";
 import {
   type TreeLink,
@@ -39,8 +40,15 @@ import {
 /** Bytes kept of a file's start and of the end of what was indexed, to tell growth from a rewrite. */
 export const PROBE_BYTES = 256;
 
-/** Entries written per batch. */
+/** Entries held before they are written (a file with more is written in parts, its branch flags fixed after). */
 const BATCH = 512;
+
+/**
+ * Bytes read per write transaction (several files each): FTS5 writes one index segment per
+ * transaction and merges them as they pile up, so a transaction per small file costs several
+ * times the indexing itself. Each file stays all or nothing within it.
+ */
+const TRANSACTION_BYTES = 32 * 1024 * 1024;
 
 export interface SyncProgress {
   /** Files read so far, of `total` that changed. */
@@ -54,6 +62,8 @@ export interface SyncOptions {
   /** Called before the first changed file is read, with how many there are. */
   onStart?: (changed: number, bytes: number) => void;
   signal?: AbortSignal;
+  /** Bytes read per write transaction (default 32 MiB; each file stays all or nothing). */
+  transactionBytes?: number;
 }
 
 export interface SyncStats {
@@ -169,11 +179,7 @@ class FileState {
     if (doc.id !== null) m.leafId = doc.id;
     for (const t of doc.tools) this.tools.add(t);
     if (doc.model) this.models.add(doc.model);
-    for (const f of doc.files) {
-      this.files.add(f);
-      const abs = resolveAgainst(m.cwd, f);
-      if (abs) this.files.add(abs);
-    }
+    for (const f of doc.files) this.files.add(f);
     this.links.push({ type: doc.type, id: doc.id, parentId: doc.parentId });
     this.pending.push({
       ordinal: this.nextOrdinal++,
@@ -187,16 +193,37 @@ class FileState {
     if (this.pending.length >= BATCH) this.flush();
   }
 
+  /** Writes the entries held (as on the current branch: {@link finish} corrects what is not). */
   flush(): void {
     if (this.pending.length === 0) return;
     this.writer.add(this.pending);
     this.pending = [];
   }
 
-  /** Final meta: counts, `modified` by pi's rule. */
-  finish(mtimeMs: number): SessionMeta {
-    this.flush();
-    this.writer.addFacets({ tools: this.tools, models: this.models, files: this.files });
+  /**
+   * Writes what is held with its branch flags and returns the final meta (counts, `modified`
+   * by pi's rule). `previousLeaf` and `firstNew`: where this update started (a file read again
+   * from the start: null and 0).
+   */
+  finish(mtimeMs: number, previousLeaf: string | null, firstNew: number): SessionMeta {
+    if (firstNew === 0) {
+      // All entries are here: the flags come from them, before what is held is written.
+      const flags = currentBranchFlags(this.links);
+      const written = this.links.length - this.pending.length;
+      for (const row of this.pending) row.onBranch = flags[row.ordinal] === 1;
+      this.flush();
+      if (written > 0) this.writer.setBranch(offBranch(flags, written));
+    } else {
+      this.flush();
+      if (!extendsBranch(previousLeaf, this.links)) this.recomputeBranch();
+    }
+    // Paths as written and, when relative, resolved against the cwd (each distinct one once).
+    const files = new Set(this.files);
+    for (const f of this.files) {
+      const abs = resolveAgainst(this.meta.cwd, f);
+      if (abs) files.add(abs);
+    }
+    this.writer.addFacets({ tools: this.tools, models: this.models, files });
     const m = this.meta;
     m.entryCount = this.nextOrdinal;
     if (Number.isFinite(this.maxMessageTime)) m.modifiedMs = this.maxMessageTime;
@@ -206,6 +233,25 @@ class FileState {
     }
     return m;
   }
+
+  /** Sets the branch flags of the whole file from its stored links (an append left the branch). */
+  private recomputeBranch(): void {
+    const stored = this.writer.links();
+    const flags = currentBranchFlags(stored);
+    const changes: { ordinal: number; onBranch: boolean }[] = [];
+    for (let i = 0; i < stored.length; i++) {
+      const on = flags[i] === 1;
+      if ((stored[i] as { onBranch: boolean }).onBranch !== on) changes.push({ ordinal: i, onBranch: on });
+    }
+    this.writer.setBranch(changes);
+  }
+}
+
+/** The entries among the first `written` that are off the branch (written as on it). */
+function offBranch(flags: Uint8Array, written: number): { ordinal: number; onBranch: boolean }[] {
+  const out: { ordinal: number; onBranch: boolean }[] = [];
+  for (let i = 0; i < written; i++) if (flags[i] !== 1) out.push({ ordinal: i, onBranch: false });
+  return out;
 }
 
 function newMeta(header: SessionHeader): SessionMeta {
@@ -242,37 +288,17 @@ function advance(p: Progress, r: SessionRecord): void {
   p.nextLine = r.line + 1;
 }
 
-/** Sets the branch flags after new entries: only what changed is written. */
-function updateBranch(
-  writer: FileWriter,
-  state: FileState,
-  previousLeaf: string | null,
-  appended: TreeLink[],
-  firstNew: number,
-): void {
-  if (firstNew > 0 && extendsBranch(previousLeaf, appended)) return;
-  const stored = writer.links();
-  const flags = currentBranchFlags(stored);
-  const changes: { ordinal: number; onBranch: boolean }[] = [];
-  for (let i = 0; i < stored.length; i++) {
-    const on = flags[i] === 1;
-    if ((stored[i] as { onBranch: boolean }).onBranch !== on) changes.push({ ordinal: i, onBranch: on });
-  }
-  writer.setBranch(changes);
-  void state;
-}
-
 /**
- * Indexes one file whose identity differs from its row (or that has none). Returns what was
- * done, or "skipped" when another process indexed this identity meanwhile.
+ * Indexes one file whose identity differs from its row (or that has none); counts it as
+ * skipped when another process indexed this identity meanwhile.
  */
-async function indexFile(
+function indexFile(
   db: SessionDatabase,
   st: StoreFile,
-  known: IndexedFile | undefined,
+  known: StoredFile | undefined,
   stats: SyncStats,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): void {
   const head = headOf(st.path, st.size);
   const tail = known ? tailBefore(st.path, known.indexedOffset) : new Uint8Array(0);
   let mode = "replace" as "replace" | "append";
@@ -291,10 +317,10 @@ async function indexFile(
   }
   try {
     if (mode === "append" && current?.meta) {
-      await appendRecords(writer, st, current, current.meta, stats, signal);
+      appendRecords(writer, st, current, current.meta, stats, signal);
       stats.resumed++;
     } else {
-      await replaceRecords(writer, st, head, stats, signal);
+      replaceRecords(writer, st, head, stats, signal);
       stats.indexed++;
     }
   } catch (error) {
@@ -303,20 +329,18 @@ async function indexFile(
   }
 }
 
-async function appendRecords(
+function appendRecords(
   writer: FileWriter,
   st: StoreFile,
   current: IndexedFile,
   meta: SessionMeta,
   stats: SyncStats,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): void {
   const state = new FileState({ ...meta }, writer);
-  const previousLeaf = meta.leafId;
-  const firstNew = state.nextOrdinal;
   const progress: Progress = { offset: current.indexedOffset, nextLine: current.nextLine };
   const readStats = { bytesRead: 0 };
-  for await (const r of streamSessionRecords(st.path, {
+  for (const r of streamSessionRecordsSync(st.path, {
     startOffset: current.indexedOffset,
     startLine: current.nextLine,
     endOffset: st.size,
@@ -329,9 +353,7 @@ async function appendRecords(
     if (entry) state.add(entry.value, entry.value, entry);
   }
   stats.bytesRead += readStats.bytesRead;
-  const appended = state.links;
-  const m = state.finish(st.mtimeMs);
-  updateBranch(writer, state, previousLeaf, appended, firstNew);
+  const m = state.finish(st.mtimeMs, meta.leafId, meta.entryCount);
   writer.commit({
     path: st.path,
     size: st.size,
@@ -378,16 +400,16 @@ function headerDecision(record: SessionRecord): SessionHeader | null | undefined
   return isValidSessionHeader(value) ? (value as SessionHeader) : null;
 }
 
-async function replaceRecords(
+function replaceRecords(
   writer: FileWriter,
   st: StoreFile,
   head: Uint8Array,
   stats: SyncStats,
   signal: AbortSignal | undefined,
-): Promise<void> {
+): void {
   const progress: Progress = { offset: 0, nextLine: 1 };
   const readStats = { bytesRead: 0 };
-  const stream = streamSessionRecords(st.path, {
+  const stream = streamSessionRecordsSync(st.path, {
     endOffset: st.size,
     stats: readStats,
     ...(signal ? { signal } : {}),
@@ -396,7 +418,7 @@ async function replaceRecords(
   let version = 0;
   let older: SessionRecord[] | undefined;
   let decided = false;
-  for await (const r of stream) {
+  for (const r of stream) {
     if (!r.terminated) break;
     advance(progress, r);
     if (!decided) {
@@ -419,8 +441,7 @@ async function replaceRecords(
   }
   stats.bytesRead += readStats.bytesRead;
   if (state && older) addMigrated(state, older);
-  const meta = state ? state.finish(st.mtimeMs) : null;
-  if (state) updateBranch(writer, state, null, state.links, 0);
+  const meta = state ? state.finish(st.mtimeMs, null, 0) : null;
   writer.commit({
     path: st.path,
     size: st.size,
@@ -478,38 +499,65 @@ export async function syncStore(
       bytes += k && st.size > k.indexedOffset ? st.size - k.indexedOffset : st.size;
     }
   }
-  for (const path of known.keys()) {
-    if (seen.has(path)) continue;
-    opts.signal?.throwIfAborted();
-    db.deleteFile(path);
-    stats.removed++;
-  }
+  const gone = [...known.keys()].filter((path) => !seen.has(path));
+  if (gone.length > 0)
+    db.batch(() => {
+      for (const path of gone) {
+        opts.signal?.throwIfAborted();
+        db.deleteFile(path);
+        stats.removed++;
+      }
+    });
   if (todo.length > 0) opts.onStart?.(todo.length, bytes);
   let done = 0;
-  for (const st of todo) {
-    opts.signal?.throwIfAborted();
+  let reported = 0;
+  while (done < todo.length) {
+    const first = done;
+    const before = { ...stats };
     try {
-      await indexFile(db, st, known.get(st.path), stats, opts.signal);
+      let budget = opts.transactionBytes ?? TRANSACTION_BYTES;
+      db.batch(() => {
+        while (done < todo.length && budget > 0) {
+          opts.signal?.throwIfAborted();
+          const read = stats.bytesRead;
+          const st = todo[done] as StoreFile;
+          indexFile(db, st, known.get(st.path), stats, opts.signal);
+          budget -= Math.max(stats.bytesRead - read, 64 * 1024);
+          done++;
+          if (done > reported) {
+            reported = done;
+            opts.onProgress?.({ done, total: todo.length });
+          }
+        }
+      });
     } catch (error) {
-      // A file that vanished between its stat and its read leaves the index.
-      const code = (error as { code?: unknown }).code;
-      if (code === "ENOENT" || (error as Error).name === "SessionFileNotFoundError") {
-        db.deleteFile(st.path);
-        stats.removed++;
-      } else if ((error as Error).name === "SessionFileNotRegularError") {
-        // Replaced by a FIFO or a directory since its stat: no session, it leaves the index.
-        db.deleteFile(st.path);
-        stats.removed++;
-      } else if (typeof code === "string") {
-        // One that cannot be read (EACCES, EIO) leaves it too, and is reported.
-        db.deleteFile(st.path);
-        unreadable.push({ path: st.path, error: error as Error });
-      } else throw error;
+      const gone = (error as Error).name === "SessionFileNotRegularError" || isVanished(error);
+      // Not the file system's (SQLite's errors have codes too): a real failure.
+      if (!gone && !isFsError(error)) throw error;
+      // The batch was undone. A file that vanished between its stat and its read, or was
+      // replaced by a FIFO or a directory, leaves the index; one that cannot be read (EACCES,
+      // EIO) leaves it too, and is reported. The batch is done again without it.
+      const st = todo.splice(done, 1)[0] as StoreFile;
+      Object.assign(stats, before);
+      db.deleteFile(st.path);
+      if (gone) stats.removed++;
+      else unreadable.push({ path: st.path, error: error as Error });
+      done = first;
     }
-    done++;
-    opts.onProgress?.({ done, total: todo.length });
   }
   return stats;
+}
+
+/** An error of a file system call (`EACCES`, `EIO`, ...): it has a code and names the call. */
+function isFsError(error: unknown): boolean {
+  const e = error as { code?: unknown; syscall?: unknown } | null;
+  return typeof e?.code === "string" && typeof e.syscall === "string";
+}
+
+function isVanished(error: unknown): boolean {
+  return (
+    (error as { code?: unknown }).code === "ENOENT" || (error as Error).name === "SessionFileNotFoundError"
+  );
 }
 
 /** Reads one entry's line again (for snippets and exact checks); undefined if it moved. */

@@ -18,6 +18,12 @@ afterEach(dirs.cleanup);
 const arbFilter: fc.Arbitrary<SearchFilters> = fc.oneof(
   fc.subarray(["user", "assistant", "tool"] as const, { minLength: 1 }).map((roles) => ({ roles })),
   fc.constantFrom("read", "bash", "edit").map((tool) => ({ tool })),
+  fc
+    .constantFrom("auth.ts", "src/auth.ts", "README.md", "/home/user/project/src/auth.ts", "th.ts")
+    .map((file) => ({
+      file,
+    })),
+  fc.constantFrom("claude-test", "anthropic/claude-test", "test").map((model) => ({ model })),
   fc.constant({ errored: true }),
   fc.constant({ named: true }),
   fc.integer({ min: 1_735_689_600_000, max: 1_798_761_600_000 }).map((sinceMs) => ({ sinceMs })),

@@ -184,7 +184,7 @@ export const action: Action = async (ctx, [query], options) => {
       ctx.io.info(`no match for ${JSON.stringify(query)} in ${root}`);
       return 1;
     }
-    const ids = [...db.database.files().values()].flatMap((f) => (f.meta ? [f.meta.sessionId] : []));
+    const ids = [...db.database.files().values()].flatMap((f) => (f.sessionId === null ? [] : [f.sessionId]));
     const idLength = uniquePrefixLength(ids);
     const c = ctx.io.out;
     sessions.forEach((s, i) => {

@@ -33,9 +33,12 @@ export const IDENTIFIER_MAX_LENGTH = 64;
 /** The most part starts an identifier can have (more: data). */
 export const IDENTIFIER_MAX_PARTS = 8;
 
-/** The stem prefix of a word, when it has one worth using (ASCII words of 3 or more). */
+/**
+ * The stem prefix of a word, when it has one worth using: words of 3 or more ASCII letters and
+ * digits once their diacritics are removed, as the index folds them (`café` stems as `cafe`).
+ */
 export function stemPrefix(word: string): string | undefined {
-  const lower = word.toLowerCase();
+  const lower = word.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
   if (!/^[a-z0-9]+$/.test(lower) || lower.length < 3) return undefined;
   const stem = stemmer(lower);
   return stem.length >= 3 ? stem : undefined;

@@ -16,6 +16,7 @@ import type {
   SearchRequest,
   SessionDatabase,
   SessionMeta,
+  StoredFile,
   UsageSession,
   WriteMode,
 } from "../database.js";
@@ -38,7 +39,7 @@ import {
   type SqlStatement,
   openConnection,
 } from "./driver.js";
-import { FACET, FIELD_BIT, PARTS_COLUMN, SCHEMA, SCHEMA_VERSION } from "./schema.js";
+import { ENTRY_ID_SCALE, FIELD_BIT, PARTS_COLUMN, SCHEMA, SCHEMA_VERSION } from "./schema.js";
 
 /** What opening found, for the caller to warn about. */
 export type OpenOutcome = "opened" | "created" | "rebuilt-older";
@@ -86,8 +87,24 @@ function ftsString(text: string): string {
   return `"${text.replace(/"/g, '""')}"`;
 }
 
+/** A facet value as stored: one line (a newline inside one would end it). */
+function facetValue(value: string): string {
+  return value.replace(/[\n\r]/g, " ");
+}
+
+/** The facet text of `stored` with `values` added (each distinct value once, first seen first). */
+function facetText(stored: unknown, values: Iterable<string>): string {
+  const old = typeof stored === "string" && stored !== "" ? stored.slice(1, -1).split("\n") : [];
+  const all = new Set(old);
+  for (const v of values) all.add(facetValue(v));
+  return all.size === 0 ? "" : `\n${[...all].join("\n")}\n`;
+}
+
 const SESSION_COLUMNS =
   "session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count";
+
+/** The columns of a whole file row (its facets, which can be long, left out). */
+const FILE_COLUMNS = `path, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, ${SESSION_COLUMNS}`;
 
 function metaOf(row: SqlRow): SessionMeta | null {
   if (row.session_id === null || row.session_id === undefined) return null;
@@ -151,17 +168,29 @@ class SqliteSessionDatabase implements SessionDatabase {
     return s;
   }
 
-  files(): Map<string, IndexedFile> {
-    const out = new Map<string, IndexedFile>();
-    for (const row of this.st(`SELECT * FROM files`).all()) {
-      const f = fileOf(row);
-      out.set(f.path, f);
+  files(): Map<string, StoredFile> {
+    const out = new Map<string, StoredFile>();
+    const rows = this.st(
+      `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, version, session_id FROM files`,
+    ).all();
+    for (const row of rows) {
+      const path = String(row.path);
+      out.set(path, {
+        path,
+        size: num(row.size),
+        mtimeMs: num(row.mtime_ms),
+        ctimeMs: num(row.ctime_ms),
+        ino: num(row.ino),
+        indexedOffset: num(row.indexed_offset),
+        version: num(row.version),
+        sessionId: strOrNull(row.session_id),
+      });
     }
     return out;
   }
 
   file(path: string): IndexedFile | undefined {
-    const row = this.st(`SELECT * FROM files WHERE path = ?`).get(path);
+    const row = this.st(`SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`).get(path);
     return row ? fileOf(row) : undefined;
   }
 
@@ -172,31 +201,78 @@ class SqliteSessionDatabase implements SessionDatabase {
 
   /** Removes the rows of a file's entries (and the file row unless `keepFile`). */
   private clearFile(fileId: number, keepFile: boolean): void {
+    const first = fileId * ENTRY_ID_SCALE;
+    const last = first + ENTRY_ID_SCALE - 1;
     this.st(
-      `DELETE FROM words WHERE rowid IN (SELECT id FROM entries WHERE file_id = ? AND fields != 0)`,
-    ).run(fileId);
-    this.st(`DELETE FROM entries WHERE file_id = ?`).run(fileId);
+      `DELETE FROM words WHERE rowid IN (SELECT id FROM entries WHERE id BETWEEN ? AND ? AND fields != 0)`,
+    ).run(first, last);
+    this.st(`DELETE FROM entries WHERE id BETWEEN ? AND ?`).run(first, last);
     this.st(`DELETE FROM usage WHERE file_id = ?`).run(fileId);
-    this.st(`DELETE FROM facets WHERE file_id = ?`).run(fileId);
-    if (!keepFile) this.st(`DELETE FROM files WHERE id = ?`).run(fileId);
+    if (keepFile) this.st(`UPDATE files SET tools = '', models = '', paths = '' WHERE id = ?`).run(fileId);
+    else this.st(`DELETE FROM files WHERE id = ?`).run(fileId);
+  }
+
+  /** Inside {@link batch}: files share its transaction. */
+  private batching = false;
+  /** A file's writer was rolled back inside the batch: the batch cannot commit. */
+  private batchFailed = false;
+
+  batch<T>(fn: () => T): T {
+    if (this.batching) return fn();
+    this.db.exec("BEGIN IMMEDIATE");
+    this.batching = true;
+    this.batchFailed = false;
+    try {
+      const result = fn();
+      if (this.batchFailed) throw new Error("a file's update failed inside a batch; the batch is undone");
+      this.db.exec("COMMIT");
+      return result;
+    } catch (error) {
+      this.db.exec("ROLLBACK");
+      throw error;
+    } finally {
+      this.batching = false;
+    }
+  }
+
+  /**
+   * Starts one file's change: a transaction of its own, or (in a batch) the batch's, whose
+   * rollback is the batch's. (No savepoint per file: FTS5 writes its pending index at every
+   * savepoint, which would undo what batching saves.)
+   */
+  private begin(): { commit: () => void; rollback: () => void; abandon: () => void } {
+    if (this.batching) {
+      return {
+        commit: () => {},
+        rollback: () => {
+          this.batchFailed = true;
+        },
+        // Nothing was written: the batch goes on.
+        abandon: () => {},
+      };
+    }
+    this.db.exec("BEGIN IMMEDIATE");
+    const rollback = () => this.db.exec("ROLLBACK");
+    return { commit: () => this.db.exec("COMMIT"), rollback, abandon: rollback };
   }
 
   beginFile(
     path: string,
     decide: (current: IndexedFile | undefined) => WriteMode | undefined,
   ): FileWriter | undefined {
-    this.db.exec("BEGIN IMMEDIATE");
+    const tx = this.begin();
     let done = false;
     const rollback = () => {
       if (done) return;
       done = true;
-      this.db.exec("ROLLBACK");
+      tx.rollback();
     };
     try {
       const current = this.file(path);
       const mode = decide(current);
       if (mode === undefined) {
-        rollback();
+        done = true;
+        tx.abandon();
         return undefined;
       }
       let fileId = this.fileId(path);
@@ -212,6 +288,7 @@ class SqliteSessionDatabase implements SessionDatabase {
       }
       return this.writer(fileId, rollback, () => {
         done = true;
+        tx.commit();
       });
     } catch (error) {
       rollback();
@@ -221,9 +298,10 @@ class SqliteSessionDatabase implements SessionDatabase {
 
   private writer(fileId: number, rollback: () => void, finished: () => void): FileWriter {
     const insertEntry = this.st(
-      `INSERT INTO entries (file_id, ordinal, line, offset, length, entry_id, parent_id, type, role, time_ms, on_branch, fields)
+      `INSERT INTO entries (id, file_id, line, offset, length, entry_id, parent_id, type, role, time_ms, on_branch, fields)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    const base = fileId * ENTRY_ID_SCALE;
     const insertWords = this.st(
       `INSERT INTO words (rowid, body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -232,16 +310,16 @@ class SqliteSessionDatabase implements SessionDatabase {
       `INSERT OR REPLACE INTO usage (file_id, ordinal, key, source, model, time_ms, input, output, cache_read, cache_write, total_tokens, cost)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
-    const insertFacet = this.st(`INSERT OR IGNORE INTO facets (file_id, kind, value) VALUES (?, ?, ?)`);
     return {
       add: (rows: readonly EntryRow[]) => {
         for (const row of rows) {
           const d = row.doc;
           let fields = 0;
           for (const f of TEXT_FIELDS) if (d[f] !== "") fields |= FIELD_BIT[f];
-          const r = insertEntry.run(
+          const id = base + row.ordinal;
+          insertEntry.run(
+            id,
             fileId,
-            row.ordinal,
             row.line,
             row.offset,
             row.length,
@@ -254,9 +332,8 @@ class SqliteSessionDatabase implements SessionDatabase {
             fields,
           );
           if (fields !== 0) {
-            const rowid = r.lastInsertRowid;
             insertWords.run(
-              rowid,
+              id,
               segmentCjk(d.body),
               segmentCjk(d.thinking),
               segmentCjk(d.tool),
@@ -287,13 +364,19 @@ class SqliteSessionDatabase implements SessionDatabase {
         }
       },
       addFacets: (facets: Facets) => {
-        for (const v of facets.tools) insertFacet.run(fileId, FACET.tool, v);
-        for (const v of facets.models) insertFacet.run(fileId, FACET.model, v);
-        for (const v of facets.files) insertFacet.run(fileId, FACET.file, v);
+        const row = this.st(`SELECT tools, models, paths FROM files WHERE id = ?`).get(fileId);
+        this.st(`UPDATE files SET tools = ?, models = ?, paths = ? WHERE id = ?`).run(
+          facetText(row?.tools, facets.tools),
+          facetText(row?.models, facets.models),
+          facetText(row?.paths, facets.files),
+          fileId,
+        );
       },
       links: () =>
-        this.st(`SELECT type, entry_id, parent_id, on_branch FROM entries WHERE file_id = ? ORDER BY ordinal`)
-          .all(fileId)
+        this.st(
+          `SELECT type, entry_id, parent_id, on_branch FROM entries WHERE id BETWEEN ? AND ? ORDER BY id`,
+        )
+          .all(base, base + ENTRY_ID_SCALE - 1)
           .map((r) => ({
             type: String(r.type),
             id: strOrNull(r.entry_id),
@@ -301,8 +384,8 @@ class SqliteSessionDatabase implements SessionDatabase {
             onBranch: num(r.on_branch) === 1,
           })) as (TreeLink & { onBranch: boolean })[],
       setBranch: (changes) => {
-        const s = this.st(`UPDATE entries SET on_branch = ? WHERE file_id = ? AND ordinal = ?`);
-        for (const c of changes) s.run(c.onBranch ? 1 : 0, fileId, c.ordinal);
+        const s = this.st(`UPDATE entries SET on_branch = ? WHERE id = ?`);
+        for (const c of changes) s.run(c.onBranch ? 1 : 0, base + c.ordinal);
       },
       commit: (file: IndexedFile) => {
         const m = file.meta;
@@ -335,7 +418,6 @@ class SqliteSessionDatabase implements SessionDatabase {
           m ? m.entryCount : null,
           fileId,
         );
-        this.db.exec("COMMIT");
         finished();
       },
       rollback,
@@ -343,13 +425,13 @@ class SqliteSessionDatabase implements SessionDatabase {
   }
 
   deleteFile(path: string): void {
-    this.db.exec("BEGIN IMMEDIATE");
+    const tx = this.begin();
     try {
       const id = this.fileId(path);
       if (id !== undefined) this.clearFile(id, false);
-      this.db.exec("COMMIT");
+      tx.commit();
     } catch (error) {
-      this.db.exec("ROLLBACK");
+      tx.rollback();
       throw error;
     }
   }
@@ -436,29 +518,28 @@ class SqliteSessionDatabase implements SessionDatabase {
       where.push(`e.role IN (${roles.map(() => "?").join(", ")})`);
       params.push(...roles);
     }
-    const facet = (kind: number, value: string, suffix: boolean) => {
+    // A facet value between newlines (see the schema); `suffix`: or ending in `/<value>`.
+    const facet = (column: string, value: string, suffix: boolean) => {
+      const v = facetValue(value);
       if (suffix) {
-        const tail = `/${value}`;
-        where.push(
-          `e.file_id IN (SELECT file_id FROM facets WHERE kind = ? AND (value = ? OR (length(value) > ? AND substr(value, -?) = ?)))`,
-        );
-        params.push(kind, value, tail.length, tail.length, tail);
+        where.push(`(instr(f.${column}, ?) > 0 OR instr(f.${column}, ?) > 0)`);
+        params.push(`\n${v}\n`, `/${v}\n`);
       } else {
-        where.push(`e.file_id IN (SELECT file_id FROM facets WHERE kind = ? AND value = ?)`);
-        params.push(kind, value);
+        where.push(`instr(f.${column}, ?) > 0`);
+        params.push(`\n${v}\n`);
       }
     };
-    if (f.tool !== undefined) facet(FACET.tool, f.tool, false);
-    if (f.model !== undefined) facet(FACET.model, f.model, true);
-    if (f.file !== undefined) facet(FACET.file, f.file, true);
+    if (f.tool !== undefined) facet("tools", f.tool, false);
+    if (f.model !== undefined) facet("models", f.model, true);
+    if (f.file !== undefined) facet("paths", f.file, true);
     if (f.errored) where.push(`f.errored = 1`);
     if (f.named) where.push(`f.name IS NOT NULL`);
     const order =
       request.order === "branch" ? "e.on_branch DESC, score, e.time_ms DESC" : "score, e.time_ms DESC";
-    const sql = `SELECT f.path, e.ordinal, e.line, e.offset, e.length, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, ${score} AS score
+    const sql = `SELECT f.path, e.id - e.file_id * ${ENTRY_ID_SCALE} AS ordinal, e.line, e.offset, e.length, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, ${score} AS score
       FROM ${from} JOIN files f ON f.id = e.file_id
       WHERE ${where.join(" AND ")}
-      ORDER BY ${order}, f.path, e.ordinal`;
+      ORDER BY ${order}, f.path, e.id`;
     const statement = this.db.prepare(sql);
     function* rows(): Generator<CandidateRow> {
       for (const r of statement.iterate(...params)) {

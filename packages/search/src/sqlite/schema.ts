@@ -4,10 +4,13 @@
  * a database of an older version is rebuilt, one of a newer version is left alone.
  */
 
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
-/** Facet kinds in the `facets` table. */
-export const FACET = { tool: 1, model: 2, file: 3 } as const;
+/**
+ * Entry row ids: the file's id times this, plus the entry's ordinal, so a file's entries are
+ * one range of ids (no index of their own) and the word index stores them in file order.
+ */
+export const ENTRY_ID_SCALE = 2 ** 32;
 
 /**
  * The column of each text field's identifier parts in `words` (see the documents' `terms.ts`):
@@ -23,6 +26,11 @@ export const PARTS_COLUMN = {
 /** Bit per text field in `entries.fields` (which fields have text). */
 export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
 
+/**
+ * The tables. `files.tools`, `models` and `paths` hold a session's facets (tools called, models
+ * used, paths its tool calls touched) as one text each, every value between newlines
+ * (`\nread\nbash\n`): a filter is one `instr` per file, an update one row.
+ */
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 CREATE TABLE files (
@@ -48,13 +56,15 @@ CREATE TABLE files (
   message_count INTEGER,
   errored INTEGER,
   leaf_id TEXT,
-  entry_count INTEGER
+  entry_count INTEGER,
+  tools TEXT NOT NULL DEFAULT '',
+  models TEXT NOT NULL DEFAULT '',
+  paths TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX files_dir ON files(dir);
 CREATE TABLE entries (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,
-  ordinal INTEGER NOT NULL,
   line INTEGER NOT NULL,
   offset INTEGER NOT NULL,
   length INTEGER NOT NULL,
@@ -66,14 +76,6 @@ CREATE TABLE entries (
   on_branch INTEGER NOT NULL,
   fields INTEGER NOT NULL
 );
-CREATE UNIQUE INDEX entries_file ON entries(file_id, ordinal);
-CREATE TABLE facets (
-  file_id INTEGER NOT NULL,
-  kind INTEGER NOT NULL,
-  value TEXT NOT NULL,
-  PRIMARY KEY (kind, value, file_id)
-) WITHOUT ROWID;
-CREATE INDEX facets_file ON facets(file_id);
 CREATE TABLE usage (
   file_id INTEGER NOT NULL,
   ordinal INTEGER NOT NULL,

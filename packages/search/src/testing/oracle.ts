@@ -4,7 +4,7 @@
  * starts, regexes, filters, the current branch), independent of the index. Test helper only.
  */
 import { readFileSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import { parseSessionBytes, splitSession } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import { readLinesAsPi } from "@pi-session/node-store";
@@ -171,6 +171,21 @@ export function oracleSearch(root: string, query: string, options: OracleOptions
     if (f.projects && !f.projects.some((p) => cwd === p || cwd.startsWith(p.endsWith("/") ? p : `${p}/`)))
       continue;
     if (f.tool !== undefined && !docs.some((d) => d.doc.tools.includes(f.tool as string))) continue;
+    // Equal, or ending in `/<value>`; a path also as resolved against the cwd.
+    const sameOrTail = (value: string, want: string) => value === want || value.endsWith(`/${want}`);
+    if (f.model !== undefined && !docs.some((d) => d.doc.model && sameOrTail(d.doc.model, f.model as string)))
+      continue;
+    if (f.file !== undefined) {
+      const want = f.file;
+      const touched = docs.some((d) =>
+        d.doc.files.some(
+          (p) =>
+            sameOrTail(p, want) ||
+            (cwd.startsWith("/") && !p.startsWith("/") && sameOrTail(posix.resolve(cwd, p), want)),
+        ),
+      );
+      if (!touched) continue;
+    }
     if (f.errored && !docs.some((d) => d.doc.errored)) continue;
     if (f.named) {
       let name: string | undefined;

@@ -57,11 +57,17 @@ export function writeVectorStore(dir: string): string {
           usage: { input: 10, output: 5, cacheRead: 0, cacheWrite: 0, totalTokens: 15, cost: { total: 0.5 } },
         },
       ) +
-      msg("a3", "a2", "toolResult", [{ type: "text", text: "const x = buf.indexOf(0x0a)" }], {
-        toolName: "read",
-        toolCallId: "t1",
-        isError: true,
-      }) +
+      msg(
+        "a3",
+        "a2",
+        "toolResult",
+        [{ type: "text", text: "const x = buf.indexOf(0x0a) // getAuthToken()" }],
+        {
+          toolName: "read",
+          toolCallId: "t1",
+          isError: true,
+        },
+      ) +
       msg("a4", "a1", "user", "parsing on another branch"),
   );
   const fork = join(root, "--home-u-app--", "2026-03-02T10-00-00-000Z_bbbb.jsonl");
@@ -91,6 +97,8 @@ export function writeVectorStore(dir: string): string {
 
 const QUERIES = [
   "parser",
+  "Timeout",
+  "AuthToken",
   "timeo",
   '"auth.ts"',
   "日本",
@@ -117,6 +125,25 @@ export async function runVectors(driver: DriverName, dir: string): Promise<unkno
     await db.search("timeout", { filters: { errored: true, projects: ["/home/u/app"] } })
   ).sessions.length;
   out.named = (await db.search("again", { filters: { named: true } })).sessions.length;
+  // Paths: equal, or ending in /<path>, as written or resolved against the cwd; models alike.
+  out.files = {} as Record<string, number>;
+  for (const file of [
+    "src/auth.ts",
+    "auth.ts",
+    "/home/u/app/src/auth.ts",
+    "app/src/auth.ts",
+    "th.ts",
+    "uth.ts",
+  ])
+    (out.files as Record<string, number>)[file] = (
+      await db.search("parser", { filters: { file } })
+    ).sessions.length;
+  out.models = {} as Record<string, number>;
+  for (const model of ["p/m", "m", "x/m", "p"])
+    (out.models as Record<string, number>)[model] = (
+      await db.search("parser", { filters: { model } })
+    ).sessions.length;
+  out.tools = (await db.search("parser", { filters: { tool: "read" } })).sessions.length;
   out.stats = (await db.stats({ by: "model" })).totals;
   db.close();
   return out;

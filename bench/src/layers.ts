@@ -29,6 +29,9 @@ export interface Layers {
   store?: Mod;
   /** `@pi-session/sdk` (the drop-in SessionManager). */
   sdk?: Mod;
+  /** `@pi-session/search` (the session database) and its pure `documents` entry. */
+  search?: Mod;
+  searchDocuments?: Mod;
   /** Why a layer is missing, by name. */
   missing: Record<string, string>;
 }
@@ -41,6 +44,8 @@ const NAMES = {
   context: "@pi-session/context",
   store: "@pi-session/node-store",
   sdk: "@pi-session/sdk",
+  search: "@pi-session/search",
+  searchDocuments: "@pi-session/search/documents",
 } as const;
 
 async function tryImport(spec: string): Promise<Mod | string> {
@@ -56,9 +61,11 @@ async function tryImport(spec: string): Promise<Mod | string> {
   }
 }
 
-export async function loadLayers(): Promise<Layers> {
+/** Loads the layers (all of them, or only those named). */
+export async function loadLayers(only?: readonly (keyof typeof NAMES)[]): Promise<Layers> {
   const out: Layers = { missing: {} };
   for (const [key, spec] of Object.entries(NAMES) as [keyof typeof NAMES, string][]) {
+    if (only && !only.includes(key)) continue;
     const m = await tryImport(spec);
     if (typeof m === "string") out.missing[key] = m;
     else out[key] = m;
@@ -164,6 +171,22 @@ export function peerInstalled(spec: PeerSpec): boolean {
 
 export async function loadPeer(key: PeerKey = "pi16"): Promise<Mod> {
   return (await import(pathToFileURL(peerEntry(PEERS[key])).href)) as Mod;
+}
+
+/**
+ * pi 1.6.0's session picker filter (`filterAndSortSessions`: what `/resume` runs over
+ * `listAll`'s results as the user types), from its own module next to the session module.
+ */
+export async function loadPeerFilter(): Promise<Mod> {
+  const file = join(
+    dirname(peerEntry(PEERS.pi16)),
+    "..",
+    "modes",
+    "interactive",
+    "components",
+    "session-selector-search.js",
+  );
+  return (await import(pathToFileURL(file).href)) as Mod;
 }
 
 /**

@@ -168,6 +168,27 @@ export interface SpawnSpec {
   cmd: string;
   args: string[];
   n: number;
+  /** Added to the runner's environment. */
+  env?: Record<string, string>;
+}
+
+/** Runs a command once (stdout ignored); its wall time in ms, exit code and stderr. */
+export function spawnWall(
+  spec: Omit<SpawnSpec, "n">,
+): Promise<{ ms: number; code: number | null; err: string }> {
+  return new Promise((resolve) => {
+    const t0 = nowMs();
+    const child = spawn(spec.cmd, spec.args, {
+      stdio: ["ignore", "ignore", "pipe"],
+      env: spec.env ? { ...process.env, ...spec.env } : process.env,
+    });
+    let err = "";
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on("close", (code) => resolve({ ms: nowMs() - t0, code, err }));
+    child.on("error", (e) => resolve({ ms: Number.NaN, code: -1, err: String(e) }));
+  });
 }
 
 /**
@@ -179,24 +200,13 @@ export async function spawnTimes(
   specs: readonly SpawnSpec[],
   warmup: number,
 ): Promise<{ samples: number[]; error?: string }[]> {
-  const once = (spec: SpawnSpec) =>
-    new Promise<{ ms: number; code: number | null; err: string }>((resolve) => {
-      const t0 = nowMs();
-      const child = spawn(spec.cmd, spec.args, { stdio: ["ignore", "ignore", "pipe"] });
-      let err = "";
-      child.stderr.on("data", (d: Buffer) => {
-        err += d.toString();
-      });
-      child.on("close", (code) => resolve({ ms: nowMs() - t0, code, err }));
-      child.on("error", (e) => resolve({ ms: Number.NaN, code: -1, err: String(e) }));
-    });
   const out = specs.map(() => ({ samples: [] as number[], error: undefined as string | undefined }));
   const rounds = Math.max(0, ...specs.map((s) => s.n));
   for (let i = -warmup; i < rounds; i++) {
     for (const [k, spec] of specs.entries()) {
       const o = out[k] as (typeof out)[number];
       if (o.error !== undefined || i >= spec.n) continue;
-      const r = await once(spec);
+      const r = await spawnWall(spec);
       if (i < 0) continue;
       if (r.code !== 0) o.error = `exit ${r.code}: ${r.err.trim().slice(0, 200)}`;
       else o.samples.push(r.ms);

@@ -44,6 +44,7 @@ import {
   sideOutcome,
   throughputRows,
 } from "./sdk.js";
+import { searchScenarios } from "./search.js";
 import {
   type Ctx,
   coldMethod,
@@ -551,6 +552,8 @@ async function main(): Promise<void> {
   );
 
   rows.push(...(await sdkScenarios(ctx, want)));
+
+  rows.push(...(await searchScenarios(ctx, want)));
 
   await step("startup", () => startupScenario(ctx));
 

@@ -4,8 +4,10 @@
  * in its own process keeps heaps, JIT state and caches of one scenario out of the next, and
  * lets the runner read the kernel's peak RSS of exactly that work.
  *
- * Tasks: parse, context, open, append, list, stats, malformed (our layers), and sdk (our drop-in
- * `SessionManager` against pi's, same calls). Each has modes `ours`, `ceiling` (the baseline a
+ * Tasks: parse, context, open, append, list, stats, malformed (our layers), sdk (our drop-in
+ * `SessionManager` against pi's, same calls), and search (the session database: a cold build;
+ * pi's `/resume` search, `listAll` and its filter; the file-reading `stats --all` of before the
+ * database). Each has modes `ours`, `ceiling` (the baseline a
  * perfect implementation approaches) and `peer` (a pi release from `.peer/`, named by
  * `task.peer`, default pi 1.6.0); `append` also has `sdk`. A peer process imports pi only, and
  * an sdk process imports `@pi-session/sdk` only, so that neither carries the other's modules
@@ -21,20 +23,32 @@ import {
   readFileSync,
   readSync,
   rmSync,
+  statSync,
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { countDiagnostics, fn, type Layers, loadLayers, loadPeer, type PeerKey, type Rec } from "./layers.js";
+import {
+  countDiagnostics,
+  fn,
+  type Layers,
+  loadLayers,
+  loadPeer,
+  loadPeerFilter,
+  type PeerKey,
+  type Rec,
+} from "./layers.js";
 import { nowMs, timeIt, type WorkerResult } from "./measure.js";
 
 export interface Task {
-  kind: "parse" | "context" | "open" | "append" | "list" | "stats" | "malformed" | "sdk";
+  kind: "parse" | "context" | "open" | "append" | "list" | "stats" | "malformed" | "sdk" | "search";
   mode: string;
   /** Which pi a `peer` task loads (default pi 1.6.0). */
   peer?: PeerKey;
-  /** What an `sdk` task does (see {@link sdkTask}). */
-  op?: SdkOp;
+  /** What an `sdk` or `search` task does (see {@link sdkTask}, {@link searchTask}). */
+  op?: SdkOp | SearchOp;
+  /** A `search` task's query. */
+  query?: string;
   /** `list-cwd`: the cwd whose sessions are listed, and (for its ceiling) their directory. */
   cwd?: string;
   dir?: string;
@@ -548,7 +562,7 @@ function sourceMessages(file: string, count: number): Record<string, unknown>[] 
 }
 
 async function sdkTask(t: Task): Promise<WorkerResult> {
-  const op = need(t.op, "op");
+  const op = need(t.op, "op") as SdkOp;
   if (t.mode === "ceiling") return sdkCeiling(t, op);
   const t0 = nowMs();
   const mod = t.mode === "peer" ? await loadPeer(t.peer) : await loadSdk();
@@ -655,12 +669,132 @@ async function sdkCeiling(t: Task, op: SdkOp): Promise<WorkerResult> {
   return { ok: false, error: `no ceiling for sdk op ${String(op)}` };
 }
 
+// ---------------------------------------------------------------------------------------
+// The session database
+
+/**
+ * - `build`: open the session database of `root` in `cacheDir` (deleted by the runner first)
+ *   and bring it up to date: the cold index build, timed in the process (module loading left
+ *   out, as for pi's `listAll`); extra: the database's size on disk once closed;
+ * - `peer-search` (pi): `SessionManager.listAll()` then the picker's `filterAndSortSessions`
+ *   with `query`, what pi's `/resume` does for a search (timed in the process);
+ * - `stats-files`: `stats --all` as it was before the database: every file read (node-store's
+ *   reader, lines as pi reads them), usage rows, the lineage-aware totals; run as a whole
+ *   process by the runner, which times it from spawn to exit.
+ */
+export type SearchOp = "build" | "peer-search" | "stats-files";
+
+async function searchTask(t: Task): Promise<WorkerResult> {
+  const op = need(t.op, "op") as SearchOp;
+  const root = need(t.root, "root");
+  if (op === "peer-search") {
+    const t0 = nowMs();
+    const peer = await loadPeer(t.peer);
+    const filter = need(fn(await loadPeerFilter(), "filterAndSortSessions"), "peer filterAndSortSessions");
+    const SM = peer.SessionManager as { listAll(): Promise<unknown[]> };
+    const t1 = nowMs();
+    const infos = await SM.listAll();
+    const t2 = nowMs();
+    const hits = filter(infos, need(t.query, "query"), "relevance") as unknown[];
+    const t3 = nowMs();
+    return {
+      ok: true,
+      samples: [t3 - t1],
+      extra: {
+        importMs: t1 - t0,
+        listMs: t2 - t1,
+        filterMs: t3 - t2,
+        sessions: infos.length,
+        hits: hits.length,
+      },
+    };
+  }
+  if (op === "build") {
+    const L = await loadLayers(["search"]);
+    const open = need(
+      fn(L.search, "openSearchDatabase"),
+      `search ${L.missing.search ?? "has no openSearchDatabase"}`,
+    );
+    const pathOf = need(fn(L.search, "databasePath"), "search databasePath");
+    const cacheDir = need(t.cacheDir, "cacheDir");
+    const t0 = nowMs();
+    const db = (await open({ root, cacheDir })) as {
+      sync(): Promise<{ files: number; indexed: number; bytesRead: number }>;
+      close(): void;
+    };
+    const stats = await db.sync();
+    db.close();
+    const ms = nowMs() - t0;
+    const path = pathOf(cacheDir, root) as string;
+    let bytes = 0;
+    for (const suffix of ["", "-wal"]) {
+      try {
+        bytes += statSync(path + suffix).size;
+      } catch {
+        // No WAL once closed.
+      }
+    }
+    return {
+      ok: true,
+      samples: [ms],
+      extra: { files: stats.files, indexed: stats.indexed, bytesRead: stats.bytesRead, dbBytes: bytes },
+    };
+  }
+  if (op === "stats-files") {
+    const L = await loadLayers(["format", "store", "searchDocuments"]);
+    const read = need(
+      fn(L.store, "readSessionFile"),
+      `node-store ${L.missing.store ?? "has no readSessionFile"}`,
+    );
+    const asPi = need(fn(L.store, "readLinesAsPi"), "node-store readLinesAsPi");
+    const split = need(fn(L.format, "splitSession"), "format splitSession");
+    const usageRows = need(fn(L.searchDocuments, "usageRows"), "search/documents usageRows");
+    const computeStats = need(fn(L.searchDocuments, "computeStats"), "search/documents computeStats");
+    // The old `stats --all`: every *.jsonl in the root and its project directories.
+    const files: { path: string; project: string }[] = [];
+    for (const entry of readdirSync(root, { withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith(".jsonl"))
+        files.push({ path: join(root, entry.name), project: "" });
+      else if (entry.isDirectory())
+        for (const name of readdirSync(join(root, entry.name)))
+          if (name.endsWith(".jsonl"))
+            files.push({ path: join(root, entry.name, name), project: entry.name });
+    }
+    const sessions: unknown[] = [];
+    for (const f of files) {
+      const lines = asPi((await read(f.path)).records) as { records: Rec[]; isSession: boolean };
+      const view = split(lines.records) as { header?: { value: Record<string, unknown> }; entries: Rec[] };
+      if (!view.header || !lines.isSession) continue;
+      const h = view.header.value;
+      const parent =
+        typeof h.parentSession === "string"
+          ? h.parentSession
+          : typeof h.branchedFrom === "string"
+            ? h.branchedFrom
+            : undefined;
+      sessions.push({
+        path: f.path,
+        id: h.id,
+        project: typeof h.cwd === "string" && h.cwd !== "" ? h.cwd : f.project,
+        parentPath: parent,
+        created: typeof h.timestamp === "string" ? h.timestamp : "",
+        usage: usageRows(view.entries.map((r) => r.value)),
+      });
+    }
+    const result = computeStats(sessions, {}) as { sessions: number; totals: Record<string, number> };
+    return { ok: true, samples: [0], extra: { sessions: result.sessions, totals: result.totals } };
+  }
+  return { ok: false, error: `unknown search op ${String(op)}` };
+}
+
 async function main(): Promise<void> {
   const task = JSON.parse(process.argv[2] ?? "{}") as Task;
   let result: WorkerResult;
   try {
     // A peer process loads pi only; an sdk process loads @pi-session/sdk only (see the header).
-    const alone = task.mode === "peer" || task.mode === "sdk" || task.kind === "sdk";
+    // A search task loads what its op needs.
+    const alone =
+      task.mode === "peer" || task.mode === "sdk" || task.kind === "sdk" || task.kind === "search";
     const L: Layers = alone ? { missing: {} } : await loadLayers();
     switch (task.kind) {
       case "parse":
@@ -686,6 +820,9 @@ async function main(): Promise<void> {
         break;
       case "sdk":
         result = await sdkTask(task);
+        break;
+      case "search":
+        result = await searchTask(task);
         break;
       default:
         result = { ok: false, error: `unknown task ${String(task.kind)}` };

@@ -123,6 +123,11 @@ export interface SearchRequest {
   filters: SearchFilters;
   /** `branch`: current-branch hits first; `rank`: relevance alone. */
   order: "branch" | "rank";
+  /**
+   * Matches ranked at a time (default 10,000): the newest that many in index order, then the
+   * next, so a word found everywhere costs a window, not the whole index.
+   */
+  window?: number;
 }
 
 /** A candidate hit, in result order (best first). */
@@ -150,6 +155,7 @@ export interface Candidates {
 /** A session's stored usage. */
 export interface UsageSession {
   path: string;
+  /** The session's facts (its `firstMessage` left empty: stats do not show it). */
   meta: SessionMeta;
   usage: UsageRow[];
 }
@@ -171,6 +177,8 @@ export interface SessionDatabase {
     path: string,
     decide: (current: IndexedFile | undefined) => WriteMode | undefined,
   ): FileWriter | undefined;
+  /** The session ids next to `id` in sort order (other ids only), for the shortest unique prefix. */
+  idNeighbours(id: string): { before: string | null; after: string | null };
   /** Removes a file and everything indexed from it, in one transaction. */
   deleteFile(path: string): void;
   /**

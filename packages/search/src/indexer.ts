@@ -508,6 +508,9 @@ export async function syncStore(
         stats.removed++;
       }
     });
+  // Oldest change first: new files get their ids, and entries theirs, in that order, which the
+  // ranking's windows follow (newest first).
+  todo.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (todo.length > 0) opts.onStart?.(todo.length, bytes);
   let done = 0;
   let reported = 0;

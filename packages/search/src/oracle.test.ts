@@ -41,7 +41,7 @@ async function indexHits(
   root: string,
   query: string,
   filters: SearchFilters,
-  opts: { thinking: boolean; toolOutput: boolean },
+  opts: { thinking: boolean; toolOutput: boolean; rankWindow: number | undefined },
 ) {
   const db = await openSearchDatabase({ root, persistent: false });
   try {
@@ -50,9 +50,13 @@ async function indexHits(
       filters,
       thinking: opts.thinking,
       toolOutput: opts.toolOutput,
+      ...(opts.rankWindow !== undefined ? { rankWindow: opts.rankWindow } : {}),
       limit: Number.POSITIVE_INFINITY,
       hitsPerSession: Number.POSITIVE_INFINITY,
     });
+    // Current branch first: no session led by an abandoned-branch hit before one led by a current one.
+    const leads = result.sessions.map((s) => s.hits[0]?.onBranch === true);
+    expect(leads.indexOf(false) === -1 || leads.lastIndexOf(true) < leads.indexOf(false)).toBe(true);
     return result.sessions.flatMap((s) =>
       s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })),
     );
@@ -71,7 +75,9 @@ describe("search equals a plain scan", () => {
         fc.array(arbVocabularySession(), { minLength: 1, maxLength: 4 }),
         fc.array(arbOddity, { maxLength: 4 }),
         fc.array(fc.tuple(arbQuery, arbFilters, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 4 }),
-        async (sessions, oddities, queries) => {
+        // Ranked in windows of a few matches now and then (10,000 by default).
+        fc.constantFrom(undefined, 1, 3),
+        async (sessions, oddities, queries, rankWindow) => {
           const root = dirs.make();
           writeStore(root, sessions, oddities);
           for (const [query, filters, thinking, toolOutput] of queries) {
@@ -79,7 +85,9 @@ describe("search equals a plain scan", () => {
             if (toolOutput) fields.push("output");
             if (thinking) fields.push("thinking");
             const rest = filters;
-            const got = (await indexHits(root, query, rest, { thinking, toolOutput })).map(key).sort();
+            const got = (await indexHits(root, query, rest, { thinking, toolOutput, rankWindow }))
+              .map(key)
+              .sort();
             const want = oracleSearch(root, query, { filters: rest, fields }).map(key).sort();
             expect(got, `query ${JSON.stringify(query)} filters ${JSON.stringify(rest)}`).toEqual(want);
           }

@@ -8,7 +8,7 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defaultCacheDir } from "@pi-session/node-store";
-import type { CandidateRow, SearchFilters, SessionDatabase, SessionMeta } from "./database.js";
+import type { CandidateRow, SearchFilters, SearchRequest, SessionDatabase, SessionMeta } from "./database.js";
 import {
   type GroupBy,
   type Snippet,
@@ -52,6 +52,8 @@ export interface SearchOptions {
   hitsPerSession?: number;
   /** Width of snippets in characters (default 160). */
   snippetWidth?: number;
+  /** Matches ranked at a time (default 10,000; see {@link SearchRequest.window}). */
+  rankWindow?: number;
 }
 
 export interface EntryHit {
@@ -221,6 +223,7 @@ export class SearchDatabase {
       fields,
       filters: options.filters ?? {},
       order: options.allBranches === true ? "rank" : "branch",
+      ...(options.rankWindow !== undefined ? { window: options.rankWindow } : {}),
     });
     const sessions = new Map<string, SessionHit>();
     let more = false;
@@ -305,6 +308,24 @@ export class SearchDatabase {
       }
       return { ...result, skippedFiles: skipped.sort() };
     });
+  }
+
+  /**
+   * The shortest prefix length (at least `min`) at which each of `ids` differs from every
+   * other session id in the database: the length to show them at.
+   */
+  uniqueIdLength(ids: readonly string[], min = 8): number {
+    let length = min;
+    for (const id of ids) {
+      const { before, after } = this.db.idNeighbours(id);
+      for (const other of [before, after]) {
+        if (other === null) continue;
+        let k = 0;
+        while (k < id.length && k < other.length && id[k] === other[k]) k++;
+        length = Math.max(length, k + 1);
+      }
+    }
+    return length;
   }
 
   /** Bytes the database takes on disk (0 in memory). */

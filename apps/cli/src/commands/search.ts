@@ -29,20 +29,6 @@ function cut(plain: string, width: number | undefined): string {
   return `${plain.slice(0, Math.max(0, width - 1))}…`;
 }
 
-/** The shortest prefix length (at least 8) that tells every id apart. */
-export function uniquePrefixLength(ids: readonly string[], min = 8): number {
-  const sorted = [...new Set(ids)].sort();
-  let len = min;
-  for (let i = 1; i < sorted.length; i++) {
-    const a = sorted[i - 1] as string;
-    const b = sorted[i] as string;
-    let k = 0;
-    while (k < a.length && k < b.length && a[k] === b[k]) k++;
-    len = Math.max(len, k + 1);
-  }
-  return len;
-}
-
 function untilOption(options: Record<string, unknown>): number | undefined {
   const raw = stringOption(options, "until", "--until");
   if (raw === undefined) return undefined;
@@ -184,8 +170,7 @@ export const action: Action = async (ctx, [query], options) => {
       ctx.io.info(`no match for ${JSON.stringify(query)} in ${root}`);
       return 1;
     }
-    const ids = [...db.database.files().values()].flatMap((f) => (f.sessionId === null ? [] : [f.sessionId]));
-    const idLength = uniquePrefixLength(ids);
+    const idLength = db.uniqueIdLength(sessions.map((s) => s.meta.sessionId));
     const c = ctx.io.out;
     sessions.forEach((s, i) => {
       if (i > 0) ctx.io.line();

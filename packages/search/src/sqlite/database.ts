@@ -100,11 +100,16 @@ function facetText(stored: unknown, values: Iterable<string>): string {
   return all.size === 0 ? "" : `\n${[...all].join("\n")}\n`;
 }
 
+/** The session columns of `files` (the first message is in `details`). */
 const SESSION_COLUMNS =
-  "session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count";
+  "session_id, cwd, created, parent_path, name, modified_ms, message_count, errored, leaf_id, entry_count";
 
-/** The columns of a whole file row (its facets, which can be long, left out). */
-const FILE_COLUMNS = `path, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, ${SESSION_COLUMNS}`;
+/** A whole file row (its facets, which can be long, left out): `files` joined with `details`. */
+const FILE_SELECT = `SELECT f.path, f.size, f.mtime_ms, f.ctime_ms, f.ino, f.indexed_offset, f.next_line, f.version,
+  d.head, d.tail, d.first_message, ${SESSION_COLUMNS.split(", ")
+    .map((c) => `f.${c}`)
+    .join(", ")}
+  FROM files f JOIN details d ON d.id = f.id`;
 
 function metaOf(row: SqlRow): SessionMeta | null {
   if (row.session_id === null || row.session_id === undefined) return null;
@@ -190,8 +195,14 @@ class SqliteSessionDatabase implements SessionDatabase {
   }
 
   file(path: string): IndexedFile | undefined {
-    const row = this.st(`SELECT ${FILE_COLUMNS} FROM files WHERE path = ?`).get(path);
+    const row = this.st(`${FILE_SELECT} WHERE f.path = ?`).get(path);
     return row ? fileOf(row) : undefined;
+  }
+
+  idNeighbours(id: string): { before: string | null; after: string | null } {
+    const before = this.st(`SELECT max(session_id) AS v FROM files WHERE session_id < ?`).get(id);
+    const after = this.st(`SELECT min(session_id) AS v FROM files WHERE session_id > ?`).get(id);
+    return { before: strOrNull(before?.v), after: strOrNull(after?.v) };
   }
 
   private fileId(path: string): number | undefined {
@@ -208,8 +219,11 @@ class SqliteSessionDatabase implements SessionDatabase {
     ).run(first, last);
     this.st(`DELETE FROM entries WHERE id BETWEEN ? AND ?`).run(first, last);
     this.st(`DELETE FROM usage WHERE file_id = ?`).run(fileId);
-    if (keepFile) this.st(`UPDATE files SET tools = '', models = '', paths = '' WHERE id = ?`).run(fileId);
-    else this.st(`DELETE FROM files WHERE id = ?`).run(fileId);
+    if (keepFile) this.st(`UPDATE details SET tools = '', models = '', paths = '' WHERE id = ?`).run(fileId);
+    else {
+      this.st(`DELETE FROM details WHERE id = ?`).run(fileId);
+      this.st(`DELETE FROM files WHERE id = ?`).run(fileId);
+    }
   }
 
   /** Inside {@link batch}: files share its transaction. */
@@ -279,10 +293,11 @@ class SqliteSessionDatabase implements SessionDatabase {
       if (fileId === undefined) {
         // A placeholder row, completed by commit.
         const r = this.st(
-          `INSERT INTO files (path, dir, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail)
-           VALUES (?, ?, 0, 0, 0, 0, 0, 1, 0, x'', x'')`,
+          `INSERT INTO files (path, dir, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version)
+           VALUES (?, ?, 0, 0, 0, 0, 0, 1, 0)`,
         ).run(path, dirOf(path));
         fileId = num(r.lastInsertRowid);
+        this.st(`INSERT INTO details (id, head, tail) VALUES (?, x'', x'')`).run(fileId);
       } else if (mode === "replace") {
         this.clearFile(fileId, true);
       }
@@ -364,8 +379,8 @@ class SqliteSessionDatabase implements SessionDatabase {
         }
       },
       addFacets: (facets: Facets) => {
-        const row = this.st(`SELECT tools, models, paths FROM files WHERE id = ?`).get(fileId);
-        this.st(`UPDATE files SET tools = ?, models = ?, paths = ? WHERE id = ?`).run(
+        const row = this.st(`SELECT tools, models, paths FROM details WHERE id = ?`).get(fileId);
+        this.st(`UPDATE details SET tools = ?, models = ?, paths = ? WHERE id = ?`).run(
           facetText(row?.tools, facets.tools),
           facetText(row?.models, facets.models),
           facetText(row?.paths, facets.files),
@@ -391,7 +406,7 @@ class SqliteSessionDatabase implements SessionDatabase {
         const m = file.meta;
         this.st(
           `UPDATE files SET size = ?, mtime_ms = ?, ctime_ms = ?, ino = ?, indexed_offset = ?, next_line = ?, version = ?,
-             head = ?, tail = ?, ${SESSION_COLUMNS.split(", ")
+             ${SESSION_COLUMNS.split(", ")
                .map((c) => `${c} = ?`)
                .join(", ")}
            WHERE id = ?`,
@@ -403,19 +418,22 @@ class SqliteSessionDatabase implements SessionDatabase {
           file.indexedOffset,
           file.nextLine,
           file.version,
-          file.head,
-          file.tail,
           m?.sessionId ?? null,
           m?.cwd ?? null,
           m?.created ?? null,
           m?.parentPath ?? null,
           m?.name ?? null,
-          m?.firstMessage ?? null,
           m ? m.modifiedMs : null,
           m ? m.messageCount : null,
           m ? (m.errored ? 1 : 0) : null,
           m?.leafId ?? null,
           m ? m.entryCount : null,
+          fileId,
+        );
+        this.st(`UPDATE details SET head = ?, tail = ?, first_message = ? WHERE id = ?`).run(
+          file.head,
+          file.tail,
+          m?.firstMessage ?? null,
           fileId,
         );
         finished();
@@ -448,10 +466,14 @@ class SqliteSessionDatabase implements SessionDatabase {
     const undecided: QueryTerm[] = [];
     for (const t of request.terms) {
       if (t.kind === "word") {
-        const forms = [ftsString(t.text)];
+        // The word, its stem as a prefix, and (last word) the word as a prefix; a form that
+        // another one covers is left out (a phrase less to match and to rank).
         const stem = stemPrefix(t.text);
+        const folded = t.text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+        const forms: string[] = [];
         if (stem !== undefined) forms.push(`${ftsString(stem)}*`);
-        if (t.prefix) forms.push(`${ftsString(t.text)}*`);
+        if (stem === undefined || !folded.startsWith(stem))
+          forms.push(t.prefix ? `${ftsString(t.text)}*` : ftsString(t.text));
         // Words are found in whole tokens and in identifier parts alike.
         (t.negated ? wordsNot : words).push(inColumns(`${texts} ${parts}`, forms.join(" OR ")));
         continue;
@@ -473,23 +495,12 @@ class SqliteSessionDatabase implements SessionDatabase {
       ];
       words.push(`((${atWord.join(" AND ")}) OR (${fromPart.join(" AND ")}))`);
     }
-    const params: (string | number)[] = [];
+    // The conditions on an entry `e` of a file `f`, with their parameters, in order.
     const where: string[] = [];
-    let from: string;
-    let score: string;
-    const weights = [...TEXT_FIELDS.map((f) => WEIGHTS[f]), ...TEXT_FIELDS.map((f) => WEIGHTS[f] / 2)].join(
-      ", ",
-    );
-    if (words.length > 0) {
-      from = `words JOIN entries e ON e.id = words.rowid`;
-      where.push(`words MATCH ?`);
-      params.push(words.join(" AND "));
-      score = `bm25(words, ${weights})`;
-    } else {
-      from = `entries e`;
+    const params: (string | number)[] = [];
+    if (words.length === 0) {
       where.push(`(e.fields & ?) != 0`);
       params.push(mask);
-      score = "0";
     }
     if (wordsNot.length > 0) {
       where.push(`e.id NOT IN (SELECT rowid FROM words WHERE words MATCH ?)`);
@@ -522,10 +533,12 @@ class SqliteSessionDatabase implements SessionDatabase {
     const facet = (column: string, value: string, suffix: boolean) => {
       const v = facetValue(value);
       if (suffix) {
-        where.push(`(instr(f.${column}, ?) > 0 OR instr(f.${column}, ?) > 0)`);
+        where.push(
+          `e.file_id IN (SELECT id FROM details WHERE instr(${column}, ?) > 0 OR instr(${column}, ?) > 0)`,
+        );
         params.push(`\n${v}\n`, `/${v}\n`);
       } else {
-        where.push(`instr(f.${column}, ?) > 0`);
+        where.push(`e.file_id IN (SELECT id FROM details WHERE instr(${column}, ?) > 0)`);
         params.push(`\n${v}\n`);
       }
     };
@@ -534,29 +547,104 @@ class SqliteSessionDatabase implements SessionDatabase {
     if (f.file !== undefined) facet("paths", f.file, true);
     if (f.errored) where.push(`f.errored = 1`);
     if (f.named) where.push(`f.name IS NOT NULL`);
-    const order =
-      request.order === "branch" ? "e.on_branch DESC, score, e.time_ms DESC" : "score, e.time_ms DESC";
-    const sql = `SELECT f.path, e.id - e.file_id * ${ENTRY_ID_SCALE} AS ordinal, e.line, e.offset, e.length, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, ${score} AS score
-      FROM ${from} JOIN files f ON f.id = e.file_id
-      WHERE ${where.join(" AND ")}
-      ORDER BY ${order}, f.path, e.id`;
-    const statement = this.db.prepare(sql);
+
+    const match = words.length > 0 ? words.join(" AND ") : undefined;
+    // BM25 ranks by the query's words; a query of substrings and regexes only lists newest first.
+    const ranked = match !== undefined && request.terms.some((t) => t.kind === "word" && !t.negated);
+    const weights = [...TEXT_FIELDS.map((f) => WEIGHTS[f]), ...TEXT_FIELDS.map((f) => WEIGHTS[f] / 2)].join(
+      ", ",
+    );
+    const window = Math.max(1, Math.floor(request.window ?? WINDOW));
+    // A window holds what ranking needs; the rest of a row is read when it is yielded.
+    const windowSql = (bounded: boolean) =>
+      match !== undefined
+        ? `SELECT e.id, e.time_ms, e.on_branch FROM words w JOIN entries e ON e.id = w.rowid JOIN files f ON f.id = e.file_id
+           WHERE words MATCH ?${bounded ? " AND w.rowid < ?" : ""}${where.length > 0 ? ` AND ${where.join(" AND ")}` : ""}
+           ORDER BY w.rowid DESC LIMIT ${window}`
+        : `SELECT e.id, e.time_ms, e.on_branch FROM entries e JOIN files f ON f.id = e.file_id
+           WHERE ${where.join(" AND ")}${bounded ? " AND e.id < ?" : ""}
+           ORDER BY e.id DESC LIMIT ${window}`;
+    const scoreSql = `SELECT rowid AS id, bm25(words, ${weights}) AS score FROM words WHERE words MATCH ? AND rowid BETWEEN ? AND ?`;
+    const rowSql = `SELECT f.path, e.file_id, e.line, e.offset, e.length, e.entry_id, e.type, e.role
+      FROM entries e JOIN files f ON f.id = e.file_id WHERE e.id = ?`;
+    const st = (sql: string) => this.st(sql);
+    const byBranch = request.order === "branch";
+    interface Hit {
+      id: number;
+      timeMs: number | null;
+      onBranch: boolean;
+      score: number;
+    }
+    const full = (h: Hit): CandidateRow | undefined => {
+      const r = st(rowSql).get(h.id);
+      if (!r) return undefined;
+      return {
+        path: String(r.path),
+        ordinal: h.id - num(r.file_id) * ENTRY_ID_SCALE,
+        line: num(r.line),
+        offset: num(r.offset),
+        length: num(r.length),
+        entryId: strOrNull(r.entry_id),
+        type: String(r.type),
+        role: strOrNull(r.role),
+        timeMs: h.timeMs,
+        onBranch: h.onBranch,
+        score: h.score,
+      };
+    };
+    // BM25 (lower is better), then recency, then index order (newest first).
+    const byRank = (a: Hit, b: Hit) =>
+      a.score - b.score ||
+      (b.timeMs ?? Number.NEGATIVE_INFINITY) - (a.timeMs ?? Number.NEGATIVE_INFINITY) ||
+      b.id - a.id;
     function* rows(): Generator<CandidateRow> {
-      for (const r of statement.iterate(...params)) {
-        yield {
-          path: String(r.path),
-          ordinal: num(r.ordinal),
-          line: num(r.line),
-          offset: num(r.offset),
-          length: num(r.length),
-          entryId: strOrNull(r.entry_id),
-          type: String(r.type),
-          role: strOrNull(r.role),
+      // With the current branch first, the other hits wait until every window was seen.
+      const later: Hit[][] = [];
+      let upper: number | undefined;
+      for (;;) {
+        const args: (string | number)[] = [];
+        if (match !== undefined) {
+          args.push(match);
+          if (upper !== undefined) args.push(upper);
+          args.push(...params);
+        } else {
+          args.push(...params);
+          if (upper !== undefined) args.push(upper);
+        }
+        const batch = st(windowSql(upper !== undefined)).all(...args);
+        if (batch.length === 0) break;
+        const hits: Hit[] = batch.map((r) => ({
+          id: num(r.id),
           timeMs: r.time_ms === null ? null : num(r.time_ms),
           onBranch: num(r.on_branch) === 1,
-          score: num(r.score),
-        };
+          score: 0,
+        }));
+        const newest = (hits[0] as Hit).id;
+        const oldest = (hits[hits.length - 1] as Hit).id;
+        if (ranked) {
+          const scores = new Map<number, number>();
+          for (const r of st(scoreSql).iterate(match as string, oldest, newest))
+            scores.set(num(r.id), num(r.score));
+          for (const h of hits) h.score = scores.get(h.id) ?? 0;
+          hits.sort(byRank);
+        }
+        const off: Hit[] = [];
+        for (const h of hits) {
+          if (byBranch && !h.onBranch) off.push(h);
+          else {
+            const row = full(h);
+            if (row) yield row;
+          }
+        }
+        if (off.length > 0) later.push(off);
+        if (batch.length < window) break;
+        upper = oldest;
       }
+      for (const off of later)
+        for (const h of off) {
+          const row = full(h);
+          if (row) yield row;
+        }
     }
     return { rows: rows(), undecided };
   }
@@ -613,6 +701,13 @@ class SqliteSessionDatabase implements SessionDatabase {
 }
 
 /**
+ * Matches ranked at a time: the newest (in index order, which follows files as they were first
+ * indexed, most recently changed last) this many, then the next. Ranking every match of a word
+ * found in most entries costs a second per million; a window bounds it.
+ */
+const WINDOW = 10_000;
+
+/**
  * Column weights of the BM25 rank: conversation text counts most, tool output least; a word
  * found in an identifier part counts half as much as in the field's text.
  */
@@ -622,6 +717,8 @@ const WEIGHTS: Record<TextField, number> = { body: 1, thinking: 0.5, tool: 0.7, 
 function configure(db: SqlConnection, persistent: boolean): void {
   db.exec("PRAGMA busy_timeout = 30000");
   if (persistent) {
+    // Index pages read straight from the page cache: a query reads many (FTS5 doclists).
+    db.exec("PRAGMA mmap_size = 268435456");
     db.exec("PRAGMA journal_mode = WAL");
     // A cache: losing the last transactions to a power cut only costs re-indexing them.
     db.exec("PRAGMA synchronous = NORMAL");

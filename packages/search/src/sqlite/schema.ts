@@ -4,7 +4,7 @@
  * a database of an older version is rebuilt, one of a newer version is left alone.
  */
 
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;
 
 /**
  * Entry row ids: the file's id times this, plus the entry's ordinal, so a file's entries are
@@ -27,9 +27,11 @@ export const PARTS_COLUMN = {
 export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
 
 /**
- * The tables. `files.tools`, `models` and `paths` hold a session's facets (tools called, models
- * used, paths its tool calls touched) as one text each, every value between newlines
- * (`\nread\nbash\n`): a filter is one `instr` per file, an update one row.
+ * The tables. `files` is what the warm check reads (a row per file, kept small); `details` the
+ * rest of a file's row, read for one file at a time: the probes that tell growth from a
+ * rewrite, the first message, and the facets (tools called, models used, paths the tool calls
+ * touched) as one text each, every value between newlines (`\nread\nbash\n`), so a filter is
+ * one `instr` per file and an update one row.
  */
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -44,24 +46,28 @@ CREATE TABLE files (
   indexed_offset INTEGER NOT NULL,
   next_line INTEGER NOT NULL,
   version INTEGER NOT NULL,
-  head BLOB NOT NULL,
-  tail BLOB NOT NULL,
   session_id TEXT,
   cwd TEXT,
   created TEXT,
   parent_path TEXT,
   name TEXT,
-  first_message TEXT,
   modified_ms REAL,
   message_count INTEGER,
   errored INTEGER,
   leaf_id TEXT,
-  entry_count INTEGER,
+  entry_count INTEGER
+);
+CREATE TABLE details (
+  id INTEGER PRIMARY KEY,
+  head BLOB NOT NULL,
+  tail BLOB NOT NULL,
+  first_message TEXT,
   tools TEXT NOT NULL DEFAULT '',
   models TEXT NOT NULL DEFAULT '',
   paths TEXT NOT NULL DEFAULT ''
 );
 CREATE INDEX files_dir ON files(dir);
+CREATE INDEX files_session ON files(session_id);
 CREATE TABLE entries (
   id INTEGER PRIMARY KEY,
   file_id INTEGER NOT NULL,

@@ -7,7 +7,8 @@
  * Colours are decided per stream: on only when the stream is a terminal, unless `NO_COLOR` is
  * set (any non-empty value) or `--no-color` was given; `FORCE_COLOR` (non-empty, not `0`) turns
  * them on regardless, which tests use. Progress is drawn only on a terminal, never with `--json`,
- * and only once the work has taken more than about a second.
+ * and only once the work has taken more than about a second (`PI_SESSION_PROGRESS_DELAY_MS`).
+ * Lines cut to fit a terminal are cut to `COLUMNS`, else to the terminal's width.
  */
 import { performance } from "node:perf_hooks";
 import { writeJson } from "./json.js";
@@ -32,8 +33,26 @@ export interface IoOptions {
   json: boolean;
 }
 
-/** Milliseconds of work after which a progress line appears (on a terminal). */
+/**
+ * Milliseconds of work after which a progress line appears (on a terminal);
+ * `PI_SESSION_PROGRESS_DELAY_MS` sets another (0: at once).
+ */
 export const PROGRESS_DELAY_MS = 1000;
+
+function progressDelay(env: Record<string, string | undefined>): number {
+  const ms = Number(env.PI_SESSION_PROGRESS_DELAY_MS);
+  return env.PI_SESSION_PROGRESS_DELAY_MS !== undefined && Number.isFinite(ms) && ms >= 0 ? ms : PROGRESS_DELAY_MS;
+}
+
+/**
+ * The width lines are cut to on a terminal: `COLUMNS` when it is a positive number (as shells
+ * and `shutil` read it), else the terminal's own, else 80 (a terminal that reports none).
+ */
+function terminalColumns(stream: Stream, env: Record<string, string | undefined>): number {
+  const fromEnv = Number(env.COLUMNS);
+  if (Number.isInteger(fromEnv) && fromEnv > 0) return fromEnv;
+  return stream.columns !== undefined && stream.columns > 0 ? stream.columns : 80;
+}
 
 export function colorsWanted(
   stream: Stream,
@@ -60,10 +79,11 @@ export class Io {
   readonly json: boolean;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
-  /** The width of stdout when it is a terminal (for lines cut to fit), else undefined. */
+  /** The width of stdout when it is a terminal (for lines cut to fit; see `terminalColumns`), else undefined. */
   readonly columns: number | undefined;
   private readonly stdout: Stream;
   private readonly stderr: Stream;
+  private readonly progressDelayMs: number;
   private readonly stdoutColors: boolean;
   private readonly stderrColors: boolean;
 
@@ -73,7 +93,8 @@ export class Io {
     this.json = options.json;
     this.stdoutIsTTY = options.stdout.isTTY === true;
     this.stderrIsTTY = options.stderr.isTTY === true;
-    this.columns = this.stdoutIsTTY ? (options.stdout.columns ?? 80) : undefined;
+    this.columns = this.stdoutIsTTY ? terminalColumns(options.stdout, options.env) : undefined;
+    this.progressDelayMs = progressDelay(options.env);
     this.stdoutColors = colorsWanted(options.stdout, options.env, options.color);
     this.stderrColors = colorsWanted(options.stderr, options.env, options.color);
     this.out = createStyles(this.stdoutColors);
@@ -121,11 +142,12 @@ export class Io {
     let lastDraw = 0;
     let drawn = false;
     const stderr = this.stderr;
+    const delay = this.progressDelayMs;
     return {
       update(done, total, detail) {
         if (!enabled) return;
         const now = performance.now();
-        if (now - start < PROGRESS_DELAY_MS || now - lastDraw < 100) return;
+        if (now - start < delay || (drawn && now - lastDraw < 100)) return;
         lastDraw = now;
         drawn = true;
         const pct = total > 0 ? Math.floor((done / total) * 100) : 0;

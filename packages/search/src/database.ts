@@ -7,7 +7,14 @@
  * the transaction of a {@link SessionDatabase.batch} of whole files), decided inside it from
  * the row as it is then, so two indexers never duplicate a file.
  */
-import type { EntryDocument, QueryTerm, TextField, TreeLink, UsageRow } from "./documents/index.js";
+import type {
+  EntryDocument,
+  IndexTexts,
+  QueryTerm,
+  TextField,
+  TreeLink,
+  UsageRow,
+} from "./documents/index.js";
 
 /** What identifies a file's contents without reading them (the listing's cache key). */
 export interface FileIdentity {
@@ -72,6 +79,8 @@ export interface EntryRow {
   /** Bytes of the line (without `\n`). */
   length: number;
   doc: EntryDocument;
+  /** What the word index receives of it (its texts may be left out of `doc` then). */
+  indexed: IndexTexts;
   onBranch: boolean;
   usage: UsageRow | undefined;
 }

@@ -23,12 +23,6 @@ import { intOption, sinceOption, stringOption } from "./common.js";
 const ROLES = ["user", "assistant", "tool"] as const;
 type Role = (typeof ROLES)[number];
 
-/** Cuts a line to `width` visible characters (no ANSI codes inside `plain`). */
-function cut(plain: string, width: number | undefined): string {
-  if (width === undefined || plain.length <= width) return plain;
-  return `${plain.slice(0, Math.max(0, width - 1))}…`;
-}
-
 function untilOption(options: Record<string, unknown>): number | undefined {
   const raw = stringOption(options, "until", "--until");
   if (raw === undefined) return undefined;
@@ -98,22 +92,136 @@ function sessionJson(s: SessionHit) {
   };
 }
 
-/**
- * A snippet with its matches highlighted (colours only on a terminal), cut to `width`; each
- * piece made terminal-safe on its own, so the match ranges stay where they were.
- */
-function highlighted(ctx: Context, snippet: Snippet, width: number | undefined): string {
-  const text = cut(snippet.text, width);
-  const c = ctx.io.out;
+/** Columns a character takes on a terminal: 2 for wide (CJK, fullwidth, emoji), 0 for a combining mark. */
+function charWidth(ch: string): number {
+  const code = ch.codePointAt(0) as number;
+  if (code < 0x300) return 1;
+  if (/\p{M}/u.test(ch)) return 0;
+  if (
+    (code >= 0x1100 && code <= 0x115f) ||
+    (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
+    (code >= 0xac00 && code <= 0xd7a3) ||
+    (code >= 0xf900 && code <= 0xfaff) ||
+    (code >= 0xfe30 && code <= 0xfe4f) ||
+    (code >= 0xff00 && code <= 0xff60) ||
+    (code >= 0xffe0 && code <= 0xffe6) ||
+    (code >= 0x1f300 && code <= 0x1faff) ||
+    (code >= 0x20000 && code <= 0x3fffd)
+  )
+    return 2;
+  return 1;
+}
+
+function textWidth(text: string): number {
+  let n = 0;
+  for (const ch of text) n += charWidth(ch);
+  return n;
+}
+
+/** A run of a line: terminal-safe text and how it is drawn. */
+interface Piece {
+  text: string;
+  style?: (text: string) => string;
+}
+
+/** The start of `text` that fits in `width` columns. */
+function headOf(text: string, width: number): string {
   let out = "";
+  let used = 0;
+  for (const ch of text) {
+    const w = charWidth(ch);
+    if (used + w > width) break;
+    out += ch;
+    used += w;
+  }
+  return out;
+}
+
+/** The pieces drawn, cut with `…` so the line fits in `width` columns (no cut: undefined). */
+function fit(pieces: readonly Piece[], width: number | undefined): string {
+  const total = pieces.reduce((n, p) => n + textWidth(p.text), 0);
+  const room = width === undefined || total <= width ? Number.POSITIVE_INFINITY : Math.max(0, width - 1);
+  let out = "";
+  let used = 0;
+  for (const p of pieces) {
+    const text = room === Number.POSITIVE_INFINITY ? p.text : headOf(p.text, room - used);
+    used += textWidth(text);
+    if (text !== "") out += p.style ? p.style(text) : text;
+    if (text !== p.text) break;
+  }
+  return room === Number.POSITIVE_INFINITY ? out : `${out}…`;
+}
+
+/** `text` cut to `width` columns, keeping its end (`…` first). */
+function tailOf(text: string, width: number): string {
+  if (textWidth(text) <= width) return text;
+  const chars = [...text];
+  let out = "";
+  let used = 1;
+  for (let i = chars.length - 1; i >= 0; i--) {
+    const w = charWidth(chars[i] as string);
+    if (used + w > width) break;
+    out = chars[i] + out;
+    used += w;
+  }
+  return `…${out}`;
+}
+
+/**
+ * The session line: time, project, name or first message, id. Cut to `width`, the title gives
+ * way first, then the project (keeping its end, the directory's name); time and id stay.
+ */
+function sessionPieces(ctx: Context, s: SessionHit, id: string, width: number | undefined): Piece[] {
+  const c = ctx.io.out;
+  const m = s.meta;
+  const date = shortDate(m.modifiedMs);
+  let cwd = oneLineField(m.cwd || "-");
+  let title = oneLineField((m.name ?? (m.firstMessage || "(no messages)")).replace(/\s+/g, " ").trim());
+  if (width !== undefined) {
+    const room = Math.max(0, width - textWidth(date) - textWidth(id) - 6);
+    if (textWidth(cwd) + textWidth(title) > room) {
+      cwd = tailOf(cwd, Math.min(textWidth(cwd), Math.max(Math.min(12, room), Math.floor(room / 2))));
+      const left = room - textWidth(cwd);
+      title = textWidth(title) <= left ? title : left > 0 ? `${headOf(title, left - 1)}…` : "";
+    }
+  }
+  return [
+    { text: date, style: c.dim },
+    { text: "  " },
+    { text: cwd, style: c.cyan },
+    { text: "  " },
+    { text: title, ...(m.name ? { style: c.bold } : {}) },
+    { text: "  " },
+    { text: id, style: c.magenta },
+  ];
+}
+
+/** A hit line: entry id, role and branch, the snippet with its matches highlighted. */
+function hitPieces(ctx: Context, h: SessionHit["hits"][number]): Piece[] {
+  const c = ctx.io.out;
+  const tag = `${h.role ?? h.type}${h.onBranch ? "" : ", abandoned branch"}`;
+  const pieces: Piece[] = [
+    { text: "  " },
+    { text: oneLineField(h.entryId ?? `line ${h.line}`), style: c.dim },
+    { text: " " },
+    { text: oneLineField(tag), style: h.onBranch ? c.green : c.yellow },
+    { text: ": " },
+  ];
+  const snippet = h.snippet;
+  if (!snippet) return pieces;
+  // Each piece made terminal-safe on its own, so the match ranges stay where they were.
+  const text = snippet.text;
+  const mark = (t: string) => c.bold(c.red(t));
   let at = 0;
   for (const [start, end] of snippet.ranges) {
     if (start >= text.length || start < at) break;
     const stop = Math.min(end, text.length);
-    out += oneLineField(text.slice(at, start)) + c.bold(c.red(oneLineField(text.slice(start, stop))));
+    if (start > at) pieces.push({ text: oneLineField(text.slice(at, start)) });
+    pieces.push({ text: oneLineField(text.slice(start, stop)), style: mark });
     at = stop;
   }
-  return out + oneLineField(text.slice(at));
+  if (at < text.length) pieces.push({ text: oneLineField(text.slice(at)) });
+  return pieces;
 }
 
 export const action: Action = async (ctx, [query], options) => {
@@ -174,25 +282,8 @@ export const action: Action = async (ctx, [query], options) => {
     const c = ctx.io.out;
     sessions.forEach((s, i) => {
       if (i > 0) ctx.io.line();
-      const m = s.meta;
-      const title = m.name ?? (m.firstMessage || "(no messages)");
-      const head = `${shortDate(m.modifiedMs)}  ${m.cwd || "-"}  `;
-      const id = m.sessionId.slice(0, idLength);
-      const room = width === undefined ? undefined : Math.max(10, width - head.length - id.length - 2);
-      const label = cut(oneLineField(title.replace(/\s+/g, " ").trim()), room);
-      ctx.io.line(
-        `${c.dim(shortDate(m.modifiedMs))}  ${c.cyan(oneLineField(m.cwd || "-"))}  ${m.name ? c.bold(label) : label}  ${c.magenta(id)}`,
-      );
-      for (const h of s.hits) {
-        const tag = `${h.role ?? h.type}${h.onBranch ? "" : ", abandoned branch"}`;
-        const prefix = `  ${h.entryId ?? `line ${h.line}`} ${tag}: `;
-        const body = h.snippet
-          ? highlighted(ctx, h.snippet, width === undefined ? undefined : Math.max(10, width - prefix.length))
-          : "";
-        ctx.io.line(
-          `  ${c.dim(h.entryId ?? `line ${h.line}`)} ${h.onBranch ? c.green(tag) : c.yellow(tag)}: ${body}`,
-        );
-      }
+      ctx.io.line(fit(sessionPieces(ctx, s, s.meta.sessionId.slice(0, idLength), width), width));
+      for (const h of s.hits) ctx.io.line(fit(hitPieces(ctx, h), width));
     });
     if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));
     return 0;

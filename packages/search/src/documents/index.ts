@@ -46,10 +46,12 @@ export {
 export {
   IDENTIFIER_MAX_LENGTH,
   IDENTIFIER_MAX_PARTS,
+  type IndexTexts,
   type NarrowingPhrase,
   type SubstringMatcher,
   type SubstringNarrowing,
   identifierParts,
+  indexTexts,
   isPartStart,
   narrowingPhrases,
   stemPrefix,

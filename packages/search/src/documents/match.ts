@@ -78,8 +78,9 @@ export function snippetOf(
     pattern.lastIndex = 0;
     const first = pattern.exec(raw);
     if (!first) continue;
+    // Some text before the match, less when the field ends soon (all of a short one).
     const lead = Math.floor(width / 4);
-    let start = Math.max(0, first.index - lead);
+    let start = Math.max(0, Math.min(first.index - lead, raw.length - width));
     // Do not start in the middle of a surrogate pair.
     if (start > 0 && /[\udc00-\udfff]/.test(raw[start] ?? "")) start--;
     const end = Math.min(raw.length, start + width * 2);

@@ -26,7 +26,8 @@
  * part and runs on, and an exact one a part that ends where the identifier ends.
  */
 import { stemmer } from "stemmer";
-import { escapeRegExp } from "./text.js";
+import { type EntryDocument, TEXT_FIELDS, type TextField } from "./entry.js";
+import { escapeRegExp, segmentCjk } from "./text.js";
 
 /** The longest word that can be an identifier (longer ones are data). */
 export const IDENTIFIER_MAX_LENGTH = 64;
@@ -283,4 +284,21 @@ export function substringNarrowing(text: string): SubstringNarrowing {
       phrases: narrowingPhrases(text.slice(lead)),
     },
   };
+}
+
+/** What a word index receives of a document: each text field (CJK segmented) and its identifier parts. */
+export interface IndexTexts {
+  texts: Record<TextField, string>;
+  parts: Record<TextField, string>;
+}
+
+/** The {@link IndexTexts} of a document. */
+export function indexTexts(doc: EntryDocument): IndexTexts {
+  const texts = {} as Record<TextField, string>;
+  const parts = {} as Record<TextField, string>;
+  for (const f of TEXT_FIELDS) {
+    texts[f] = segmentCjk(doc[f]);
+    parts[f] = identifierParts(doc[f]);
+  }
+  return { texts, parts };
 }

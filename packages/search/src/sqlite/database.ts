@@ -27,8 +27,6 @@ import {
   type TreeLink,
   type NarrowingPhrase,
   type UsageRow,
-  identifierParts,
-  segmentCjk,
   stemPrefix,
   substringNarrowing,
 } from "../documents/index.js";
@@ -329,8 +327,9 @@ class SqliteSessionDatabase implements SessionDatabase {
       add: (rows: readonly EntryRow[]) => {
         for (const row of rows) {
           const d = row.doc;
+          const ix = row.indexed;
           let fields = 0;
-          for (const f of TEXT_FIELDS) if (d[f] !== "") fields |= FIELD_BIT[f];
+          for (const f of TEXT_FIELDS) if (ix.texts[f] !== "") fields |= FIELD_BIT[f];
           const id = base + row.ordinal;
           insertEntry.run(
             id,
@@ -349,14 +348,14 @@ class SqliteSessionDatabase implements SessionDatabase {
           if (fields !== 0) {
             insertWords.run(
               id,
-              segmentCjk(d.body),
-              segmentCjk(d.thinking),
-              segmentCjk(d.tool),
-              segmentCjk(d.output),
-              identifierParts(d.body),
-              identifierParts(d.thinking),
-              identifierParts(d.tool),
-              identifierParts(d.output),
+              ix.texts.body,
+              ix.texts.thinking,
+              ix.texts.tool,
+              ix.texts.output,
+              ix.parts.body,
+              ix.parts.thinking,
+              ix.parts.tool,
+              ix.parts.output,
             );
           }
           const u = row.usage;

@@ -1,0 +1,13 @@
+const cpu = () => { const c = process.cpuUsage(); return (c.user + c.system) / 1000; };
+const { openSearchDatabase } = await import("./dist/index.js");
+const { computeStats } = await import("./dist/documents/index.js");
+const db = await openSearchDatabase({ root: process.argv[2], cacheDir: process.argv[3] });
+await db.sync();
+let a = cpu();
+const sessions = db.database.usage({});
+let b = cpu();
+const rows = sessions.reduce((n, s) => n + s.usage.length, 0);
+const r = await db.stats({});
+let c = cpu();
+console.log(`usage() ${(b - a).toFixed(0)} ms (${rows} rows), stats() ${(c - b).toFixed(0)} ms`);
+db.close();

@@ -193,9 +193,10 @@ export interface SessionDatabase {
   /**
    * Runs `fn` in one write transaction: the files begun (and deleted) inside it commit with it,
    * all or nothing; if `fn` throws, or a file's writer was rolled back, nothing of it is kept.
-   * Indexing many files in few transactions is much faster.
+   * Indexing many files in few transactions is much faster. Nothing else may use the database
+   * until it settles.
    */
-  batch<T>(fn: () => T): T;
+  batch<T>(fn: () => Promise<T> | T): Promise<T>;
   search(request: SearchRequest): Candidates;
   /** Sessions with their usage rows (for `stats`), optionally only the files directly in `dirs`. */
   usage(filter?: { dirs?: readonly string[] }): UsageSession[];

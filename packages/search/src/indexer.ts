@@ -9,6 +9,8 @@
  */
 import { type StoreFile, listStoreFiles, readFileBytes } from "@pi-session/node-store";
 import type { FileIdentity, IndexedFile, SessionDatabase, StoredFile } from "./database.js";
+import { availableParallelism } from "node:os";
+import { ReadAhead, ReadAheadLostError } from "./read-ahead.js";
 import { PROBE_BYTES, type ReadResult, headOf, readAppended, readWhole, tailBefore } from "./read-file.js";
 
 export { PROBE_BYTES };
@@ -19,6 +21,9 @@ export { PROBE_BYTES };
  * times the indexing itself. Each file stays all or nothing within it.
  */
 const TRANSACTION_BYTES = 32 * 1024 * 1024;
+
+/** New bytes from which a build reads in a worker thread (see `read-ahead.ts`). */
+const WORKER_BYTES = 8 * 1024 * 1024;
 
 export interface SyncProgress {
   /** Files read so far, of `total` that changed. */
@@ -34,6 +39,11 @@ export interface SyncOptions {
   signal?: AbortSignal;
   /** Bytes read per write transaction (default 32 MiB; each file stays all or nothing). */
   transactionBytes?: number;
+  /**
+   * Read new files in a worker thread while this one writes: `true`, `false`, or by default
+   * when there are two cores or more and at least 8 MiB to read.
+   */
+  workers?: boolean;
 }
 
 export interface SyncStats {
@@ -48,6 +58,8 @@ export interface SyncStats {
   removed: number;
   /** Files another process had indexed by the time this one got to them. */
   skipped: number;
+  /** Files read ahead in a worker thread (see `SyncOptions.workers`). */
+  readAhead: number;
   bytesRead: number;
   /**
    * Files and directories that could not be read (no permission, a dangling link, not a
@@ -102,13 +114,34 @@ function fileRow(st: StoreFile, read: ReadResult): IndexedFile {
  * Indexes one file whose identity differs from its row (or that has none); counts it as
  * skipped when another process indexed this identity meanwhile.
  */
-function indexFile(
+async function indexFile(
   db: SessionDatabase,
   st: StoreFile,
   known: StoredFile | undefined,
   stats: SyncStats,
   signal: AbortSignal | undefined,
-): void {
+  ahead: ReadAhead | undefined,
+): Promise<void> {
+  // A file the worker reads: new here, so read whole (unless indexed meanwhile by another process).
+  if (ahead?.has(st)) {
+    const writer = db.beginFile(st.path, (row) => (row && sameIdentity(row, st) ? undefined : "replace"));
+    if (!writer) {
+      stats.skipped++;
+      await ahead.skip(st);
+      return;
+    }
+    try {
+      const read = await ahead.replay(st, writer);
+      stats.bytesRead += read.bytesRead;
+      stats.indexed++;
+      stats.readAhead++;
+      writer.commit(fileRow(st, read));
+    } catch (error) {
+      writer.rollback();
+      throw error;
+    }
+    return;
+  }
   const head = headOf(st.path, st.size);
   const tail = known ? tailBefore(st.path, known.indexedOffset) : new Uint8Array(0);
   let current: IndexedFile | undefined;
@@ -159,6 +192,7 @@ export async function syncStore(
     resumed: 0,
     removed: 0,
     skipped: 0,
+    readAhead: 0,
     bytesRead: 0,
     unreadable,
   };
@@ -176,7 +210,7 @@ export async function syncStore(
   }
   const gone = [...known.keys()].filter((path) => !seen.has(path));
   if (gone.length > 0)
-    db.batch(() => {
+    await db.batch(() => {
       for (const path of gone) {
         opts.signal?.throwIfAborted();
         db.deleteFile(path);
@@ -187,41 +221,63 @@ export async function syncStore(
   // ranking's windows follow (newest first).
   todo.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
   if (todo.length > 0) opts.onStart?.(todo.length, bytes);
-  let done = 0;
-  let reported = 0;
-  while (done < todo.length) {
-    const first = done;
-    const before = { ...stats };
-    try {
-      let budget = opts.transactionBytes ?? TRANSACTION_BYTES;
-      db.batch(() => {
-        while (done < todo.length && budget > 0) {
-          opts.signal?.throwIfAborted();
-          const read = stats.bytesRead;
-          const st = todo[done] as StoreFile;
-          indexFile(db, st, known.get(st.path), stats, opts.signal);
-          budget -= Math.max(stats.bytesRead - read, 64 * 1024);
-          done++;
-          if (done > reported) {
-            reported = done;
-            opts.onProgress?.({ done, total: todo.length });
+  // A large build reads the new files in a worker while this thread writes.
+  const fresh = todo.filter((st) => !known.has(st.path));
+  const wantWorker =
+    opts.workers === true ||
+    (opts.workers !== false &&
+      availableParallelism() >= 2 &&
+      fresh.reduce((n, st) => n + st.size, 0) >= WORKER_BYTES);
+  let ahead = wantWorker ? ReadAhead.start(fresh) : undefined;
+  try {
+    let done = 0;
+    let reported = 0;
+    while (done < todo.length) {
+      const first = done;
+      const before = { ...stats };
+      try {
+        let budget = opts.transactionBytes ?? TRANSACTION_BYTES;
+        await db.batch(async () => {
+          while (done < todo.length && budget > 0) {
+            opts.signal?.throwIfAborted();
+            const read = stats.bytesRead;
+            const st = todo[done] as StoreFile;
+            await indexFile(db, st, known.get(st.path), stats, opts.signal, ahead);
+            budget -= Math.max(stats.bytesRead - read, 64 * 1024);
+            done++;
+            if (done > reported) {
+              reported = done;
+              opts.onProgress?.({ done, total: todo.length });
+            }
           }
+        });
+      } catch (error) {
+        if (error instanceof ReadAheadLostError) {
+          // The worker stopped: the batch was undone; it is done again here, and the rest too.
+          await ahead?.close();
+          ahead = undefined;
+          Object.assign(stats, before);
+          done = first;
+          continue;
         }
-      });
-    } catch (error) {
-      const gone = (error as Error).name === "SessionFileNotRegularError" || isVanished(error);
-      // Not the file system's (SQLite's errors have codes too): a real failure.
-      if (!gone && !isFsError(error)) throw error;
-      // The batch was undone. A file that vanished between its stat and its read, or was
-      // replaced by a FIFO or a directory, leaves the index; one that cannot be read (EACCES,
-      // EIO) leaves it too, and is reported. The batch is done again without it.
-      const st = todo.splice(done, 1)[0] as StoreFile;
-      Object.assign(stats, before);
-      db.deleteFile(st.path);
-      if (gone) stats.removed++;
-      else unreadable.push({ path: st.path, error: error as Error });
-      done = first;
+        const gone = (error as Error).name === "SessionFileNotRegularError" || isVanished(error);
+        // Not the file system's (SQLite's errors have codes too): a real failure.
+        if (!gone && !isFsError(error)) throw error;
+        // The batch was undone. A file that vanished between its stat and its read, or was
+        // replaced by a FIFO or a directory, leaves the index; one that cannot be read (EACCES,
+        // EIO) leaves it too, and is reported. The batch is done again without it (the files
+        // of it the worker had read are read here).
+        const st = todo.splice(done, 1)[0] as StoreFile;
+        if (ahead) for (let i = first; i < done; i++) ahead.forget(todo[i] as StoreFile);
+        Object.assign(stats, before);
+        db.deleteFile(st.path);
+        if (gone) stats.removed++;
+        else unreadable.push({ path: st.path, error: error as Error });
+        done = first;
+      }
     }
+  } finally {
+    await ahead?.close();
   }
   return stats;
 }

@@ -1,0 +1,110 @@
+/**
+ * The index worker: reads the session files it is given, whole and in order, into the rows
+ * of the session database, and sends them to the thread that writes the database (see
+ * `read-ahead.ts`), which has the SQLite work to do meanwhile. It writes nothing itself.
+ *
+ * It runs ahead by at most {@link ReadAheadData.limitKiB} of row text the writer has not taken
+ * yet (a shared counter the writer moves on), so memory stays bounded however far behind the
+ * writer is.
+ */
+import { type MessagePort, parentPort, workerData } from "node:worker_threads";
+import type { EntryRow } from "./database.js";
+import { type ReadResult, type RowSink, readWhole } from "./read-file.js";
+
+/** What the worker is started with. */
+export interface ReadAheadData {
+  files: { path: string; size: number; mtimeMs: number }[];
+  port: MessagePort;
+  /** Int32 counters: [0] KiB of row text sent, [1] KiB the writer has taken, [2] the worker waits. */
+  control: SharedArrayBuffer;
+  limitKiB: number;
+}
+
+/** A message of the worker, about file `file` (its index in `files`). */
+export type ReadAheadMessage =
+  | { file: number; kind: "rows"; rows: EntryRow[]; kib: number }
+  | { file: number; kind: "branch"; changes: { ordinal: number; onBranch: boolean }[] }
+  | { file: number; kind: "facets"; tools: string[]; models: string[]; files: string[] }
+  | { file: number; kind: "done"; read: ReadResult }
+  | {
+      file: number;
+      kind: "error";
+      error: { name: string; message: string; code?: string; syscall?: string };
+    };
+
+export const SENT = 0;
+export const TAKEN = 1;
+/** Set while the worker waits for the writer (so the writer wakes it only then). */
+export const WAITING = 2;
+
+/** Row text in KiB (what the writer holds of it until it is written). */
+function kibOf(rows: readonly EntryRow[]): number {
+  let chars = 0;
+  for (const r of rows) {
+    const ix = r.indexed;
+    chars += ix.texts.body.length + ix.texts.thinking.length + ix.texts.tool.length + ix.texts.output.length;
+    chars += ix.parts.body.length + ix.parts.thinking.length + ix.parts.tool.length + ix.parts.output.length;
+  }
+  return Math.ceil(chars / 1024);
+}
+
+function run(data: ReadAheadData): void {
+  const control = new Int32Array(data.control);
+  const send = (message: ReadAheadMessage) => data.port.postMessage(message);
+  data.files.forEach((f, file) => {
+    const sink: RowSink = {
+      add(rows) {
+        // The documents' texts travel once, as index texts.
+        const slim = rows.map((r) => ({
+          ...r,
+          doc: { ...r.doc, body: "", thinking: "", tool: "", output: "" },
+        }));
+        const kib = kibOf(slim);
+        send({ file, kind: "rows", rows: slim, kib });
+        Atomics.add(control, SENT, kib);
+        // Wait while the writer holds more than the limit of what was sent.
+        for (;;) {
+          const taken = Atomics.load(control, TAKEN);
+          if (Atomics.load(control, SENT) - taken <= data.limitKiB) break;
+          Atomics.store(control, WAITING, 1);
+          Atomics.wait(control, TAKEN, taken, 1000);
+          Atomics.store(control, WAITING, 0);
+        }
+      },
+      setBranch(changes) {
+        send({ file, kind: "branch", changes: [...changes] });
+      },
+      addFacets(facets) {
+        send({
+          file,
+          kind: "facets",
+          tools: [...facets.tools],
+          models: [...facets.models],
+          files: [...facets.files],
+        });
+      },
+      links() {
+        // Only an append reads the stored links; the worker reads files whole.
+        throw new Error("index worker: no stored links");
+      },
+    };
+    try {
+      send({ file, kind: "done", read: readWhole(f.path, f.size, f.mtimeMs, sink) });
+    } catch (error) {
+      const e = error as { name?: unknown; message?: unknown; code?: unknown; syscall?: unknown };
+      send({
+        file,
+        kind: "error",
+        error: {
+          name: String(e.name ?? "Error"),
+          message: String(e.message ?? error),
+          ...(typeof e.code === "string" ? { code: e.code } : {}),
+          ...(typeof e.syscall === "string" ? { syscall: e.syscall } : {}),
+        },
+      });
+    }
+  });
+  data.port.close();
+}
+
+if (parentPort && workerData) run(workerData as ReadAheadData);

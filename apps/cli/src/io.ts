@@ -41,7 +41,9 @@ export const PROGRESS_DELAY_MS = 1000;
 
 function progressDelay(env: Record<string, string | undefined>): number {
   const ms = Number(env.PI_SESSION_PROGRESS_DELAY_MS);
-  return env.PI_SESSION_PROGRESS_DELAY_MS !== undefined && Number.isFinite(ms) && ms >= 0 ? ms : PROGRESS_DELAY_MS;
+  return env.PI_SESSION_PROGRESS_DELAY_MS !== undefined && Number.isFinite(ms) && ms >= 0
+    ? ms
+    : PROGRESS_DELAY_MS;
 }
 
 /**

@@ -51,8 +51,19 @@ function writeStore(): void {
   appFile = join(appDir, "2026-03-01T10-00-00-000Z_aaaa1111-0000-4000-8000-000000000001.jsonl");
   writeFileSync(
     appFile,
-    line({ type: "session", version: 3, id: "aaaa1111-0000-4000-8000-000000000001", timestamp: "2026-03-01T10:00:00.000Z", cwd: app }) +
-      line(message("a1", null, "2026-03-01T10:00:01.000Z", { role: "user", content: "where did we fix the parser timeout?" })) +
+    line({
+      type: "session",
+      version: 3,
+      id: "aaaa1111-0000-4000-8000-000000000001",
+      timestamp: "2026-03-01T10:00:00.000Z",
+      cwd: app,
+    }) +
+      line(
+        message("a1", null, "2026-03-01T10:00:01.000Z", {
+          role: "user",
+          content: "where did we fix the parser timeout?",
+        }),
+      ) +
       line(
         message("a2", "a1", "2026-03-01T10:00:02.000Z", {
           role: "assistant",
@@ -76,8 +87,19 @@ function writeStore(): void {
         }),
       ) +
       // a1 -> a4 is the current branch (a4 is the last entry); a2 and a3 are abandoned.
-      line(message("a4", "a1", "2026-03-01T11:00:00.000Z", { role: "user", content: "parsing on another branch" })) +
-      line({ type: "session_info", id: "a5", parentId: "a4", timestamp: "2026-03-01T11:00:01.000Z", name: "auth work" }),
+      line(
+        message("a4", "a1", "2026-03-01T11:00:00.000Z", {
+          role: "user",
+          content: "parsing on another branch",
+        }),
+      ) +
+      line({
+        type: "session_info",
+        id: "a5",
+        parentId: "a4",
+        timestamp: "2026-03-01T11:00:01.000Z",
+        name: "auth work",
+      }),
   );
   const other = "/elsewhere/proj";
   const otherDir = join(sessions, dirFor(other));
@@ -85,8 +107,20 @@ function writeStore(): void {
   otherFile = join(otherDir, "2026-04-01T10-00-00-000Z_bbbb2222-0000-4000-8000-000000000002.jsonl");
   writeFileSync(
     otherFile,
-    line({ type: "session", version: 3, id: "bbbb2222-0000-4000-8000-000000000002", timestamp: "2026-04-01T10:00:00.000Z", cwd: other }) +
-      line(message("b1", null, "2026-04-01T10:00:01.000Z", { role: "user", content: "Timeouts again 東京, a much longer line of words about the parser so that it has to be cut on a narrow terminal" })) +
+    line({
+      type: "session",
+      version: 3,
+      id: "bbbb2222-0000-4000-8000-000000000002",
+      timestamp: "2026-04-01T10:00:00.000Z",
+      cwd: other,
+    }) +
+      line(
+        message("b1", null, "2026-04-01T10:00:01.000Z", {
+          role: "user",
+          content:
+            "Timeouts again 東京, a much longer line of words about the parser so that it has to be cut on a narrow terminal",
+        }),
+      ) +
       line(
         message("b2", "b1", "2026-04-01T10:00:02.000Z", {
           role: "bashExecution",
@@ -165,7 +199,6 @@ function runPty(
   return { code: r.status, out: r.stdout.replace(/\r\n/g, "\n") };
 }
 
-// biome-ignore lint/suspicious/noControlCharactersInRegex: the terminal's own escape codes.
 const ANSI = /\x1b\[[0-9;]*[A-Za-z]/g;
 const plain = (s: string) => s.replace(ANSI, "");
 
@@ -199,7 +232,16 @@ describe("search on pipes", () => {
     expect(out.query).toBe("parser");
     expect(out.more).toBe(false);
     const s = out.sessions.find((x: any) => x.id.startsWith("aaaa"));
-    expect(Object.keys(s)).toEqual(["path", "id", "cwd", "name", "firstMessage", "created", "modified", "hits"]);
+    expect(Object.keys(s)).toEqual([
+      "path",
+      "id",
+      "cwd",
+      "name",
+      "firstMessage",
+      "created",
+      "modified",
+      "hits",
+    ]);
     expect(s).toMatchObject({
       path: appFile,
       cwd: app,
@@ -209,9 +251,28 @@ describe("search on pipes", () => {
       modified: "2026-03-01T11:00:00.000Z",
     });
     const hit = s.hits.find((h: any) => h.entryId === "a1");
-    expect(Object.keys(hit)).toEqual(["entryId", "line", "type", "role", "timestamp", "onBranch", "score", "snippet"]);
-    expect(hit).toMatchObject({ line: 2, type: "message", role: "user", timestamp: "2026-03-01T10:00:01.000Z", onBranch: true });
-    expect(hit.snippet).toEqual({ field: "body", text: "where did we fix the parser timeout?", ranges: [[21, 27]] });
+    expect(Object.keys(hit)).toEqual([
+      "entryId",
+      "line",
+      "type",
+      "role",
+      "timestamp",
+      "onBranch",
+      "score",
+      "snippet",
+    ]);
+    expect(hit).toMatchObject({
+      line: 2,
+      type: "message",
+      role: "user",
+      timestamp: "2026-03-01T10:00:01.000Z",
+      onBranch: true,
+    });
+    expect(hit.snippet).toEqual({
+      field: "body",
+      text: "where did we fix the parser timeout?",
+      ranges: [[21, 27]],
+    });
   });
 
   it("--files prints the paths only; --limit cuts and says more match", () => {
@@ -223,7 +284,9 @@ describe("search on pipes", () => {
     expect(one.stdout.match(/^\S.*[0-9a-f]{8}$/gm)).toHaveLength(1);
     expect(one.stderr).toContain("more sessions match; --limit N shows more");
     expect(json(run(["search", "timeout", "--limit", "1", "--json"]))).toMatchObject({ more: true });
-    expect(run(["search", "timeout", "--files", "--limit", "1"]).stdout.trimEnd().split("\n")).toHaveLength(1);
+    expect(run(["search", "timeout", "--files", "--limit", "1"]).stdout.trimEnd().split("\n")).toHaveLength(
+      1,
+    );
   });
 
   it("exits 1 when nothing matches and 2 for an unusable query or option", () => {
@@ -286,7 +349,10 @@ describe("search on pipes", () => {
   });
 
   it("finds code inside identifiers and CJK text", () => {
-    expect(hitLines(json(run(["search", "Timeout", "--role", "tool", "--json"])))).toEqual(["aaaa:4", "bbbb:3"]);
+    expect(hitLines(json(run(["search", "Timeout", "--role", "tool", "--json"])))).toEqual([
+      "aaaa:4",
+      "bbbb:3",
+    ]);
     expect(hitLines(json(run(["search", '"Timeout("', "--json"])))).toEqual(["aaaa:4"]);
     expect(hitLines(json(run(["search", "本語", "--json"])))).toEqual(["aaaa:3"]);
     expect(hitLines(json(run(["search", "auth.ts", "--json"])))).toEqual(["aaaa:3"]);
@@ -320,13 +386,17 @@ describe("search on a terminal", () => {
   it("draws a progress line on stderr while a cold index builds, and clears it", () => {
     const cache = join(home, "pty-cache");
     rmSync(cache, { recursive: true, force: true });
-    const r = runPty(["search", "parser"], { env: { XDG_CACHE_HOME: cache, PI_SESSION_PROGRESS_DELAY_MS: "0" } });
+    const r = runPty(["search", "parser"], {
+      env: { XDG_CACHE_HOME: cache, PI_SESSION_PROGRESS_DELAY_MS: "0" },
+    });
     expect(r.code).toBe(0);
     expect(r.out).toMatch(/\r\x1b\[2Kindexing \d+\/3 \(\d+%\)/);
     // Cleared before the results are written.
     expect(r.out).toMatch(/\r\x1b\[2K[^\r]*\r\x1b\[2K(\x1b\[\d+m)*\d{4}-\d\d-\d\d/);
     // Warm: nothing to index, no progress.
-    const warm = runPty(["search", "parser"], { env: { XDG_CACHE_HOME: cache, PI_SESSION_PROGRESS_DELAY_MS: "0" } });
+    const warm = runPty(["search", "parser"], {
+      env: { XDG_CACHE_HOME: cache, PI_SESSION_PROGRESS_DELAY_MS: "0" },
+    });
     expect(warm.out).not.toContain("indexing");
     // stdout a terminal, stderr a file: no progress there either.
     rmSync(cache, { recursive: true, force: true });

@@ -414,7 +414,11 @@ export function* streamSessionRecordsSync(
   }
   try {
     const start = opts.startOffset ?? 0;
-    const decoder = new RecordDecoder({ startOffset: start, startLine: opts.startLine ?? 1 });
+    const decoder = new RecordDecoder({
+      startOffset: start,
+      startLine: opts.startLine ?? 1,
+      ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
+    });
     const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
     const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
     const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, end - start)));
@@ -428,7 +432,7 @@ export function* streamSessionRecordsSync(
       yield* decoder.push(buf.subarray(0, n));
     }
     yield* decoder.end();
-    opts.onDiagnostics?.(withFile(decoder.diagnostics, path));
+    opts.onDiagnostics?.(withFile(decoder.diagnostics, path), decoder.omittedDiagnostics);
     if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
   } finally {
     closeSync(fd);

@@ -412,7 +412,7 @@ describe("values nested 100,000 deep print in every output mode", () => {
   /** The depth; far beyond JSON.stringify's limit (about 5,000 levels). */
   const DEPTH = 100_000;
   /** Enough for every mode (cost is linear in depth, and every mode spawns the CLI). */
-  const SWEEP_DEPTH = 20_000;
+  const SWEEP_DEPTH = 10_000;
   let file: string;
   let deepest: string;
   let store: string;

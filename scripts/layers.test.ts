@@ -70,6 +70,9 @@ interface Pkg {
   optionalDependencies: Record<string, string>;
 }
 
+/** Packages published as one bundle: what they import is inlined at build time, so it is a devDependency. */
+const BUNDLES = new Set(["@pi-session/cli"]);
+
 function workspacePackages(): Pkg[] {
   const out: Pkg[] = [];
   for (const group of ["packages", "apps"]) {
@@ -81,10 +84,17 @@ function workspacePackages(): Pkg[] {
       } catch {
         continue;
       }
+      const peers = (json as { peerDependencies?: Record<string, string> }).peerDependencies ?? {};
       out.push({
         name: json.name,
         dir,
-        dependencies: json.dependencies ?? {},
+        // What the package's code may import: its dependencies and peers, or, for a bundle,
+        // what it inlines.
+        dependencies: {
+          ...(BUNDLES.has(json.name) ? json.devDependencies : {}),
+          ...json.dependencies,
+          ...peers,
+        },
         devDependencies: json.devDependencies ?? {},
         optionalDependencies: json.optionalDependencies ?? {},
       });

@@ -2,7 +2,11 @@
 // one chunk per command under dist/chunks/, loaded by dynamic import() only when that command
 // runs. So `--version` and `--help` load ~one small file, not TypeBox, the layers or the SDK.
 // Run after `tsc -b` (which type-checks and emits lib/).
-import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+//
+// The bundle inlines third-party packages (cac, picocolors, TypeBox, ...): their license texts go
+// to dist/THIRD_PARTY_NOTICES.md, made here from the packages esbuild actually bundled (its
+// metafile, kept as dist/bundle-meta.json for the test that checks the notices).
+import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
@@ -48,6 +52,41 @@ const result = await build({
 // The shebang goes on the entry only.
 writeFileSync(entry, `#!/usr/bin/env node\n${readFileSync(entry, "utf8")}`);
 chmodSync(entry, 0o755);
+
+writeFileSync(join(outdir, "bundle-meta.json"), JSON.stringify(result.metafile));
+writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), notices(result.metafile));
+
+/** The root of the package an input file belongs to, or undefined for our own sources. */
+function packageRoot(input) {
+  const parts = input.split(/[\\/]/);
+  const at = parts.lastIndexOf("node_modules");
+  if (at < 0) return undefined;
+  const length = parts[at + 1]?.startsWith("@") ? 2 : 1;
+  return join(root, ...parts.slice(0, at + 1 + length));
+}
+
+function notices(metafile) {
+  const roots = new Set();
+  for (const input of Object.keys(metafile.inputs)) {
+    const dir = packageRoot(input);
+    if (dir) roots.add(dir);
+  }
+  const sections = [];
+  for (const dir of roots) {
+    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    if (manifest.name.startsWith("@pi-session/")) continue;
+    const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
+    if (!file || !existsSync(join(dir, file))) {
+      throw new Error(`${manifest.name} is bundled but ships no license file: add its notice by hand`);
+    }
+    const text = readFileSync(join(dir, file), "utf8").trim();
+    sections.push(
+      `## ${manifest.name}@${manifest.version} (${manifest.license})\n\n\`\`\`text\n${text}\n\`\`\`\n`,
+    );
+  }
+  sections.sort();
+  return `# Third-party notices\n\n@pi-session/cli is one bundle: it contains code from the packages below, under their licenses.\n\n${sections.join("\n")}`;
+}
 
 if (process.env.PI_SESSION_BUNDLE_REPORT) {
   for (const [file, out] of Object.entries(result.metafile.outputs)) {

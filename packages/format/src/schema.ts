@@ -9,12 +9,30 @@
  * admits known types only and closes the objects whose fields are all known.
  *
  * Schemas are plain objects built at import; validators are compiled on first use only.
+ *
+ * TypeBox is an optional peer dependency of this package: only this entry loads it, so users
+ * of the root entry never install it. Loading it here (top-level `await import`) lets a
+ * missing `typebox` fail with a message that says what to install.
  */
-import { type TObject, type TSchema, Type } from "typebox";
-import { Compile } from "typebox/compile";
+import type { TObject, TSchema } from "typebox";
 import type { Diagnostic, SessionRecord } from "./records.js";
 import { ENTRY_TYPES, headerVersion } from "./types.js";
 
+async function loadTypeBox<Module>(name: string, load: () => Promise<Module>): Promise<Module> {
+  try {
+    return await load();
+  } catch (error) {
+    throw new Error(
+      `@pi-session/format/schema needs the package "typebox" (1.x), an optional peer dependency it does not install: npm install typebox@^1.4.3 (could not load "${name}")`,
+      { cause: error },
+    );
+  }
+}
+
+const [{ Type }, { Compile }] = await Promise.all([
+  loadTypeBox("typebox", () => import("typebox")),
+  loadTypeBox("typebox/compile", () => import("typebox/compile")),
+]);
 /** A schema problem: where (a JSON pointer into the value) and what was expected. */
 export interface ValidationIssue {
   /** JSON pointer, `""` for the value itself, e.g. `/message/content/0/text`. */

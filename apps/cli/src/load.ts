@@ -25,9 +25,12 @@ export interface LoadedSession {
   path: string;
   size: number;
   mtimeMs: number;
-  /** Every record of the file, as read (raw lines included). */
+  /**
+   * The records pi reads, as read: the lines pi skips are left out (a loaded session is shown,
+   * never written back, so a million broken lines cost no million records).
+   */
   records: SessionRecord[];
-  /** Codec and header diagnostics, with `file` set. */
+  /** Codec and header diagnostics, with `file` set (of the codec's, the first {@link LOAD_DIAGNOSTICS}). */
   diagnostics: Diagnostic[];
   header: SessionHeader;
   /** The version the file is written in (1 when the header has none). */
@@ -107,9 +110,12 @@ export async function readRecords(path: string, opts: ReadRecordsOptions = {}): 
   return out;
 }
 
+/** Codec diagnostics a loaded session keeps (none is listed by the commands that load one). */
+export const LOAD_DIAGNOSTICS = 1000;
+
 /** Loads a session; throws a {@link CliError} naming the file when it is not a pi session. */
 export async function loadSession(path: string): Promise<LoadedSession> {
-  const parsed = await readRecords(path);
+  const parsed = await readRecords(path, { onlyLinesPiReads: true, maxDiagnostics: LOAD_DIAGNOSTICS });
   const { size, mtimeMs } = parsed;
   const view = splitSession(parsed.records);
   const diagnostics = [...parsed.diagnostics, ...view.diagnostics]

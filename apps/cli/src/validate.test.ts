@@ -1,7 +1,7 @@
 /**
  * End-to-end tests of `validate` on files with many problems (issue 16 item 7): every problem
  * is counted, at most `--max-diagnostics` per file are listed (1,000 by default), and the
- * output says how many were left out. Spawns the built binary (`dist/pi-session.js`, build first).
+ * output says how many were left out; and the other readers on a million broken lines. Spawns the built binary (`dist/pi-session.js`, build first).
  * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
@@ -101,6 +101,17 @@ describe("validate on a file with many problems", () => {
     const bad = run(["validate", path, "--max-diagnostics", "some"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--max-diagnostics needs a whole number or `all`, got `some`");
+  });
+
+  it("show, tree, context and stats read a file of a million broken lines between entries", () => {
+    const path = brokenFile("million-read.jsonl", 1_000_000);
+    const show = run(["show", path]);
+    expect(show.code).toBe(0);
+    expect(show.stdout).toContain("hi");
+    const context = JSON.parse(run(["context", path, "--json"]).stdout);
+    expect(context.messages.map((m: any) => m.content)).toEqual([[{ type: "text", text: "hi" }], 7]);
+    expect(run(["tree", path]).stdout).toContain("e5f6a7b8".slice(0, 4));
+    expect(JSON.parse(run(["stats", path, "--json"]).stdout)).toBeTruthy();
   });
 
   it("checks a file of a million broken lines", () => {

@@ -186,7 +186,9 @@ function where(line: number, offset: number): string {
 export const action: Action = async (ctx, [arg], options) => {
   const path = sessionPath(ctx, arg);
   const write = options.write === true;
-  const read = await readRecords(path);
+  // The lines pi skips are not kept: a repair cuts byte ranges of the file (read again when
+  // it writes), not records, and reports those lines from their diagnostics.
+  const read = await readRecords(path, { onlyLinesPiReads: true });
   const view = splitSession(read.records);
   if (!view.header) {
     const first = view.diagnostics.find((d) => d.code === "missing-header");

@@ -34,7 +34,8 @@ const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
  * database decides for a store-wide report.
  */
 export async function statsSession(path: string, project: string): Promise<StatsSession | undefined> {
-  const { records } = await readRecords(path);
+  // Only entries count: the lines pi skips are not kept (pi's header rule holds without them).
+  const { records } = await readRecords(path, { onlyLinesPiReads: true });
   const view = splitSession(records);
   if (!view.header || !readLinesAsPi(records).isSession) return undefined;
   const h = view.header.value;

@@ -48,11 +48,18 @@ async function shownItems(page: Page): Promise<{ kind: string; id: string }[]> {
 
 async function showAll(page: Page): Promise<void> {
   for (;;) {
-    const complete = await page.getAttribute("#transcript", "data-complete");
-    if (complete === "true") return;
-    const all = page.locator("button.more.all");
-    if (await all.isVisible()) await all.click();
-    else await page.locator("#transcript").evaluate((el) => el.scrollTo(0, el.scrollHeight));
+    // Looked at and acted on in one step, in the page: it renders as it loads, so a button seen
+    // from here could be covered or gone by the time a pointer click landed (on a busy machine
+    // such a click waited 30 s for a button that never came back).
+    const complete = await page.evaluate(() => {
+      const transcript = document.querySelector("#transcript");
+      if (transcript.getAttribute("data-complete") === "true") return true;
+      const all = document.querySelector("button.more.all");
+      if (all !== null && all.offsetParent !== null) all.click();
+      else transcript.scrollTo(0, transcript.scrollHeight);
+      return false;
+    });
+    if (complete) return;
   }
 }
 

@@ -44,6 +44,12 @@ export interface SessionMeta {
   leafId: string | null;
   /** Entries indexed (the next entry's ordinal). */
   entryCount: number;
+  /**
+   * Usage rows whose key repeats one earlier in the same file (0 for any file pi wrote): a file
+   * with none, alone in its lineage, needs no deduplication, so its usage can be summed where
+   * it is stored.
+   */
+  usageRepeats: number;
 }
 
 /** What the warm check needs of a file row: its identity when indexed, and little else. */
@@ -102,6 +108,8 @@ export interface FileWriter {
   addFacets(facets: Facets): void;
   /** The file's tree links in ordinal order, with their stored flags (for a branch change). */
   links(): (TreeLink & { onBranch: boolean })[];
+  /** The keys of the usage rows stored for the file (to count repeats on an append). */
+  usageKeys(): string[];
   /** Sets the branch flag of entries whose flag changed. */
   setBranch(changes: readonly { ordinal: number; onBranch: boolean }[]): void;
   /** Writes the file row and commits. */
@@ -161,6 +169,32 @@ export interface Candidates {
   undecided: QueryTerm[];
 }
 
+/** Usage summed in the database, for one group. */
+export interface UsageSum {
+  /** The group: a model, a file's path, or the start (ms) of a quarter hour; null without one. */
+  group: string | number | null;
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+  records: number;
+  zeroCostWithTokens: number;
+}
+
+/** Which usage to sum, and by what. */
+export interface UsageSumQuery {
+  /** Only files directly in these directories. */
+  dirs?: readonly string[];
+  /** Not these files (summed elsewhere). */
+  except?: readonly string[];
+  /** Only usage at or after this time (ms). */
+  sinceMs?: number;
+  /** Grouped by model, by file (path), by quarter hour (its start, ms), or not at all. */
+  by?: "model" | "file" | "quarter";
+}
+
 /** A session's stored usage. */
 export interface UsageSession {
   path: string;
@@ -174,8 +208,11 @@ export interface SessionDatabase {
   readonly backend: string;
   /** Where it lives; `:memory:` when nothing persists. */
   readonly location: string;
-  /** Every indexed file, briefly (cheap: the warm check compares these with one stat per file). */
-  files(): Map<string, StoredFile>;
+  /**
+   * Every indexed file, briefly (cheap: the warm check compares these with one stat per file);
+   * `notSessions`: only the files that are no pi session (version 0).
+   */
+  files(filter?: { notSessions?: boolean }): Map<string, StoredFile>;
   /** The row of one file as it is now. */
   file(path: string): IndexedFile | undefined;
   /**
@@ -198,8 +235,13 @@ export interface SessionDatabase {
    */
   batch<T>(fn: () => Promise<T> | T): Promise<T>;
   search(request: SearchRequest): Candidates;
-  /** Sessions with their usage rows (for `stats`), optionally only the files directly in `dirs`. */
-  usage(filter?: { dirs?: readonly string[] }): UsageSession[];
+  /**
+   * Sessions with their usage rows (for `stats`), optionally only the files directly in `dirs`,
+   * or only `paths`; `rows: false` leaves the rows out (their facts only).
+   */
+  usage(filter?: { dirs?: readonly string[]; paths?: readonly string[]; rows?: boolean }): UsageSession[];
+  /** Usage rows summed per group in the database (see {@link UsageSumQuery}). */
+  usageSums(query: UsageSumQuery): UsageSum[];
   /** Bytes on disk (database and its WAL), 0 in memory. */
   sizeOnDisk(): number;
   close(): void;

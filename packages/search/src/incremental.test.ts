@@ -57,6 +57,19 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
 
 let counter = 0;
 
+/** An assistant message with usage (so appends change the usage sums too). */
+function assistantLine(id: string, parentId: string | null, text: string): string {
+  const usage = {
+    input: text.length,
+    output: 1,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: text.length + 1,
+    cost: { total: 0.01 },
+  };
+  return `${JSON.stringify({ type: "message", id, parentId, timestamp: "2026-02-01T00:00:00.000Z", message: { role: "assistant", provider: "p", model: text.length % 3 === 0 ? "m" : "n", content: [{ type: "text", text }], usage, timestamp: 1_770_000_000_000 } })}\n`;
+}
+
 function userLine(id: string, parentId: string | null, text: string): string {
   return `${JSON.stringify({ type: "message", id, parentId, timestamp: "2026-02-01T00:00:00.000Z", message: { role: "user", content: text, timestamp: 1_770_000_000_000 } })}\n`;
 }
@@ -103,7 +116,8 @@ describe("incremental indexing", () => {
                     op.kind === "append" && op.branchFrom !== null && ids.length > 0
                       ? (ids[op.branchFrom % ids.length] as string)
                       : (ids.at(-1) ?? null);
-                  let line = userLine(`n${counter++}`, parent, op.text);
+                  const make = op.text.length % 2 === 0 ? assistantLine : userLine;
+                  let line = make(`n${counter++}`, parent, op.text);
                   if (op.kind === "torn") line = line.slice(0, -1);
                   // A torn line from an earlier step is completed by this append.
                   const add = text.endsWith("\n") ? line : `\n${line}`;
@@ -155,6 +169,14 @@ describe("incremental indexing", () => {
             const fresh = await openSearchDatabase({ root, persistent: false });
             await fresh.sync();
             for (const q of QUERIES) expect(await hitsOf(db, q)).toEqual(await hitsOf(fresh, q));
+            // The usage summed as files grew equals the usage summed from nothing.
+            for (const by of [undefined, "model", "session"] as const) {
+              const round = (r: Awaited<ReturnType<typeof db.stats>>) =>
+                JSON.stringify(r, (_k, v) => (typeof v === "number" ? Number(v.toPrecision(9)) : v));
+              expect(round(await db.stats(by ? { by } : {}))).toBe(
+                round(await fresh.stats(by ? { by } : {})),
+              );
+            }
             fresh.close();
           } finally {
             db.close();

@@ -84,8 +84,11 @@ function run(data: ReadAheadData): void {
         });
       },
       links() {
-        // Only an append reads the stored links; the worker reads files whole.
+        // Only an append reads what is stored; the worker reads files whole.
         throw new Error("index worker: no stored links");
+      },
+      usageKeys() {
+        throw new Error("index worker: no stored usage");
       },
     };
     try {

@@ -35,7 +35,7 @@ export const PROBE_BYTES = 256;
 const BATCH = 512;
 
 /** Where a file's rows go: the parts of a {@link FileWriter} reading needs. */
-export type RowSink = Pick<FileWriter, "add" | "setBranch" | "addFacets" | "links">;
+export type RowSink = Pick<FileWriter, "add" | "setBranch" | "addFacets" | "links" | "usageKeys">;
 
 /** What reading a file found, besides its rows. */
 export interface ReadResult {
@@ -87,6 +87,7 @@ export class FileState {
   readonly links: TreeLink[] = [];
   nextOrdinal: number;
   pending: EntryRow[] = [];
+  private usageKeys: Set<string> | undefined;
 
   constructor(
     meta: SessionMeta,
@@ -121,6 +122,13 @@ export class FileState {
     if (doc.model) this.models.add(doc.model);
     for (const f of doc.files) this.files.add(f);
     this.links.push({ type: doc.type, id: doc.id, parentId: doc.parentId });
+    const usage = usageRow(value);
+    if (usage) {
+      // Keys seen in this file (those stored before an append are loaded when needed).
+      this.usageKeys ??= new Set(this.meta.entryCount > 0 ? this.writer.usageKeys() : []);
+      if (this.usageKeys.has(usage.key)) m.usageRepeats++;
+      else this.usageKeys.add(usage.key);
+    }
     this.pending.push({
       ordinal: this.nextOrdinal++,
       line: record.line,
@@ -129,7 +137,7 @@ export class FileState {
       doc,
       indexed: indexTexts(doc),
       onBranch: true,
-      usage: usageRow(value),
+      usage,
     });
     if (this.pending.length >= BATCH) this.flush();
   }
@@ -214,6 +222,7 @@ function newMeta(header: SessionHeader): SessionMeta {
     errored: false,
     leafId: null,
     entryCount: 0,
+    usageRepeats: 0,
   };
 }
 

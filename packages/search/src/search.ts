@@ -16,6 +16,9 @@ import {
   type TextField,
   computeStats,
   documentMatches,
+  lineageRoots,
+  localDay,
+  withSums,
   entryDocument,
   parseQuery,
   snippetOf,
@@ -85,6 +88,10 @@ export interface SearchResult {
 export interface StatsQuery {
   by?: GroupBy;
   sinceMs?: number;
+  /**
+   * A day's key for a time (ms; default the local `YYYY-MM-DD`). Usage the database sums is
+   * given to it by the quarter hour (the start of one), so a day must be whole quarter hours.
+   */
   dayOf?: (ms: number) => string;
   /** Only sessions whose files are directly in these directories. */
   dirs?: string[];
@@ -285,26 +292,62 @@ export class SearchDatabase {
    */
   stats(query: StatsQuery = {}): Promise<StatsResult & { skippedFiles: string[] }> {
     return this.recovering(() => {
-      const sessions = this.db.usage(query.dirs ? { dirs: query.dirs } : {});
-      const result = computeStats(
-        sessions.map((s) => ({
-          path: s.path,
-          id: s.meta.sessionId,
-          project: s.meta.cwd !== "" ? s.meta.cwd : projectDirOf(this.root, s.path),
-          parentPath: s.meta.parentPath ?? undefined,
-          created: s.meta.created,
-          usage: s.usage,
-        })),
-        {
-          ...(query.by ? { by: query.by } : {}),
-          ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
-          ...(query.dayOf ? { dayOf: query.dayOf } : {}),
-        },
+      const dirs = query.dirs ? { dirs: query.dirs } : {};
+      const sessions = this.db.usage({ ...dirs, rows: false }).map((s) => ({
+        path: s.path,
+        id: s.meta.sessionId,
+        project: s.meta.cwd !== "" ? s.meta.cwd : projectDirOf(this.root, s.path),
+        parentPath: s.meta.parentPath ?? undefined,
+        created: s.meta.created,
+        repeats: s.meta.usageRepeats,
+      }));
+      // Forks share a lineage (their copied entries are counted once) and a file may repeat a
+      // key: those sessions are added up here; the others are summed in the database.
+      const roots = lineageRoots(sessions);
+      const perRoot = new Map<string, number>();
+      for (const root of roots.values()) perRoot.set(root, (perRoot.get(root) ?? 0) + 1);
+      const exact = sessions.filter((s) => s.repeats > 0 || (perRoot.get(roots.get(s) as string) ?? 0) > 1);
+      const rowsOf = new Map(
+        (exact.length > 0 ? this.db.usage({ paths: exact.map((s) => s.path) }) : []).map((u) => [
+          u.path,
+          u.usage,
+        ]),
       );
-      const dirs = query.dirs ? new Set(query.dirs) : undefined;
+      const options = {
+        ...(query.by ? { by: query.by } : {}),
+        ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
+        ...(query.dayOf ? { dayOf: query.dayOf } : {}),
+      };
+      const counted = computeStats(
+        exact.map((s) => ({ ...s, usage: rowsOf.get(s.path) ?? [] })),
+        options,
+      );
+      const by = query.by;
+      const sums = this.db.usageSums({
+        ...dirs,
+        except: exact.map((s) => s.path),
+        ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
+        ...(by === "model" ? { by: "model" } : by === "day" ? { by: "quarter" } : by ? { by: "file" } : {}),
+      });
+      const byPath = new Map(sessions.map((s) => [s.path, s]));
+      const dayOf = query.dayOf ?? localDay;
+      const groupOf = (g: string | number | null): string => {
+        if (by === "day") return g === null ? "unknown" : dayOf(Number(g));
+        if (by === "project" || by === "session") {
+          const s = byPath.get(String(g));
+          return by === "project" ? (s?.project ?? "") : (s?.id ?? String(g));
+        }
+        return g === null ? "" : String(g);
+      };
+      const result = withSums(
+        counted,
+        sums.map((u) => ({ group: groupOf(u.group), totals: u })),
+        sessions.length - exact.length,
+      );
+      const within = query.dirs ? new Set(query.dirs) : undefined;
       const skipped: string[] = [];
-      for (const f of this.db.files().values()) {
-        if (f.version === 0 && (!dirs || dirs.has(dirname(f.path)))) skipped.push(f.path);
+      for (const f of this.db.files({ notSessions: true }).values()) {
+        if (!within || within.has(dirname(f.path))) skipped.push(f.path);
       }
       return { ...result, skippedFiles: skipped.sort() };
     });

@@ -40,8 +40,10 @@ export {
   type UsageSource,
   computeStats,
   lineageRoots,
+  localDay,
   usageRow,
   usageRows,
+  withSums,
 } from "./usage.js";
 export {
   IDENTIFIER_MAX_LENGTH,

@@ -236,7 +236,8 @@ export function lineageRoots<S extends Pick<StatsSession, "path" | "id" | "paren
   return roots;
 }
 
-function localDay(ms: number): string {
+/** The local `YYYY-MM-DD` of a time (ms): the default day key of `computeStats`. */
+export function localDay(ms: number): string {
   const d = new Date(ms);
   const mm = String(d.getMonth() + 1).padStart(2, "0");
   const dd = String(d.getDate()).padStart(2, "0");
@@ -291,7 +292,59 @@ export function computeStats(sessions: readonly StatsSession[], options: StatsOp
     }
   }
   const rows = [...groups.entries()].map(([key, t]) => ({ key, ...t }));
-  if (options.by === "day") rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  else rows.sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens || (a.key < b.key ? -1 : 1));
-  return { sessions: sessions.length, duplicatesSkipped, totals, by: options.by ?? null, rows };
+  return {
+    sessions: sessions.length,
+    duplicatesSkipped,
+    totals,
+    by: options.by ?? null,
+    rows: sortRows(rows, options.by),
+  };
+}
+
+/** Rows in report order: days in order; other groups by cost, then tokens, then key. */
+function sortRows(rows: StatsRow[], by: GroupBy | undefined): StatsRow[] {
+  if (by === "day") return rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+  return rows.sort((a, b) => b.cost - a.cost || b.totalTokens - a.totalTokens || (a.key < b.key ? -1 : 1));
+}
+
+/**
+ * A result with totals summed elsewhere added (usage a database summed where it is stored, of
+ * sessions that needed no deduplication: see `computeStats`), `sessions` more sessions counted.
+ * Each sum is credited to its group key (ignored without a grouping).
+ */
+export function withSums(
+  result: StatsResult,
+  sums: readonly { group: string; totals: TokenTotals }[],
+  sessions: number,
+): StatsResult {
+  const totals = { ...result.totals };
+  const groups = new Map(result.rows.map((r) => [r.key, { ...r }]));
+  for (const { group, totals: t } of sums) {
+    addTotals(totals, t);
+    if (!result.by) continue;
+    let bucket = groups.get(group);
+    if (!bucket) {
+      bucket = { key: group, ...emptyTotals() };
+      groups.set(group, bucket);
+    }
+    addTotals(bucket, t);
+  }
+  return {
+    sessions: result.sessions + sessions,
+    duplicatesSkipped: result.duplicatesSkipped,
+    totals,
+    by: result.by,
+    rows: sortRows([...groups.values()], result.by ?? undefined),
+  };
+}
+
+function addTotals(into: TokenTotals, t: TokenTotals): void {
+  into.input += t.input;
+  into.output += t.output;
+  into.cacheRead += t.cacheRead;
+  into.cacheWrite += t.cacheWrite;
+  into.totalTokens += t.totalTokens;
+  into.cost += t.cost;
+  into.records += t.records;
+  into.zeroCostWithTokens += t.zeroCostWithTokens;
 }

@@ -18,6 +18,8 @@ import type {
   SessionMeta,
   StoredFile,
   UsageSession,
+  UsageSum,
+  UsageSumQuery,
   WriteMode,
 } from "../database.js";
 import {
@@ -85,6 +87,21 @@ function ftsString(text: string): string {
   return `"${text.replace(/"/g, '""')}"`;
 }
 
+/** A summed row (`g` the group) as a {@link UsageSum}. */
+function sumOf(r: SqlRow): UsageSum {
+  return {
+    group: r.g === null || r.g === undefined ? null : typeof r.g === "string" ? r.g : num(r.g),
+    input: num(r.input),
+    output: num(r.output),
+    cacheRead: num(r.cache_read),
+    cacheWrite: num(r.cache_write),
+    totalTokens: num(r.total_tokens),
+    cost: num(r.cost),
+    records: num(r.records),
+    zeroCostWithTokens: num(r.zero),
+  };
+}
+
 /** A facet value as stored: one line (a newline inside one would end it). */
 function facetValue(value: string): string {
   return value.replace(/[\n\r]/g, " ");
@@ -100,7 +117,7 @@ function facetText(stored: unknown, values: Iterable<string>): string {
 
 /** The session columns of `files` (the first message is in `details`). */
 const SESSION_COLUMNS =
-  "session_id, cwd, created, parent_path, name, modified_ms, message_count, errored, leaf_id, entry_count";
+  "session_id, cwd, created, parent_path, name, modified_ms, message_count, errored, leaf_id, entry_count, usage_repeats";
 
 /** A whole file row (its facets, which can be long, left out): `files` joined with `details`. */
 const FILE_SELECT = `SELECT f.path, f.size, f.mtime_ms, f.ctime_ms, f.ino, f.indexed_offset, f.next_line, f.version,
@@ -123,6 +140,7 @@ function metaOf(row: SqlRow): SessionMeta | null {
     errored: num(row.errored) === 1,
     leafId: strOrNull(row.leaf_id),
     entryCount: num(row.entry_count),
+    usageRepeats: num(row.usage_repeats),
   };
 }
 
@@ -171,10 +189,10 @@ class SqliteSessionDatabase implements SessionDatabase {
     return s;
   }
 
-  files(): Map<string, StoredFile> {
+  files(filter: { notSessions?: boolean } = {}): Map<string, StoredFile> {
     const out = new Map<string, StoredFile>();
     const rows = this.st(
-      `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, version, session_id FROM files`,
+      `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, version, session_id FROM files${filter.notSessions ? " WHERE version = 0" : ""}`,
     ).all();
     for (const row of rows) {
       const path = String(row.path);
@@ -217,6 +235,7 @@ class SqliteSessionDatabase implements SessionDatabase {
     ).run(first, last);
     this.st(`DELETE FROM entries WHERE id BETWEEN ? AND ?`).run(first, last);
     this.st(`DELETE FROM usage WHERE file_id = ?`).run(fileId);
+    this.st(`DELETE FROM usage_totals WHERE file_id = ?`).run(fileId);
     if (keepFile) this.st(`UPDATE details SET tools = '', models = '', paths = '' WHERE id = ?`).run(fileId);
     else {
       this.st(`DELETE FROM details WHERE id = ?`).run(fileId);
@@ -319,6 +338,8 @@ class SqliteSessionDatabase implements SessionDatabase {
       `INSERT INTO words (rowid, body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
+    // The file's usage summed by model, written with the file row.
+    const totals = new Map<string, UsageSum>();
     const insertUsage = this.st(
       `INSERT OR REPLACE INTO usage (file_id, ordinal, key, source, model, time_ms, input, output, cache_read, cache_write, total_tokens, cost)
        VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -360,6 +381,30 @@ class SqliteSessionDatabase implements SessionDatabase {
           }
           const u = row.usage;
           if (u) {
+            let t = totals.get(u.model);
+            if (!t) {
+              t = {
+                group: u.model,
+                input: 0,
+                output: 0,
+                cacheRead: 0,
+                cacheWrite: 0,
+                totalTokens: 0,
+                cost: 0,
+                records: 0,
+                zeroCostWithTokens: 0,
+              };
+              totals.set(u.model, t);
+            }
+            t.input += u.input;
+            t.output += u.output;
+            t.cacheRead += u.cacheRead;
+            t.cacheWrite += u.cacheWrite;
+            t.totalTokens += u.totalTokens;
+            t.cost += u.cost;
+            t.records++;
+            if (u.cost === 0 && (u.input + u.output + u.cacheRead + u.cacheWrite > 0 || u.totalTokens > 0))
+              t.zeroCostWithTokens++;
             insertUsage.run(
               fileId,
               row.ordinal,
@@ -397,6 +442,10 @@ class SqliteSessionDatabase implements SessionDatabase {
             parentId: strOrNull(r.parent_id),
             onBranch: num(r.on_branch) === 1,
           })) as (TreeLink & { onBranch: boolean })[],
+      usageKeys: () =>
+        this.st(`SELECT key FROM usage WHERE file_id = ?`)
+          .all(fileId)
+          .map((r) => String(r.key)),
       setBranch: (changes) => {
         const s = this.st(`UPDATE entries SET on_branch = ? WHERE id = ?`);
         for (const c of changes) s.run(c.onBranch ? 1 : 0, base + c.ordinal);
@@ -427,8 +476,31 @@ class SqliteSessionDatabase implements SessionDatabase {
           m ? (m.errored ? 1 : 0) : null,
           m?.leafId ?? null,
           m ? m.entryCount : null,
+          m ? m.usageRepeats : null,
           fileId,
         );
+        const upsert = this.st(
+          `INSERT INTO usage_totals (file_id, model, input, output, cache_read, cache_write, total_tokens, cost, records, zero_cost)
+           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+           ON CONFLICT (file_id, model) DO UPDATE SET input = input + excluded.input, output = output + excluded.output,
+             cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
+             total_tokens = total_tokens + excluded.total_tokens, cost = cost + excluded.cost,
+             records = records + excluded.records, zero_cost = zero_cost + excluded.zero_cost`,
+        );
+        for (const [model, t] of totals)
+          upsert.run(
+            fileId,
+            model,
+            t.input,
+            t.output,
+            t.cacheRead,
+            t.cacheWrite,
+            t.totalTokens,
+            t.cost,
+            t.records,
+            t.zeroCostWithTokens,
+          );
+        totals.clear();
         this.st(`UPDATE details SET head = ?, tail = ?, first_message = ? WHERE id = ?`).run(
           file.head,
           file.tail,
@@ -648,19 +720,47 @@ class SqliteSessionDatabase implements SessionDatabase {
     return { rows: rows(), undecided };
   }
 
-  usage(filter: { dirs?: readonly string[] } = {}): UsageSession[] {
-    const dirs = filter.dirs;
-    const where = dirs ? `AND dir IN (${dirs.map(() => "?").join(", ")})` : "";
+  /** `f.dir IN (...)` and `f.path IN / NOT IN (...)` conditions, with their parameters. */
+  private fileConditions(filter: {
+    dirs?: readonly string[] | undefined;
+    paths?: readonly string[] | undefined;
+    except?: readonly string[] | undefined;
+  }): { sql: string; params: string[] } {
+    const conds: string[] = [];
+    const params: string[] = [];
+    const list = (values: readonly string[]) => values.map(() => "?").join(", ");
+    if (filter.dirs) {
+      conds.push(`f.dir IN (${list(filter.dirs)})`);
+      params.push(...filter.dirs);
+    }
+    if (filter.paths) {
+      conds.push(`f.path IN (${list(filter.paths)})`);
+      params.push(...filter.paths);
+    }
+    if (filter.except && filter.except.length > 0) {
+      conds.push(`f.path NOT IN (${list(filter.except)})`);
+      params.push(...filter.except);
+    }
+    return { sql: conds.map((c) => ` AND ${c}`).join(""), params };
+  }
+
+  usage(
+    filter: { dirs?: readonly string[]; paths?: readonly string[]; rows?: boolean } = {},
+  ): UsageSession[] {
+    const where = this.fileConditions(filter);
     const files = this.st(
-      `SELECT id, path, ${SESSION_COLUMNS} FROM files WHERE version > 0 ${where} ORDER BY id`,
-    ).all(...(dirs ?? []));
+      `SELECT f.id, f.path, ${SESSION_COLUMNS.split(", ")
+        .map((c) => `f.${c}`)
+        .join(", ")} FROM files f WHERE f.version > 0${where.sql} ORDER BY f.id`,
+    ).all(...where.params);
     const byId = new Map<number, UsageSession>();
     for (const row of files) {
       const meta = metaOf(row);
       if (meta) byId.set(num(row.id), { path: String(row.path), meta, usage: [] });
     }
-    const usageSql = `SELECT u.* FROM usage u ${dirs ? `JOIN files f ON f.id = u.file_id WHERE f.dir IN (${dirs.map(() => "?").join(", ")})` : ""} ORDER BY u.file_id, u.ordinal`;
-    for (const r of this.st(usageSql).iterate(...(dirs ?? []))) {
+    if (filter.rows === false || byId.size === 0) return [...byId.values()];
+    const usageSql = `SELECT u.* FROM usage u JOIN files f ON f.id = u.file_id WHERE f.version > 0${where.sql} ORDER BY u.file_id, u.ordinal`;
+    for (const r of this.st(usageSql).iterate(...where.params)) {
       const s = byId.get(num(r.file_id));
       if (!s) continue;
       const row: UsageRow = {
@@ -678,6 +778,46 @@ class SqliteSessionDatabase implements SessionDatabase {
       s.usage.push(row);
     }
     return [...byId.values()];
+  }
+
+  usageSums(query: UsageSumQuery): UsageSum[] {
+    const where = this.fileConditions(query);
+    if (query.sinceMs === undefined && query.by !== "quarter") {
+      // Without a time, the per-file sums by model add up to the answer.
+      const group = query.by === "model" ? "t.model" : query.by === "file" ? "f.path" : "NULL";
+      const rows = this.st(
+        `SELECT ${group} AS g, sum(t.input) AS input, sum(t.output) AS output, sum(t.cache_read) AS cache_read,
+           sum(t.cache_write) AS cache_write, sum(t.total_tokens) AS total_tokens, sum(t.cost) AS cost,
+           sum(t.records) AS records, sum(t.zero_cost) AS zero
+         FROM usage_totals t JOIN files f ON f.id = t.file_id
+         WHERE f.version > 0${where.sql}
+         GROUP BY g`,
+      ).all(...where.params);
+      return rows.map(sumOf);
+    }
+    const group =
+      query.by === "model"
+        ? "u.model"
+        : query.by === "file"
+          ? "f.path"
+          : query.by === "quarter"
+            ? `CAST(u.time_ms / ${QUARTER_HOUR_MS} AS INTEGER) * ${QUARTER_HOUR_MS}`
+            : "NULL";
+    const params: (string | number)[] = [...where.params];
+    let since = "";
+    if (query.sinceMs !== undefined) {
+      since = " AND u.time_ms >= ?";
+      params.push(query.sinceMs);
+    }
+    const rows = this.st(
+      `SELECT ${group} AS g, sum(u.input) AS input, sum(u.output) AS output, sum(u.cache_read) AS cache_read,
+         sum(u.cache_write) AS cache_write, sum(u.total_tokens) AS total_tokens, sum(u.cost) AS cost, count(*) AS records,
+         sum(u.cost = 0 AND (u.input + u.output + u.cache_read + u.cache_write > 0 OR u.total_tokens > 0)) AS zero
+       FROM usage u JOIN files f ON f.id = u.file_id
+       WHERE f.version > 0${where.sql}${since}
+       GROUP BY g`,
+    ).all(...params);
+    return rows.map(sumOf);
   }
 
   sizeOnDisk(): number {
@@ -711,6 +851,9 @@ const WINDOW = 10_000;
  * found in an identifier part counts half as much as in the field's text.
  */
 const WEIGHTS: Record<TextField, number> = { body: 1, thinking: 0.5, tool: 0.7, output: 0.4 };
+
+/** Quarter hours: every time zone's offset is a whole number of them, so a day is a set of them. */
+const QUARTER_HOUR_MS = 15 * 60 * 1000;
 
 /** The pending index FTS5 holds in memory before it writes a segment (see `createSchema`). */
 const FTS_HASH_BYTES = 32 * 1024 * 1024;

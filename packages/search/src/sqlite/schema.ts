@@ -4,7 +4,7 @@
  * a database of an older version is rebuilt, one of a newer version is left alone.
  */
 
-export const SCHEMA_VERSION = 4;
+export const SCHEMA_VERSION = 6;
 
 /**
  * Entry row ids: the file's id times this, plus the entry's ordinal, so a file's entries are
@@ -31,7 +31,8 @@ export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
  * rest of a file's row, read for one file at a time: the probes that tell growth from a
  * rewrite, the first message, and the facets (tools called, models used, paths the tool calls
  * touched) as one text each, every value between newlines (`\nread\nbash\n`), so a filter is
- * one `instr` per file and an update one row.
+ * one `instr` per file and an update one row. `usage_totals` sums each file's `usage` rows
+ * by model, so a report over files that need no deduplication reads a row per file and model.
  */
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -55,7 +56,8 @@ CREATE TABLE files (
   message_count INTEGER,
   errored INTEGER,
   leaf_id TEXT,
-  entry_count INTEGER
+  entry_count INTEGER,
+  usage_repeats INTEGER
 );
 CREATE TABLE details (
   id INTEGER PRIMARY KEY,
@@ -96,6 +98,19 @@ CREATE TABLE usage (
   total_tokens REAL NOT NULL,
   cost REAL NOT NULL,
   PRIMARY KEY (file_id, ordinal)
+) WITHOUT ROWID;
+CREATE TABLE usage_totals (
+  file_id INTEGER NOT NULL,
+  model TEXT NOT NULL,
+  input REAL NOT NULL,
+  output REAL NOT NULL,
+  cache_read REAL NOT NULL,
+  cache_write REAL NOT NULL,
+  total_tokens REAL NOT NULL,
+  cost REAL NOT NULL,
+  records INTEGER NOT NULL,
+  zero_cost INTEGER NOT NULL,
+  PRIMARY KEY (file_id, model)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE words USING fts5(
   body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts,

@@ -197,12 +197,14 @@ the file cannot be repaired.`,
         .example('  $ pi-session search "auth.ts" --here --role assistant')
         .example("  $ pi-session search 're:fix(ed)? the \\w+ test' --since 7d --json"),
     details: `Query:
-  words        ANDed; found by their stem (parsing finds parse, parser); the last word is
-               also a prefix (timeo finds timeout)
-  "a phrase"   a case-insensitive substring starting at a word start; so is any term with a
-               non-letter in it (auth.ts, foo_bar) and CJK text (anywhere)
+  words        ANDed; found by their stem (parsing finds parse, parser), also inside
+               identifiers (timeout finds parserTimeout); the last word is also a prefix
+  "a phrase"   a case-insensitive substring starting where a word or identifier part starts;
+               so is any term with a non-letter in it (auth.ts finds getAuth.ts, not
+               oauth.ts) and CJK text (anywhere)
   -term        the entry must not contain it
   re:REGEX     a JavaScript regular expression, case-insensitive (slower: it checks candidates)
+Ranked by BM25 over the words (current branch first); without words, newest first.
 The database is a cache in $XDG_CACHE_HOME/pi-session (~/.cache/pi-session); every search
 first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.`,
     load: async () => (await import("./search.js")).action,

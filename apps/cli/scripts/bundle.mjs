@@ -24,7 +24,15 @@ const result = await build({
     "pi-session": join(root, "lib", "main.js"),
     // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
     // that holds the listing code; ship it there, or large listings stay on one core.
-    "chunks/list-worker": join(root, "node_modules", "@pi-session", "node-store", "dist", "list-worker.js"),
+    "chunks/list-worker": join(
+      root,
+      "node_modules",
+      "@pi-session",
+      "node-store",
+      "dist",
+      "listing",
+      "list-worker.js",
+    ),
     // The session database reads files ahead in `./index-worker.js` next to its chunk, likewise.
     "chunks/index-worker": join(root, "node_modules", "@pi-session", "search", "dist", "index-worker.js"),
   },

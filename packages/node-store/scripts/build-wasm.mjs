@@ -1,11 +1,11 @@
 #!/usr/bin/env node
 /**
  * Compiles the listing line scanner (`assembly/scan.ts`, AssemblyScript) to WebAssembly and
- * embeds the module in `src/scan-wasm.ts` (base64), so the package, its tests and any bundler
+ * embeds the module in `src/listing/scan-wasm.ts` (base64), so the package, its tests and any bundler
  * get it without a file lookup. Run after editing `assembly/scan.ts`:
  *
- *   node scripts/build-wasm.mjs          write src/scan-wasm.ts
- *   node scripts/build-wasm.mjs --check  exit 1 if src/scan-wasm.ts is not what the source gives
+ *   node scripts/build-wasm.mjs          write src/listing/scan-wasm.ts
+ *   node scripts/build-wasm.mjs --check  exit 1 if src/listing/scan-wasm.ts is not what the source gives
  *
  * The compiler output is deterministic for a pinned compiler version, so `--check` (run by the
  * test suite) catches a source edit that was not rebuilt.
@@ -19,7 +19,7 @@ import asc from "assemblyscript/asc";
 
 const pkg = join(dirname(fileURLToPath(import.meta.url)), "..");
 const source = join(pkg, "assembly", "scan.ts");
-const target = join(pkg, "src", "scan-wasm.ts");
+const target = join(pkg, "src", "listing", "scan-wasm.ts");
 
 async function compile() {
   const dir = mkdtempSync(join(tmpdir(), "pi-session-wasm-"));
@@ -67,10 +67,10 @@ if (process.argv.includes("--check")) {
     current = readFileSync(target, "utf8");
   } catch {}
   if (current !== text) {
-    console.error("src/scan-wasm.ts is stale: run `pnpm --filter @pi-session/node-store gen:wasm`");
+    console.error("src/listing/scan-wasm.ts is stale: run `pnpm --filter @pi-session/node-store gen:wasm`");
     process.exit(1);
   }
-  console.log("src/scan-wasm.ts is up to date");
+  console.log("src/listing/scan-wasm.ts is up to date");
 } else {
   writeFileSync(target, text);
   console.log(`wrote ${target}`);

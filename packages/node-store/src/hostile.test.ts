@@ -29,15 +29,15 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "./errors.js";
-import { cacheFileFor } from "./cache.js";
-import { acquireLock, lockPathFor } from "./lock.js";
+import { cacheFileFor } from "./listing/cache.js";
+import { acquireLock, lockPathFor } from "./lock/lock.js";
 import {
   SessionWriter,
   createSessionFile,
   removeDeadTempFiles,
   repairTornTail,
   rewriteSessionFile,
-} from "./write.js";
+} from "./write/write.js";
 
 const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
 

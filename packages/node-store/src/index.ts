@@ -32,7 +32,7 @@ export {
   sessionDirForCwd,
   sessionFileName,
   sessionFilePath,
-} from "./layout.js";
+} from "./layout/layout.js";
 export {
   SessionFileChangedError,
   SessionFileExistsError,
@@ -66,7 +66,7 @@ export {
   sessionInfoName,
   streamSessionRecords,
   streamSessionRecordsSync,
-} from "./read.js";
+} from "./read/read.js";
 export {
   ENV_LOCK_TIMEOUT_MS,
   type HeldLock,
@@ -75,7 +75,7 @@ export {
   acquireLock,
   lockPathFor,
   withLock,
-} from "./lock.js";
+} from "./lock/lock.js";
 export {
   type AppendInput,
   type AppendResult,
@@ -98,16 +98,16 @@ export {
   removeDeadTempFiles,
   repairTornTail,
   rewriteSessionFile,
-} from "./write.js";
-export { type RemoveSessionOptions, type RemoveSessionResult, removeSession } from "./remove.js";
+} from "./write/write.js";
+export { type RemoveSessionOptions, type RemoveSessionResult, removeSession } from "./remove/remove.js";
 export {
   type LinesAsPi,
   firstValueAsPi,
   keepLinesPiReads,
   readLinesAsPi,
   recordObject,
-} from "./pi-lines.js";
-export { type InfoState, type SessionInfo, sessionInfoFromRecords } from "./info.js";
+} from "./read/pi-lines.js";
+export { type InfoState, type SessionInfo, sessionInfoFromRecords } from "./listing/info.js";
 export {
   type ListAllOptions,
   type ListOptions,
@@ -119,6 +119,11 @@ export {
   listSessions,
   newListStats,
   readSessionInfo,
-} from "./list.js";
-export { defaultCacheDir } from "./cache.js";
-export { type StoreFile, type StoreFilesOptions, listStoreFiles, readFileBytes } from "./store-files.js";
+} from "./listing/list.js";
+export { defaultCacheDir } from "./listing/cache.js";
+export {
+  type StoreFile,
+  type StoreFilesOptions,
+  listStoreFiles,
+  readFileBytes,
+} from "./listing/store-files.js";

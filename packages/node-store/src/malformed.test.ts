@@ -10,9 +10,9 @@ import { fcOptions, tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionHeaderScanLimitError } from "./errors.js";
-import { listSessionDir } from "./list.js";
-import { keepLinesPiReads, readLinesAsPi } from "./pi-lines.js";
-import { readSessionFile, readSessionFileSync, scanHeaderSync, streamSessionRecords } from "./read.js";
+import { listSessionDir } from "./listing/list.js";
+import { keepLinesPiReads, readLinesAsPi } from "./read/pi-lines.js";
+import { readSessionFile, readSessionFileSync, scanHeaderSync, streamSessionRecords } from "./read/read.js";
 
 const dirs = tempDirs("ns-malformed-");
 afterEach(dirs.cleanup);

@@ -193,7 +193,7 @@ describe("fstatCounts", () => {
 });
 
 const distStat = pathToFileURL(
-  join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "file-stat.js"),
+  join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "fs", "file-stat.js"),
 ).href;
 
 describe("where the binding is not used", { tags: ["processes"] }, () => {

@@ -14,12 +14,14 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionLockTimeoutError } from "./errors.js";
-import { acquireLock, lockPathFor } from "./lock.js";
-import { readSessionFileSync } from "./read.js";
+import { SessionLockTimeoutError } from "../errors.js";
+import { acquireLock, lockPathFor } from "../lock/lock.js";
+import { readSessionFileSync } from "../read/read.js";
 import { SessionWriter, createSessionFile } from "./write.js";
 
-const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
+const distIndex = pathToFileURL(
+  join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "index.js"),
+).href;
 
 const dirs = tempDirs("ns-proc-");
 afterEach(dirs.cleanup);

@@ -16,10 +16,10 @@
 import * as nodeFs from "node:fs";
 import { homedir } from "node:os";
 import { basename, dirname, extname, join, resolve } from "node:path";
-import { SessionFileNotFoundError, SessionFileNotRegularError } from "./errors.js";
-import type { Env } from "./layout.js";
-import { type LockOptions, withLock } from "./lock.js";
-import { nonRegularKind } from "./read.js";
+import { SessionFileNotFoundError, SessionFileNotRegularError } from "../errors.js";
+import type { Env } from "../layout/layout.js";
+import { type LockOptions, withLock } from "../lock/lock.js";
+import { nonRegularKind } from "../read/read.js";
 
 /** The `node:fs` functions removal uses; override some of them to inject faults (tests). */
 export interface RemoveFs {

@@ -31,10 +31,10 @@ import {
   SessionFileExistsError,
   SessionFileNotFoundError,
   SessionLockTimeoutError,
-} from "./errors.js";
-import { lockPathFor } from "./lock.js";
-import { readSessionFileSync } from "./read.js";
-import { removeSession } from "./remove.js";
+} from "../errors.js";
+import { lockPathFor } from "../lock/lock.js";
+import { readSessionFileSync } from "../read/read.js";
+import { removeSession } from "../remove/remove.js";
 import {
   type ForeignEntries,
   SessionWriter,

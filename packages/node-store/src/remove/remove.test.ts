@@ -17,10 +17,10 @@ import {
 import { join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionFileChangedError, SessionLockTimeoutError } from "./errors.js";
-import { acquireLock } from "./lock.js";
+import { SessionFileChangedError, SessionLockTimeoutError } from "../errors.js";
+import { acquireLock } from "../lock/lock.js";
 import { removeSession } from "./remove.js";
-import { SessionWriter, createSessionFile } from "./write.js";
+import { SessionWriter, createSessionFile } from "../write/write.js";
 
 const dirs = tempDirs("ns-remove-");
 afterEach(dirs.cleanup);

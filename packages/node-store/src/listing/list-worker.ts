@@ -1,12 +1,12 @@
 /**
- * The listing worker (a `worker_threads` script, built to `dist/list-worker.js`): receives one
+ * The listing worker (a `worker_threads` script, built to `dist/listing/list-worker.js`): receives one
  * file task at a time per message and answers with that file's listing result. Several tasks
  * run at once (their reads overlap); the main thread keeps directory walking, stat and the
- * cache. See `list-pool.ts`.
+ * cache. See `pool.ts`.
  */
 import { parentPort } from "node:worker_threads";
-import { type FileCounters, loadFile } from "./list-file.js";
-import type { PoolReply, PoolRequest } from "./list-pool.js";
+import { type FileCounters, loadFile } from "./load-file.js";
+import type { PoolReply, PoolRequest } from "./pool.js";
 
 const port = parentPort;
 if (port) {

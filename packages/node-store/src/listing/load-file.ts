@@ -5,12 +5,12 @@
  */
 import { closeSync, openSync, read } from "node:fs";
 import { CACHE_PROBE_BYTES, type CachedFile, readCachedText, sha1 } from "./cache.js";
-import { type FileStat, fdIsRegular } from "./file-stat.js";
+import { type FileStat, fdIsRegular } from "../fs/file-stat.js";
 import { type InfoState, type SessionInfo, cloneInfoState, emptyInfoState, finishInfo } from "./info.js";
-import { READ_CHUNK_SIZE, READ_FLAGS } from "./read.js";
+import { READ_CHUNK_SIZE, READ_FLAGS } from "../read/read.js";
 import { infoReader } from "./scan.js";
 
-export type { FileStat } from "./file-stat.js";
+export type { FileStat } from "../fs/file-stat.js";
 
 /** Counters one file adds to `ListStats`. */
 export interface FileCounters {

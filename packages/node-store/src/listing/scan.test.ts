@@ -465,7 +465,7 @@ describe("the WebAssembly line scanner", () => {
   it("is built from the current AssemblyScript source (scripts/build-wasm.mjs --check)", {
     tags: ["compiler"],
   }, () => {
-    const pkg = fileURLToPath(new URL("..", import.meta.url));
+    const pkg = fileURLToPath(new URL("../..", import.meta.url));
     const run = spawnSync(process.execPath, ["scripts/build-wasm.mjs", "--check"], {
       cwd: pkg,
       encoding: "utf8",

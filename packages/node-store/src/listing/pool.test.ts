@@ -10,13 +10,13 @@ import { arbCorruptedFile, arbSessionV3, fcOptions, tempDirs, toBytes } from "@p
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 
-type Api = typeof import("./index.js");
-type Pool = typeof import("./list-pool.js");
+type Api = typeof import("../index.js");
+type Pool = typeof import("./pool.js");
 type List = typeof import("./list.js");
-const dist = (name: string) => new URL(`../dist/${name}`, import.meta.url).href;
+const dist = (name: string) => new URL(`../../dist/${name}`, import.meta.url).href;
 const api = (await import(dist("index.js"))) as Api;
-const pool = (await import(dist("list-pool.js"))) as Pool;
-const listing = (await import(dist("list.js"))) as List;
+const pool = (await import(dist("listing/pool.js"))) as Pool;
+const listing = (await import(dist("listing/list.js"))) as List;
 
 const dirs = tempDirs("ns-pool-");
 afterEach(() => {

@@ -14,7 +14,7 @@
 import { homedir } from "node:os";
 import { basename, isAbsolute, join, posix, relative, resolve, sep, win32 } from "node:path";
 import { fileURLToPath } from "node:url";
-import { readRegularFileSync } from "./read.js";
+import { readRegularFileSync } from "../read/read.js";
 
 /** An environment map, e.g. `process.env`. */
 export type Env = Readonly<Record<string, string | undefined>>;

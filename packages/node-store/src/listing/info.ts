@@ -19,8 +19,8 @@
  * that is not a string) this code is tolerant instead.
  */
 import type { SessionRecord } from "@pi-session/format";
-import { messageActivityTimeOrThrow, rawRecordValue, sessionInfoName } from "./read.js";
-import { objectShaped } from "./pi-lines.js";
+import { messageActivityTimeOrThrow, rawRecordValue, sessionInfoName } from "../read/read.js";
+import { objectShaped } from "../read/pi-lines.js";
 
 /** pi's `SessionInfo`, field for field. */
 export interface SessionInfo {

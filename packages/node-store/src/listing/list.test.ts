@@ -23,7 +23,7 @@ import { pathToFileURL } from "node:url";
 import { arbSessionV3, fcOptions, tempDirs, toJsonl, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { encodeCwd } from "./layout.js";
+import { encodeCwd } from "../layout/layout.js";
 import {
   type ListStats,
   listAllSessions,

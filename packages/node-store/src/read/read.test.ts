@@ -8,8 +8,8 @@ import { parseSessionBytes } from "@pi-session/format";
 import { fcOptions, tempDirs, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "./errors.js";
-import { readSessionInfo } from "./list.js";
+import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "../errors.js";
+import { readSessionInfo } from "../listing/list.js";
 import {
   readSessionFile,
   readSessionFileSync,

@@ -29,7 +29,7 @@ import {
   SessionFileNotFoundError,
   SessionFileNotRegularError,
   SessionHeaderScanLimitError,
-} from "./errors.js";
+} from "../errors.js";
 
 export type { TornTail } from "./codec.js";
 

@@ -7,7 +7,7 @@
 import { readCachedText } from "./cache.js";
 import { type CacheIndex, FLAG, HEADER, KNOWN_FLAGS, VALUE } from "./cache-index.js";
 import { type SessionInfo, finishInfoHead, sessionInfoFromRecords } from "./info.js";
-import { readSessionFileSync } from "./read.js";
+import { readSessionFileSync } from "../read/read.js";
 
 /**
  * `allMessagesText` of a file, recomputed from the file itself (when its cached copy cannot

@@ -13,7 +13,7 @@
  * the environment) {@link lineScanner} returns null and {@link infoReader} gives the codec path.
  */
 import { SessionLineDecoder } from "@pi-session/format";
-import { RecordDecoder } from "./codec.js";
+import { RecordDecoder } from "../read/codec.js";
 import { type InfoState, applyRecord, zoneDependentTime } from "./info.js";
 import { SCAN_WASM_BASE64 } from "./scan-wasm.js";
 

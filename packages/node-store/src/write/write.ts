@@ -30,8 +30,8 @@ import {
   SessionFileExistsError,
   SessionFileNotFoundError,
   SessionFileNotRegularError,
-} from "./errors.js";
-import { type FdCounts, fstatCounts } from "./file-stat.js";
+} from "../errors.js";
+import { type FdCounts, fstatCounts } from "../fs/file-stat.js";
 import {
   type HeldLock,
   type LockOptions,
@@ -43,8 +43,8 @@ import {
   resolveSessionPath,
   sleepSync,
   unregisterLease,
-} from "./lock.js";
-import { nonRegularKind, readRecordsFromFd } from "./read.js";
+} from "../lock/lock.js";
+import { nonRegularKind, readRecordsFromFd } from "../read/read.js";
 
 /** The `node:fs` functions the writers use; override some of them to inject faults. */
 export interface WriterFs {

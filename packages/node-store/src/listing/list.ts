@@ -25,8 +25,8 @@ import {
   saveCache,
 } from "./cache.js";
 import { CacheIndex } from "./cache-index.js";
-import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "./file-stat.js";
-import { SessionFileNotRegularError } from "./errors.js";
+import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "../fs/file-stat.js";
+import { SessionFileNotRegularError } from "../errors.js";
 import type { SessionInfo } from "./info.js";
 import {
   type Env,
@@ -35,11 +35,11 @@ import {
   pathsEqual,
   resolvePiPath,
   sessionDirForCwd,
-} from "./layout.js";
-import { CachedTexts, cachedInfos, covers, needsMtime } from "./list-cached.js";
-import { type FileCounters, type FileResult, type TextSource, loadFile } from "./list-file.js";
-import { ListPool, WorkerLostError, defaultPoolSize } from "./list-pool.js";
-import { nonRegularKind, unreadableError } from "./read.js";
+} from "../layout/layout.js";
+import { CachedTexts, cachedInfos, covers, needsMtime } from "./cached-infos.js";
+import { type FileCounters, type FileResult, type TextSource, loadFile } from "./load-file.js";
+import { ListPool, WorkerLostError, defaultPoolSize } from "./pool.js";
+import { nonRegularKind, unreadableError } from "../read/read.js";
 
 export type { SessionInfo } from "./info.js";
 

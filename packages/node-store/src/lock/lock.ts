@@ -34,8 +34,8 @@ import {
 } from "node:fs";
 import { hostname as osHostname } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
-import { SessionFileNotRegularError, SessionLockTimeoutError } from "./errors.js";
-import { readRegularFileSync } from "./read.js";
+import { SessionFileNotRegularError, SessionLockTimeoutError } from "../errors.js";
+import { readRegularFileSync } from "../read/read.js";
 
 /** Environment variable: the default lock timeout in ms (instead of 10 s), for every writer. */
 export const ENV_LOCK_TIMEOUT_MS = "PI_SESSION_LOCK_TIMEOUT_MS";

@@ -9,7 +9,7 @@ import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
 import type { CachedFile } from "./cache.js";
-import type { FileCounters, FileResult, FileStat, TextSource } from "./list-file.js";
+import type { FileCounters, FileResult, FileStat, TextSource } from "./load-file.js";
 
 /** A task sent to a worker. */
 export interface PoolRequest {

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import type { CachedFile, TextRef } from "./cache.js";
 import { CacheIndex, INDEX_VERSION, type IndexEntry, encodeIndex } from "./cache-index.js";
 import { type InfoState, type SessionInfo, finishInfoHead } from "./info.js";
-import { CachedTexts, cachedInfos, covers } from "./list-cached.js";
+import { CachedTexts, cachedInfos, covers } from "./cached-infos.js";
 
 const DIR = "/sessions";
 

@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { fcOptions, tempDir } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSessionFileSync } from "./read.js";
+import { readSessionFileSync } from "../read/read.js";
 import { SessionWriter, createSessionFile } from "./write.js";
 
 interface Model {

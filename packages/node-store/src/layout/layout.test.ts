@@ -27,7 +27,7 @@ import {
   sessionFileName,
   sessionFilePath,
 } from "./layout.js";
-import { listSessions } from "./list.js";
+import { listSessions } from "../listing/list.js";
 
 const dirs = tempDirs("ns-layout-");
 afterEach(dirs.cleanup);

@@ -46,8 +46,8 @@ import {
   textRefOf,
 } from "./cache-index.js";
 import type { InfoState } from "./info.js";
-import type { Env } from "./layout.js";
-import { READ_FLAGS } from "./read.js";
+import type { Env } from "../layout/layout.js";
+import { READ_FLAGS } from "../read/read.js";
 
 // 3: headers without a string id are sessions now (version 2 cached them as "not a session").
 // 4: the binary index (`cache-index.ts`) replaces the JSON one.

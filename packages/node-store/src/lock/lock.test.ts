@@ -9,7 +9,7 @@ import { hostname } from "node:os";
 import { join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SessionLockTimeoutError } from "./errors.js";
+import { SessionLockTimeoutError } from "../errors.js";
 import { type HeldLock, acquireLock, lockPathFor, withLock } from "./lock.js";
 
 const dirs = tempDirs("ns-lock-");

@@ -1,6 +1,12 @@
 /**
- * The errors this package throws, as classes callers can test with `instanceof`.
+ * The errors this package throws, as classes callers can test with `instanceof`, and the one
+ * way it reads the `code` of an error from `node:fs`.
  */
+
+/** The `code` of an fs error (`ENOENT`, `EEXIST`, ...), or undefined. */
+export function errorCode(error: unknown): unknown {
+  return (error as { code?: unknown } | null)?.code;
+}
 
 /** The session file does not exist (`code` is `ENOENT`, like the fs error it replaces). */
 export class SessionFileNotFoundError extends Error {

@@ -29,15 +29,13 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "./errors.js";
-import { cacheFileFor } from "./listing/cache.js";
+import { cacheFileFor } from "./listing/cache-dir.js";
 import { acquireLock, lockPathFor } from "./lock/lock.js";
-import {
-  SessionWriter,
-  createSessionFile,
-  removeDeadTempFiles,
-  repairTornTail,
-  rewriteSessionFile,
-} from "./write/write.js";
+import { SessionWriter } from "./write/appender.js";
+import { createSessionFile } from "./write/create.js";
+import { removeDeadTempFiles } from "./write/temp-files.js";
+import { repairTornTail } from "./write/torn-tail.js";
+import { rewriteSessionFile } from "./write/rewrite.js";
 
 const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
 

@@ -9,30 +9,34 @@ export {
   ENV_AGENT_DIR,
   ENV_SESSION_DIR,
   type Env,
-  INVALID_SESSION_ID_MESSAGE,
-  type ParsedSessionFileName,
-  SESSION_ID_PATTERN,
   type SessionsRoot,
   type SessionsRootOptions,
-  UnsafePathError,
-  assertValidSessionId,
   encodeCwd,
-  expandTilde,
   getAgentDir,
   getDefaultSessionsRoot,
   getSessionsRoot,
-  isInside,
+  readSessionDirSetting,
+  resolveSessionsRoot,
+  sessionDirForCwd,
+} from "./layout/sessions-root.js";
+export {
+  INVALID_SESSION_ID_MESSAGE,
+  type ParsedSessionFileName,
+  SESSION_ID_PATTERN,
+  assertValidSessionId,
   isValidSessionId,
   parseSessionFileName,
-  pathsEqual,
-  readSessionDirSetting,
-  resolvePiPath,
-  resolveSessionsRoot,
-  safeJoin,
-  sessionDirForCwd,
   sessionFileName,
   sessionFilePath,
-} from "./layout/layout.js";
+} from "./layout/file-names.js";
+export {
+  UnsafePathError,
+  expandTilde,
+  isInside,
+  pathsEqual,
+  resolvePiPath,
+  safeJoin,
+} from "./layout/pi-paths.js";
 export {
   SessionFileChangedError,
   SessionFileExistsError,
@@ -44,29 +48,23 @@ export {
 export {
   HEADER_SCAN_BLOCK_SIZE,
   HEADER_SCAN_MAX_BYTES,
-  READ_CHUNK_SIZE,
-  type OpenRegularOptions,
-  type ReadSessionOptions,
-  type ReadStats,
   type ScanHeaderOptions,
-  type ScanTailOptions,
-  type SessionFileContents,
-  type StreamSessionOptions,
-  type TailScan,
-  type TornTail,
-  messageActivityTime,
-  openRegularFile,
-  openRegularFileSync,
-  rawRecordValue,
-  readSessionFile,
-  readSessionFileSync,
   scanHeader,
   scanHeaderSync,
-  scanTail,
-  sessionInfoName,
-  streamSessionRecords,
-  streamSessionRecordsSync,
-} from "./read/read.js";
+} from "./read/header-scan.js";
+export { READ_CHUNK_SIZE, type ReadStats } from "./read/read-options.js";
+export { type OpenRegularOptions, openRegularFile, openRegularFileSync } from "./fs/regular-files.js";
+export {
+  type ReadSessionOptions,
+  type SessionFileContents,
+  readSessionFile,
+  readSessionFileSync,
+} from "./read/session-file.js";
+export { type ScanTailOptions, type TailScan, scanTail } from "./read/tail-scan.js";
+export { type StreamSessionOptions, streamSessionRecords, streamSessionRecordsSync } from "./read/stream.js";
+export type { TornTail } from "./read/codec.js";
+export { messageActivityTime, sessionInfoName } from "./read/entry-fields.js";
+export { rawRecordValue } from "@pi-session/format";
 export {
   ENV_LOCK_TIMEOUT_MS,
   type HeldLock,
@@ -79,26 +77,17 @@ export {
 export {
   type AppendInput,
   type AppendResult,
-  type CreateResult,
-  type CreateSessionFileOptions,
-  type Durability,
   type ForeignEntries,
-  type RemoveDeadTempFilesOptions,
-  type RepairOptions,
-  type RewriteOptions,
-  type RewriteResult,
   type SessionWriterOptions,
   SessionWriter,
-  type TornTailRepair,
-  type WriterFs,
-  createSessionFile,
-  encodeEntries,
-  fsyncDir,
   openAppender,
-  removeDeadTempFiles,
-  repairTornTail,
-  rewriteSessionFile,
-} from "./write/write.js";
+} from "./write/appender.js";
+export { type CreateResult, type CreateSessionFileOptions, createSessionFile } from "./write/create.js";
+export { type Durability, type WriterFs, fsyncDir } from "./fs/writer-fs.js";
+export { type RemoveDeadTempFilesOptions, removeDeadTempFiles } from "./write/temp-files.js";
+export { type RepairOptions, type TornTailRepair, repairTornTail } from "./write/torn-tail.js";
+export { type RewriteOptions, type RewriteResult, rewriteSessionFile } from "./write/rewrite.js";
+export { encodeEntries } from "./write/line-bytes.js";
 export { type RemoveSessionOptions, type RemoveSessionResult, removeSession } from "./remove/remove.js";
 export {
   type LinesAsPi,
@@ -114,13 +103,10 @@ export {
   type ListProgress,
   type ListSessionsOptions,
   type ListStats,
-  listAllSessions,
-  listSessionDir,
-  listSessions,
   newListStats,
-  readSessionInfo,
-} from "./listing/list.js";
-export { defaultCacheDir } from "./listing/cache.js";
+} from "./listing/options.js";
+export { listAllSessions, listSessionDir, listSessions, readSessionInfo } from "./listing/list.js";
+export { defaultCacheDir } from "./listing/cache-dir.js";
 export {
   type StoreFile,
   type StoreFilesOptions,

@@ -12,7 +12,9 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { SessionHeaderScanLimitError } from "./errors.js";
 import { listSessionDir } from "./listing/list.js";
 import { keepLinesPiReads, readLinesAsPi } from "./read/pi-lines.js";
-import { readSessionFile, readSessionFileSync, scanHeaderSync, streamSessionRecords } from "./read/read.js";
+import { readSessionFile, readSessionFileSync } from "./read/session-file.js";
+import { scanHeaderSync } from "./read/header-scan.js";
+import { streamSessionRecords } from "./read/stream.js";
 
 const dirs = tempDirs("ns-malformed-");
 afterEach(dirs.cleanup);

@@ -11,22 +11,21 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import {
   INVALID_SESSION_ID_MESSAGE,
-  UnsafePathError,
   assertValidSessionId,
+  isValidSessionId,
+  parseSessionFileName,
+  sessionFileName,
+  sessionFilePath,
+} from "./file-names.js";
+import { UnsafePathError, isInside, resolvePiPath, safeJoin } from "./pi-paths.js";
+import {
   encodeCwd,
   getAgentDir,
   getSessionsRoot,
-  isInside,
-  isValidSessionId,
-  parseSessionFileName,
   readSessionDirSetting,
-  resolvePiPath,
   resolveSessionsRoot,
-  safeJoin,
   sessionDirForCwd,
-  sessionFileName,
-  sessionFilePath,
-} from "./layout.js";
+} from "./sessions-root.js";
 import { listSessions } from "../listing/list.js";
 
 const dirs = tempDirs("ns-layout-");

@@ -6,8 +6,11 @@
 import { arbIsoTimestamp, fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import type { CachedFile, TextRef } from "./cache.js";
-import { CacheIndex, INDEX_VERSION, type IndexEntry, encodeIndex } from "./cache-index.js";
+import type { CachedFile } from "./cache.js";
+import type { TextRef } from "./cache-segments.js";
+import { CacheIndex } from "./cache-index.js";
+import { INDEX_VERSION } from "./cache-index-layout.js";
+import { type IndexEntry, encodeIndex } from "./cache-index-encode.js";
 import { type InfoState, type SessionInfo, finishInfoHead } from "./info.js";
 import { CachedTexts, cachedInfos, covers } from "./cached-infos.js";
 

@@ -20,9 +20,12 @@ import {
 import { join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
-import { SegmentWriter, cacheFileFor, readCachedText, readIndexFile, segmentFileFor } from "./cache.js";
+import { SegmentWriter, readCachedText } from "./cache-segments.js";
+import { cacheFileFor, segmentFileFor } from "./cache-dir.js";
+import { readIndexFile } from "./cache.js";
 import type { SessionInfo } from "./info.js";
-import { listAllSessions, listSessionDir, newListStats } from "./list.js";
+import { listAllSessions, listSessionDir } from "./list.js";
+import { newListStats } from "./options.js";
 
 const dirs = tempDirs("ns-cache-");
 afterEach(dirs.cleanup);

@@ -33,21 +33,14 @@ import {
   renameSync,
   unlinkSync,
   writeFileSync,
-  writeSync,
 } from "node:fs";
-import { homedir } from "node:os";
 import { join, resolve } from "node:path";
-import {
-  INDEX_VERSION,
-  type IndexEntry,
-  encodeIndex,
-  isWellFormed,
-  setTextRef,
-  textRefOf,
-} from "./cache-index.js";
+import { cacheFileFor, cacheKey } from "./cache-dir.js";
+import { INDEX_VERSION } from "./cache-index-layout.js";
+import { SegmentWriter, type TextRef, readCachedText } from "./cache-segments.js";
+import { type IndexEntry, encodeIndex, setTextRef, textRefOf } from "./cache-index-encode.js";
 import type { InfoState } from "./info.js";
-import type { Env } from "../layout/layout.js";
-import { READ_FLAGS } from "../read/read.js";
+import { READ_FLAGS } from "../fs/regular-files.js";
 
 // 3: headers without a string id are sessions now (version 2 cached them as "not a session").
 // 4: the binary index (`cache-index.ts`) replaces the JSON one.
@@ -82,53 +75,9 @@ export interface CachedFile {
   text?: TextRef;
 }
 
-/**
- * Where a cached `allMessagesText` is: segment id, byte offset, byte length, and `1` when the
- * bytes are UTF-16LE (a text with a lone surrogate, which UTF-8 cannot hold).
- */
-export type TextRef = [segment: string, offset: number, length: number, utf16?: 1];
-
-/** `$XDG_CACHE_HOME/pi-session`, else `~/.cache/pi-session`. */
-export function defaultCacheDir(env: Env = process.env, home: string = homedir()): string {
-  const base = env.XDG_CACHE_HOME && env.XDG_CACHE_HOME !== "" ? env.XDG_CACHE_HOME : join(home, ".cache");
-  return join(base, "pi-session");
-}
-
 export function sha1(bytes: Uint8Array): string {
   // One-shot: a Hash object per call cost a cold listing ~10 µs per probe.
   return hash("sha1", bytes, "hex");
-}
-
-/**
- * The name of a listed directory's cache files: two 32-bit FNV-style hashes of its resolved
- * path (not `crypto`: its first use costs a warm listing ~1 ms). A collision cannot mix two
- * directories up: the index names its directory and segments name themselves.
- */
-function cacheKey(listedDir: string): string {
-  const s = resolve(listedDir);
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 13;
-  }
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
-}
-
-/** The index file for one listed directory. */
-export function cacheFileFor(cacheDir: string, listedDir: string): string {
-  return join(cacheDir, `list-${cacheKey(listedDir)}.idx`);
-}
-
-/** The text segment with id `id` for one listed directory. */
-export function segmentFileFor(cacheDir: string, listedDir: string, id: string): string {
-  return join(cacheDir, `list-${cacheKey(listedDir)}-${id}.text`);
-}
-
-function segmentHeader(id: string): Buffer {
-  return Buffer.from(`pi-session-text ${id}\n`, "latin1");
 }
 
 /**
@@ -179,155 +128,6 @@ export function readIndexFile(cacheDir: string, listedDir: string): Promise<Buff
       done(undefined);
     }
   });
-}
-
-/**
- * Reads one text back from its segment; `undefined` when the segment is missing, not the one
- * the index names, or too short (the caller then recomputes the text from the session file).
- */
-export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef): string | undefined {
-  const [id, offset, length] = ref;
-  const header = segmentHeader(id);
-  if (offset < header.length) return undefined;
-  let fd: number;
-  try {
-    // Non-blocking: a read of a FIFO put here then fails or ends at once (the header check fails).
-    fd = openSync(segmentFileFor(cacheDir, listedDir, id), READ_FLAGS);
-  } catch {
-    return undefined;
-  }
-  try {
-    const head = Buffer.allocUnsafe(header.length);
-    if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(header)) return undefined;
-    const buf = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, buf, got, length - got, offset + got);
-      if (n <= 0) return undefined;
-      got += n;
-    }
-    return buf.toString(ref[3] === 1 ? "utf16le" : "utf8");
-  } catch {
-    return undefined;
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/**
- * A text segment written while a listing reads files: each new `allMessagesText` is appended
- * as its file's result arrives (the main thread is mostly idle then), so a cold listing's save
- * writes only the index. Any failure turns the writer off; the save then writes the remaining
- * texts itself. A segment no index references is removed by the next save.
- */
-export class SegmentWriter {
-  private fd: number | undefined;
-  /** Off: a write failed, or the segment was closed or discarded (no later text reopens it). */
-  private failed = false;
-  /** Segment offset of the next text (buffered bytes included). */
-  private at = 0;
-  private path = "";
-  private id = "";
-  /** Texts not yet written (one write per ~1 MiB instead of one per text). */
-  private pending: Buffer | undefined;
-  private pendingLength = 0;
-
-  constructor(
-    private readonly cacheDir: string,
-    private readonly listedDir: string,
-  ) {}
-
-  /**
-   * Appends `text` (not empty); returns where it is, or undefined when the writer is off. The
-   * bytes are in the file once {@link close} has returned. After close or discard it is off:
-   * files still being read when an aborted listing gave up must not open a segment that
-   * nothing would close or delete.
-   */
-  add(text: string): TextRef | undefined {
-    if (this.failed) return undefined;
-    try {
-      if (this.fd === undefined) {
-        mkdirSync(this.cacheDir, { recursive: true });
-        this.id = randomBytes(8).toString("hex");
-        this.path = segmentFileFor(this.cacheDir, this.listedDir, this.id);
-        // Exclusive create: a segment is written once and never modified after its listing.
-        this.fd = openSync(this.path, "wx");
-        const header = segmentHeader(this.id);
-        writeAll(this.fd, header);
-        this.at = header.length;
-      }
-      const encoding = isWellFormed(text) ? "utf8" : "utf16le";
-      const length = Buffer.byteLength(text, encoding);
-      this.pending ??= Buffer.allocUnsafe(SEGMENT_BUFFER_BYTES);
-      if (this.pendingLength + length > this.pending.length) this.flush();
-      if (length > this.pending.length) writeAll(this.fd, Buffer.from(text, encoding));
-      else this.pendingLength += this.pending.write(text, this.pendingLength, encoding);
-      const ref: TextRef =
-        encoding === "utf16le" ? [this.id, this.at, length, 1] : [this.id, this.at, length];
-      this.at += length;
-      return ref;
-    } catch {
-      this.failed = true;
-      this.close();
-      return undefined;
-    }
-  }
-
-  /** Writes the buffered texts. */
-  private flush(): void {
-    if (this.fd === undefined || this.pendingLength === 0 || this.pending === undefined) return;
-    writeAll(this.fd, this.pending.subarray(0, this.pendingLength));
-    this.pendingLength = 0;
-  }
-
-  /**
-   * Writes what is buffered and closes the segment (idempotent). A text that did not make it
-   * to the file (a failed write) reads back as missing and is recomputed from its session.
-   */
-  close(): void {
-    this.failed = true;
-    if (this.fd === undefined) return;
-    try {
-      this.flush();
-    } catch {
-      // The texts of the failed write read back as missing (see above).
-    }
-    this.pendingLength = 0;
-    try {
-      closeSync(this.fd);
-    } catch {
-      // Nothing to keep: its texts are re-read from the sessions if the segment is bad.
-    }
-    this.fd = undefined;
-  }
-
-  /** Closes and deletes the segment (a listing that failed or was aborted). */
-  discard(): void {
-    this.failed = true;
-    this.pendingLength = 0;
-    if (this.fd !== undefined) {
-      try {
-        closeSync(this.fd);
-      } catch {
-        // Deleted below anyway.
-      }
-      this.fd = undefined;
-    }
-    if (this.path === "") return;
-    try {
-      unlinkSync(this.path);
-    } catch {
-      // Already gone.
-    }
-  }
-}
-
-/** Bytes of texts a segment writer buffers before writing them. */
-const SEGMENT_BUFFER_BYTES = 1 << 20;
-
-function writeAll(fd: number, bytes: Uint8Array): void {
-  let done = 0;
-  while (done < bytes.length) done += writeSync(fd, bytes, done, bytes.length - done);
 }
 
 /** One file of the index a save writes. */

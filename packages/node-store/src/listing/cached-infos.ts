@@ -4,10 +4,11 @@
  * first access. This is the whole per-file cost of a warm listing besides `stat`, so it
  * allocates only what the result holds.
  */
-import { readCachedText } from "./cache.js";
-import { type CacheIndex, FLAG, HEADER, KNOWN_FLAGS, VALUE } from "./cache-index.js";
+import { readCachedText } from "./cache-segments.js";
+import type { CacheIndex } from "./cache-index.js";
+import { FLAG, HEADER, KNOWN_FLAGS, VALUE } from "./cache-index-layout.js";
 import { type SessionInfo, finishInfoHead, sessionInfoFromRecords } from "./info.js";
-import { readSessionFileSync } from "../read/read.js";
+import { readSessionFileSync } from "../read/session-file.js";
 
 /**
  * `allMessagesText` of a file, recomputed from the file itself (when its cached copy cannot

@@ -10,8 +10,10 @@ import { join } from "node:path";
 import { fcOptions, tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { type SessionInfo, dateOf, isExactIso, isoOfTime, isoTimeMs } from "./info.js";
-import { listSessionDir, newListStats, readSessionInfo } from "./list.js";
+import type { SessionInfo } from "./info.js";
+import { dateOf, isExactIso, isoOfTime, isoTimeMs } from "./iso-time.js";
+import { listSessionDir, readSessionInfo } from "./list.js";
+import { newListStats } from "./options.js";
 
 const dirs = tempDirs("ns-info-");
 afterEach(dirs.cleanup);

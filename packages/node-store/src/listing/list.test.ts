@@ -23,15 +23,9 @@ import { pathToFileURL } from "node:url";
 import { arbSessionV3, fcOptions, tempDirs, toJsonl, upstreamFixture } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { encodeCwd } from "../layout/layout.js";
-import {
-  type ListStats,
-  listAllSessions,
-  listSessionDir,
-  listSessions,
-  newListStats,
-  readSessionInfo,
-} from "./list.js";
+import { encodeCwd } from "../layout/sessions-root.js";
+import { type ListStats, newListStats } from "./options.js";
+import { listAllSessions, listSessionDir, listSessions, readSessionInfo } from "./list.js";
 import type { SessionInfo } from "./info.js";
 
 const dirs = tempDirs("ns-list-");

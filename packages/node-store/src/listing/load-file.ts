@@ -4,10 +4,12 @@
  * workers (`list-worker.ts`), so both give identical results.
  */
 import { closeSync, openSync, read } from "node:fs";
-import { CACHE_PROBE_BYTES, type CachedFile, readCachedText, sha1 } from "./cache.js";
+import { CACHE_PROBE_BYTES, type CachedFile, sha1 } from "./cache.js";
+import { readCachedText } from "./cache-segments.js";
 import { type FileStat, fdIsRegular } from "../fs/file-stat.js";
 import { type InfoState, type SessionInfo, cloneInfoState, emptyInfoState, finishInfo } from "./info.js";
-import { READ_CHUNK_SIZE, READ_FLAGS } from "../read/read.js";
+import { READ_CHUNK_SIZE } from "../read/read-options.js";
+import { READ_FLAGS } from "../fs/regular-files.js";
 import { infoReader } from "./scan.js";
 
 export type { FileStat } from "../fs/file-stat.js";

@@ -12,7 +12,8 @@ import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type InfoState, emptyInfoState } from "./info.js";
-import { CodecInfoReader, InfoReader, LineCode, type StateReader, lineScanner } from "./scan.js";
+import { CodecInfoReader, InfoReader, type StateReader } from "./scan.js";
+import { LineCode, lineScanner } from "./line-scanner.js";
 
 const scanner = lineScanner();
 

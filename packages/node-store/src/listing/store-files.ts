@@ -8,7 +8,7 @@
 import { type Dirent, closeSync, readSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StatProbe } from "../fs/file-stat.js";
-import { openRegularFileSync, unreadableError } from "../read/read.js";
+import { openRegularFileSync, unreadableError } from "../fs/regular-files.js";
 
 /** One session file and its identity. */
 export interface StoreFile {

@@ -22,20 +22,12 @@
  * Why not proper-lockfile: it is async-first (its sync API cannot wait for a held lock) and
  * detects staleness by mtime only, which cannot tell a crashed writer from a slow one quickly.
  */
-import {
-  closeSync,
-  lstatSync,
-  openSync,
-  readFileSync,
-  readlinkSync,
-  realpathSync,
-  unlinkSync,
-  writeSync,
-} from "node:fs";
+import { closeSync, lstatSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
-import { basename, dirname, join, resolve } from "node:path";
 import { SessionFileNotRegularError, SessionLockTimeoutError } from "../errors.js";
-import { readRegularFileSync } from "../read/read.js";
+import { readRegularFileSync } from "../fs/regular-files.js";
+import { resolveSessionPath } from "../fs/session-path.js";
+import { ownStartTime, pidIsDead, startTimeOf } from "./process-identity.js";
 
 /** Environment variable: the default lock timeout in ms (instead of 10 s), for every writer. */
 export const ENV_LOCK_TIMEOUT_MS = "PI_SESSION_LOCK_TIMEOUT_MS";
@@ -94,35 +86,6 @@ export function registerLease(lockPath: string, drop: () => void): void {
 
 export function unregisterLease(lockPath: string, drop: () => void): void {
   if (leases.get(lockPath) === drop) leases.delete(lockPath);
-}
-
-/**
- * The file a session path stands for: absolute, with every symlink followed (a dangling one
- * too, to where it points) and, for a file that does not exist yet, its directory resolved.
- * Writers work next to this file (temp, backup, sidecar, lock), so a rewrite through a link
- * replaces the target and leaves the link a link, and every way of naming one file shares
- * one lock. An error other than "missing" (a loop of links, no access) leaves the path as it
- * is (made absolute): the operation on it then reports that error.
- */
-export function resolveSessionPath(path: string): string {
-  let p = resolve(path);
-  for (let hops = 0; hops < 40; hops++) {
-    try {
-      return realpathSync.native(p);
-    } catch (error) {
-      if ((error as { code?: unknown }).code !== "ENOENT") return p;
-    }
-    let target: string;
-    try {
-      target = readlinkSync(p);
-    } catch {
-      // Not a link, or not there: a new file in a directory that may itself be a link.
-      const dir = dirname(p);
-      return dir === p ? p : join(resolveSessionPath(dir), basename(p));
-    }
-    p = resolve(dirname(p), target);
-  }
-  return p;
 }
 
 /**
@@ -188,38 +151,6 @@ function readLock(lockPath: string): LockRead {
   return { raw };
 }
 
-/** Start time of a process (Linux), or undefined where it cannot be read. */
-function startOf(pid: number | "self"): string | undefined {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-    // "pid (comm) state ppid ...": comm may hold spaces and parentheses, so count from the last ")".
-    return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19];
-  } catch {
-    return undefined;
-  }
-}
-
-let ownStart: { value: string | undefined } | undefined;
-/** This process's start time (Linux), read once; undefined where it cannot be read. */
-export function ownStartTime(): string | undefined {
-  ownStart ??= { value: startOf("self") };
-  return ownStart.value;
-}
-
-/**
- * Whether the process `pid` that started at `start` (as {@link ownStartTime} gives it; undefined
- * when unknown) is provably gone from this host: no process has that pid, or the one that has it
- * started at another time. False whenever it cannot be told (no start time to compare).
- */
-export function processIsGone(pid: number, start: string | undefined): boolean {
-  if (pid === process.pid)
-    return start !== undefined && ownStartTime() !== undefined && start !== ownStartTime();
-  if (pidIsDead(pid)) return true;
-  if (start === undefined) return false;
-  const now = startOf(pid);
-  return now !== undefined && now !== start;
-}
-
 /** What this process writes into a lock (or `.break`) file it creates. */
 function ownerToken(time: number): string {
   const owner: LockOwner = { pid: process.pid, hostname: osHostname(), time };
@@ -230,15 +161,6 @@ function ownerToken(time: number): string {
 
 /** Even an owner known to be alive loses its lock after this long (a leaked lock, not work). */
 const LIVE_OWNER_MAX_MS = 10 * 60_000;
-
-function pidIsDead(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as { code?: unknown }).code === "ESRCH";
-  }
-}
 
 function isStale(lockPath: string, content: LockContent, staleMs: number, now: number): boolean {
   const owner = content.owner;
@@ -256,7 +178,7 @@ function isStale(lockPath: string, content: LockContent, staleMs: number, now: n
     // The pid is alive: the owner, or a later process that got its pid? Their start times
     // tell (a mismatch: stale at once); the owner keeps it up to ten minutes.
     if (owner.start !== undefined) {
-      const start = startOf(owner.pid);
+      const start = startTimeOf(owner.pid);
       if (start !== undefined) return start !== owner.start || age > Math.max(staleMs, LIVE_OWNER_MAX_MS);
     }
     return age > staleMs;

@@ -77,3 +77,14 @@ export class RecordDecoder {
     return this.inner.tornTail;
   }
 }
+
+/** Sets `file` on the decoder's own diagnostics (fresh objects no one else holds): no copies. */
+export function withFile(diagnostics: Diagnostic[], path: string): Diagnostic[] {
+  for (const d of diagnostics) d.file = path;
+  return diagnostics;
+}
+
+/** Appends `source` to `target` (the records of one chunk to those read so far). */
+export function pushAll(target: SessionRecord[], source: SessionRecord[]): void {
+  for (const r of source) target.push(r);
+}

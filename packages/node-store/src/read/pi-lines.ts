@@ -15,7 +15,7 @@
  */
 import type { JsonRecord, RawRecord, SessionRecord } from "@pi-session/format";
 import { isValidSessionHeader } from "@pi-session/format";
-import { rawRecordValue } from "./read.js";
+import { rawRecordValue } from "@pi-session/format";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);

@@ -10,15 +10,10 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionFileNotFoundError, SessionHeaderScanLimitError } from "../errors.js";
 import { readSessionInfo } from "../listing/list.js";
-import {
-  readSessionFile,
-  readSessionFileSync,
-  scanHeader,
-  scanHeaderSync,
-  scanTail,
-  streamSessionRecords,
-  streamSessionRecordsSync,
-} from "./read.js";
+import { readSessionFile, readSessionFileSync } from "./session-file.js";
+import { scanHeader, scanHeaderSync } from "./header-scan.js";
+import { scanTail } from "./tail-scan.js";
+import { streamSessionRecords, streamSessionRecordsSync } from "./stream.js";
 
 const dirs = tempDirs("ns-read-");
 afterEach(dirs.cleanup);

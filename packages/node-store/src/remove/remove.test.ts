@@ -20,7 +20,8 @@ import { afterEach, describe, expect, it } from "vitest";
 import { SessionFileChangedError, SessionLockTimeoutError } from "../errors.js";
 import { acquireLock } from "../lock/lock.js";
 import { removeSession } from "./remove.js";
-import { SessionWriter, createSessionFile } from "../write/write.js";
+import { SessionWriter } from "../write/appender.js";
+import { createSessionFile } from "../write/create.js";
 
 const dirs = tempDirs("ns-remove-");
 afterEach(dirs.cleanup);

@@ -9,8 +9,9 @@ import { join } from "node:path";
 import { fcOptions, tempDir } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { readSessionFileSync } from "../read/read.js";
-import { SessionWriter, createSessionFile } from "./write.js";
+import { readSessionFileSync } from "../read/session-file.js";
+import { SessionWriter } from "./appender.js";
+import { createSessionFile } from "./create.js";
 
 interface Model {
   /** Lines of the file, each with its `\n`. */

@@ -16,8 +16,9 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionLockTimeoutError } from "../errors.js";
 import { acquireLock, lockPathFor } from "../lock/lock.js";
-import { readSessionFileSync } from "../read/read.js";
-import { SessionWriter, createSessionFile } from "./write.js";
+import { readSessionFileSync } from "../read/session-file.js";
+import { SessionWriter } from "./appender.js";
+import { createSessionFile } from "./create.js";
 
 const distIndex = pathToFileURL(
   join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "index.js"),

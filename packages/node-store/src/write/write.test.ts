@@ -33,16 +33,13 @@ import {
   SessionLockTimeoutError,
 } from "../errors.js";
 import { lockPathFor } from "../lock/lock.js";
-import { readSessionFileSync } from "../read/read.js";
+import { readSessionFileSync } from "../read/session-file.js";
 import { removeSession } from "../remove/remove.js";
-import {
-  type ForeignEntries,
-  SessionWriter,
-  type WriterFs,
-  createSessionFile,
-  repairTornTail,
-  rewriteSessionFile,
-} from "./write.js";
+import { type ForeignEntries, SessionWriter } from "./appender.js";
+import type { WriterFs } from "../fs/writer-fs.js";
+import { createSessionFile } from "./create.js";
+import { repairTornTail } from "./torn-tail.js";
+import { rewriteSessionFile } from "./rewrite.js";
 
 const dirs = tempDirs("ns-write-");
 afterEach(dirs.cleanup);

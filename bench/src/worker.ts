@@ -376,13 +376,17 @@ function peerAppend(sm: Record<string, (...a: unknown[]) => unknown>, e: Record<
  * foreign-append detection on): one `append` call per entry, as a live session appends.
  */
 function ourAppender(L: Layers): (path: string, entries: Record<string, unknown>[]) => void {
-  const open = need(fn(L.store, "openAppender"), `node-store ${L.missing.store ?? "has no openAppender"}`);
+  const writer = L.store?.SessionWriter as { open?: (path: string) => unknown } | undefined;
+  const open = need(
+    writer?.open?.bind(writer),
+    `node-store ${L.missing.store ?? "has no SessionWriter.open"}`,
+  );
   return (path, entries) => {
-    const writer = open(path) as { append(e: object): unknown; close(): void };
+    const appender = open(path) as { append(e: object): unknown; close(): void };
     try {
-      for (const e of entries) writer.append(e);
+      for (const e of entries) appender.append(e);
     } finally {
-      writer.close();
+      appender.close();
     }
   };
 }

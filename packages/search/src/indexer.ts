@@ -7,7 +7,8 @@
  *
  * Use {@link syncStore} before every query: the warm check costs a stat per file.
  */
-import { type StoreFile, listStoreFiles, readFileBytes } from "@pi-session/node-store";
+import { type StoreFile, listStoreFiles } from "@pi-session/node-store";
+import { readFileBytes } from "@pi-session/node-store/internal";
 import type { FileIdentity, IndexedFile, SessionDatabase, StoredFile } from "./database.js";
 import { availableParallelism } from "node:os";
 import { ReadAhead, ReadAheadLostError } from "./read-ahead.js";

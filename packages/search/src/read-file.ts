@@ -8,15 +8,10 @@
  * from where it was indexed last.
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { isValidSessionHeader, splitSession } from "@pi-session/format";
+import { isValidSessionHeader, rawRecordValue, splitSession } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
-import {
-  rawRecordValue,
-  readFileBytes,
-  recordObject,
-  sessionInfoName,
-  streamSessionRecordsSync,
-} from "@pi-session/node-store";
+import { recordObject, sessionInfoName, streamSessionRecordsSync } from "@pi-session/node-store";
+import { readFileBytes } from "@pi-session/node-store/internal";
 import type { EntryRow, FileWriter, IndexedFile, SessionMeta } from "./database.js";
 import {
   type TreeLink,

@@ -7,7 +7,7 @@
  */
 import { mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
-import { defaultCacheDir } from "@pi-session/node-store";
+import { defaultCacheDir } from "@pi-session/node-store/internal";
 import type { CandidateRow, SearchFilters, SearchRequest, SessionDatabase, SessionMeta } from "./database.js";
 import {
   type GroupBy,

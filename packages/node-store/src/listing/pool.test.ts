@@ -12,11 +12,11 @@ import { afterEach, describe, expect, it } from "vitest";
 
 type Api = typeof import("../index.js");
 type Pool = typeof import("./pool.js");
-type List = typeof import("./list.js");
+type Options = typeof import("./options.js");
 const dist = (name: string) => new URL(`../../dist/${name}`, import.meta.url).href;
 const api = (await import(dist("index.js"))) as Api;
 const pool = (await import(dist("listing/pool.js"))) as Pool;
-const listing = (await import(dist("listing/list.js"))) as List;
+const options = (await import(dist("listing/options.js"))) as Options;
 
 const dirs = tempDirs("ns-pool-");
 afterEach(() => {
@@ -55,7 +55,7 @@ describe("listing in workers", () => {
         writeStore(root, files);
         const cacheDir = join(tmp(), "cache");
         const inProcess = await api.listAllSessions(root, { cache: false, workers: 0 });
-        const stats = api.newListStats();
+        const stats = options.newListStats();
         const cold = await api.listAllSessions(root, {
           cache: { dir: cacheDir },
           workers: 2,
@@ -97,7 +97,7 @@ describe("listing in workers", () => {
     writeFileSync(file, text);
     await api.listAllSessions(root, { cache: { dir: cacheDir }, workers: 1 });
     writeFileSync(file, `${text}${JSON.stringify(msg(999, "assistant"))}\n`);
-    const stats = api.newListStats();
+    const stats = options.newListStats();
     const grown = await api.listAllSessions(root, { cache: { dir: cacheDir }, workers: 1, stats });
     expect(stats.filesResumed).toBe(1);
     expect(stats.filesInWorkers).toBe(1);
@@ -129,9 +129,9 @@ describe("listing in workers", () => {
 
   it('"auto" opens its pool during the stat pass of a large listing, and closes it (also on abort)', async () => {
     // "auto" needs three cores; this machine may have fewer.
-    listing.autoPool.minCores = 1;
+    pool.autoPool.minCores = 1;
     dirs.defer(() => {
-      listing.autoPool.minCores = listing.WORKER_MIN_CORES;
+      pool.autoPool.minCores = pool.WORKER_MIN_CORES;
     });
     const root = tmp();
     const head = JSON.stringify({
@@ -154,7 +154,7 @@ describe("listing in workers", () => {
       root,
       Array.from({ length: 10 }, () => bytes),
     );
-    const stats = api.newListStats();
+    const stats = options.newListStats();
     const list = await api.listAllSessions(root, { cache: false, stats });
     expect(stats.filesInWorkers).toBeGreaterThanOrEqual(10);
     expect(list).toEqual(await api.listAllSessions(root, { cache: false, workers: 0 }));
@@ -176,7 +176,7 @@ describe("listing in workers", () => {
     await fc.assert(
       fc.asyncProperty(arbSessionV3().map(toBytes), async (bytes) => {
         writeStore(root, [bytes]);
-        const stats = api.newListStats();
+        const stats = options.newListStats();
         await api.listAllSessions(root, { cache: false, stats });
         expect(stats.filesInWorkers).toBeUndefined();
       }),

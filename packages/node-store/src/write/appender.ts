@@ -495,8 +495,3 @@ export class SessionWriter {
     }
   }
 }
-
-/** Shorthand for {@link SessionWriter.open}. */
-export function openAppender(path: string, opts: SessionWriterOptions = {}): SessionWriter {
-  return SessionWriter.open(path, opts);
-}

@@ -37,7 +37,10 @@ import { removeDeadTempFiles } from "./write/temp-files.js";
 import { repairTornTail } from "./write/torn-tail.js";
 import { rewriteSessionFile } from "./write/rewrite.js";
 
-const distIndex = pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", "index.js")).href;
+const dist = (name: string) =>
+  pathToFileURL(join(dirname(fileURLToPath(import.meta.url)), "..", "dist", name)).href;
+const distIndex = dist("index.js");
+const distInternal = dist("internal.js");
 
 const dirs = tempDirs("ns-hostile-");
 afterEach(dirs.cleanup);
@@ -49,7 +52,8 @@ const linux = existsSync("/proc/self/stat");
 const header = { type: "session", version: 3, id: "h", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" };
 
 /**
- * Runs `body` (an ES module body; `ns` is node-store's built index, `path` and `arg` are given)
+ * Runs `body` (an ES module body; `ns` is node-store's built index, `internal` its internal
+ * subpath, `path` and `arg` are given)
  * in a child process that prints one JSON value; fails when it does not finish in time.
  */
 function inChild(body: string, path: string, arg: unknown = null, prelude = ""): unknown {
@@ -58,6 +62,7 @@ function inChild(body: string, path: string, arg: unknown = null, prelude = ""):
     script,
     `${prelude}
 const ns = await import(${JSON.stringify(distIndex)});
+const internal = await import(${JSON.stringify(distInternal)});
 const path = ${JSON.stringify(path)};
 const arg = ${JSON.stringify(arg)};
 const out = await (async () => { ${body} })();
@@ -328,7 +333,7 @@ describe("a FIFO named like a session", () => {
         rewriteSessionFile: () => ns.rewriteSessionFile(path, [{ type: "session", version: 3, id: "x", timestamp: "t", cwd: "/" }]),
         removeSession: () => ns.removeSession(path, { trash: false }),
         // No error by contract: no bytes (and never a blocked read).
-        readFileBytes: () => ns.readFileBytes(path, 0, 10).length,
+        readFileBytes: () => internal.readFileBytes(path, 0, 10).length,
       };
       const results = {};
       for (const [name, fn] of Object.entries(calls)) results[name] = await outcome(fn);

@@ -15,7 +15,7 @@ export {
   parseSessionText,
   rawRecordValue,
   resultOf,
-} from "./codec.js";
+} from "./codec/decoder.js";
 export { type JsonSyntaxError, isJsonText, jsonSyntaxError } from "./json-check.js";
 export {
   type SerializeOptions,

@@ -15,7 +15,7 @@ import {
 import { Ajv, type ValidateFunction } from "ajv";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSessionBytes, parseSessionText } from "./codec.js";
+import { parseSessionBytes, parseSessionText } from "./codec/decoder.js";
 import { jsonSchemaDocuments } from "./json-schema.js";
 import {
   SessionEntrySchema,

@@ -5,7 +5,7 @@
 import { arbEntry, arbHeader, fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSessionBytes, parseSessionText } from "./codec.js";
+import { parseSessionBytes, parseSessionText } from "./codec/decoder.js";
 import type { JsonRecord } from "./records.js";
 import { encodeLine, serializeEntry, serializeRecords, stringifyEntry, utf8 } from "./serialize.js";
 

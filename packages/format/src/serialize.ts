@@ -8,7 +8,7 @@
  */
 import { stringifyJson } from "./json-text.js";
 import type { SessionRecord } from "./records.js";
-import { TextLineRecord } from "./text-line.js";
+import { TextLineRecord } from "./codec/raw-records.js";
 
 declare class TextEncoder {
   encode(input?: string): Uint8Array;

@@ -5,7 +5,7 @@
  * the memory of reading a file of a million broken lines. Internal to this package: callers
  * see a {@link RawRecord}.
  */
-import type { RawRecord } from "./records.js";
+import type { RawRecord } from "../records.js";
 
 declare class TextEncoder {
   encodeInto(source: string, destination: Uint8Array): { read: number; written: number };

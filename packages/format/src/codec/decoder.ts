@@ -17,9 +17,9 @@
  * `JSON.parse` accepts, so the records are the same either way, and the reason of an invalid
  * line is the check's own (the same on every engine).
  */
-import { type JsonSyntaxError, isJsonText, isJsonWhitespace, jsonSyntaxError } from "./json-check.js";
-import type { Diagnostic, JsonRecord, RawRecord, SessionRecord } from "./records.js";
-import { NOT_JSON, STRIPPED_BOM, STRIPPED_CR, TextLineRecord } from "./text-line.js";
+import { type JsonSyntaxError, isJsonText, isJsonWhitespace, jsonSyntaxError } from "../json-check.js";
+import type { Diagnostic, JsonRecord, RawRecord, SessionRecord } from "../records.js";
+import { NOT_JSON, STRIPPED_BOM, STRIPPED_CR, TextLineRecord } from "./raw-records.js";
 
 // The package compiles without DOM or Node typings; these globals exist in every runtime
 // we target (Node >= 11, browsers, workers). Declared locally so no `lib` change is needed.

@@ -12,10 +12,10 @@ import {
   parseSessionBytes,
   parseSessionText,
   resultOf,
-} from "./codec.js";
-import { jsonSyntaxError } from "./json-check.js";
-import type { JsonRecord, RawRecord, SessionRecord } from "./records.js";
-import { serializeRecords } from "./serialize.js";
+} from "./decoder.js";
+import { jsonSyntaxError } from "../json-check.js";
+import type { JsonRecord, RawRecord, SessionRecord } from "../records.js";
+import { serializeRecords } from "../serialize.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const realParse = JSON.parse;

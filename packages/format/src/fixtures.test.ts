@@ -5,7 +5,8 @@
  */
 import { readUpstreamFixture, upstreamFixtureNames } from "@pi-session/testkit";
 import { describe, expect, it } from "vitest";
-import { SessionLineDecoder, parseSessionBytes, resultOf } from "./codec/decoder.js";
+import { SessionLineDecoder } from "./codec/decoder.js";
+import { parseSessionBytes, resultOf } from "./codec/parse.js";
 import type { SessionRecord } from "./records.js";
 import { serializeRecords } from "./serialize.js";
 import { detectVersion, splitSession } from "./session.js";

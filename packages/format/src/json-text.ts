@@ -16,9 +16,9 @@ const CHUNK = 1 << 16;
 
 /**
  * Levels indented by {@link serializeJson}; deeper values are written compactly, so a value
- * nested 100,000 deep prints in linear size (indenting every level would be quadratic: 10 GB).
+ * nested 100,000 deep prints in linear size (indenting every level would make it quadratic).
  * Only used where `JSON.stringify` gave out (at about 5,000 levels), so the output of
- * {@link writeJson} is `JSON.stringify`'s wherever that works.
+ * {@link writeJsonText} is `JSON.stringify`'s wherever that works.
  */
 export const MAX_INDENTED_DEPTH = 1000;
 

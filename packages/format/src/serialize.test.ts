@@ -5,9 +5,10 @@
 import { arbEntry, arbHeader, fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { parseSessionBytes, parseSessionText } from "./codec/decoder.js";
+import { parseSessionBytes, parseSessionText } from "./codec/parse.js";
 import type { JsonRecord } from "./records.js";
-import { encodeLine, serializeEntry, serializeRecords, stringifyEntry, utf8 } from "./serialize.js";
+import { utf8 } from "./bytes.js";
+import { serializeEntries, serializeEntry, serializeLine, serializeRecords } from "./serialize.js";
 
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
 
@@ -31,16 +32,16 @@ describe("serializeEntry", () => {
     expect(line).toBe('{"k\\u2028":"a\\u2028b\\u2029c"}\n');
     expect(JSON.parse(line)).toEqual({ "k\u2028": "a\u2028b\u2029c" });
     // Each alone, in a one-byte and in a two-byte string.
-    expect(stringifyEntry({ a: "x\u2029" })).toBe('{"a":"x\\u2029"}');
-    expect(stringifyEntry({ a: "\u2028" })).toBe('{"a":"\\u2028"}');
-    expect(stringifyEntry({ a: "中\u2029文" })).toBe('{"a":"中\\u2029文"}');
-    expect(stringifyEntry({ a: "中文" })).toBe('{"a":"中文"}');
+    expect(serializeLine({ a: "x\u2029" })).toBe('{"a":"x\\u2029"}');
+    expect(serializeLine({ a: "\u2028" })).toBe('{"a":"\\u2028"}');
+    expect(serializeLine({ a: "中\u2029文" })).toBe('{"a":"中\\u2029文"}');
+    expect(serializeLine({ a: "中文" })).toBe('{"a":"中文"}');
   });
 
   it("keeps other characters as JSON.stringify writes them", () => {
     const v = { s: "é😀\r\n\t\u0000\ud800" };
-    expect(stringifyEntry(v)).toBe(JSON.stringify(v));
-    expect(dec(encodeLine(v))).toBe(`${JSON.stringify(v)}\n`);
+    expect(serializeLine(v)).toBe(JSON.stringify(v));
+    expect(dec(utf8(serializeEntry(v)))).toBe(`${JSON.stringify(v)}\n`);
   });
 });
 
@@ -106,6 +107,17 @@ describe("serializer properties", () => {
         const bytes = utf8(values.map(serializeEntry).join(""));
         // Compared as Buffers: vitest's element-wise Uint8Array diff is slow.
         expect(Buffer.from(serializeRecords(parseSessionBytes(bytes).records)).equals(bytes)).toBe(true);
+      }),
+      fcOptions(),
+    );
+  }, 60_000);
+
+  it("serializeEntries writes each entry's serializeEntry line, and serializeLine is that line without its newline", () => {
+    fc.assert(
+      fc.property(fc.array(arbAnyEntry, { maxLength: 8 }), (values) => {
+        const text = values.map(serializeEntry).join("");
+        expect(Buffer.from(serializeEntries(values)).equals(utf8(text))).toBe(true);
+        for (const value of values) expect(`${serializeLine(value)}\n`).toBe(serializeEntry(value));
       }),
       fcOptions(),
     );

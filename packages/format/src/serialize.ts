@@ -1,52 +1,48 @@
 /**
- * The serializer: entries and records -> the bytes of a session file.
+ * The serializer: entries and records -> the text and bytes of a session file. One verb,
+ * `serialize`, and the noun says what goes in: {@link serializeLine} (one entry's line, without
+ * its `\n`), {@link serializeEntry} (one entry as it goes into a file, `\n` included),
+ * {@link serializeEntries} (entries -> file bytes) and {@link serializeRecords} (records ->
+ * file bytes, malformed lines put back). Use these for every line written, so that every writer
+ * writes what pi writes.
  *
- * Writes what pi writes (`JSON.stringify` of the object, keys in the order given, one line
- * per entry ending in `\n`), except that U+2028/U+2029 are escaped so that line readers
- * which split on them (Node >= 24 `readline`) cannot cut an entry in two. Raw records go
- * back byte for byte, so a read-modify-write never loses a malformed line. Pure.
+ * What pi writes is `JSON.stringify` of the object (keys in the order given), one line per
+ * entry ending in `\n`. Two differences: U+2028/U+2029 are escaped, so that line readers which
+ * split on them (Node >= 24 `readline`) cannot cut an entry in two, and an entry nested deeper
+ * than `JSON.stringify` can go is still written (`stringifyJson`). Raw records go back byte for
+ * byte, so a read-modify-write never loses a malformed line. Pure.
  */
+import { concatBytes, utf8 } from "./bytes.js";
+import { TextLineRecord } from "./codec/raw-records.js";
 import { stringifyJson } from "./json-text.js";
 import type { SessionRecord } from "./records.js";
-import { TextLineRecord } from "./codec/raw-records.js";
-
-declare class TextEncoder {
-  encode(input?: string): Uint8Array;
-}
-
-let encoder: TextEncoder | undefined;
-
-/** UTF-8 bytes of a string. */
-export function utf8(text: string): Uint8Array {
-  encoder ??= new TextEncoder();
-  return encoder.encode(text);
-}
 
 const NEWLINE = new Uint8Array([10]);
 const LINE_SEPARATORS = /[\u2028\u2029]/g;
 
-function escapeSeparator(ch: string): string {
-  return ch === "\u2028" ? "\\u2028" : "\\u2029";
+function escapeSeparator(separator: string): string {
+  return separator === "\u2028" ? "\\u2028" : "\\u2029";
 }
 
-/** One entry as JSON text, without the newline (at any depth: pi's `JSON.stringify` gives out past ~5,000 levels). */
-export function stringifyEntry(value: object): string {
+/** One entry's line: its JSON text, without the `\n` (a line, as in records, ends before it). */
+export function serializeLine(value: object): string {
   const json = stringifyJson(value) as string;
-  // Most lines hold neither: `includes` answers at once for a one-byte string, where a global
-  // replace scanned every line (a measurable share of an append).
+  // Most lines hold neither: `includes` answers at once for a one-byte string.
   if (!json.includes("\u2028") && !json.includes("\u2029")) return json;
   // Outside strings JSON.stringify never emits U+2028/9, so escaping them keeps the value.
   return json.replace(LINE_SEPARATORS, escapeSeparator);
 }
 
-/** One entry as a session-file line: its JSON text followed by `\n`. */
+/** One entry as it goes into a session file: its line followed by `\n`. */
 export function serializeEntry(value: object): string {
-  return `${stringifyEntry(value)}\n`;
+  return `${serializeLine(value)}\n`;
 }
 
-/** One entry as the UTF-8 bytes of its line, `\n` included. */
-export function encodeLine(value: object): Uint8Array {
-  return utf8(serializeEntry(value));
+/** Entries as the bytes of a file (or of an append), one line each. */
+export function serializeEntries(entries: readonly object[]): Uint8Array {
+  let text = "";
+  for (const entry of entries) text += serializeEntry(entry);
+  return utf8(text);
 }
 
 export interface SerializeOptions {
@@ -58,8 +54,8 @@ export interface SerializeOptions {
 }
 
 /**
- * Writes records as file bytes: JSON records through {@link serializeEntry}, raw records
- * with their original bytes, each followed by `\n` (see {@link SerializeOptions}).
+ * Records as file bytes: JSON records through {@link serializeEntry}, raw records with their
+ * original bytes, each followed by `\n` (see {@link SerializeOptions}).
  */
 export function serializeRecords(records: readonly SessionRecord[], opts: SerializeOptions = {}): Uint8Array {
   const parts: Uint8Array[] = [];
@@ -68,7 +64,7 @@ export function serializeRecords(records: readonly SessionRecord[], opts: Serial
   records.forEach((rec, i) => {
     const newline = !(opts.keepTornTail === true && i === last && !rec.terminated);
     if (rec.kind === "json") {
-      text += newline ? serializeEntry(rec.value) : stringifyEntry(rec.value);
+      text += newline ? serializeEntry(rec.value) : serializeLine(rec.value);
       return;
     }
     // A line the codec kept as text is encoded with the JSON text around it.
@@ -86,13 +82,19 @@ export function serializeRecords(records: readonly SessionRecord[], opts: Serial
     if (newline) parts.push(NEWLINE);
   });
   if (text !== "") parts.push(utf8(text));
-  let total = 0;
-  for (const p of parts) total += p.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
+  return concatBytes(parts);
+}
+
+/**
+ * @deprecated Use {@link serializeLine}. Kept until node-store, which is being restructured,
+ * moves to the new name; removed before the first release.
+ */
+export const stringifyEntry: (value: object) => string = serializeLine;
+
+/**
+ * @deprecated Use `utf8(serializeEntry(value))`. Kept until node-store moves off it; removed
+ * before the first release.
+ */
+export function encodeLine(value: object): Uint8Array {
+  return utf8(serializeEntry(value));
 }

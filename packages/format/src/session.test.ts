@@ -3,7 +3,7 @@
  * string id), duplicate headers, headers after entries, and version detection.
  */
 import { describe, expect, it } from "vitest";
-import { parseSessionText } from "./codec/decoder.js";
+import { parseSessionText } from "./codec/parse.js";
 import { detectVersion, splitSession } from "./session.js";
 
 const H = '{"type":"session","version":3,"id":"s1","timestamp":"2025-01-01T00:00:00.000Z","cwd":"/p"}';

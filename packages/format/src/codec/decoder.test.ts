@@ -5,17 +5,11 @@
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it, vi } from "vitest";
-import {
-  type ParseResult,
-  SessionLineDecoder,
-  codecTesting,
-  parseSessionBytes,
-  parseSessionText,
-  resultOf,
-} from "./decoder.js";
 import { jsonSyntaxError } from "../json-check.js";
 import type { JsonRecord, RawRecord, SessionRecord } from "../records.js";
 import { serializeRecords } from "../serialize.js";
+import { SessionLineDecoder, codecTesting } from "./decoder.js";
+import { type ParseResult, parseSessionBytes, parseSessionText, resultOf } from "./parse.js";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const realParse = JSON.parse;

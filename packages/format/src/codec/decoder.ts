@@ -1,9 +1,9 @@
 /**
- * The line codec: bytes of a session file -> records, with diagnostics.
+ * The line decoder: bytes of a session file -> records, with diagnostics, chunk by chunk.
  *
- * Use {@link parseSessionBytes} for a whole buffer and {@link SessionLineDecoder} to feed a
- * file chunk by chunk (a streaming reader, a tail-follower resuming at a byte offset). Both
- * give identical results for any split of the same bytes. Pure: no I/O, never throws.
+ * Use {@link SessionLineDecoder} to feed a file as it is read (a streaming reader, a
+ * tail-follower resuming at a byte offset); `parseSessionBytes` (./parse.ts) runs it over a
+ * whole buffer. Any split of the same bytes gives the same records. Pure: no I/O, never throws.
  *
  * Rules: lines end at `\n` (0x0A) only; one trailing `\r` is stripped; a UTF-8 BOM is
  * stripped from the first line of a file only; blank lines (empty, or only JSON whitespace:
@@ -13,23 +13,22 @@
  * A broken line costs about what a good one costs: only a line shaped like an object (`{` to
  * `}`) goes to `JSON.parse` unchecked; any other line, and every line for a while after one
  * that `JSON.parse` rejected, is checked by {@link jsonSyntaxError} first, which proves it is
- * not JSON without the exception (a few microseconds each). The check accepts exactly what
- * `JSON.parse` accepts, so the records are the same either way, and the reason of an invalid
- * line is the check's own (the same on every engine).
+ * not JSON without the exception. The check accepts exactly what `JSON.parse` accepts, so the
+ * records are the same either way, and the reason of an invalid line is the check's own (the
+ * same on every engine). See docs/decisions/002 and 116.
  */
-import { type JsonSyntaxError, isJsonText, isJsonWhitespace, jsonSyntaxError } from "../json-check.js";
-import type { Diagnostic, JsonRecord, RawRecord, SessionRecord } from "../records.js";
-import { NOT_JSON, STRIPPED_BOM, STRIPPED_CR, TextLineRecord } from "./raw-records.js";
-
-// The package compiles without DOM or Node typings; these globals exist in every runtime
-// we target (Node >= 11, browsers, workers). Declared locally so no `lib` change is needed.
-declare class TextDecoder {
-  constructor(label?: string, options?: { fatal?: boolean; ignoreBOM?: boolean });
-  decode(input?: Uint8Array): string;
-}
-declare class TextEncoder {
-  encode(input?: string): Uint8Array;
-}
+import {
+  concatBytes,
+  copyBytes,
+  decodeLenient,
+  firstInvalidUtf8,
+  isValidUtf8,
+  utf8Length,
+} from "../bytes.js";
+import { type JsonSyntaxError, jsonSyntaxError } from "../json-check.js";
+import type { Diagnostic, JsonRecord, RawRecord, RecordPosition, SessionRecord } from "../records.js";
+import { isBlank, objectShaped } from "./line-shape.js";
+import { type MalformedLine, NOT_JSON, STRIPPED_BOM, STRIPPED_CR, TextLineRecord } from "./raw-records.js";
 
 /** Where a parse starts; lets a reader resume in the middle of a file. */
 export interface DecoderOptions {
@@ -73,31 +72,15 @@ export interface TornTail {
   byteLength: number;
 }
 
-export interface ParseResult {
-  records: SessionRecord[];
-  diagnostics: Diagnostic[];
-  /** Diagnostics of malformed lines not kept because of `maxDiagnostics` (all are errors). */
-  omittedDiagnostics: number;
-  /** Records `keepRecord` dropped. */
-  omittedRecords: number;
-  /** Lines that were empty or JSON whitespace only (counted in line numbers, no record). */
-  blankLines: number;
-  /** Lines seen, blank ones included; an unterminated last line counts. */
-  lines: number;
-  /** Bytes seen. */
-  bytes: number;
-  /** Present when the input does not end with `\n` and its last line is not blank. */
-  tornTail?: TornTail;
-}
-
 const LF = 10;
 const CR_CHAR = 13;
 const OPEN_BRACE = 123;
 const CLOSE_BRACE = 125;
 const BOM_CHAR = 0xfeff;
 const EXCERPT_CHARS = 60;
+/** Bytes decoded in one call, cut at a line end (see {@link SessionLineDecoder.push}). */
 const WINDOW = 16 * 1024;
-/** Lines decoded one at a time after a line with non-ASCII text (see {@link SessionLineDecoder.push}). */
+/** Lines decoded one at a time after a line with non-ASCII text. */
 const NON_ASCII_RUN = 128;
 /** In such a run, lines up to SHORT_LINE bytes are decoded together, up to SHORT_GROUP bytes. */
 const SHORT_LINE = 512;
@@ -115,98 +98,10 @@ const MEMO_CHARS = 256;
  * Not exported from the package.
  */
 export const codecTesting = { parseEveryLine: false };
+/** Where `push` and `end` put no records (between calls). */
+const NO_RECORDS: SessionRecord[] = [];
 /** Used if `JSON.parse` rejects what the check accepted (a bug of the check; never seen). */
 const UNEXPLAINED: JsonSyntaxError = { index: 0, message: "rejected by JSON.parse" };
-
-// Lazily created so importing the module costs nothing; TextDecoder is stateless when
-// called without `stream: true`, so sharing one instance is safe.
-let lenientDecoder: TextDecoder | undefined;
-let fatalDecoder: TextDecoder | undefined;
-
-function decodeLenient(bytes: Uint8Array, start: number, end: number): string {
-  lenientDecoder ??= new TextDecoder("utf-8", { ignoreBOM: true });
-  return lenientDecoder.decode(bytes.subarray(start, end));
-}
-
-function isValidUtf8(bytes: Uint8Array): boolean {
-  fatalDecoder ??= new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
-  try {
-    fatalDecoder.decode(bytes);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** Index of the first byte that starts an invalid UTF-8 sequence (for messages only). */
-function firstInvalidUtf8(b: Uint8Array): number {
-  let i = 0;
-  while (i < b.length) {
-    const c = b[i] as number;
-    let need = 0;
-    let min = 0;
-    if (c < 0x80) {
-      i++;
-      continue;
-    }
-    if (c >= 0xc2 && c <= 0xdf) {
-      need = 1;
-      min = 0x80;
-    } else if (c >= 0xe0 && c <= 0xef) {
-      need = 2;
-      min = 0x800;
-    } else if (c >= 0xf0 && c <= 0xf4) {
-      need = 3;
-      min = 0x10000;
-    } else return i;
-    let cp = c & (0x3f >> need);
-    for (let k = 1; k <= need; k++) {
-      const n = b[i + k];
-      if (n === undefined || (n & 0xc0) !== 0x80) return i;
-      cp = (cp << 6) | (n & 0x3f);
-    }
-    if (cp < min || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff)) return i;
-    i += need + 1;
-  }
-  return -1;
-}
-
-/**
- * Whether a line is blank: empty, or only JSON whitespace (space, tab, CR; a line holds no
- * LF). Not `trim()`, which also strips U+00A0, U+2028, U+FEFF and others: such a line is not
- * JSON, and dropping it silently would erase it on the next rewrite.
- */
-function isBlank(text: string): boolean {
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c !== 32 && c !== 9 && c !== CR_CHAR) return false;
-  }
-  return true;
-}
-
-/**
- * Whether a line that is not blank may be a JSON object: its first and last characters other
- * than JSON whitespace are `{` and `}`. Anything else cannot be one, whatever it holds.
- */
-function objectShaped(text: string): boolean {
-  let first = 0;
-  while (isJsonWhitespace(text.charCodeAt(first))) first++;
-  if (text.charCodeAt(first) !== OPEN_BRACE) return false;
-  let last = text.length - 1;
-  while (isJsonWhitespace(text.charCodeAt(last))) last--;
-  return last > first && text.charCodeAt(last) === CLOSE_BRACE;
-}
-
-/** UTF-8 length of `text[0, end)` (the text is well-formed: it was decoded from valid UTF-8). */
-function utf8Length(text: string, end: number): number {
-  let n = 0;
-  for (let i = 0; i < end; i++) {
-    const c = text.charCodeAt(i);
-    // A surrogate pair is 4 bytes, 2 per code unit.
-    n += c < 0x80 ? 1 : c < 0x800 || (c >= 0xd800 && c <= 0xdfff) ? 2 : 3;
-  }
-  return n;
-}
 
 function describeValue(value: unknown): string {
   return value === null ? "null" : Array.isArray(value) ? "an array" : `a ${typeof value}`;
@@ -215,22 +110,6 @@ function describeValue(value: unknown): string {
 function excerpt(text: string): string {
   const cut = text.length > EXCERPT_CHARS ? `${text.slice(0, EXCERPT_CHARS)}…` : text;
   return JSON.stringify(cut);
-}
-
-function copyBytes(src: Uint8Array, start: number, end: number): Uint8Array {
-  // `new Uint8Array(view)` copies, also when `src` is a Node Buffer (whose slice() does not).
-  return new Uint8Array(src.subarray(start, end));
-}
-
-function concatBytes(parts: Uint8Array[], total: number): Uint8Array {
-  if (parts.length === 1) return parts[0] as Uint8Array;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 /**
@@ -243,12 +122,16 @@ export class SessionLineDecoder {
   private omitted = 0;
   private readonly keep: ((record: SessionRecord) => boolean) | undefined;
   private omittedRecs = 0;
+  /** The records of the current `push` or `end` call. */
+  private out: SessionRecord[] = NO_RECORDS;
+  /** Whether the line being decoded ended with `\n`: false only for the last line, in `end`. */
+  private lineTerminated = true;
   /** The last record made, kept or not (the torn tail's kind is read from it). */
   private last: SessionRecord | undefined;
   /** Object-shaped lines still to check before `JSON.parse` (see {@link CHECK_RUN}). */
   private checkRun = 0;
-  /** The text, code and reason of the last malformed line: a run of equal lines shares one reason. */
-  private lastBad: { text: string; code: "invalid-json" | "not-an-object"; reason: string } | undefined;
+  /** The last malformed line: a run of equal lines shares one reason. */
+  private lastBad: MalformedLine | undefined;
   private blank = 0;
   private lineCount = 0;
   private byteCount = 0;
@@ -329,25 +212,18 @@ export class SessionLineDecoder {
       this.pendingLength += len;
       return out;
     }
+    this.out = out;
     if (this.pendingLength > 0) {
       // The line began in an earlier chunk: join and handle it alone.
       this.pending.push(chunk.subarray(0, firstNl));
-      const lineBytes = concatBytes(this.pending, this.pendingLength + firstNl);
-      this.pending = [];
-      this.pendingLength = 0;
-      this.lineFromBytes(lineBytes, 0, lineBytes.length, true, out);
+      this.lineFromBytes(this.takePending());
       from = firstNl + 1;
     }
     const lastNl = chunk.lastIndexOf(LF);
-    // Decode in windows of about WINDOW bytes cut at line ends: one decoder call per window
-    // (not per line), and small windows keep most decoded strings one-byte even when a few
-    // lines elsewhere hold non-ASCII text. One decode of the whole chunk was measured slower
-    // (on 100 MB: 16 KiB windows ~20 ms, 256 KiB+ ~100 ms): big strings go to V8's
-    // large-object space, and after the first non-ASCII byte V8 decodes on its slow path.
-    // That slow path runs to the end of the window, ASCII lines included; non-ASCII text comes
-    // in runs (a conversation, a tool's output), so after a window or line that had some, the
-    // next NON_ASCII_RUN lines are decoded one at a time (short ones a few together), which
-    // keeps the slow path to the lines that need it.
+    // Decode in windows of about WINDOW bytes cut at line ends: one decoder call per window,
+    // not per line. After a window or line with non-ASCII text, the next NON_ASCII_RUN lines
+    // are decoded one at a time (short ones a few together), so that the engine's slower
+    // decoding of non-ASCII text covers only the lines that need it (decision 002).
     while (from <= lastNl) {
       let cut: number;
       if (this.singleLines > 0) {
@@ -365,13 +241,14 @@ export class SessionLineDecoder {
         cut = from + WINDOW >= lastNl ? lastNl : chunk.indexOf(LF, from + WINDOW);
         if (cut < 0) cut = lastNl;
       }
-      if (this.region(chunk, from, cut + 1, out)) this.singleLines = NON_ASCII_RUN;
+      if (this.region(chunk, from, cut + 1)) this.singleLines = NON_ASCII_RUN;
       from = cut + 1;
     }
     if (lastNl + 1 < len) {
       this.pending.push(copyBytes(chunk, lastNl + 1, len));
       this.pendingLength = len - lastNl - 1;
     }
+    this.out = NO_RECORDS;
     return out;
   }
 
@@ -381,13 +258,14 @@ export class SessionLineDecoder {
     if (this.ended) return out;
     this.ended = true;
     if (this.pendingLength === 0) return out;
-    const lineBytes = concatBytes(this.pending, this.pendingLength);
-    this.pending = [];
-    this.pendingLength = 0;
     const line = this.nextLineNo;
     const offset = this.lineStart;
     const lines = this.lineCount;
-    this.lineFromBytes(lineBytes, 0, lineBytes.length, false, out);
+    this.out = out;
+    this.lineTerminated = false;
+    this.lineFromBytes(this.takePending());
+    this.lineTerminated = true;
+    this.out = NO_RECORDS;
     const rec = this.lineCount > lines ? this.last : undefined;
     if (rec !== undefined && rec.line === line) {
       const kind = rec.kind === "json" ? "json" : "fragment";
@@ -398,21 +276,27 @@ export class SessionLineDecoder {
         line,
         offset,
         reason:
-          kind === "json"
+          rec.kind === "json"
             ? "last line has no terminating newline (complete JSON object; the write may have been cut short)"
-            : `last line has no terminating newline and is not a complete JSON object (a torn write): ${excerpt(
-                (rec as RawRecord).text,
-              )}`,
+            : `last line has no terminating newline and is not a complete JSON object (a torn write): ${excerpt(rec.text)}`,
       });
     }
     return out;
+  }
+
+  /** The held-back bytes of the current line, joined; the pending list is emptied. */
+  private takePending(): Uint8Array {
+    const line = concatBytes(this.pending);
+    this.pending = [];
+    this.pendingLength = 0;
+    return line;
   }
 
   /**
    * Handles `bytes[start, end)`, which holds whole lines each ending with `\n`; returns whether
    * they held anything but ASCII.
    */
-  private region(bytes: Uint8Array, start: number, end: number, out: SessionRecord[]): boolean {
+  private region(bytes: Uint8Array, start: number, end: number): boolean {
     const text = this.decode(bytes, start, end);
     // U+FFFD anywhere means a line may hold invalid UTF-8; find them lazily.
     let nextBad = text.indexOf("\uFFFD");
@@ -424,17 +308,19 @@ export class SessionLineDecoder {
     while (bytePos < end) {
       const charNl = text.indexOf("\n", charPos);
       const nl = ascii ? start + charNl : bytes.indexOf(LF, bytePos);
-      let lineText = text.slice(charPos, charNl);
+      const lineText = text.slice(charPos, charNl);
       let suspect = false;
       if (nextBad >= 0 && nextBad < charNl) {
         suspect = true;
         nextBad = text.indexOf("\uFFFD", charNl);
       }
-      if (suspect && !isValidUtf8(bytes.subarray(bytePos, nl))) {
-        this.invalidUtf8(bytes, bytePos, nl, lineText, true, out);
+      const lineBytes = suspect ? bytes.subarray(bytePos, nl) : undefined;
+      if (lineBytes !== undefined && !isValidUtf8(lineBytes)) {
+        this.invalidUtf8(lineBytes, lineText);
+      } else if (lineText.charCodeAt(lineText.length - 1) === CR_CHAR) {
+        this.lineFromText(lineText.slice(0, -1), nl - bytePos, STRIPPED_CR);
       } else {
-        if (lineText.charCodeAt(lineText.length - 1) === CR_CHAR) lineText = lineText.slice(0, -1);
-        this.lineFromText(lineText, bytes, bytePos, nl, true, out);
+        this.lineFromText(lineText, nl - bytePos, 0);
       }
       bytePos = nl + 1;
       charPos = charNl + 1;
@@ -442,41 +328,30 @@ export class SessionLineDecoder {
     return !ascii;
   }
 
-  private lineFromBytes(
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    terminated: boolean,
-    out: SessionRecord[],
-  ): void {
-    let text = this.decode(bytes, start, end);
-    if (text.includes("\uFFFD") && !isValidUtf8(bytes.subarray(start, end))) {
-      this.invalidUtf8(bytes, start, end, text, terminated, out);
-      return;
-    }
-    if (text.charCodeAt(text.length - 1) === CR_CHAR) text = text.slice(0, -1);
-    this.lineFromText(text, bytes, start, end, terminated, out);
+  /** Handles one line (without its `\n`) that came in pieces. */
+  private lineFromBytes(line: Uint8Array): void {
+    const text = this.decode(line, 0, line.length);
+    if (text.includes("\uFFFD") && !isValidUtf8(line)) this.invalidUtf8(line, text);
+    else if (text.charCodeAt(text.length - 1) === CR_CHAR)
+      this.lineFromText(text.slice(0, -1), line.length, STRIPPED_CR);
+    else this.lineFromText(text, line.length, 0);
   }
 
-  private lineFromText(
-    text: string,
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    terminated: boolean,
-    out: SessionRecord[],
-  ): void {
+  /**
+   * Handles one line of valid UTF-8: `text` is the line without a trailing CR (`stripped` says
+   * whether there was one), `byteLength` its length in the file, `\n` excluded.
+   */
+  private lineFromText(text: string, byteLength: number, stripped: number): void {
     const line = this.nextLineNo++;
     const offset = this.lineStart;
-    const byteLength = end - start;
+    const terminated = this.lineTerminated;
     this.lineStart += byteLength + (terminated ? 1 : 0);
     this.lineCount++;
-    let stripped = 0;
     if (this.bomPending) {
       this.bomPending = false;
       if (text.charCodeAt(0) === BOM_CHAR) {
         text = text.slice(1);
-        stripped = STRIPPED_BOM;
+        stripped |= STRIPPED_BOM;
       }
     }
     const c0 = text.charCodeAt(0);
@@ -497,10 +372,9 @@ export class SessionLineDecoder {
         this.checkRun = CHECK_RUN;
       }
     } else {
-      if (bytes[end - 1] === CR_CHAR) stripped |= STRIPPED_CR;
       const same = this.lastBad;
       if (same !== undefined && stripped === 0 && same.text === text) {
-        this.raw(text, same.reason, same.code, line, offset, byteLength, terminated, stripped, out);
+        this.raw({ line, offset, byteLength, terminated }, same, stripped);
         return;
       }
       error = jsonSyntaxError(text);
@@ -514,21 +388,25 @@ export class SessionLineDecoder {
       if (shaped) this.checkRun = error === undefined ? this.checkRun - 1 : CHECK_RUN;
     }
     if (error !== undefined) {
-      if (bytes[end - 1] === CR_CHAR) stripped |= STRIPPED_CR;
       // An ASCII line has as many bytes as characters (plus what was stripped).
-      const ascii =
-        byteLength === text.length + (stripped & STRIPPED_BOM ? 3 : 0) + (stripped & STRIPPED_CR ? 1 : 0);
-      const at = (stripped & STRIPPED_BOM ? 3 : 0) + (ascii ? error.index : utf8Length(text, error.index));
+      const bomBytes = stripped & STRIPPED_BOM ? 3 : 0;
+      const ascii = byteLength === text.length + bomBytes + (stripped & STRIPPED_CR ? 1 : 0);
+      const at = bomBytes + (ascii ? error.index : utf8Length(text, error.index));
       const reason = `invalid JSON (${error.message}, at byte ${at} of the line): ${excerpt(text)}`;
-      if (stripped === 0 && text.length <= MEMO_CHARS) this.lastBad = { text, code: "invalid-json", reason };
-      this.raw(text, reason, "invalid-json", line, offset, byteLength, terminated, stripped, out);
+      this.malformed(
+        { line, offset, byteLength, terminated },
+        { text, code: "invalid-json", reason },
+        stripped,
+      );
       return;
     }
     if (typeof value !== "object" || value === null || Array.isArray(value)) {
-      if (bytes[end - 1] === CR_CHAR) stripped |= STRIPPED_CR;
       const reason = `line is ${describeValue(value)}, not a JSON object: ${excerpt(text)}`;
-      if (stripped === 0 && text.length <= MEMO_CHARS) this.lastBad = { text, code: "not-an-object", reason };
-      this.raw(text, reason, "not-an-object", line, offset, byteLength, terminated, stripped, out);
+      this.malformed(
+        { line, offset, byteLength, terminated },
+        { text, code: "not-an-object", reason },
+        stripped,
+      );
       return;
     }
     const rec: JsonRecord = {
@@ -539,20 +417,21 @@ export class SessionLineDecoder {
       terminated,
       value: value as Record<string, unknown>,
     };
-    this.emit(rec, out);
+    this.emit(rec);
   }
 
-  private invalidUtf8(
-    bytes: Uint8Array,
-    start: number,
-    end: number,
-    text: string,
-    terminated: boolean,
-    out: SessionRecord[],
-  ): void {
+  /** A line that is valid UTF-8 but no JSON object; remembered when the next may repeat it. */
+  private malformed(position: RecordPosition, bad: MalformedLine, stripped: number): void {
+    if (stripped === 0 && bad.text.length <= MEMO_CHARS) this.lastBad = bad;
+    this.raw(position, bad, stripped);
+  }
+
+  /** Handles one line (without its `\n`) that is not valid UTF-8; its text has U+FFFD for the bad bytes. */
+  private invalidUtf8(bytes: Uint8Array, text: string): void {
     const line = this.nextLineNo++;
     const offset = this.lineStart;
-    this.lineStart += end - start + (terminated ? 1 : 0);
+    const terminated = this.lineTerminated;
+    this.lineStart += bytes.length + (terminated ? 1 : 0);
     this.lineCount++;
     if (this.bomPending) {
       // As on a valid line: the text is what a reader parses (pi parses it with U+FFFD).
@@ -560,96 +439,40 @@ export class SessionLineDecoder {
       if (text.charCodeAt(0) === BOM_CHAR) text = text.slice(1);
     }
     if (text.charCodeAt(text.length - 1) === CR_CHAR) text = text.slice(0, -1);
-    const at = firstInvalidUtf8(bytes.subarray(start, end));
+    const at = firstInvalidUtf8(bytes);
     const reason = `invalid UTF-8 at byte ${at} of the line (file byte ${offset + at}): ${excerpt(text)}`;
     // Its text cannot give its bytes back: they are kept.
     const rec: RawRecord = {
       kind: "raw",
       line,
       offset,
-      byteLength: end - start,
+      byteLength: bytes.length,
       terminated,
-      bytes: copyBytes(bytes, start, end),
+      bytes: copyBytes(bytes, 0, bytes.length),
       text,
       reason,
     };
-    this.emit(rec, out);
-    this.diagnose("invalid-utf8", line, offset, reason);
+    this.emit(rec);
+    this.diagnose("invalid-utf8", rec);
   }
 
-  /** A raw record of a line that is valid UTF-8 (its bytes are its text, plus what was stripped). */
-  private raw(
-    text: string,
-    reason: string,
-    code: "invalid-json" | "not-an-object",
-    line: number,
-    offset: number,
-    byteLength: number,
-    terminated: boolean,
-    stripped: number,
-    out: SessionRecord[],
-  ): void {
-    const flags = code === "invalid-json" ? stripped | NOT_JSON : stripped;
-    this.emit(new TextLineRecord({ line, offset, byteLength, terminated }, text, reason, flags), out);
-    this.diagnose(code, line, offset, reason);
+  /** The raw record of a line that is valid UTF-8 (its bytes are its text, plus what was stripped). */
+  private raw(position: RecordPosition, bad: MalformedLine, stripped: number): void {
+    const flags = bad.code === "invalid-json" ? stripped | NOT_JSON : stripped;
+    const rec = new TextLineRecord(position, bad, flags);
+    this.emit(rec);
+    this.diagnose(bad.code, rec);
   }
 
-  private emit(rec: SessionRecord, out: SessionRecord[]): void {
+  private emit(rec: SessionRecord): void {
     this.last = rec;
-    if (this.keep === undefined || this.keep(rec)) out.push(rec);
+    if (this.keep === undefined || this.keep(rec)) this.out.push(rec);
     else this.omittedRecs++;
   }
 
-  private diagnose(
-    code: "invalid-json" | "not-an-object" | "invalid-utf8",
-    line: number,
-    offset: number,
-    reason: string,
-  ) {
+  private diagnose(code: "invalid-json" | "not-an-object" | "invalid-utf8", rec: RawRecord): void {
+    const { line, offset, reason } = rec;
     if (this.diags.length < this.maxDiags) this.diags.push({ code, severity: "error", line, offset, reason });
     else this.omitted++;
   }
-}
-
-/**
- * What `JSON.parse` gives for the text of a raw record (the line decoded with U+FFFD for
- * invalid UTF-8, as pi's reader decodes it), or `undefined` when it does not parse; known
- * without parsing for a line the codec itself found not to be JSON.
- */
-export function rawRecordValue(record: RawRecord): unknown {
-  if (TextLineRecord.isKnownNotJson(record) || !isJsonText(record.text)) return undefined;
-  try {
-    return JSON.parse(record.text);
-  } catch {
-    return undefined;
-  }
-}
-
-/** Parses a whole buffer (a file, or a slice of one with `startOffset`/`startLine`). */
-export function parseSessionBytes(bytes: Uint8Array, opts?: DecoderOptions): ParseResult {
-  const dec = new SessionLineDecoder(opts);
-  const records = dec.push(bytes);
-  for (const r of dec.end()) records.push(r);
-  return resultOf(dec, records);
-}
-
-/** Parses a string (encoded to UTF-8 first, so offsets are byte offsets). */
-export function parseSessionText(text: string, opts?: DecoderOptions): ParseResult {
-  return parseSessionBytes(new TextEncoder().encode(text), opts);
-}
-
-/** Builds a {@link ParseResult} from a decoder after {@link SessionLineDecoder.end}. */
-export function resultOf(dec: SessionLineDecoder, records: SessionRecord[]): ParseResult {
-  const result: ParseResult = {
-    records,
-    diagnostics: dec.diagnostics,
-    omittedDiagnostics: dec.omittedDiagnostics,
-    omittedRecords: dec.omittedRecords,
-    blankLines: dec.blankLines,
-    lines: dec.lines,
-    bytes: dec.bytes,
-  };
-  const torn = dec.tornTail;
-  if (torn !== undefined) result.tornTail = torn;
-  return result;
 }

@@ -1,11 +1,15 @@
 /**
- * The raw record the codec makes of a malformed line that is valid UTF-8: its bytes are its
- * text encoded again (with a stripped BOM and CR put back), so they are built when asked for
- * instead of being kept twice. A copied `Uint8Array` per line cost about 400 bytes and most of
- * the memory of reading a file of a million broken lines. Internal to this package: callers
- * see a {@link RawRecord}.
+ * Raw records, as the codec makes them: {@link TextLineRecord}, the record of a malformed line
+ * that is valid UTF-8, and {@link rawRecordValue}, what pi's reader would parse from any raw
+ * record. Use `rawRecordValue` where a reader must treat a line as pi does (pi parses the
+ * U+FFFD-decoded text of every line); the class itself is internal: callers see a `RawRecord`.
+ *
+ * A `TextLineRecord` keeps only the line's text: its bytes are that text encoded again (with a
+ * stripped BOM and CR put back), built when asked for instead of being kept twice
+ * (decision 116).
  */
-import type { RawRecord } from "../records.js";
+import { isJsonText } from "../json-check.js";
+import type { RawRecord, RecordPosition } from "../records.js";
 
 declare class TextEncoder {
   encodeInto(source: string, destination: Uint8Array): { read: number; written: number };
@@ -19,6 +23,13 @@ export const STRIPPED_BOM = 1;
 export const STRIPPED_CR = 2;
 /** The text is not JSON (the codec found it so): it need not be parsed again. */
 export const NOT_JSON = 4;
+
+/** A malformed line of valid UTF-8: its text (BOM and CR stripped), the diagnostic code and why. */
+export interface MalformedLine {
+  text: string;
+  code: "invalid-json" | "not-an-object";
+  reason: string;
+}
 
 export class TextLineRecord implements RawRecord {
   readonly kind = "raw";
@@ -36,18 +47,13 @@ export class TextLineRecord implements RawRecord {
     return record instanceof TextLineRecord && (record.#stripped & NOT_JSON) !== 0;
   }
 
-  constructor(
-    position: { line: number; offset: number; byteLength: number; terminated: boolean },
-    text: string,
-    reason: string,
-    flags: number,
-  ) {
+  constructor(position: RecordPosition, line: Pick<MalformedLine, "text" | "reason">, flags: number) {
     this.line = position.line;
     this.offset = position.offset;
     this.byteLength = position.byteLength;
     this.terminated = position.terminated;
-    this.text = text;
-    this.reason = reason;
+    this.text = line.text;
+    this.reason = line.reason;
     this.#stripped = flags;
   }
 
@@ -71,5 +77,19 @@ export class TextLineRecord implements RawRecord {
   get sourceText(): string {
     const bom = this.#stripped & STRIPPED_BOM ? "\uFEFF" : "";
     return this.#stripped & STRIPPED_CR ? `${bom}${this.text}\r` : bom + this.text;
+  }
+}
+
+/**
+ * What `JSON.parse` gives for the text of a raw record (the line decoded with U+FFFD for
+ * invalid UTF-8, as pi's reader decodes it), or `undefined` when it does not parse; known
+ * without parsing for a line the codec itself found not to be JSON.
+ */
+export function rawRecordValue(record: RawRecord): unknown {
+  if (TextLineRecord.isKnownNotJson(record) || !isJsonText(record.text)) return undefined;
+  try {
+    return JSON.parse(record.text);
+  } catch {
+    return undefined;
   }
 }

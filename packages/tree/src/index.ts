@@ -2,7 +2,7 @@
  * @pi-session/tree: the index of one pi session (ids, children, labels, name, leaf), its
  * root-to-entry paths and display tree, with diagnostics instead of hangs.
  */
-export { SessionIndex, createIndex } from "./index-core.js";
+export { SessionIndex, createIndex } from "./session-index.js";
 export type {
   EntryPosition,
   IndexableEntry,
@@ -10,4 +10,4 @@ export type {
   SessionIndexOptions,
   SessionTreeNode,
   TreeDiagnostic,
-} from "./index-core.js";
+} from "./session-index.js";

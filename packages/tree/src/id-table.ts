@@ -2,9 +2,9 @@
  * IdTable: the id -> slot lookup behind `SessionIndex`, an open-addressing hash table over
  * the index's own entry array.
  *
- * Why not a `Map`: indexing is the main cost of opening a session, and on a freshly parsed
- * 200,000-entry file a `Map<string, number>` costs several times more than this table (one
- * `Int32Array` of slots, one of hashes; no per-entry allocation, no rehash of string keys).
+ * Why not a `Map`: indexing is the main cost of opening a session, and this table (one
+ * `Int32Array` of slots, one of hashes; no per-entry allocation, no rehash of string keys)
+ * costs several times less (decision 004).
  *
  * The hash is unseeded (a pure package has no randomness), so a crafted file could make
  * ids collide. Every probe sequence is therefore bounded: the first one longer than
@@ -21,15 +21,21 @@ const EMPTY = -1;
 const MAX_PROBE = 64;
 const INITIAL_CAPACITY = 64;
 
-/** FNV-1a over UTF-16 code units, then a murmur3 finaliser so the low bits mix well. */
+const FNV_OFFSET_BASIS = 0x811c9dc5;
+const FNV_PRIME = 0x01000193;
+/** The multipliers of murmur3's 32-bit finaliser (fmix32). */
+const FMIX_1 = 0x85ebca6b;
+const FMIX_2 = 0xc2b2ae35;
+
+/** FNV-1a over UTF-16 code units, then murmur3's finaliser so the low bits mix well. */
 function hashId(id: string): number {
-  let h = 0x811c9dc5 | 0;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  return h ^ (h >>> 16);
+  let hash = FNV_OFFSET_BASIS | 0;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), FNV_PRIME);
+  hash ^= hash >>> 16;
+  hash = Math.imul(hash, FMIX_1);
+  hash ^= hash >>> 13;
+  hash = Math.imul(hash, FMIX_2);
+  return hash ^ (hash >>> 16);
 }
 
 export class IdTable {
@@ -68,32 +74,32 @@ export class IdTable {
       this.#map.set(id, slot);
       return this.#map.size !== known;
     }
-    const h = this.#hash(id) | 0;
+    const hash = this.#hash(id) | 0;
     if (slot >= this.#hashes.length) {
       const grown = new Int32Array(this.#hashes.length * 2);
       grown.set(this.#hashes);
       this.#hashes = grown;
     }
-    this.#hashes[slot] = h;
+    this.#hashes[slot] = hash;
     if ((this.#size + 1) * 2 > this.#table.length && !this.#grow()) {
       this.#toMap();
       return this.add(slot);
     }
     const table = this.#table;
     const mask = table.length - 1;
-    let i = h & mask;
+    let at = hash & mask;
     for (let probes = 0; probes < MAX_PROBE; probes++) {
-      const s = table[i] as number;
-      if (s === EMPTY) {
-        table[i] = slot;
+      const occupant = table[at] as number;
+      if (occupant === EMPTY) {
+        table[at] = slot;
         this.#size++;
         return true;
       }
-      if (this.#hashes[s] === h && (this.#items[s] as Keyed).id === id) {
-        table[i] = slot;
+      if (this.#hashes[occupant] === hash && (this.#items[occupant] as Keyed).id === id) {
+        table[at] = slot;
         return false;
       }
-      i = (i + 1) & mask;
+      at = (at + 1) & mask;
     }
     this.#toMap();
     return this.add(slot);
@@ -104,15 +110,15 @@ export class IdTable {
     if (this.#map !== undefined) return this.#map.get(id) ?? EMPTY;
     // Lookups come from untyped JSON too (a numeric parentId); only strings are keys.
     if (typeof id !== "string") return EMPTY;
-    const h = this.#hash(id) | 0;
+    const hash = this.#hash(id) | 0;
     const table = this.#table;
     const mask = table.length - 1;
-    let i = h & mask;
+    let at = hash & mask;
     for (let probes = 0; probes < MAX_PROBE; probes++) {
-      const s = table[i] as number;
-      if (s === EMPTY) return EMPTY;
-      if (this.#hashes[s] === h && (this.#items[s] as Keyed).id === id) return s;
-      i = (i + 1) & mask;
+      const occupant = table[at] as number;
+      if (occupant === EMPTY) return EMPTY;
+      if (this.#hashes[occupant] === hash && (this.#items[occupant] as Keyed).id === id) return occupant;
+      at = (at + 1) & mask;
     }
     this.#toMap();
     return this.find(id);
@@ -136,16 +142,15 @@ export class IdTable {
     const old = this.#table;
     const table = new Int32Array(capacity).fill(EMPTY);
     const mask = table.length - 1;
-    for (let k = 0; k < old.length; k++) {
-      const s = old[k] as number;
-      if (s === EMPTY) continue;
-      let i = (this.#hashes[s] as number) & mask;
+    for (const slot of old) {
+      if (slot === EMPTY) continue;
+      let at = (this.#hashes[slot] as number) & mask;
       let probes = 0;
-      while (table[i] !== EMPTY) {
+      while (table[at] !== EMPTY) {
         if (++probes === MAX_PROBE) return false;
-        i = (i + 1) & mask;
+        at = (at + 1) & mask;
       }
-      table[i] = s;
+      table[at] = slot;
     }
     this.#table = table;
     return true;
@@ -154,7 +159,7 @@ export class IdTable {
   /** Moves to a `Map` (see the module comment); slots keep their meaning. */
   #toMap(): void {
     const map = new Map<string, number>();
-    for (const s of this.#table) if (s !== EMPTY) map.set((this.#items[s] as Keyed).id, s);
+    for (const slot of this.#table) if (slot !== EMPTY) map.set((this.#items[slot] as Keyed).id, slot);
     this.#map = map;
     this.#table = new Int32Array(0);
     this.#hashes = new Int32Array(0);

@@ -330,16 +330,6 @@ describe("records", () => {
 });
 
 describe("ids", () => {
-  it("deterministicId is 8 hex, depends on session, line and attempt", () => {
-    const a = deterministicId("s", 1, 0);
-    expect(a).toMatch(HEX8);
-    expect(deterministicId("s", 1, 0)).toBe(a);
-    expect(deterministicId("s", 2, 0)).not.toBe(a);
-    expect(deterministicId("t", 1, 0)).not.toBe(a);
-    expect(deterministicId("s", 1, 1)).not.toBe(a);
-    expect(deterministicId("sé😀", 1, 0)).toMatch(HEX8);
-  });
-
   it("a generator that always collides still yields unique ids", () => {
     let calls = 0;
     const stuck = () => {

@@ -7,7 +7,8 @@
  * file in, same bytes out), and nothing is mutated unless the caller asks for it. A report
  * says what changed. Pure: ids come from an injected generator or from a hash.
  */
-import type { SessionRecord } from "@pi-session/format";
+import { type SessionRecord, isObject } from "@pi-session/format";
+import { deterministicId } from "./ids.js";
 
 export interface MigrateOptions {
   /**
@@ -54,58 +55,9 @@ export interface MigrationReport {
 }
 
 // ---------------------------------------------------------------------------------------
-// Ids
-
-/** 32-bit FNV-1a over the UTF-8 bytes of `text`, then murmur3's fmix32 finalizer. */
-function hash32(text: string): number {
-  let h = 0x811c9dc5;
-  const byte = (b: number) => {
-    h ^= b;
-    h = Math.imul(h, 0x01000193);
-  };
-  for (const ch of text) {
-    const cp = ch.codePointAt(0) as number;
-    if (cp < 0x80) byte(cp);
-    else if (cp < 0x800) {
-      byte(0xc0 | (cp >> 6));
-      byte(0x80 | (cp & 0x3f));
-    } else if (cp < 0x10000) {
-      byte(0xe0 | (cp >> 12));
-      byte(0x80 | ((cp >> 6) & 0x3f));
-      byte(0x80 | (cp & 0x3f));
-    } else {
-      byte(0xf0 | (cp >> 18));
-      byte(0x80 | ((cp >> 12) & 0x3f));
-      byte(0x80 | ((cp >> 6) & 0x3f));
-      byte(0x80 | (cp & 0x3f));
-    }
-  }
-  h ^= h >>> 16;
-  h = Math.imul(h, 0x85ebca6b);
-  h ^= h >>> 13;
-  h = Math.imul(h, 0xc2b2ae35);
-  h ^= h >>> 16;
-  return h >>> 0;
-}
-
-/**
- * The deterministic 8-hex id of the entry on `line` of session `sessionId`: the hash of
- * `"<sessionId>:<line>"` (attempt 0) or `"<sessionId>:<line>:<attempt>"` (later attempts,
- * used when an id is already taken).
- */
-export function deterministicId(sessionId: string, line: number, attempt: number): string {
-  const key = attempt === 0 ? `${sessionId}:${line}` : `${sessionId}:${line}:${attempt}`;
-  return hash32(key).toString(16).padStart(8, "0");
-}
-
-// ---------------------------------------------------------------------------------------
 // Core
 
 type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 /** One item of pi's `entries` array (header included), with the line used for ids and reports. */
 interface Item {
@@ -163,7 +115,7 @@ function migrateItems(
     return copy;
   };
 
-  if (fromVersion < 2) migrateV1(items, values, writable, header, opts, report);
+  if (fromVersion < 2) migrateV1({ items, values, writable, header, opts, report });
 
   // v2 -> v3: every "session" line gets version 3 (pi updates extra headers too).
   for (let i = 0; i < values.length; i++) {
@@ -173,9 +125,11 @@ function migrateItems(
       writable(i).version = 3;
       continue;
     }
-    if (value.type === "message" && isObject(value.message) && value.message.role === "hookMessage") {
+    const hook = value.message;
+    if (value.type === "message" && isObject(hook) && hook.role === "hookMessage") {
       const entry = writable(i);
-      const message = inPlace ? (entry.message as Obj) : { ...(entry.message as Obj) };
+      // `entry` is the value or its shallow copy: either way its message is `hook`.
+      const message = inPlace ? hook : { ...hook };
       message.role = "custom";
       entry.message = message;
       report.rolesRenamed++;
@@ -186,14 +140,23 @@ function migrateItems(
   return { values, report };
 }
 
-function migrateV1(
-  items: readonly Item[],
-  values: unknown[],
-  writable: (i: number) => Obj,
-  header: Obj | undefined,
-  opts: MigrateOptions,
-  report: MigrationReport,
-): void {
+/** What the v1 -> v2 step works on: the items, their values so far, and where it reports. */
+interface V1Migration {
+  items: readonly Item[];
+  /** The value of each item so far (changed in place, or replaced by copies via `writable`). */
+  values: unknown[];
+  /** The object at an index, ready to be changed. */
+  writable: (index: number) => Obj;
+  header: Obj | undefined;
+  opts: MigrateOptions;
+  report: MigrationReport;
+}
+
+/** Tries of an injected `randomId` for one entry before the deterministic ids take over. */
+const RANDOM_ID_DRAWS = 100;
+
+function migrateV1(migration: V1Migration): void {
+  const { items, values, writable, header, opts, report } = migration;
   const headerId = header?.id;
   const sessionId = typeof headerId === "string" ? headerId : (JSON.stringify(headerId) ?? "");
   // Every id already in the file is off limits, as is every id handed out (pi's check
@@ -203,7 +166,7 @@ function migrateV1(
 
   const fresh = (line: number): string => {
     if (opts.randomId !== undefined) {
-      for (let draw = 0; draw < 100; draw++) {
+      for (let draw = 0; draw < RANDOM_ID_DRAWS; draw++) {
         const id = opts.randomId();
         if (!taken.has(id)) {
           taken.add(id);
@@ -261,12 +224,11 @@ function migrateV1(
     else if ((header !== undefined && index === 0) || (isObject(target) && target.type === "session"))
       reason = `index ${index} is the header`;
     else if (index > i) reason = `index ${index} points after the compaction`;
-    else if (targetId === undefined) reason = `index ${index} is not an entry object`;
     if (reason === undefined && targetId !== undefined) {
       entry.firstKeptEntryId = targetId;
       report.indexesMapped.push({ line, index, id: targetId });
     } else {
-      report.unmappedIndexes.push({ line, index, reason: reason as string });
+      report.unmappedIndexes.push({ line, index, reason: reason ?? `index ${index} is not an entry object` });
     }
     delete entry.firstKeptEntryIndex;
   }

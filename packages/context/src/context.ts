@@ -11,14 +11,13 @@
  * checkpoint (as in pi's newer harness): its summary, then the retained messages, then what
  * follows it on the path; nothing before it is kept and `firstKeptEntryId` is ignored.
  */
-import type {
-  AgentMessage,
-  AnyEntry,
-  BranchSummaryEntry,
-  CompactionEntry,
-  ContextEditEntry,
-  CustomMessageEntry,
-  MessageEntry,
+import {
+  type AgentMessage,
+  type AnyEntry,
+  type CompactionEntry,
+  type ContextEditEntry,
+  type KnownSessionEntry,
+  isEntryOfType,
 } from "@pi-session/format";
 import {
   createBranchSummaryMessage,
@@ -59,7 +58,12 @@ export interface SessionContext {
 const CONTENT_LIST_ROLES = new Set(["user", "assistant", "toolResult"]);
 const EDITABLE_ROLES = new Set(["user", "assistant", "toolResult", "custom"]);
 
-function isObject(value: unknown): value is Record<string, unknown> {
+/**
+ * Whether a value is an object, arrays included: where pi reads a stored message or a context
+ * edit's replacement it reads any object (an array too), so the context does the same. For
+ * a JSON object alone, format's `isObject`.
+ */
+function isNonNullObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null;
 }
 
@@ -82,7 +86,7 @@ function retainedMessages(entry: CompactionEntry): AgentMessage[] {
   if (!hasRetainedTail(entry)) return [];
   const out: AgentMessage[] = [];
   for (const message of entry.retainedTail) {
-    if (isObject(message)) out.push(repairMessage(message as AgentMessage));
+    if (isNonNullObject(message)) out.push(repairMessage(message as AgentMessage));
   }
   return out;
 }
@@ -90,26 +94,33 @@ function retainedMessages(entry: CompactionEntry): AgentMessage[] {
 // What an entry contributes, without a compaction's retained tail (edits never reach the tail:
 // retained messages are not entries, so no context_edit can address them).
 function ownMessages(entry: AnyEntry): AgentMessage[] {
-  switch (entry.type) {
+  // An entry of an unknown type falls to `default`; read as a known one, the cases narrow.
+  const known = entry as KnownSessionEntry;
+  switch (known.type) {
     case "message": {
-      const message = (entry as MessageEntry).message;
+      const message = known.message;
       // pi would throw on a message entry without a message object; it contributes nothing here.
-      if (!isObject(message)) return [];
+      if (!isNonNullObject(message)) return [];
       return [repairMessage(message)];
     }
-    case "custom_message": {
-      const e = entry as CustomMessageEntry;
-      return [createCustomMessage(e.customType, e.content ?? [], e.display, e.details, e.timestamp)];
-    }
+    case "custom_message":
+      return [
+        createCustomMessage(
+          known.customType,
+          known.content ?? [],
+          known.display,
+          known.details,
+          known.timestamp,
+        ),
+      ];
     case "branch_summary": {
-      const e = entry as BranchSummaryEntry;
+      const { summary, fromId, timestamp } = known;
       // An empty summary contributes nothing. `fromId` may be absent in early files (pi passes it on).
-      return e.summary ? [createBranchSummaryMessage(e.summary, e.fromId as string, e.timestamp)] : [];
+      return summary ? [createBranchSummaryMessage(summary, fromId as string, timestamp)] : [];
     }
     case "compaction": {
-      const e = entry as CompactionEntry;
-      const summary = createCompactionSummaryMessage(e.summary, e.tokensBefore, e.timestamp);
-      return e.systemMessage ? [e.systemMessage, summary] : [summary];
+      const summary = createCompactionSummaryMessage(known.summary, known.tokensBefore, known.timestamp);
+      return known.systemMessage ? [known.systemMessage, summary] : [summary];
     }
     default:
       // custom, label, session_info, model_change, thinking_level_change, usage, context_edit,
@@ -124,8 +135,8 @@ function ownMessages(entry: AnyEntry): AgentMessage[] {
  */
 export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
   const own = ownMessages(entry);
-  if (entry.type !== "compaction") return own;
-  const tail = retainedMessages(entry as CompactionEntry);
+  if (!isEntryOfType(entry, "compaction")) return own;
+  const tail = retainedMessages(entry);
   return tail.length === 0 ? own : own.concat(tail);
 }
 
@@ -136,13 +147,13 @@ export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
  * a string as is).
  */
 export function projectContextEntry(entry: AnyEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
-  const tail = entry.type === "compaction" ? retainedMessages(entry as CompactionEntry) : [];
+  const tail = isEntryOfType(entry, "compaction") ? retainedMessages(entry) : [];
   let messages = ownMessages(entry);
   if (edit) {
     const replacement = edit.replacement as unknown;
     if (replacement === null) {
       messages = [];
-    } else if (isObject(replacement)) {
+    } else if (isNonNullObject(replacement)) {
       const content = replacement.content;
       messages = messages.map((message) => {
         if (!EDITABLE_ROLES.has(message.role)) return message;
@@ -172,9 +183,9 @@ export function selectContextEntries<E extends AnyEntry>(path: readonly E[]): E[
 
 /** The selection when the latest compaction of `path` is at `compactionIndex`. */
 function selectAfterCompaction<E extends AnyEntry>(path: readonly E[], compactionIndex: number): E[] {
-  const compactionEntry = path[compactionIndex] as E;
-  const compaction = compactionEntry as unknown as CompactionEntry;
-  const selected: E[] = [compactionEntry];
+  // The caller found a compaction at this index.
+  const compaction = path[compactionIndex] as E & CompactionEntry;
+  const selected: E[] = [compaction];
   if (!hasRetainedTail(compaction)) {
     // Keep from the first path entry whose id is firstKeptEntryId up to the compaction. Not
     // found (another branch, missing, or the compaction's own id) keeps nothing. System
@@ -229,10 +240,7 @@ function collectContext<E extends AnyEntry>(
   if (hasContextEdits) {
     edits = new Map();
     for (const entry of selected) {
-      if (entry.type === "context_edit") {
-        const edit = entry as unknown as ContextEditEntry;
-        edits.set(edit.targetId, edit);
-      }
+      if (isEntryOfType(entry, "context_edit")) edits.set(entry.targetId, entry);
     }
   }
 
@@ -248,9 +256,8 @@ function collectContext<E extends AnyEntry>(
       for (const message of contributed) messages.push(message);
     } else if (!silent) {
       // The common case, a message entry without an edit, needs no intermediate array.
-      const message =
-        sourceEntry.type === "message" ? (sourceEntry as unknown as MessageEntry).message : undefined;
-      if (edit === undefined && isObject(message)) messages.push(repairMessage(message));
+      const message = isEntryOfType(sourceEntry, "message") ? sourceEntry.message : undefined;
+      if (edit === undefined && isNonNullObject(message)) messages.push(repairMessage(message));
       else for (const m of projectContextEntry(sourceEntry, edit)) messages.push(m);
     }
   }

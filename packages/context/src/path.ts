@@ -5,7 +5,15 @@
  * forever on a parent cycle (#1672), this walk stops at the first id it has already seen.
  * Everything else (leaf fallback, quiet stop at a missing parent) is as pi does it.
  */
-import type { AnyEntry, CompactionEntry, MessageEntry } from "@pi-session/format";
+import {
+  type AgentMessage,
+  type AnyEntry,
+  type CompactionEntry,
+  type KnownSessionEntry,
+  type MessageEntry,
+  isEntryOfType,
+  isObject,
+} from "@pi-session/format";
 import { SessionIndex } from "@pi-session/tree";
 
 /** Anything that finds an entry by id: a `Map`, or the tree package's `SessionIndex`. */
@@ -107,9 +115,9 @@ function walkTrackingIds<E extends AnyEntry>(leaf: E, index: EntryLookup<E>): E[
 
 /** True for a `message` entry whose message has the given role (tolerates a missing message). */
 export function isMessageEntryWithRole(entry: AnyEntry, role: string): entry is MessageEntry {
-  if (entry.type !== "message") return false;
-  const message = (entry as MessageEntry).message as { role?: unknown } | null | undefined;
-  return typeof message === "object" && message !== null && message.role === role;
+  if (!isEntryOfType(entry, "message")) return false;
+  const message: unknown = entry.message;
+  return isObject(message) && message.role === role;
 }
 
 /**
@@ -140,26 +148,23 @@ export function scanPath(path: readonly AnyEntry[]): PathScan {
   let lastCompaction = -1;
   let hasContextEdits = false;
   for (let i = 0; i < path.length; i++) {
-    const entry = path[i] as AnyEntry;
+    // An entry of an unknown type matches no case; read as a known one, the cases narrow.
+    const entry = path[i] as KnownSessionEntry;
     switch (entry.type) {
       case "message": {
-        const message = (entry as MessageEntry).message as
-          | { role?: unknown; provider: string; model: string }
-          | null
-          | undefined;
-        // pi copies the fields without checking them; a hand-edited file may leave them undefined.
+        // Read without validation: the message may be missing, and pi copies the fields without
+        // checking them (a hand-edited file may leave them undefined).
+        const message = entry.message as AgentMessage | null | undefined;
         if (typeof message === "object" && message !== null && message.role === "assistant")
           model = { provider: message.provider, modelId: message.model };
         break;
       }
       case "thinking_level_change":
-        thinkingLevel = (entry as { thinkingLevel: string }).thinkingLevel;
+        thinkingLevel = entry.thinkingLevel;
         break;
-      case "model_change": {
-        const change = entry as { provider: string; modelId: string };
-        model = { provider: change.provider, modelId: change.modelId };
+      case "model_change":
+        model = { provider: entry.provider, modelId: entry.modelId };
         break;
-      }
       case "compaction":
         lastCompaction = i;
         break;
@@ -175,7 +180,7 @@ export function scanPath(path: readonly AnyEntry[]): PathScan {
 export function getLatestCompactionEntry(entries: readonly AnyEntry[]): CompactionEntry | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i];
-    if (entry?.type === "compaction") return entry as CompactionEntry;
+    if (entry !== undefined && isEntryOfType(entry, "compaction")) return entry;
   }
   return null;
 }

@@ -73,6 +73,7 @@ export {
   formatDiagnostic,
 } from "./records.js";
 export { isObject } from "./object.js";
+export { type EntryOfType, isEntryOfType } from "./entry-type.js";
 export { utf8 } from "./bytes.js";
 export { type DecoderOptions, type TornTail, SessionLineDecoder } from "./codec/decoder.js";
 export { type ParseResult, parseSessionBytes, parseSessionText } from "./codec/parse.js";

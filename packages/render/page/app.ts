@@ -27,18 +27,14 @@ import {
   treeFilterPasses,
 } from "../src/filters.js";
 import { imageDataUrl, imageProblem, decodedSize } from "../src/images.js";
-import {
-  type Block,
-  buildDocument,
-  collectToolCalls,
-  type DocumentItem,
-  treeItem,
-  type ViewKind,
-} from "../src/model.js";
+import { buildDocument, treeItem } from "../src/model/document.js";
+import type { Block, DocumentItem, ViewKind } from "../src/model/shapes.js";
+import { collectToolCalls } from "../src/model/tool-calls.js";
 import { createRenderSession, type RenderSession } from "../src/source.js";
 import { entrySummary } from "../src/summary.js";
 import { layoutTree, siblingsOf, type TreeLayout } from "../src/tree-layout.js";
-import { type Child, formatInt, formatSize, h, localTime, shown } from "./dom.js";
+import { formatInt, formatSize, localTime } from "../src/readable.js";
+import { type Child, h, shown } from "./dom.js";
 import { codeBlock, markdown } from "./markdown.js";
 
 /** Items rendered at first, and per step when scrolling near either end. */

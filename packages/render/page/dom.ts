@@ -58,23 +58,3 @@ export function safeLink(href: string, label: Child[]): HTMLElement {
   }
   return h("span", { class: "link-text", title: href }, label);
 }
-
-const intFormat = new Intl.NumberFormat("en-US");
-
-export function formatInt(n: number): string {
-  return intFormat.format(n);
-}
-
-export function formatSize(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
-/** `2026-11-02 09:14` in the reader's time zone. */
-export function localTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
-}

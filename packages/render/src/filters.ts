@@ -10,17 +10,13 @@
  * unless it ended in an error or is the current leaf. A transcript keeps those messages
  * (their tool calls are the content), except under no-tools.
  */
-import type { AnyEntry } from "@pi-session/format";
+import { type AnyEntry, isObject } from "@pi-session/format";
 import { jsonText } from "./json.js";
 
 export const TREE_FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
 export type TreeFilter = (typeof TREE_FILTERS)[number];
 
 type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function role(entry: AnyEntry): string | undefined {
   if (entry.type !== "message") return undefined;

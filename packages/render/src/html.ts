@@ -14,7 +14,8 @@
  */
 import type { TreeFilter } from "./filters.js";
 import { jsonText } from "./json.js";
-import { sessionTitle, type ViewKind } from "./model.js";
+import { sessionTitle } from "./model/document.js";
+import type { ViewKind } from "./model/shapes.js";
 import { PAGE_SCRIPT, PAGE_SCRIPT_SHA256, PAGE_STYLE, PAGE_STYLE_SHA256 } from "./page-assets.js";
 import {
   ENTRIES_ID,

@@ -4,7 +4,7 @@
  * (no SVG), and the data must be plain base64. Use `safeImage` before putting an image in a
  * page or writing it to a file.
  */
-import type { ImageBlock } from "./model.js";
+import type { ImageBlock } from "./model/shapes.js";
 
 /** MIME type -> file extension of the images renderers show. */
 export const IMAGE_TYPES: Readonly<Record<string, string>> = {

@@ -18,13 +18,11 @@ export {
   DOCUMENT_FORMAT,
   DOCUMENT_VERSION,
   type DocumentItem,
-  type DocumentOptions,
   type DocumentSession,
   type DocumentView,
   type ImageBlock,
   type ItemDetail,
   type ItemKind,
-  type ItemOptions,
   type ItemOrigin,
   type NoteBlock,
   type OutputBlock,
@@ -32,21 +30,18 @@ export {
   type TextBlock,
   type ThinkingBlock,
   type ToolCallBlock,
-  type ToolCallLookup,
   type ViewKind,
-  buildDocument,
-  collectToolCalls,
-  entryItem,
-  languageOfPath,
-  messageItem,
-  sessionTitle,
-} from "./model.js";
+} from "./model/shapes.js";
+export { type DocumentOptions, buildDocument, sessionTitle } from "./model/document.js";
+export { entryItem } from "./model/entry-item.js";
+export { type ItemOptions, messageItem } from "./model/message-item.js";
+export { type ToolCallLookup, collectToolCalls } from "./model/tool-calls.js";
+export { languageOfPath } from "./model/languages.js";
 export {
   DEFAULT_FOLD_LINES,
   type FoldLimits,
   type TextOptions,
   type TextStyle,
-  localTime,
   renderText,
   renderTextChunks,
   renderTextItem,
@@ -58,8 +53,8 @@ export {
   inlineCode,
   renderMarkdown,
   safeMarkdown,
-  utcTime,
 } from "./markdown.js";
+export { localTime, utcTime } from "./readable.js";
 export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
 export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
 export {

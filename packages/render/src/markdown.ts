@@ -11,7 +11,8 @@
  * labels, paths) is escaped or put in code spans and fences long enough for its backticks.
  */
 import { imageProblem, safeImage, type SafeImage } from "./images.js";
-import type { Block, DocumentItem, ImageBlock, RenderDocument } from "./model.js";
+import type { Block, DocumentItem, ImageBlock, RenderDocument } from "./model/shapes.js";
+import { formatInt, formatSize, utcTime } from "./readable.js";
 import { lineEndsAsLf, stripColorCodes, visibleControls } from "./sanitize.js";
 
 export interface MarkdownOptions {
@@ -33,21 +34,7 @@ export interface MarkdownOptions {
   formatTime?: (iso: string) => string;
 }
 
-/** `2026-11-02 09:14 UTC`, or the input when it is not a time. */
-export function utcTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  return `${d.toISOString().slice(0, 16).replace("T", " ")} UTC`;
-}
-
-const intFormat = new Intl.NumberFormat("en-US");
-
-function size(bytes: number): string {
-  if (bytes < 1024) return `${bytes} B`;
-  if (bytes < 1024 * 1024) return `${(bytes / 1024).toFixed(1)} KB`;
-  return `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-}
-
+/** UTF-8 length of text (for the size of what a cut leaves out). */
 function utf8Length(text: string): number {
   let n = 0;
   for (let i = 0; i < text.length; i++) {
@@ -189,10 +176,8 @@ function cut(
   const rest = text.slice(kept.length);
   const restLines = kept.endsWith("\n") ? rest.split("\n").length : rest.split("\n").length - 1;
   const what =
-    restLines > 0
-      ? `${intFormat.format(restLines)} more line${restLines === 1 ? "" : "s"}`
-      : "the rest of the line";
-  return { text: kept, note: `… ${what} (${size(utf8Length(rest))}) cut` };
+    restLines > 0 ? `${formatInt(restLines)} more line${restLines === 1 ? "" : "s"}` : "the rest of the line";
+  return { text: kept, note: `… ${what} (${formatSize(utf8Length(rest))}) cut` };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -225,7 +210,7 @@ function imageMarkdown(block: ImageBlock, state: State): string {
   const number = ++state.imageNumber;
   const link = state.options.images?.({ ...block, ...safe }, number);
   if (link === undefined)
-    return italicNote(`(image ${number} left out: ${safe.mimeType}, ${size(safe.bytes)})`);
+    return italicNote(`(image ${number} left out: ${safe.mimeType}, ${formatSize(safe.bytes)})`);
   const href = link.replace(
     /[\s()<>\\]/g,
     (ch) => `%${ch.charCodeAt(0).toString(16).toUpperCase().padStart(2, "0")}`,
@@ -382,18 +367,18 @@ function headerMarkdown(doc: RenderDocument, state: State): string {
   if (session.cwd) facts.push(`- **Project:** ${inlineCode(session.cwd)}`);
   if (session.createdAt) facts.push(`- **Created:** ${escapeInline(state.time(session.createdAt))}`);
   if (session.parentSession) facts.push(`- **Forked from:** ${inlineCode(session.parentSession)}`);
-  const entries = `${intFormat.format(session.entryCount)} entr${session.entryCount === 1 ? "y" : "ies"}`;
+  const entries = `${formatInt(session.entryCount)} entr${session.entryCount === 1 ? "y" : "ies"}`;
   if (view.kind === "branch") {
     const leaf = view.leafId === null ? "an empty branch" : `the branch ending at ${inlineCode(view.leafId)}`;
     const current = view.leafId !== null && view.leafId === session.leafId ? " (the current one)" : "";
-    facts.push(`- **Shows:** ${leaf}${current}: ${intFormat.format(doc.items.length)} of ${entries}`);
+    facts.push(`- **Shows:** ${leaf}${current}: ${formatInt(doc.items.length)} of ${entries}`);
   } else if (view.kind === "all-branches") {
     facts.push(`- **Shows:** every branch, depth first: ${entries}`);
   } else {
     const model = view.model ? inlineCode(`${view.model.provider}/${view.model.modelId}`) : "none";
     const leaf = view.leafId === null ? "an empty branch" : inlineCode(view.leafId);
     facts.push(
-      `- **Shows:** the context the model is sent at ${leaf}: ${intFormat.format(view.messageCount)} messages, model ${model}, thinking level ${inlineCode(view.thinkingLevel)}`,
+      `- **Shows:** the context the model is sent at ${leaf}: ${formatInt(view.messageCount)} messages, model ${model}, thinking level ${inlineCode(view.thinkingLevel)}`,
     );
   }
   return `# ${escapeInline(title)}\n\n${facts.join("\n")}`;

@@ -6,7 +6,9 @@
  */
 import type { AnyEntry, SessionHeader } from "@pi-session/format";
 import { type TreeFilter, transcriptFilterPasses } from "./filters.js";
-import { buildDocument, collectToolCalls, type DocumentItem, treeItem, type ViewKind } from "./model.js";
+import { buildDocument, treeItem } from "./model/document.js";
+import type { DocumentItem, ViewKind } from "./model/shapes.js";
+import { collectToolCalls } from "./model/tool-calls.js";
 import type { RedactionReport } from "./redact.js";
 import type { RenderSession } from "./source.js";
 import { layoutTree } from "./tree-layout.js";

@@ -3,19 +3,12 @@
  * `compaction`, `model`...) and a preview of the text, for trees and lists where an entry
  * gets one row. The preview is flattened to one line, its controls made visible, and cut.
  */
-import type { AnyEntry } from "@pi-session/format";
+import { type AnyEntry, isObject } from "@pi-session/format";
 import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
+import { stringOrEmpty } from "./values.js";
 
 type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function str(value: unknown): string {
-  return typeof value === "string" ? value : "";
-}
 
 /** The fields of `value` but `omit` as compact JSON ("" when there are none or they cannot be shown). */
 function restJson(value: Obj, omit: readonly string[]): string {
@@ -58,23 +51,23 @@ export interface EntrySummary {
 /** A short label of an entry: its kind and a one-line preview of at most `width` characters. */
 export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
   const e = entry as Obj;
-  const type = str(e.type);
+  const type = stringOrEmpty(e.type);
   switch (type) {
     case "message": {
       const message = isObject(e.message) ? e.message : {};
-      const role = str(message.role) || "?";
+      const role = stringOrEmpty(message.role) || "?";
       if (role === "assistant") {
         const content = Array.isArray(message.content) ? message.content : [];
         const text = contentText(content, " ");
         const calls = content
           .filter((b): b is Obj => isObject(b) && b.type === "toolCall")
-          .map((b) => oneLine(str(b.name), 40))
+          .map((b) => oneLine(stringOrEmpty(b.name), 40))
           .join(", ");
         const preview = text ? oneLine(text, width) : "";
         if (!calls && !preview) {
           // No text and no calls: thinking only, or a failed turn; say which.
-          const stop = str(message.stopReason);
-          const error = str(message.errorMessage);
+          const stop = stringOrEmpty(message.stopReason);
+          const error = stringOrEmpty(message.errorMessage);
           const why = error ? `error: ${error}` : stop && stop !== "stop" ? `(${stop})` : "(no text)";
           return { kind: "assistant", preview: oneLine(why, width) };
         }
@@ -83,17 +76,20 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
       if (role === "toolResult")
         return {
           kind: "toolResult",
-          preview: `${oneLine(str(message.toolName), 40)}${message.isError === true ? " (error)" : ""}`,
+          preview: `${oneLine(stringOrEmpty(message.toolName), 40)}${message.isError === true ? " (error)" : ""}`,
         };
       if (role === "bashExecution")
-        return { kind: "bash", preview: oneLine(`$ ${str(message.command)}`, width) };
+        return { kind: "bash", preview: oneLine(`$ ${stringOrEmpty(message.command)}`, width) };
       if (role === "custom" || role === "hookMessage")
         return {
           kind: role,
-          preview: oneLine(`[${str(message.customType)}] ${contentText(message.content, " ")}`, width),
+          preview: oneLine(
+            `[${stringOrEmpty(message.customType)}] ${contentText(message.content, " ")}`,
+            width,
+          ),
         };
       if (role === "branchSummary" || role === "compactionSummary")
-        return { kind: role, preview: oneLine(str(message.summary), width) };
+        return { kind: role, preview: oneLine(stringOrEmpty(message.summary), width) };
       const text = contentText(message.content, " ");
       return {
         kind: oneLine(role, 30),
@@ -101,18 +97,21 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
       };
     }
     case "compaction":
-      return { kind: "compaction", preview: oneLine(str(e.summary), width) };
+      return { kind: "compaction", preview: oneLine(stringOrEmpty(e.summary), width) };
     case "branch_summary":
-      return { kind: "branch summary", preview: oneLine(str(e.summary), width) };
+      return { kind: "branch summary", preview: oneLine(stringOrEmpty(e.summary), width) };
     case "model_change":
-      return { kind: "model", preview: oneLine(`${str(e.provider)}/${str(e.modelId)}`, width) };
+      return {
+        kind: "model",
+        preview: oneLine(`${stringOrEmpty(e.provider)}/${stringOrEmpty(e.modelId)}`, width),
+      };
     case "thinking_level_change":
-      return { kind: "thinking", preview: oneLine(str(e.thinkingLevel), width) };
+      return { kind: "thinking", preview: oneLine(stringOrEmpty(e.thinkingLevel), width) };
     case "label":
       return {
         kind: "label",
         preview: oneLine(
-          `${str(e.targetId)} = ${e.label === undefined ? "(cleared)" : jsonText(e.label)}`,
+          `${stringOrEmpty(e.targetId)} = ${e.label === undefined ? "(cleared)" : jsonText(e.label)}`,
           width,
         ),
       };
@@ -122,18 +121,24 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
         preview: typeof e.name === "string" ? oneLine(JSON.stringify(e.name), width) : "(cleared)",
       };
     case "custom":
-      return { kind: "custom", preview: oneLine(str(e.customType), width) };
+      return { kind: "custom", preview: oneLine(stringOrEmpty(e.customType), width) };
     case "custom_message":
       return {
         kind: "custom message",
-        preview: oneLine(`[${str(e.customType)}] ${contentText(e.content, " ")}`, width),
+        preview: oneLine(`[${stringOrEmpty(e.customType)}] ${contentText(e.content, " ")}`, width),
       };
     case "usage":
-      return { kind: "usage", preview: oneLine(`${str(e.kind)} ${str(e.provider)}/${str(e.model)}`, width) };
+      return {
+        kind: "usage",
+        preview: oneLine(
+          `${stringOrEmpty(e.kind)} ${stringOrEmpty(e.provider)}/${stringOrEmpty(e.model)}`,
+          width,
+        ),
+      };
     case "context_edit":
       return {
         kind: "context edit",
-        preview: oneLine(`${str(e.targetId)}${e.replacement === null ? " (removed)" : ""}`, width),
+        preview: oneLine(`${stringOrEmpty(e.targetId)}${e.replacement === null ? " (removed)" : ""}`, width),
       };
     default:
       return {

@@ -8,7 +8,8 @@
  * caller's `style` functions add (colours). Use `renderText` for a document, `renderTextItem`
  * for one item.
  */
-import type { Block, DocumentItem, RenderDocument } from "./model.js";
+import type { Block, DocumentItem, RenderDocument } from "./model/shapes.js";
+import { localTime } from "./readable.js";
 import { lineEndsAsLf, oneLineField, visibleControls } from "./sanitize.js";
 
 /** Session text as a terminal may show it: CRLF as LF, every other control visible. */
@@ -68,14 +69,6 @@ const PLAIN_STYLE: TextStyle = {
   magenta: plain,
   cyan: plain,
 };
-
-/** `2026-11-02 09:00` in local time; the input itself when it is not a time. */
-export function localTime(iso: string): string {
-  const d = new Date(iso);
-  if (Number.isNaN(d.getTime())) return iso;
-  const p = (n: number) => String(n).padStart(2, "0");
-  return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
-}
 
 interface Resolved {
   full: boolean;

@@ -1,0 +1,186 @@
+/**
+ * Documents: one view of a session (a branch, every branch, or the context at a leaf) as a
+ * {@link RenderDocument}, with its title and facts. Use {@link buildDocument} for a whole view,
+ * {@link treeItem} for the item of one entry as the tree-aware views show it.
+ */
+import { buildSessionProjection } from "@pi-session/context";
+import type { AnyEntry, SessionHeader } from "@pi-session/format";
+import { isObject } from "@pi-session/format";
+import type { RenderSession } from "../source.js";
+import { layoutTree, siblingsOf, type TreeLayout } from "../tree-layout.js";
+import { stringOrEmpty } from "../values.js";
+import { entryItem } from "./entry-item.js";
+import { messageItem } from "./message-item.js";
+import {
+  DOCUMENT_FORMAT,
+  DOCUMENT_VERSION,
+  type DocumentItem,
+  type DocumentSession,
+  type DocumentView,
+  type ItemOrigin,
+  type RenderDocument,
+  type ViewKind,
+} from "./shapes.js";
+import { type ToolCallLookup, collectToolCalls } from "./tool-calls.js";
+
+type Obj = Record<string, unknown>;
+
+export interface DocumentOptions {
+  /** Which view (default `branch`). */
+  view?: ViewKind;
+  /**
+   * The leaf of the branch (`branch`, `context`); default the session's leaf. An unknown id
+   * falls back to the last entry, as pi does; `null` is an empty branch.
+   */
+  leafId?: string | null;
+}
+
+/**
+ * What to call a session: its name, else its first user message (as pi's session list shows
+ * it: the first in file order, text blocks joined by spaces, on one line), else its id.
+ */
+export function sessionTitle(session: RenderSession): string {
+  const name = session.index.sessionName;
+  if (name !== undefined) return name;
+  for (const entry of session.index.entries) {
+    if (entry.type !== "message") continue;
+    const message = (entry as Obj).message;
+    if (!isObject(message) || message.role !== "user") continue;
+    const content = message.content;
+    const text =
+      typeof content === "string"
+        ? content
+        : Array.isArray(content)
+          ? content
+              .filter((b): b is Obj => isObject(b) && b.type === "text" && typeof b.text === "string")
+              .map((b) => b.text as string)
+              .join(" ")
+          : "";
+    const flat = text.slice(0, 400).replace(/\s+/g, " ").trim();
+    if (flat !== "") return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
+  }
+  const id = stringOrEmpty((session.header as Obj | undefined)?.id);
+  return id ? `pi session ${id.slice(0, 8)}` : "pi session";
+}
+
+function documentSession(session: RenderSession): DocumentSession {
+  const header = session.header as (SessionHeader & Obj) | undefined;
+  const { index } = session;
+  const out: DocumentSession = {
+    id: stringOrEmpty(header?.id),
+    title: sessionTitle(session),
+    formatVersion: session.formatVersion,
+    leafId: index.leafId,
+    entryCount: session.entries.length,
+    labels: Object.fromEntries(index.labels),
+  };
+  const name = index.sessionName;
+  if (name !== undefined) out.name = name;
+  if (typeof header?.cwd === "string") out.cwd = header.cwd;
+  if (typeof header?.timestamp === "string") out.createdAt = header.timestamp;
+  const parent = stringOrEmpty(header?.parentSession) || stringOrEmpty(header?.branchedFrom);
+  if (parent) out.parentSession = parent;
+  return out;
+}
+
+/**
+ * Builds one view of a session: the items of a branch (root to leaf), of every branch
+ * (depth first), or of the context at a leaf.
+ */
+export function buildDocument(session: RenderSession, options: DocumentOptions = {}): RenderDocument {
+  const view = options.view ?? "branch";
+  const { index } = session;
+  const toolCalls = collectToolCalls(session.entries);
+  const layout = layoutTree(index);
+  const leafId = options.leafId === undefined ? index.leafId : options.leafId;
+  const doc = (v: DocumentView, items: DocumentItem[]): RenderDocument => ({
+    format: DOCUMENT_FORMAT,
+    version: DOCUMENT_VERSION,
+    session: documentSession(session),
+    view: v,
+    items,
+  });
+  const labelled = (entry: AnyEntry) => {
+    const id = (entry as Obj).id;
+    return typeof id === "string" ? index.getLabel(id) : undefined;
+  };
+  if (view === "all-branches") {
+    const items: DocumentItem[] = [];
+    for (const at of layout.order) items.push(treeItem(session, layout, at, toolCalls));
+    // Entries without an id are not in the tree; they are still shown, after it.
+    for (const entry of session.entries) {
+      if (typeof (entry as Obj).id === "string") continue;
+      const item = entryItem(entry, { toolCalls });
+      item.blocks.push({ type: "note", text: "not in the tree: this entry has no id" });
+      items.push(item);
+    }
+    return doc({ kind: "all-branches" }, items);
+  }
+  if (view === "context") {
+    const projection = buildSessionProjection(index.entries, leafId, index);
+    const items: DocumentItem[] = [];
+    for (const { sourceEntry, messages } of projection.entries) {
+      const e = sourceEntry as Obj;
+      const origin: ItemOrigin = { entryType: stringOrEmpty(e.type) };
+      if (typeof e.id === "string") origin.id = e.id;
+      const label = labelled(sourceEntry);
+      if (label !== undefined) origin.label = label;
+      for (const message of messages) {
+        const item = messageItem(message, origin, { toolCalls });
+        item.contextMessage = true;
+        items.push(item);
+      }
+    }
+    const path = index.activePath(leafId);
+    return doc(
+      {
+        kind: "context",
+        leafId: path.length > 0 ? ((path[path.length - 1] as AnyEntry).id ?? null) : null,
+        model: projection.model,
+        thinkingLevel: projection.thinkingLevel,
+        messageCount: projection.messages.length,
+      },
+      items,
+    );
+  }
+  const path = index.activePath(leafId);
+  const items: DocumentItem[] = [];
+  for (const entry of path) {
+    const at = layout.positionOf(entry);
+    items.push(
+      at === undefined
+        ? entryItem(entry, { toolCalls, label: labelled(entry) })
+        : treeItem(session, layout, at, toolCalls),
+    );
+  }
+  const last = path[path.length - 1];
+  return doc({ kind: "branch", leafId: last?.id ?? null }, items);
+}
+
+/**
+ * The item of the entry at file position `at`, as every tree-aware view shows it: its label,
+ * its branch mark (when its parent has other children) and its depth in the tree.
+ */
+export function treeItem(
+  session: RenderSession,
+  layout: TreeLayout,
+  at: number,
+  toolCalls: ToolCallLookup,
+): DocumentItem {
+  const entry = session.index.entries[at] as AnyEntry;
+  const item = entryItem(entry, { toolCalls, label: session.index.getLabel(entry.id) });
+  markBranch(item, layout, at, session.index.entries);
+  item.depth = layout.depth[at] as number;
+  return item;
+}
+
+function markBranch(item: DocumentItem, layout: TreeLayout, at: number, entries: readonly AnyEntry[]): void {
+  const siblings = siblingsOf(layout, at);
+  if (siblings.length < 2) return;
+  const parent = layout.parent[at] as number;
+  item.branch = {
+    index: (layout.siblingIndex[at] as number) + 1,
+    count: siblings.length,
+    parentId: parent === -1 ? null : ((entries[parent] as AnyEntry).id ?? null),
+  };
+}

@@ -118,7 +118,7 @@ export async function runCli(options: RunOptions): Promise<number> {
   for (const spec of COMMANDS) spec.declare(cli).action(run(spec.load));
 
   try {
-    cli.parse(["node", "pi-session", ...camelOptions(argv)], { run: false });
+    cli.parse(["node", "pi-session", ...camelOptions(argv, valuedOptions(cli))], { run: false });
     const parsed = cli.options;
     if (parsed.help) {
       // cac has already printed the help for the matched command (or the global one).
@@ -155,20 +155,44 @@ export async function runCli(options: RunOptions): Promise<number> {
   }
 }
 
+/** The camelCase names of every option that takes a value (`--limit <n>`), of every command. */
+function valuedOptions(cli: CAC): Set<string> {
+  const names = new Set<string>();
+  for (const command of [cli.globalCommand, ...cli.commands])
+    for (const option of command.options) if (!option.isBoolean) for (const n of option.names) names.add(n);
+  return names;
+}
+
 /**
  * `--all-branches` as `--allBranches`, before `--`: cac tells its parser (mri) which options are
  * flags by their camelCase names, so a kebab-case flag typed before a positional argument took
  * that argument as its value (`show --all-branches file` lost its `<session>`). `--no-x` stays
  * (the parser reads the negation itself), and so does everything after `--`.
+ *
+ * A negative number after an option that takes a value (`--limit -3`) becomes its value
+ * (`--limit=-3`), so the option reports it (`--limit needs a number of at least 1`) instead of
+ * the parser reading `-3` as three flags.
  */
-export function camelOptions(argv: readonly string[]): string[] {
+export function camelOptions(argv: readonly string[], valued: ReadonlySet<string> = new Set()): string[] {
   const end = argv.indexOf("--");
-  return argv.map((token, i) => {
-    if ((end >= 0 && i >= end) || !token.startsWith("--") || token.startsWith("--no-")) return token;
+  const out: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i] as string;
+    if ((end >= 0 && i >= end) || !token.startsWith("--") || token.startsWith("--no-")) {
+      out.push(token);
+      continue;
+    }
     const eq = token.indexOf("=");
-    const name = eq < 0 ? token.slice(2) : token.slice(2, eq);
-    return `--${camel(name)}${eq < 0 ? "" : token.slice(eq)}`;
-  });
+    const name = camel(eq < 0 ? token.slice(2) : token.slice(2, eq));
+    const next = argv[i + 1];
+    if (eq < 0 && valued.has(name) && next !== undefined && /^-\d/.test(next) && (end < 0 || i + 1 < end)) {
+      out.push(`--${name}=${next}`);
+      i++;
+      continue;
+    }
+    out.push(`--${name}${eq < 0 ? "" : token.slice(eq)}`);
+  }
+  return out;
 }
 
 /** cac's camelCase of an option name (`bogus-thing` -> `bogusThing`). */

@@ -48,19 +48,6 @@ export function shortDate(value: string | number | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** Parses `--since`: `YYYY-MM-DD` (local midnight), an ISO timestamp, or `<n>d`/`<n>h` ago. */
-export function parseSince(value: string, nowMs: number): number | undefined {
-  const rel = /^(\d+)([dh])$/.exec(value);
-  if (rel) {
-    const n = Number(rel[1]);
-    return nowMs - n * (rel[2] === "d" ? 86_400_000 : 3_600_000);
-  }
-  const day = /^(\d{4})-(\d{2})-(\d{2})$/.exec(value);
-  if (day) return new Date(Number(day[1]), Number(day[2]) - 1, Number(day[3])).getTime();
-  const t = Date.parse(value);
-  return Number.isNaN(t) ? undefined : t;
-}
-
 export function formatInt(n: number): string {
   return Math.round(n).toLocaleString("en-US");
 }

@@ -6,7 +6,7 @@ import { type LoadedSession, loadSession } from "../load.js";
 import { resolveSession } from "../locate.js";
 import type { Context } from "../program.js";
 import { UsageError } from "../errors.js";
-import { parseSince } from "../text.js";
+import { TIME_ARG_FORMS, TimeArgError, isTimeZone, parseTimeArg } from "../dates.js";
 
 export function sessionPath(ctx: Context, arg: unknown): string {
   if (typeof arg !== "string" || arg === "") throw new UsageError("missing <session> argument");
@@ -29,25 +29,77 @@ export function stringOption(
   return String(value);
 }
 
+/**
+ * `--limit N` and the like: a whole number of at least 1. `0` is refused too (it would list
+ * nothing; leave the option out for no limit), and so is a negative number (which reaches
+ * here as a value, see `program.ts`'s `camelOptions`).
+ */
 export function intOption(options: Record<string, unknown>, name: string, flag: string): number | undefined {
   const raw = stringOption(options, name, flag);
   if (raw === undefined) return undefined;
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 0) throw new UsageError(`${flag} needs a whole number, got \`${raw}\``);
+  if (!/^\s*[+-]?\d+\s*$/.test(raw) || !Number.isSafeInteger(n))
+    throw new UsageError(`${flag} needs a whole number, got \`${raw}\``);
+  if (n < 1)
+    throw new UsageError(
+      `${flag} needs a number of at least 1, got \`${raw}\``,
+      `Leave ${flag} out for no limit.`,
+    );
   return n;
 }
 
-/** `--since DATE` as epoch ms (YYYY-MM-DD, an ISO time, or 7d / 12h back from now). */
-export function sinceOption(options: Record<string, unknown>): number | undefined {
-  const raw = stringOption(options, "since", "--since");
-  if (raw === undefined) return undefined;
-  const ms = parseSince(raw, Date.now());
-  if (ms === undefined)
+/** `--since` / `--until` as epoch ms: since = the start of the value, until = its end (exclusive). */
+export interface TimeBounds {
+  sinceMs?: number;
+  untilMs?: number;
+}
+
+export interface TimeBoundsOptions {
+  /** An IANA zone the values are read in (`--timezone`); default: the system's. */
+  timeZone?: string | undefined;
+  /** "Now" (default: `Date.now()`). */
+  nowMs?: number;
+}
+
+/** One `--since` or `--until` value (see `dates.ts`), or a usage error saying what is wrong. */
+function timeArg(raw: string, flag: string, opts: TimeBoundsOptions) {
+  try {
+    return parseTimeArg(raw, { nowMs: opts.nowMs ?? Date.now(), timeZone: opts.timeZone });
+  } catch (error) {
+    if (!(error instanceof TimeArgError)) throw error;
+    throw new UsageError(`${flag} \`${raw}\`: ${error.message}`, `Use ${TIME_ARG_FORMS}.`);
+  }
+}
+
+/**
+ * `--since DATE` and `--until DATE`, read strictly by the one date parser (`dates.ts`): a day
+ * is the whole day (`--until 2026-03-01` includes March 1), a time or a span one moment. A
+ * range that ends before it starts is a usage error.
+ */
+export function timeBoundsOptions(
+  options: Record<string, unknown>,
+  opts: TimeBoundsOptions = {},
+): TimeBounds {
+  const since = stringOption(options, "since", "--since");
+  const until = stringOption(options, "until", "--until");
+  const out: TimeBounds = {};
+  if (since !== undefined) out.sinceMs = timeArg(since, "--since", opts).startMs;
+  if (until !== undefined) out.untilMs = timeArg(until, "--until", opts).endMs;
+  if (out.sinceMs !== undefined && out.untilMs !== undefined && out.untilMs <= out.sinceMs)
+    throw new UsageError(`--until \`${until}\` is not after --since \`${since}\``);
+  return out;
+}
+
+/** `--timezone ZONE`: an IANA zone name this Node knows, or a usage error. */
+export function timeZoneOption(options: Record<string, unknown>): string | undefined {
+  const zone = stringOption(options, "timezone", "--timezone");
+  if (zone === undefined) return undefined;
+  if (!isTimeZone(zone))
     throw new UsageError(
-      `--since: cannot read \`${raw}\` as a date`,
-      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
+      `--timezone \`${zone}\`: not a time zone`,
+      "Use an IANA name such as UTC, Europe/Berlin or America/New_York.",
     );
-  return ms;
+  return zone;
 }
 
 /** An entry id option that must exist in the session. */

@@ -21,7 +21,7 @@ export interface CommandSpec {
   load(): Promise<Action>;
 }
 
-const SINCE_HELP = "(YYYY-MM-DD, ISO time, or 7d / 12h ago)";
+const SINCE_HELP = "(YYYY-MM-DD, ISO time, 12h / 7d / 2w / 3mo ago, today, yesterday)";
 
 export const COMMANDS: CommandSpec[] = [
   {
@@ -33,6 +33,7 @@ export const COMMANDS: CommandSpec[] = [
         .option("--cwd <dir>", "Sessions of this project directory instead of the current one")
         .option("--limit <n>", "At most N sessions")
         .option("--since <date>", `Only sessions modified at or after DATE ${SINCE_HELP}`)
+        .option("--until <date>", "Only sessions modified before the end of DATE (a day counts whole)")
         .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
         .example("  $ pi-session ls")
         .example("  $ pi-session ls --all --limit 20 --json"),
@@ -177,7 +178,7 @@ the file cannot be repaired.`,
         .option("--here", "Only sessions of this directory's project and its subdirectories")
         .option("--project <dir>", "Only sessions whose project is DIR or inside it")
         .option("--since <date>", `Only entries at or after DATE ${SINCE_HELP}`)
-        .option("--until <date>", `Only entries before DATE ${SINCE_HELP}`)
+        .option("--until <date>", "Only entries before the end of DATE (a day counts whole)")
         .option("--role <role>", "Only entries of user, assistant or tool (comma list)")
         .option("--tool <name>", "Only sessions that called this tool")
         .option("--model <model>", "Only sessions that used this model (provider/model or model)")

@@ -14,7 +14,7 @@ import type { Action } from "../program.js";
 import { oneLine, shortDate, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
-import { intOption, sinceOption, stringOption } from "./common.js";
+import { intOption, stringOption, timeBoundsOptions } from "./common.js";
 
 function infoJson(s: SessionInfo) {
   return {
@@ -33,7 +33,7 @@ function infoJson(s: SessionInfo) {
 export const action: Action = async (ctx, _args, options) => {
   const limit = intOption(options, "limit", "--limit");
   const cwdOption = stringOption(options, "cwd", "--cwd");
-  const sinceMs = sinceOption(options);
+  const { sinceMs, untilMs } = timeBoundsOptions(options);
   if (options.all === true && cwdOption !== undefined)
     throw new UsageError("give either --all or --cwd, not both");
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
@@ -61,7 +61,9 @@ export const action: Action = async (ctx, _args, options) => {
   }
   warnUnreadable(ctx.io, skipped);
   if (options.all !== true) infos = infos.filter((s) => s.cwd !== "" && resolve(s.cwd) === want);
+  const before = infos.length;
   if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
+  if (untilMs !== undefined) infos = infos.filter((s) => s.modified.getTime() < untilMs);
   infos.sort((a, b) => b.modified.getTime() - a.modified.getTime() || (a.path < b.path ? -1 : 1));
   if (limit !== undefined) infos = infos.slice(0, limit);
   if (ctx.json) {
@@ -69,13 +71,23 @@ export const action: Action = async (ctx, _args, options) => {
     return exitCode(skipped, EXIT_OK);
   }
   if (infos.length === 0) {
-    ctx.io.info(
-      oneLineField(
-        options.all === true
-          ? `no sessions under ${root}`
-          : `no sessions for ${want} under ${root}; use --all to list every project`,
-      ),
-    );
+    const where = options.all === true ? `under ${root}` : `for ${want} under ${root}`;
+    if (before > 0) {
+      const flags = [sinceMs !== undefined && "--since", untilMs !== undefined && "--until"].filter(Boolean);
+      const n = `${before} session${before === 1 ? "" : "s"}`;
+      ctx.io.info(
+        oneLineField(
+          `no sessions ${where} in that time; ${n} outside it (widen or drop ${flags.join(" / ")})`,
+        ),
+      );
+    } else
+      ctx.io.info(
+        oneLineField(
+          options.all === true
+            ? `no sessions ${where}`
+            : `no sessions ${where}; \`--all\` lists every project`,
+        ),
+      );
     return exitCode(skipped, EXIT_OK);
   }
   const c = ctx.io.out;

@@ -17,23 +17,11 @@ import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
-import { parseSince, shortDate } from "../text.js";
-import { intOption, sinceOption, stringOption } from "./common.js";
+import { shortDate } from "../text.js";
+import { intOption, stringOption, timeBoundsOptions } from "./common.js";
 
 const ROLES = ["user", "assistant", "tool"] as const;
 type Role = (typeof ROLES)[number];
-
-function untilOption(options: Record<string, unknown>): number | undefined {
-  const raw = stringOption(options, "until", "--until");
-  if (raw === undefined) return undefined;
-  const ms = parseSince(raw, Date.now());
-  if (ms === undefined)
-    throw new UsageError(
-      `--until: cannot read \`${raw}\` as a date`,
-      "Use YYYY-MM-DD, an ISO time, or 7d / 12h.",
-    );
-  return ms;
-}
 
 function filtersOf(ctx: Context, options: Record<string, unknown>): SearchFilters {
   const filters: SearchFilters = {};
@@ -42,10 +30,9 @@ function filtersOf(ctx: Context, options: Record<string, unknown>): SearchFilter
     throw new UsageError("give either --here or --project, not both");
   if (options.here === true) filters.projects = [resolve(ctx.cwd)];
   if (project !== undefined) filters.projects = [resolve(ctx.cwd, project)];
-  const since = sinceOption(options);
-  if (since !== undefined) filters.sinceMs = since;
-  const until = untilOption(options);
-  if (until !== undefined) filters.untilMs = until;
+  const { sinceMs, untilMs } = timeBoundsOptions(options);
+  if (sinceMs !== undefined) filters.sinceMs = sinceMs;
+  if (untilMs !== undefined) filters.untilMs = untilMs;
   const role = stringOption(options, "role", "--role");
   if (role !== undefined) {
     const roles = role.split(",").map((r) => r.trim());

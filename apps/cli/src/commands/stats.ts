@@ -24,7 +24,7 @@ import {
 import { formatCost, formatInt, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
-import { sessionPath, sinceOption, stringOption } from "./common.js";
+import { sessionPath, stringOption, timeBoundsOptions } from "./common.js";
 
 const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
 
@@ -74,7 +74,7 @@ export const action: Action = async (ctx, [arg], options) => {
     throw new UsageError(`--by must be one of ${GROUPS.join(", ")}; got \`${byRaw}\``);
   }
   const by = byRaw as GroupBy | undefined;
-  const sinceMs = sinceOption(options);
+  const { sinceMs } = timeBoundsOptions(options);
   if (typeof arg === "string" && options.all === true)
     throw new UsageError("give either <session> or --all, not both");
   const query = { ...(by ? { by } : {}), ...(sinceMs !== undefined ? { sinceMs } : {}) };

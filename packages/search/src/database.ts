@@ -1,7 +1,7 @@
 /**
  * The storage interface of the session database: what the indexer and the queries need of a
- * backend, and nothing of SQL. The SQLite backend (`./sqlite/database.ts`) implements it; a
- * PostgreSQL backend can implement the same methods over the same tables.
+ * backend, and nothing of SQL. The SQLite backend (`./sqlite/`, opened by `open.ts`)
+ * implements it; a PostgreSQL backend can implement the same methods over the same tables.
  *
  * Files are keyed by path; each file's rows change in one transaction ({@link FileWriter}, or
  * the transaction of a {@link SessionDatabase.batch} of whole files), decided inside it from

@@ -13,7 +13,7 @@ import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { databasePath, openSearchDatabase } from "./search.js";
-import { openSqliteDatabase } from "./sqlite/database.js";
+import { openSqliteDatabase } from "./sqlite/open.js";
 import { oracleSearch } from "./testing/oracle.js";
 import { arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
 

@@ -38,6 +38,6 @@ export {
   type OpenOutcome,
   isCorruptionError,
   openSqliteDatabase,
-} from "./sqlite/database.js";
+} from "./sqlite/open.js";
 export { SCHEMA_VERSION } from "./sqlite/schema.js";
 export { QuerySyntaxError, type Snippet } from "./documents/index.js";

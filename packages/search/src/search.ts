@@ -25,7 +25,7 @@ import {
 } from "./documents/index.js";
 import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
 import type { DriverName } from "./sqlite/driver.js";
-import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/database.js";
+import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/open.js";
 
 export interface OpenSearchOptions {
   /** The sessions root to mirror. */

@@ -1,0 +1,234 @@
+/**
+ * A search request as SQL: the query's words as one FTS5 match over the chosen fields (text
+ * and identifier-part columns), substrings narrowed through the tokens they must contain, the
+ * filters as conditions on the entry and its file; then the candidates in windows of the
+ * newest matches, ranked by BM25 within a window, current-branch hits first when asked.
+ * Regexes and substrings stay `undecided`: the caller checks them exactly. The SQLite
+ * backend's `search` is this.
+ */
+import type { CandidateRow, Candidates, SearchRequest } from "../database.js";
+import {
+  type NarrowingPhrase,
+  type QueryTerm,
+  TEXT_FIELDS,
+  type TextField,
+  stemPrefix,
+  substringNarrowing,
+} from "../documents/index.js";
+import { facetValue } from "./file-rows.js";
+import { ENTRY_ID_SCALE, FIELD_BIT, PARTS_COLUMN } from "./schema.js";
+import type { StatementCache } from "./statements.js";
+import { num, strOrNull } from "./values.js";
+
+/**
+ * Matches ranked at a time: the newest (in index order, which follows files as they were first
+ * indexed, most recently changed last) this many, then the next. Ranking every match of a word
+ * found in most entries costs a second per million; a window bounds it.
+ */
+const WINDOW = 10_000;
+
+/**
+ * Column weights of the BM25 rank: conversation text counts most, tool output least; a word
+ * found in an identifier part counts half as much as in the field's text.
+ */
+const WEIGHTS: Record<TextField, number> = { body: 1, thinking: 0.5, tool: 0.7, output: 0.4 };
+
+/** A string as an FTS5 string literal. */
+function ftsString(text: string): string {
+  return `"${text.replace(/"/g, '""')}"`;
+}
+
+export function searchCandidates(statements: StatementCache, request: SearchRequest): Candidates {
+  const mask = request.fields.reduce((m, f) => m | FIELD_BIT[f], 0);
+  const texts = request.fields.join(" ");
+  const parts = request.fields.map((f) => PARTS_COLUMN[f]).join(" ");
+  const inColumns = (cols: string, expr: string) => `{${cols}} : (${expr})`;
+  const phrase = (p: NarrowingPhrase) => ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : "");
+  const phrases = (ps: readonly NarrowingPhrase[]) => ps.map((p) => inColumns(texts, phrase(p)));
+  const words: string[] = [];
+  const wordsNot: string[] = [];
+  const undecided: QueryTerm[] = [];
+  for (const t of request.terms) {
+    if (t.kind === "word") {
+      // The word, its stem as a prefix, and (last word) the word as a prefix; a form that
+      // another one covers is left out (a phrase less to match and to rank).
+      const stem = stemPrefix(t.text);
+      const folded = t.text.normalize("NFD").replace(/\p{M}/gu, "").toLowerCase();
+      const forms: string[] = [];
+      if (stem !== undefined) forms.push(`${ftsString(stem)}*`);
+      if (stem === undefined || !folded.startsWith(stem))
+        forms.push(t.prefix ? `${ftsString(t.text)}*` : ftsString(t.text));
+      // Words are found in whole tokens and in identifier parts alike.
+      (t.negated ? wordsNot : words).push(inColumns(`${texts} ${parts}`, forms.join(" OR ")));
+      continue;
+    }
+    undecided.push(t);
+    // A substring narrows through the tokens it must contain (negations cannot: an entry
+    // with the tokens may still lack the substring): at a word start, or from an identifier part.
+    if (t.kind !== "substring" || t.negated) continue;
+    const n = substringNarrowing(t.text);
+    const atWord = phrases(n.phrases);
+    if (atWord.length === 0) continue;
+    if (!n.part) {
+      words.push(...atWord);
+      continue;
+    }
+    const fromPart = [
+      inColumns(parts, ftsString(n.part.token) + (n.part.prefix ? "*" : "")),
+      ...phrases(n.part.phrases),
+    ];
+    words.push(`((${atWord.join(" AND ")}) OR (${fromPart.join(" AND ")}))`);
+  }
+  // The conditions on an entry `e` of a file `f`, with their parameters, in order.
+  const where: string[] = [];
+  const params: (string | number)[] = [];
+  if (words.length === 0) {
+    where.push(`(e.fields & ?) != 0`);
+    params.push(mask);
+  }
+  if (wordsNot.length > 0) {
+    where.push(`e.id NOT IN (SELECT rowid FROM words WHERE words MATCH ?)`);
+    params.push(wordsNot.join(" OR "));
+  }
+  const f = request.filters;
+  if (f.projects && f.projects.length > 0) {
+    const ors: string[] = [];
+    for (const dir of f.projects) {
+      const prefix = dir.endsWith("/") ? dir : `${dir}/`;
+      ors.push(`f.cwd = ? OR substr(f.cwd, 1, ?) = ?`);
+      params.push(dir, prefix.length, prefix);
+    }
+    where.push(`(${ors.join(" OR ")})`);
+  }
+  if (f.sinceMs !== undefined) {
+    where.push(`e.time_ms >= ?`);
+    params.push(f.sinceMs);
+  }
+  if (f.untilMs !== undefined) {
+    where.push(`e.time_ms < ?`);
+    params.push(f.untilMs);
+  }
+  if (f.roles && f.roles.length > 0) {
+    const roles = f.roles.flatMap((r) => (r === "tool" ? ["toolResult", "bashExecution"] : [r]));
+    where.push(`e.role IN (${roles.map(() => "?").join(", ")})`);
+    params.push(...roles);
+  }
+  // A facet value between newlines (see the schema); `suffix`: or ending in `/<value>`.
+  const facet = (column: string, value: string, suffix: boolean) => {
+    const v = facetValue(value);
+    if (suffix) {
+      where.push(
+        `e.file_id IN (SELECT id FROM details WHERE instr(${column}, ?) > 0 OR instr(${column}, ?) > 0)`,
+      );
+      params.push(`\n${v}\n`, `/${v}\n`);
+    } else {
+      where.push(`e.file_id IN (SELECT id FROM details WHERE instr(${column}, ?) > 0)`);
+      params.push(`\n${v}\n`);
+    }
+  };
+  if (f.tool !== undefined) facet("tools", f.tool, false);
+  if (f.model !== undefined) facet("models", f.model, true);
+  if (f.file !== undefined) facet("paths", f.file, true);
+  if (f.errored) where.push(`f.errored = 1`);
+  if (f.named) where.push(`f.name IS NOT NULL`);
+
+  const match = words.length > 0 ? words.join(" AND ") : undefined;
+  // BM25 ranks by the query's words; a query of substrings and regexes only lists newest first.
+  const ranked = match !== undefined && request.terms.some((t) => t.kind === "word" && !t.negated);
+  const weights = [...TEXT_FIELDS.map((f) => WEIGHTS[f]), ...TEXT_FIELDS.map((f) => WEIGHTS[f] / 2)].join(
+    ", ",
+  );
+  const window = Math.max(1, Math.floor(request.window ?? WINDOW));
+  // A window holds what ranking needs; the rest of a row is read when it is yielded.
+  const windowSql = (bounded: boolean) =>
+    match !== undefined
+      ? `SELECT e.id, e.time_ms, e.on_branch FROM words w JOIN entries e ON e.id = w.rowid JOIN files f ON f.id = e.file_id
+         WHERE words MATCH ?${bounded ? " AND w.rowid < ?" : ""}${where.length > 0 ? ` AND ${where.join(" AND ")}` : ""}
+         ORDER BY w.rowid DESC LIMIT ${window}`
+      : `SELECT e.id, e.time_ms, e.on_branch FROM entries e JOIN files f ON f.id = e.file_id
+         WHERE ${where.join(" AND ")}${bounded ? " AND e.id < ?" : ""}
+         ORDER BY e.id DESC LIMIT ${window}`;
+  const scoreSql = `SELECT rowid AS id, bm25(words, ${weights}) AS score FROM words WHERE words MATCH ? AND rowid BETWEEN ? AND ?`;
+  const rowSql = `SELECT f.path, e.file_id, e.line, e.offset, e.length, e.entry_id, e.type, e.role
+    FROM entries e JOIN files f ON f.id = e.file_id WHERE e.id = ?`;
+  const st = (sql: string) => statements.get(sql);
+  const byBranch = request.order === "branch";
+  interface Hit {
+    id: number;
+    timeMs: number | null;
+    onBranch: boolean;
+    score: number;
+  }
+  const full = (h: Hit): CandidateRow | undefined => {
+    const r = st(rowSql).get(h.id);
+    if (!r) return undefined;
+    return {
+      path: String(r.path),
+      ordinal: h.id - num(r.file_id) * ENTRY_ID_SCALE,
+      line: num(r.line),
+      offset: num(r.offset),
+      length: num(r.length),
+      entryId: strOrNull(r.entry_id),
+      type: String(r.type),
+      role: strOrNull(r.role),
+      timeMs: h.timeMs,
+      onBranch: h.onBranch,
+      score: h.score,
+    };
+  };
+  // BM25 (lower is better), then recency, then index order (newest first).
+  const byRank = (a: Hit, b: Hit) =>
+    a.score - b.score ||
+    (b.timeMs ?? Number.NEGATIVE_INFINITY) - (a.timeMs ?? Number.NEGATIVE_INFINITY) ||
+    b.id - a.id;
+  function* rows(): Generator<CandidateRow> {
+    // With the current branch first, the other hits wait until every window was seen.
+    const later: Hit[][] = [];
+    let upper: number | undefined;
+    for (;;) {
+      const args: (string | number)[] = [];
+      if (match !== undefined) {
+        args.push(match);
+        if (upper !== undefined) args.push(upper);
+        args.push(...params);
+      } else {
+        args.push(...params);
+        if (upper !== undefined) args.push(upper);
+      }
+      const batch = st(windowSql(upper !== undefined)).all(...args);
+      if (batch.length === 0) break;
+      const hits: Hit[] = batch.map((r) => ({
+        id: num(r.id),
+        timeMs: r.time_ms === null ? null : num(r.time_ms),
+        onBranch: num(r.on_branch) === 1,
+        score: 0,
+      }));
+      const newest = (hits[0] as Hit).id;
+      const oldest = (hits[hits.length - 1] as Hit).id;
+      if (ranked) {
+        const scores = new Map<number, number>();
+        for (const r of st(scoreSql).iterate(match as string, oldest, newest))
+          scores.set(num(r.id), num(r.score));
+        for (const h of hits) h.score = scores.get(h.id) ?? 0;
+        hits.sort(byRank);
+      }
+      const off: Hit[] = [];
+      for (const h of hits) {
+        if (byBranch && !h.onBranch) off.push(h);
+        else {
+          const row = full(h);
+          if (row) yield row;
+        }
+      }
+      if (off.length > 0) later.push(off);
+      if (batch.length < window) break;
+      upper = oldest;
+    }
+    for (const off of later)
+      for (const h of off) {
+        const row = full(h);
+        if (row) yield row;
+      }
+  }
+  return { rows: rows(), undecided };
+}

@@ -55,7 +55,7 @@ const ALL_COMMANDS = [
 let home: string;
 let agentDir: string;
 let sessions: string;
-/** A project directory whose encoded name holds a copy of the v3 session (for `latest`). */
+/** A project directory with a copy of the v3 session (its header cwd changed to it), for `latest`. */
 let project: string;
 
 interface Result {
@@ -97,9 +97,11 @@ beforeAll(() => {
   mkdirSync(project, { recursive: true });
   const encoded = `--${project.replace(/^[/\\]/, "").replace(/[/\\:]/g, "-")}--`;
   mkdirSync(join(sessions, encoded));
-  cpSync(
-    join(sessions, V3),
+  // A copy of the v3 session with this project as its header's cwd (`latest` is the top row of `ls` there).
+  const [header, ...rest] = readFileSync(join(sessions, V3), "utf8").split("\n");
+  writeFileSync(
     join(sessions, encoded, "2026-11-03T10-00-00-000Z_77aa0000-0000-4000-8000-000000000001.jsonl"),
+    [JSON.stringify({ ...JSON.parse(header as string), cwd: project }), ...rest].join("\n"),
   );
 });
 

@@ -1,15 +1,18 @@
 /**
  * Finding sessions: the sessions root, the files under it, and what a `<session>` argument
- * names (a path, a full session id, a unique id prefix, or `latest`).
+ * names (a path, a full session id, a unique id prefix in any case, or `latest`: the top row of
+ * `ls`, see `listing.ts`).
  *
- * Only file names and mtimes are used here (pi names files `<timestamp>_<sessionId>.jsonl`);
- * reading and parsing files is left to the layers.
+ * Ids are read from file names (pi names files `<timestamp>_<sessionId>.jsonl`); `latest` asks
+ * the listing, which reads the files through node-store.
  */
 import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
 import { basename, join, resolve } from "node:path";
 import { encodeCwd, expandTilde, resolveSessionsRoot } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
+import { matchIdPrefix } from "./ids.js";
+import { listSessions } from "./listing.js";
 
 export interface SessionFile {
   path: string;
@@ -108,8 +111,12 @@ function candidateList(files: SessionFile[]): string[] {
   return shown;
 }
 
-/** Resolves a `<session>` argument to an absolute file path, or throws a {@link CliError}. */
-export function resolveSession(arg: string, options: LocateOptions): string {
+/**
+ * Resolves a `<session>` argument to an absolute file path, or throws a {@link CliError}: a
+ * path, `latest` (the top row of `ls`: the newest session of the current directory's project,
+ * by its last message), or a session id or prefix of one, matched without regard to case.
+ */
+export async function resolveSession(arg: string, options: LocateOptions): Promise<string> {
   if (arg === "") throw new UsageError("empty <session> argument");
   const asPath = resolve(options.cwd, expandHome(arg));
   if (existsSync(asPath)) {
@@ -126,11 +133,9 @@ export function resolveSession(arg: string, options: LocateOptions): string {
     });
   }
   const { root } = sessionsRoot(options);
-  const files = listSessionFiles(root);
   if (arg === "latest") {
-    const project = projectDirName(resolve(options.cwd));
-    const inProject = files.filter((f) => f.project === project);
-    const newest = inProject[0];
+    const { sessions } = await listSessions({ root, env: options.env, all: false, cwd: options.cwd });
+    const newest = sessions[0];
     if (!newest) {
       throw new CliError(`no sessions for ${options.cwd} under ${root}`, {
         hint: "Run it from a project directory pi has sessions for, or pass a session id or path (see `pi-session ls --all`).",
@@ -138,17 +143,16 @@ export function resolveSession(arg: string, options: LocateOptions): string {
     }
     return newest.path;
   }
-  const exact = files.filter((f) => f.id === arg);
-  if (exact.length === 1 && exact[0]) return exact[0].path;
-  const matches = exact.length > 1 ? exact : files.filter((f) => f.id.startsWith(arg));
-  if (matches.length === 1 && matches[0]) return matches[0].path;
-  if (matches.length === 0) {
+  const files = listSessionFiles(root);
+  const match = matchIdPrefix(arg, files, (f) => f.id);
+  if (match.kind === "one") return match.item.path;
+  if (match.kind === "none") {
     throw new CliError(`no session with id or prefix \`${arg}\` under ${root}`, {
       hint: "List sessions with `pi-session ls --all`, or pass a file path or --session-dir.",
     });
   }
-  throw new CliError(`session id prefix \`${arg}\` is ambiguous: ${matches.length} sessions match:`, {
-    details: candidateList(matches),
+  throw new CliError(`session id prefix \`${arg}\` is ambiguous: ${match.items.length} sessions match:`, {
+    details: candidateList(match.items),
     hint: "Type more characters of the id, or pass the file path.",
   });
 }

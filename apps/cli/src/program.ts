@@ -43,10 +43,11 @@ export interface RunOptions {
 }
 
 const GLOBAL_HELP_FOOTER = `Sessions:
-  <session> is a file path, a full session id, a unique id prefix, or \`latest\` (the newest
-  session of the current directory's project). Sessions are looked up under --session-dir, else
-  PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting, else $PI_CODING_AGENT_DIR/sessions
-  (default ~/.pi/agent/sessions).
+  <session> is a file path, a full session id, a unique id prefix (any case), or \`latest\`
+  (the top row of \`ls\`: the newest session of the current directory's project, by its last
+  message). An entry id (--leaf, label) may be a unique prefix too. Sessions are looked up
+  under --session-dir, else PI_CODING_AGENT_SESSION_DIR, else the sessionDir setting, else
+  $PI_CODING_AGENT_DIR/sessions (default ~/.pi/agent/sessions).
 
 Output:
   Data goes to stdout, progress and errors to stderr. --json prints stable JSON (see docs/cli.md).

@@ -6,15 +6,16 @@ import { type LoadedSession, loadSession } from "../load.js";
 import { resolveSession } from "../locate.js";
 import type { Context } from "../program.js";
 import { UsageError } from "../errors.js";
+import { matchIdPrefix } from "../ids.js";
 import { TIME_ARG_FORMS, TimeArgError, isTimeZone, parseTimeArg } from "../dates.js";
 
-export function sessionPath(ctx: Context, arg: unknown): string {
+export async function sessionPath(ctx: Context, arg: unknown): Promise<string> {
   if (typeof arg !== "string" || arg === "") throw new UsageError("missing <session> argument");
   return resolveSession(arg, { env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
 }
 
-export function openSession(ctx: Context, arg: unknown): Promise<LoadedSession> {
-  return loadSession(sessionPath(ctx, arg));
+export async function openSession(ctx: Context, arg: unknown): Promise<LoadedSession> {
+  return loadSession(await sessionPath(ctx, arg));
 }
 
 /** A string option (cac gives numbers for numeric-looking values, `true` for a bare flag). */
@@ -102,20 +103,41 @@ export function timeZoneOption(options: Record<string, unknown>): string | undef
   return zone;
 }
 
-/** An entry id option that must exist in the session. */
+/**
+ * An entry id option that must name one entry of the session: its id or a prefix of it, in
+ * any case. The full id is returned.
+ */
 export function entryIdOption(
   session: LoadedSession,
   options: Record<string, unknown>,
   name: string,
   flag: string,
 ): string | undefined {
-  const id = stringOption(options, name, flag);
-  if (id === undefined) return undefined;
-  if (!session.index.has(id)) {
+  const typed = stringOption(options, name, flag);
+  if (typed === undefined) return undefined;
+  return entryId(session.index.byId.keys(), typed, { what: flag, path: session.path });
+}
+
+/**
+ * The entry id `typed` names among `ids`: an exact id, else a unique prefix (any case); a usage
+ * error saying what is wrong otherwise (none, or several, listed).
+ */
+export function entryId(
+  ids: Iterable<string>,
+  typed: string,
+  context: { what: string; path: string },
+): string {
+  const match = matchIdPrefix(typed, ids, (id) => id);
+  if (match.kind === "one") return match.item;
+  if (match.kind === "none")
     throw new UsageError(
-      `${flag} ${id}: no entry with that id in ${session.path}`,
+      `${context.what} ${typed}: no entry with that id in ${context.path}`,
       "See the ids with `pi-session tree <session>`.",
     );
-  }
-  return id;
+  const shown = match.items.slice(0, 10);
+  const more = match.items.length > shown.length ? `, and ${match.items.length - shown.length} more` : "";
+  throw new UsageError(
+    `${context.what} ${typed}: ${match.items.length} entries start with it (${shown.join(", ")}${more})`,
+    "Type more characters of the entry id.",
+  );
 }

@@ -6,14 +6,16 @@
  * A file or directory the listing cannot read is reported on stderr (exit 3); pi leaves such
  * files out silently. Without `--all`, only those in the root or the project's own directory.
  */
-import { dirname, join, resolve } from "node:path";
-import { type SessionInfo, listAllSessions } from "@pi-session/node-store";
+import { resolve } from "node:path";
+import type { SessionInfo } from "@pi-session/node-store";
 import { EXIT_OK, UsageError } from "../errors.js";
-import { projectDirName, sessionsRoot } from "../locate.js";
+import { shortIds } from "../ids.js";
+import { listSessions } from "../listing.js";
+import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { oneLine, shortDate, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
-import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
+import { exitCode, warnUnreadable } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
 
 function infoJson(s: SessionInfo) {
@@ -37,34 +39,21 @@ export const action: Action = async (ctx, _args, options) => {
   if (options.all === true && cwdOption !== undefined)
     throw new UsageError("give either --all or --cwd, not both");
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
-  const progress = ctx.io.progress("listing");
   const want = resolve(ctx.cwd, cwdOption ?? ".");
-  const projectDir = join(root, projectDirName(want));
-  const mine = (path: string) =>
-    options.all === true || [root, projectDir].some((dir) => path === dir || dirname(path) === dir);
-  const skipped: Unreadable[] = [];
-  let infos: SessionInfo[];
-  try {
-    // Files directly in the root (a custom session dir) and in its per-project directories.
-    infos = await listAllSessions(root, {
-      layout: "auto",
-      env: ctx.env,
-      cache: options.cache === false ? false : {},
-      onProgress: (loaded, total) => progress.update(loaded, total),
-      onUnreadable: (path, error) => {
-        const item = unreadable(path, error) ?? { path, code: null, reason: error.message };
-        if (mine(path)) skipped.push(item);
-      },
-    });
-  } finally {
-    progress.end();
-  }
+  const listing = await listSessions({
+    root,
+    env: ctx.env,
+    all: options.all === true,
+    cwd: want,
+    cache: options.cache !== false,
+    progress: ctx.io.progress("listing"),
+  });
+  const skipped = listing.unreadable;
   warnUnreadable(ctx.io, skipped);
-  if (options.all !== true) infos = infos.filter((s) => s.cwd !== "" && resolve(s.cwd) === want);
+  let infos = listing.sessions;
   const before = infos.length;
   if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
   if (untilMs !== undefined) infos = infos.filter((s) => s.modified.getTime() < untilMs);
-  infos.sort((a, b) => b.modified.getTime() - a.modified.getTime() || (a.path < b.path ? -1 : 1));
   if (limit !== undefined) infos = infos.slice(0, limit);
   if (ctx.json) {
     ctx.io.printJson(infos.map(infoJson));
@@ -91,17 +80,35 @@ export const action: Action = async (ctx, _args, options) => {
     return exitCode(skipped, EXIT_OK);
   }
   const c = ctx.io.out;
+  const ids = shortIds(
+    infos.map((s) => displayId(s)),
+    storeIds(root, listing.store),
+  );
   const rows = [["modified", "msgs", "id", "project", "session"].map((h) => c.bold(h))];
-  for (const s of infos) {
+  infos.forEach((s, i) => {
     rows.push([
       shortDate(s.modified.getTime()),
       String(s.messageCount),
-      // pi lists files whose header has no string id; show what is there.
-      c.dim(typeof s.id === "string" ? s.id.slice(0, 8) : String(s.id ?? "(no id)")),
+      c.dim(ids[i] as string),
       s.cwd || "-",
       s.name ? c.bold(oneLine(s.name, 60)) : oneLine(s.firstMessage, 60),
     ]);
-  }
+  });
   for (const line of table(rows, new Set([1]))) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);
 };
+
+/** The id a row shows: the header's (pi lists files whose header has no string id: what is there). */
+function displayId(s: SessionInfo): string {
+  return typeof s.id === "string" ? s.id : String(s.id ?? "(no id)");
+}
+
+/**
+ * Every id a `<session>` argument is matched against (the file names' ids, see `locate.ts`) and
+ * every header id, so a shown prefix names one session.
+ */
+function storeIds(root: string, store: readonly SessionInfo[]): string[] {
+  const ids = listSessionFiles(root).map((f) => f.id);
+  for (const s of store) if (typeof s.id === "string") ids.push(s.id);
+  return ids;
+}

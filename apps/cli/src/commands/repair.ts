@@ -184,7 +184,7 @@ function where(line: number, offset: number): string {
 }
 
 export const action: Action = async (ctx, [arg], options) => {
-  const path = sessionPath(ctx, arg);
+  const path = await sessionPath(ctx, arg);
   const write = options.write === true;
   // The lines pi skips are not kept: a repair cuts byte ranges of the file (read again when
   // it writes), not records, and reports those lines from their diagnostics.

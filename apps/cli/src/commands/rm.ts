@@ -18,7 +18,9 @@ function messageOf(error: unknown): string {
 export const action: Action = async (ctx, [args], options) => {
   const list = args as string[];
   if (list.length === 0) throw new UsageError("rm needs at least one <session>");
-  const paths = [...new Set(list.map((a) => sessionPath(ctx, a)))];
+  const resolved: string[] = [];
+  for (const a of list) resolved.push(await sessionPath(ctx, a));
+  const paths = [...new Set(resolved)];
   if (options.yes !== true) {
     if (!ctx.stdinIsTTY) {
       throw new CliError("refusing to remove sessions without confirmation", {

@@ -82,7 +82,7 @@ export const action: Action = async (ctx, [arg], options) => {
   let skipped = 0;
   const unreadableItems: Unreadable[] = [];
   if (typeof arg === "string") {
-    const path = sessionPath(ctx, arg);
+    const path = await sessionPath(ctx, arg);
     const s = await statsSession(path, "");
     if (!s) {
       skipped = 1;

@@ -12,7 +12,7 @@ import { SessionManager } from "@pi-session/sdk";
 import { CliError, UsageError } from "../errors.js";
 import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
-import { sessionPath, stringOption } from "./common.js";
+import { entryId, sessionPath, stringOption } from "./common.js";
 
 /**
  * Copies `path` to a new `<path>.bak-<time>[-n]` (never over an existing file). Only a regular
@@ -69,12 +69,12 @@ function copyFd(from: number, to: number): void {
  * Backs the session up, opens it and runs `write`; the backup is removed again when nothing
  * was written (the file is not a session, the entry id is unknown, the write failed).
  */
-function withBackup<T>(
+async function withBackup<T>(
   ctx: Context,
   arg: unknown,
   write: (path: string, manager: SessionManager, backupPath: string) => T,
-): T {
-  const path = sessionPath(ctx, arg);
+): Promise<T> {
+  const path = await sessionPath(ctx, arg);
   const backupPath = backup(path);
   try {
     let manager: SessionManager;
@@ -115,18 +115,20 @@ export const name: Action = async (ctx, [arg, value]) => {
   });
 };
 
-export const label: Action = async (ctx, [arg, entryId, value]) => {
-  if (typeof entryId !== "string") throw new UsageError("missing <entry-id>");
+export const label: Action = async (ctx, [arg, typed, value]) => {
+  if (typeof typed !== "string") throw new UsageError("missing <entry-id>");
   return withBackup(ctx, arg, (path, manager, backupPath) => {
-    if (!manager.getEntry(entryId)) {
-      throw new UsageError(`no entry ${entryId} in ${path}`, "See the ids with `pi-session tree <session>`.");
-    }
+    const target = entryId(
+      manager.getEntries().map((e) => e.id),
+      typed,
+      { what: "entry", path },
+    );
     const text = typeof value === "string" && value !== "" ? value : undefined;
-    const id = manager.appendLabelChange(entryId, text);
+    const id = manager.appendLabelChange(target, text);
     report(
       ctx,
-      { file: path, entryId: id, targetId: entryId, label: text ?? null, backupPath },
-      `${text === undefined ? "cleared the label of" : `labelled ${JSON.stringify(text)}:`} ${entryId} in ${path} (backup: ${backupPath})`,
+      { file: path, entryId: id, targetId: target, label: text ?? null, backupPath },
+      `${text === undefined ? "cleared the label of" : `labelled ${JSON.stringify(text)}:`} ${target} in ${path} (backup: ${backupPath})`,
     );
     return 0;
   });
@@ -136,7 +138,7 @@ export const fork: Action = async (ctx, [arg], options) => {
   const leaf = stringOption(options, "leaf", "--leaf");
   const to = stringOption(options, "to", "--to");
   if (leaf !== undefined && to !== undefined) throw new UsageError("give either --leaf or --to, not both");
-  const source = sessionPath(ctx, arg);
+  const source = await sessionPath(ctx, arg);
   // Checked read-only first: `SessionManager.open` would write a header into an empty file (as
   // pi does), and the source of a fork is never changed.
   let header: ReturnType<typeof scanHeaderSync>;
@@ -161,7 +163,9 @@ export const fork: Action = async (ctx, [arg], options) => {
       path = manager.getSessionFile();
     } else {
       const manager = SessionManager.open(source);
-      const target = leaf ?? manager.getLeafId();
+      const ids = manager.getEntries().map((e) => e.id);
+      const target =
+        leaf !== undefined ? entryId(ids, leaf, { what: "--leaf", path: source }) : manager.getLeafId();
       if (target === null || !manager.getEntry(target)) {
         throw new UsageError(
           `no entry ${String(target)} in ${source}`,

@@ -1,0 +1,70 @@
+/**
+ * The sessions `ls` shows, in its order: node-store's `listAllSessions` (pi's `SessionInfo`
+ * rules, the metadata cache) over the whole store, then those of one project, newest first by
+ * pi's `modified` (the last user or assistant message). `latest` is the first of them, so
+ * `show latest` opens the top row of `ls`. Use {@link listSessions} for any command that lists
+ * or picks sessions the way `ls` does.
+ */
+import { dirname, join, resolve } from "node:path";
+import { type SessionInfo, encodeCwd, listAllSessions } from "@pi-session/node-store";
+import type { Progress } from "./io.js";
+import { type Unreadable, unreadable } from "./unreadable.js";
+
+export interface ListRequest {
+  root: string;
+  env: Record<string, string | undefined>;
+  /** Every project's sessions (no project filter). */
+  all: boolean;
+  /** The directory whose project is listed (resolved against nothing: pass it absolute). */
+  cwd: string;
+  /** Use the listing cache (default true). */
+  cache?: boolean;
+  progress?: Progress;
+}
+
+export interface Listing {
+  /** The sessions, newest first (ties by path). */
+  sessions: SessionInfo[];
+  /** Every session of the store (for ids unique across it). */
+  store: SessionInfo[];
+  /** Files and directories of the listed part that could not be read. */
+  unreadable: Unreadable[];
+}
+
+/** `ls`'s order: `modified` descending, then the path. */
+export function byNewest(a: SessionInfo, b: SessionInfo): number {
+  return b.modified.getTime() - a.modified.getTime() || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0);
+}
+
+/**
+ * The store's sessions and, unless `all`, those whose header cwd is `cwd`. Unreadable items are
+ * those of the listed part: everywhere with `all`, else in the root (a flat session dir) and
+ * the project's own directory.
+ */
+export async function listSessions(request: ListRequest): Promise<Listing> {
+  const { root, progress } = request;
+  const want = resolve(request.cwd);
+  const projectDir = join(root, encodeCwd(want));
+  const mine = (path: string) =>
+    request.all || [root, projectDir].some((dir) => path === dir || dirname(path) === dir);
+  const skipped: Unreadable[] = [];
+  let store: SessionInfo[];
+  try {
+    // Files directly in the root (a custom session dir) and in its per-project directories.
+    store = await listAllSessions(root, {
+      layout: "auto",
+      env: request.env,
+      cache: request.cache === false ? false : {},
+      ...(progress ? { onProgress: (loaded: number, total: number) => progress.update(loaded, total) } : {}),
+      onUnreadable: (path, error) => {
+        const item = unreadable(path, error) ?? { path, code: null, reason: error.message };
+        if (mine(path)) skipped.push(item);
+      },
+    });
+  } finally {
+    progress?.end();
+  }
+  const sessions = request.all ? [...store] : store.filter((s) => s.cwd !== "" && resolve(s.cwd) === want);
+  sessions.sort(byNewest);
+  return { sessions, store, unreadable: skipped };
+}

@@ -5,8 +5,6 @@
  * `loadEntriesFromFile` differs in one way: it never writes (pi appends a `\n` to a file whose
  * last line is torn).
  */
-import { mkdirSync, readdirSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import { projectContextEntry as projectEntry } from "@pi-session/context";
 import {
   type AgentMessage,
@@ -14,20 +12,11 @@ import {
   type ContextEditEntry,
   type FileEntry,
   parseSessionText,
-  type SessionRecord,
 } from "@pi-session/format";
 import { migrateEntries } from "@pi-session/migrate";
-import {
-  getAgentDir,
-  getDefaultSessionsRoot,
-  keepLinesPiReads,
-  readLinesAsPi,
-  readSessionFileSync,
-  resolvePiPath,
-  scanHeaderSync,
-  sessionDirForCwd,
-} from "@pi-session/node-store";
+import { keepLinesPiReads, readLinesAsPi, readSessionFileSync, resolvePiPath } from "@pi-session/node-store";
 import { randomEntryId } from "./internal/ids.js";
+import { jsonValues } from "./internal/open-file.js";
 
 export {
   buildContextEntries,
@@ -40,18 +29,6 @@ export {
 /** One entry's messages with a context edit applied (pi's signature: the edit is optional). */
 export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): AgentMessage[] {
   return projectEntry(entry, edit);
-}
-
-/** pi's `resolvePath`: a leading `~` expanded, a `file://` URL converted, made absolute. */
-export function resolvePath(path: string): string {
-  return resolvePiPath(path);
-}
-
-/** The JSON objects among records, in file order. */
-export function jsonValues(records: readonly SessionRecord[]): Record<string, unknown>[] {
-  const values: Record<string, unknown>[] = [];
-  for (const record of records) if (record.kind === "json") values.push(record.value);
-  return values;
 }
 
 /** Migrates v1/v2 entries to v3, in place; without a header they are read as v1, as pi does. */
@@ -71,7 +48,7 @@ export function parseSessionEntries(content: string): FileEntry[] {
  * line is not a header with a string id. Malformed lines are skipped. Streams; never writes.
  */
 export function loadEntriesFromFile(filePath: string): FileEntry[] {
-  const contents = readSessionFileSync(resolvePath(filePath), {
+  const contents = readSessionFileSync(resolvePiPath(filePath), {
     missing: "null",
     maxDiagnostics: 0,
     keepRecord: keepLinesPiReads(),
@@ -81,53 +58,4 @@ export function loadEntriesFromFile(filePath: string): FileEntry[] {
   return lines.isSession ? (lines.values as unknown as FileEntry[]) : [];
 }
 
-/** The per-cwd directory `<agentDir>/sessions/--<cwd>--`, without creating it. */
-export function defaultSessionDirPath(cwd: string, agentDir: string = getAgentDir()): string {
-  return sessionDirForCwd(resolvePath(cwd), getDefaultSessionsRoot(resolvePath(agentDir)));
-}
-
-/** The per-cwd session directory, created if missing (as pi does). */
-export function getDefaultSessionDir(cwd: string, agentDir: string = getAgentDir()): string {
-  const dir = defaultSessionDirPath(cwd, agentDir);
-  mkdirSync(dir, { recursive: true });
-  return dir;
-}
-
-/** Does a header's `cwd` name the (resolved) directory `resolvedCwd`? */
-export function cwdMatches(cwd: unknown, resolvedCwd: string): boolean {
-  return typeof cwd === "string" && cwd !== "" && resolvePath(cwd) === resolvedCwd;
-}
-
-/** The header of a file, or null when it has none, cannot be read, or is over the scan limit. */
-export function headerOrNull(path: string): ReturnType<typeof scanHeaderSync> {
-  try {
-    return scanHeaderSync(path);
-  } catch {
-    return null;
-  }
-}
-
-/** Newest `.jsonl` regular file (by mtime) with a valid header, optionally of one cwd; `null` if none. */
-export function findMostRecentSession(sessionDir: string, cwd?: string): string | null {
-  const dir = resolvePath(sessionDir);
-  const resolvedCwd = cwd ? resolvePath(cwd) : undefined;
-  try {
-    const files = readdirSync(dir)
-      .filter((file) => file.endsWith(".jsonl"))
-      .map((file) => resolve(dir, file))
-      .map((path) => {
-        const st = statSync(path);
-        return { path, mtime: st.mtimeMs, file: st.isFile() };
-      })
-      // Only regular files are sessions (a FIFO named `*.jsonl` is never opened).
-      .filter((f) => f.file)
-      .sort((a, b) => b.mtime - a.mtime);
-    for (const { path } of files) {
-      const header = headerOrNull(path);
-      if (header && (!resolvedCwd || cwdMatches(header.cwd, resolvedCwd))) return path;
-    }
-    return null;
-  } catch {
-    return null;
-  }
-}
+export { findMostRecentSession, getDefaultSessionDir } from "./internal/session-dirs.js";

@@ -234,7 +234,7 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
         .option("--to <cwd>", "Copy the whole session into this project directory (pi's forkFrom)")
         .example("  $ pi-session fork latest --leaf b2000009")
         .example("  $ pi-session fork 019a4c1e --to ~/projects/other"),
-    load: async () => (await import("./write.js")).fork,
+    load: async () => (await import("./fork.js")).action,
   },
   {
     name: "name",
@@ -245,7 +245,7 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
           "WRITES: set the session's name (appends a session_info entry; backup <file>.bak-<time> kept)",
         )
         .example('  $ pi-session name latest "upload rate limiting"'),
-    load: async () => (await import("./write.js")).name,
+    load: async () => (await import("./name.js")).action,
   },
   {
     name: "label",
@@ -257,7 +257,7 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
         )
         .example("  $ pi-session label latest b2000006 plan")
         .example("  $ pi-session label latest b2000006        # clears it"),
-    load: async () => (await import("./write.js")).label,
+    load: async () => (await import("./label.js")).action,
   },
   {
     name: "rm",

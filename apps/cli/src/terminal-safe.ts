@@ -17,7 +17,14 @@
  * was made visible.
  */
 import { randomBytes } from "node:crypto";
-import { escapeChar, hasUnsafe, hasUnsafeInLines, oneLineField, visibleControls } from "@pi-session/render";
+import {
+  escapeChar,
+  hasUnsafe,
+  hasUnsafeInLines,
+  oneLineField,
+  textWidth,
+  visibleControls,
+} from "@pi-session/render";
 import pc from "picocolors";
 
 // The rule itself (which characters, and how they are shown) has one home, the render layer,
@@ -56,9 +63,12 @@ function stripMarkers(text: string): string {
   return MARKER_TEST.test(text) ? text.replace(MARKER, "") : text;
 }
 
-/** Width of `text` on a terminal once made safe, without style markers (code units). */
+/**
+ * Columns `text` takes on a terminal once made safe, without style markers (wide characters
+ * count twice: render's `textWidth`, the one home of that rule).
+ */
 export function displayWidth(text: string): number {
-  return oneLineField(stripMarkers(text)).length;
+  return textWidth(oneLineField(stripMarkers(text)));
 }
 
 const TAB_STOP = 8;

@@ -1,42 +1,13 @@
 /**
- * Small presentation helpers shared by the commands: message text, one-line previews,
- * dates, numbers and column padding. No format logic: they only read fields for display.
+ * Small presentation helpers shared by the commands: one-line previews, dates, numbers and
+ * column padding. No format logic: they only read fields for display.
  */
 import { displayWidth, oneLineField } from "./terminal-safe.js";
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** The text blocks of a message's content (a string, or an array of blocks), joined. */
-export function contentText(content: unknown, separator = "\n"): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join(separator);
-}
 
 /** Collapses whitespace and cuts to `max` characters with an ellipsis. */
 export function oneLine(text: string, max: number): string {
   const flat = text.replace(/\s+/g, " ").trim();
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
-}
-
-/** Keeps the first `maxLines` lines of a text; says how many were folded. */
-export function fold(text: string, maxLines: number): string {
-  const lines = text.split("\n");
-  if (lines.length <= maxLines) return text;
-  return `${lines.slice(0, maxLines).join("\n")}\n… (${lines.length - maxLines} more lines; --full shows all)`;
-}
-
-export function indent(text: string, prefix: string): string {
-  return text
-    .split("\n")
-    .map((l) => (l === "" ? l : prefix + l))
-    .join("\n");
 }
 
 /** `2026-11-02 09:00` in local time, or the input when it is not a date. */

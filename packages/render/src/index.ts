@@ -98,5 +98,16 @@ export {
   treeFilterPasses,
 } from "./filters.js";
 export { type EntrySummary, contentText, entrySummary, oneLine } from "./summary.js";
+export {
+  type Piece,
+  charWidth,
+  cutEnd,
+  cutStart,
+  fitPieces,
+  headOf,
+  textWidth,
+  wrapLine,
+} from "./width.js";
 export { MAX_INDENTED_DEPTH, escapeTerminalUnsafe, jsonText, serializeJson, writeJson } from "./json.js";
 export { type TreeLayout, layoutTree, newestLeafBelow, siblingsOf } from "./tree-layout.js";
+export { TREE_COLLAPSE_AFTER, type TreeTextOptions, renderTreeLines } from "./tree-text.js";

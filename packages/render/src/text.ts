@@ -7,10 +7,15 @@
  * reaches a terminal as an escape sequence; the only escapes in the output are the ones the
  * caller's `style` functions add (colours). Use `renderText` for a document, `renderTextItem`
  * for one item.
+ *
+ * With a `width` (a terminal's), every line fits it: heading and one-line items are cut with
+ * `…`, bodies are folded into lines that keep their indent (tabs expanded first), so nothing
+ * wraps back to the first column. Without one, lines are as long as their text.
  */
 import type { Block, DocumentItem, RenderDocument } from "./model/shapes.js";
 import { localTime } from "./readable.js";
 import { lineEndsAsLf, oneLineField, visibleControls } from "./sanitize.js";
+import { type Piece, cutStart, fitPieces, textWidth, wrapLine } from "./width.js";
 
 /** Session text as a terminal may show it: CRLF as LF, every other control visible. */
 function shown(text: string): string {
@@ -54,6 +59,8 @@ export interface TextOptions {
   foldHint?: string;
   /** Shown after the title line (a file path). */
   source?: string;
+  /** Columns every line must fit in (a terminal's width); default: no limit. */
+  width?: number;
 }
 
 const plain = (text: string) => text;
@@ -77,6 +84,7 @@ interface Resolved {
   time: (iso: string) => string;
   fold: FoldLimits;
   hint: string;
+  width: number | undefined;
 }
 
 function resolve(doc: RenderDocument | undefined, options: TextOptions): Resolved {
@@ -87,6 +95,7 @@ function resolve(doc: RenderDocument | undefined, options: TextOptions): Resolve
     time: options.formatTime ?? localTime,
     fold: { ...DEFAULT_FOLD_LINES, ...options.foldLines },
     hint: options.foldHint ?? "",
+    width: options.width !== undefined && options.width > 0 ? Math.floor(options.width) : undefined,
   };
 }
 
@@ -121,50 +130,100 @@ function imageLine(block: Extract<Block, { type: "image" }>): string {
   return `(image ${oneLine(block.mimeType || "of unknown type", 40)}, ${kb} KB)`;
 }
 
+/** Where an item's body starts (its indent). */
+const BODY_COLUMN = 2;
+const TAB_STOP = 8;
+
+/** `line` with each tab as spaces to the next 8-column stop, counted from `column`. */
+function expandTabs(line: string, column: number): string {
+  if (!line.includes("\t")) return line;
+  let out = "";
+  let at = column;
+  for (const part of line.split("\t")) {
+    if (out !== "" || at !== column) {
+      const pad = TAB_STOP - (at % TAB_STOP);
+      out += " ".repeat(pad);
+      at += pad;
+    }
+    out += part;
+    at += textWidth(part);
+  }
+  return out;
+}
+
+/**
+ * Text of several lines that starts at `column`, folded to the width (when there is one). A
+ * folded line's continuations keep its own indent (code stays readable) while that leaves
+ * half the line.
+ */
+function wrapped(text: string, column: number, r: Resolved): string {
+  if (r.width === undefined) return text;
+  const room = r.width - column;
+  return text
+    .split("\n")
+    .flatMap((raw) => {
+      const line = expandTabs(raw, column);
+      const lead = /^ */.exec(line)?.[0] ?? "";
+      if (lead === "" || lead.length > room / 2) return wrapLine(line, room);
+      return wrapLine(line.slice(lead.length), room - lead.length).map((part) => lead + part);
+    })
+    .join("\n");
+}
+
+/** A line that starts at `column`, cut with `…` to the width (when there is one). */
+function fitted(text: string, column: number, r: Resolved): string {
+  return r.width === undefined ? text : fitPieces([{ text: expandTabs(text, column) }], r.width - column);
+}
+
 function blockText(block: Block, item: DocumentItem, r: Resolved): string | undefined {
   const { s } = r;
+  const body = (text: string) => wrapped(text, BODY_COLUMN, r);
+  const line = (text: string) => fitted(text, BODY_COLUMN, r);
   switch (block.type) {
     case "text": {
       const text = shown(block.text);
-      if (item.kind === "system") return s.dim(foldText(text, r.fold.system, r));
+      if (item.kind === "system") return s.dim(body(foldText(text, r.fold.system, r)));
       const summary =
         item.kind === "compaction" ||
         item.kind === "compactionSummary" ||
         item.kind === "branchSummary" ||
         item.kind === "branchSummaryEntry";
-      return summary ? foldText(text, r.fold.summary, r) : text;
+      return body(summary ? foldText(text, r.fold.summary, r) : text);
     }
     case "thinking": {
       const text = block.redacted ? "(redacted thinking)" : shown(block.text);
-      return s.dim(s.italic(foldText(text, r.fold.thinking, r)));
+      return s.dim(s.italic(body(foldText(text, r.fold.thinking, r))));
     }
     case "toolCall": {
       const head = `→ ${oneLine(block.name, 60)}`;
       const code = block.code;
-      if (!code) return s.cyan(block.summary ? `${head} ${oneLine(block.summary, 200)}` : head);
+      if (!code) return s.cyan(line(block.summary ? `${head} ${oneLine(block.summary, 200)}` : head));
       if (code.language === "sh" && !code.text.includes("\n"))
-        return s.cyan(`${head} ${r.full ? shown(code.text) : oneLine(code.text, 200)}`);
-      if (code.language === "json" && !r.full) return s.cyan(`${head} ${oneLine(code.text, 100)}`);
+        return s.cyan(
+          r.full ? body(`${head} ${shown(code.text)}`) : line(`${head} ${oneLine(code.text, 200)}`),
+        );
+      if (code.language === "json" && !r.full) return s.cyan(line(`${head} ${oneLine(code.text, 100)}`));
       const title = block.summary ? `${head} ${oneLine(block.summary, 200)}` : head;
-      return `${s.cyan(title)}\n${indent(s.dim(foldText(shown(code.text), r.fold.code, r)), "  ")}`;
+      const codeText = wrapped(foldText(shown(code.text), r.fold.code, r), BODY_COLUMN + 2, r);
+      return `${s.cyan(line(title))}\n${indent(s.dim(codeText), "  ")}`;
     }
     case "output": {
       const text = shown(block.text);
       if (text === "") return undefined;
-      return s.dim(foldText(text, r.fold.output, r));
+      return s.dim(body(foldText(text, r.fold.output, r)));
     }
     case "image":
-      return s.dim(imageLine(block));
+      return s.dim(line(imageLine(block)));
     case "code": {
       const caption = block.caption ? `${shown(block.caption)}: ` : "";
       const text = shown(block.text);
-      if (!r.full && !text.includes("\n")) return s.dim(`${caption}${text}`);
-      return s.dim(`${caption}\n${foldText(text, r.fold.code, r)}`.trimStart());
+      if (!r.full && !text.includes("\n")) return s.dim(body(`${caption}${text}`));
+      return s.dim(body(`${caption}\n${foldText(text, r.fold.code, r)}`.trimStart()));
     }
     case "note":
       return item.isError && block.text.startsWith("error:")
-        ? s.red(shown(block.text))
-        : s.dim(`(${shown(block.text)})`);
+        ? s.red(body(shown(block.text)))
+        : s.dim(body(`(${shown(block.text)})`));
   }
 }
 
@@ -172,59 +231,72 @@ function detail(item: DocumentItem, name: string): string | undefined {
   return item.details.find((d) => d.name === name)?.value;
 }
 
-/** The heading of an item: its title in colour, then model, label, id and time. */
-function heading(item: DocumentItem, r: Resolved): string {
+/** Columns a heading's title keeps before its label, id and time give way too. */
+const LEAD_COLUMNS = 12;
+
+/** The start of an item's heading: its title in colour, with model and stop reason. */
+function headingLead(item: DocumentItem, r: Resolved): Piece[] {
   const { s } = r;
   const title = shown(item.title);
-  let head: string;
   switch (item.kind) {
     case "user":
-      head = s.bold(s.green(title));
-      break;
+      return [{ text: title, style: (t) => s.bold(s.green(t)) }];
     case "assistant": {
       const model = detail(item, "model");
       const stop = detail(item, "stop");
-      head = `${s.bold(s.blue(title))}${model ? s.dim(` ${oneLine(model, 80)}`) : ""}${stop ? s.dim(` (${oneLine(stop, 40)})`) : ""}`;
-      break;
+      const pieces: Piece[] = [{ text: title, style: (t) => s.bold(s.blue(t)) }];
+      if (model) pieces.push({ text: ` ${oneLine(model, 80)}`, style: s.dim });
+      if (stop) pieces.push({ text: ` (${oneLine(stop, 40)})`, style: s.dim });
+      return pieces;
     }
-    case "toolResult":
-      head = `${s.cyan(`← ${oneLine(item.toolName || "tool", 60)}`)}${item.isError ? s.red(" error") : ""}`;
-      break;
+    case "toolResult": {
+      const pieces: Piece[] = [{ text: `← ${oneLine(item.toolName || "tool", 60)}`, style: s.cyan }];
+      if (item.isError) pieces.push({ text: " error", style: s.red });
+      return pieces;
+    }
     case "bashExecution": {
       const exit = detail(item, "exit");
       const cancelled = detail(item, "status") === "cancelled";
-      head = s.cyan(
-        `${oneLine(item.title, 200)}${exit !== undefined ? ` (exit ${exit})` : ""}${cancelled ? " (cancelled)" : ""}`,
-      );
-      break;
+      const text = `${oneLine(item.title, 200)}${exit !== undefined ? ` (exit ${exit})` : ""}${cancelled ? " (cancelled)" : ""}`;
+      return [{ text, style: s.cyan }];
     }
     case "custom":
     case "customMessage":
-      head = s.magenta(oneLine(item.title, 80));
-      break;
+      return [{ text: oneLine(item.title, 80), style: s.magenta }];
     case "compaction": {
       const tokens = detail(item, "tokens before");
-      head = s.magenta(`── compaction${tokens ? ` (${tokens} tokens before)` : ""} ──`);
-      break;
+      return [{ text: `── compaction${tokens ? ` (${tokens} tokens before)` : ""} ──`, style: s.magenta }];
     }
     case "branchSummaryEntry":
-      head = s.magenta("── branch summary ──");
-      break;
+      return [{ text: "── branch summary ──", style: s.magenta }];
     case "branchSummary":
     case "compactionSummary":
-      head = s.magenta(title);
-      break;
+      return [{ text: title, style: s.magenta }];
     case "system":
-      head = s.dim(title);
-      break;
+      return [{ text: title, style: s.dim }];
     default:
-      head = s.dim(oneLine(title, 80));
+      return [{ text: oneLine(title, 80), style: s.dim }];
   }
-  const bits = [head];
-  if (item.label !== undefined) bits.push(s.yellow(`[${field(item.label, 80)}]`));
-  if (r.showIds && item.id !== undefined) bits.push(s.dim(field(item.id, 80)));
-  if (item.timestamp !== undefined) bits.push(s.dim(r.time(item.timestamp)));
-  return bits.join(" ");
+}
+
+/**
+ * The heading of an item: its title, then label, id and time. Fitted to a width, the title
+ * gives way first (label, id and time stay while the title keeps 12 columns).
+ */
+function heading(item: DocumentItem, r: Resolved): string {
+  const { s } = r;
+  const lead = headingLead(item, r);
+  const tail: Piece[] = [];
+  if (item.label !== undefined) tail.push({ text: ` [${field(item.label, 80)}]`, style: s.yellow });
+  if (r.showIds && item.id !== undefined) tail.push({ text: ` ${field(item.id, 80)}`, style: s.dim });
+  if (item.timestamp !== undefined) tail.push({ text: ` ${r.time(item.timestamp)}`, style: s.dim });
+  const draw = (pieces: Piece[]) => fitPieces(pieces, undefined);
+  if (r.width === undefined) return draw([...lead, ...tail]);
+  const width = (pieces: Piece[]) => pieces.reduce((n, p) => n + textWidth(p.text), 0);
+  if (width(lead) + width(tail) <= r.width) return draw([...lead, ...tail]);
+  if (r.width - width(tail) < Math.min(LEAD_COLUMNS, width(lead)))
+    return fitPieces([...lead, ...tail], r.width);
+  return fitPieces(lead, r.width - width(tail)) + draw(tail);
 }
 
 /** A one-line form of settings and bookkeeping items (`· model anthropic/claude-…`). */
@@ -256,7 +328,7 @@ function bookkeepingLine(item: DocumentItem, r: Resolved): string {
       text = item.title;
   }
   const id = r.showIds && item.id !== undefined ? ` ${item.id}` : "";
-  return r.s.dim(`· ${oneLine(text, 200)}${id}`);
+  return r.s.dim(fitted(`· ${oneLine(text, 200)}${id}`, 0, r));
 }
 
 /**
@@ -273,7 +345,11 @@ function itemText(item: DocumentItem, r: Resolved): string | undefined {
   if (item.branch && item.branch.count > 1)
     lines.push(
       r.s.magenta(
-        `↳ branch ${item.branch.index}/${item.branch.count} from ${item.branch.parentId === null ? "(root)" : field(item.branch.parentId, 40)}`,
+        fitted(
+          `↳ branch ${item.branch.index}/${item.branch.count} from ${item.branch.parentId === null ? "(root)" : field(item.branch.parentId, 40)}`,
+          0,
+          r,
+        ),
       ),
     );
   if (!item.conversational) {
@@ -290,17 +366,38 @@ function itemText(item: DocumentItem, r: Resolved): string | undefined {
   return lines.join("\n");
 }
 
+/** Source and cwd on one line; fitted to a width, a path keeps its end (the file's name) and the cwd gives way. */
+function whereLine(where: string[], r: Resolved): string {
+  const line = oneLineField(where.join(" · "));
+  if (r.width === undefined || textWidth(line) <= r.width) return line;
+  return cutStart(oneLineField(where[0] as string), r.width);
+}
+
 /** The header lines of a document: name and id, source and cwd, and for the context view the model. */
 function headerLines(doc: RenderDocument, options: TextOptions, r: Resolved): string[] {
   const { s } = r;
   const { session, view } = doc;
-  const lines = [s.bold(`${oneLineField(session.name ?? "(unnamed)")} ${s.dim(oneLineField(session.id))}`)];
+  const lines = [
+    fitPieces(
+      [
+        { text: oneLineField(session.name ?? "(unnamed)"), style: s.bold },
+        { text: ` ${oneLineField(session.id)}`, style: (t) => s.bold(s.dim(t)) },
+      ],
+      r.width,
+    ),
+  ];
   const where = [options.source, session.cwd].filter((x): x is string => x !== undefined && x !== "");
-  if (where.length > 0) lines.push(s.dim(oneLineField(where.join(" · "))));
+  if (where.length > 0) lines.push(s.dim(whereLine(where, r)));
   if (view.kind === "context") {
     const model = view.model ? `${view.model.provider}/${view.model.modelId}` : "(none)";
     lines.push(
-      s.dim(oneLine(`model ${model} · thinking ${view.thinkingLevel} · ${view.messageCount} messages`, 300)),
+      s.dim(
+        fitted(
+          oneLine(`model ${model} · thinking ${view.thinkingLevel} · ${view.messageCount} messages`, 300),
+          0,
+          r,
+        ),
+      ),
     );
   }
   return lines;

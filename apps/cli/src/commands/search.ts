@@ -13,6 +13,7 @@ import {
   type Snippet,
   openSearchDatabase,
 } from "@pi-session/search";
+import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/render";
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
@@ -79,81 +80,6 @@ function sessionJson(s: SessionHit) {
   };
 }
 
-/** Columns a character takes on a terminal: 2 for wide (CJK, fullwidth, emoji), 0 for a combining mark. */
-function charWidth(ch: string): number {
-  const code = ch.codePointAt(0) as number;
-  if (code < 0x300) return 1;
-  if (/\p{M}/u.test(ch)) return 0;
-  if (
-    (code >= 0x1100 && code <= 0x115f) ||
-    (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    (code >= 0xfe30 && code <= 0xfe4f) ||
-    (code >= 0xff00 && code <= 0xff60) ||
-    (code >= 0xffe0 && code <= 0xffe6) ||
-    (code >= 0x1f300 && code <= 0x1faff) ||
-    (code >= 0x20000 && code <= 0x3fffd)
-  )
-    return 2;
-  return 1;
-}
-
-function textWidth(text: string): number {
-  let n = 0;
-  for (const ch of text) n += charWidth(ch);
-  return n;
-}
-
-/** A run of a line: terminal-safe text and how it is drawn. */
-interface Piece {
-  text: string;
-  style?: (text: string) => string;
-}
-
-/** The start of `text` that fits in `width` columns. */
-function headOf(text: string, width: number): string {
-  let out = "";
-  let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
-    if (used + w > width) break;
-    out += ch;
-    used += w;
-  }
-  return out;
-}
-
-/** The pieces drawn, cut with `…` so the line fits in `width` columns (no cut: undefined). */
-function fit(pieces: readonly Piece[], width: number | undefined): string {
-  const total = pieces.reduce((n, p) => n + textWidth(p.text), 0);
-  const room = width === undefined || total <= width ? Number.POSITIVE_INFINITY : Math.max(0, width - 1);
-  let out = "";
-  let used = 0;
-  for (const p of pieces) {
-    const text = room === Number.POSITIVE_INFINITY ? p.text : headOf(p.text, room - used);
-    used += textWidth(text);
-    if (text !== "") out += p.style ? p.style(text) : text;
-    if (text !== p.text) break;
-  }
-  return room === Number.POSITIVE_INFINITY ? out : `${out}…`;
-}
-
-/** `text` cut to `width` columns, keeping its end (`…` first). */
-function tailOf(text: string, width: number): string {
-  if (textWidth(text) <= width) return text;
-  const chars = [...text];
-  let out = "";
-  let used = 1;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const w = charWidth(chars[i] as string);
-    if (used + w > width) break;
-    out = chars[i] + out;
-    used += w;
-  }
-  return `…${out}`;
-}
-
 /**
  * The session line: time, project, name or first message, id. Cut to `width`, the title gives
  * way first, then the project (keeping its end, the directory's name); time and id stay.
@@ -167,9 +93,8 @@ function sessionPieces(ctx: Context, s: SessionHit, id: string, width: number | 
   if (width !== undefined) {
     const room = Math.max(0, width - textWidth(date) - textWidth(id) - 6);
     if (textWidth(cwd) + textWidth(title) > room) {
-      cwd = tailOf(cwd, Math.min(textWidth(cwd), Math.max(Math.min(12, room), Math.floor(room / 2))));
-      const left = room - textWidth(cwd);
-      title = textWidth(title) <= left ? title : left > 0 ? `${headOf(title, left - 1)}…` : "";
+      cwd = cutStart(cwd, Math.min(textWidth(cwd), Math.max(Math.min(12, room), Math.floor(room / 2))));
+      title = cutEnd(title, room - textWidth(cwd));
     }
   }
   return [
@@ -269,8 +194,8 @@ export const action: Action = async (ctx, [query], options) => {
     const c = ctx.io.out;
     sessions.forEach((s, i) => {
       if (i > 0) ctx.io.line();
-      ctx.io.line(fit(sessionPieces(ctx, s, s.meta.sessionId.slice(0, idLength), width), width));
-      for (const h of s.hits) ctx.io.line(fit(hitPieces(ctx, h), width));
+      ctx.io.line(fitPieces(sessionPieces(ctx, s, s.meta.sessionId.slice(0, idLength), width), width));
+      for (const h of s.hits) ctx.io.line(fitPieces(hitPieces(ctx, h), width));
     });
     if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));
     return 0;

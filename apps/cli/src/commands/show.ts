@@ -39,6 +39,7 @@ export const action: Action = async (ctx, [arg], options) => {
     style: ctx.io.out,
     foldHint: "; --full shows all",
     source: session.path,
+    ...(ctx.io.columns !== undefined ? { width: ctx.io.columns } : {}),
   });
   // Each chunk ends with a newline; the boundary adds it back (and makes the text safe).
   for (const chunk of chunks) ctx.io.line(chunk.slice(0, -1));

@@ -1,15 +1,12 @@
 /**
  * `tree <session>`: every entry as a tree, with labels, branch points, the leaf, compactions
- * and summaries marked; long linear runs are collapsed unless `--full`.
+ * and summaries marked; long linear runs are collapsed unless `--full`. The lines are the render
+ * layer's (`renderTreeLines`), fitted to the terminal's width, deep levels folded.
  */
+import { TREE_COLLAPSE_AFTER, entrySummary, renderTreeLines } from "@pi-session/render";
 import type { Action } from "../program.js";
-import { entrySummary } from "../render.js";
-import { type TreeNodeLike, renderTree } from "../treeview.js";
 import { oneLineField } from "../terminal-safe.js";
 import { openSession } from "./common.js";
-
-/** Plain entries in a row beyond which `tree` collapses the run. */
-const COLLAPSE_AFTER = 8;
 
 export const action: Action = async (ctx, [arg], options) => {
   const session = await openSession(ctx, arg);
@@ -23,7 +20,7 @@ export const action: Action = async (ctx, [arg], options) => {
     while (stack.length > 0) {
       const node = stack.pop();
       if (!node) break;
-      const { kind, preview } = entrySummary(node.entry as Record<string, unknown>, 120);
+      const { kind, preview } = entrySummary(node.entry, 120);
       entries.push({
         id: node.entry.id,
         parentId: node.entry.parentId ?? null,
@@ -54,10 +51,11 @@ export const action: Action = async (ctx, [arg], options) => {
     });
     return 0;
   }
-  const c = ctx.io.out;
-  const lines = renderTree(c, index.getTree() as unknown as TreeNodeLike[], {
+  const lines = renderTreeLines(index.getTree(), {
     leafId: index.leafId,
-    collapseAfter: options.full === true ? 0 : COLLAPSE_AFTER,
+    collapseAfter: options.full === true ? 0 : TREE_COLLAPSE_AFTER,
+    style: ctx.io.out,
+    ...(ctx.io.columns !== undefined ? { width: ctx.io.columns } : {}),
   });
   for (const line of lines) ctx.io.line(line);
   for (const d of diagnostics) {

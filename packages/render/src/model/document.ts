@@ -3,7 +3,7 @@
  * {@link RenderDocument}, with its title and facts. Use {@link buildDocument} for a whole view,
  * {@link treeItem} for the item of one entry as the tree-aware views show it.
  */
-import { buildSessionProjection } from "@pi-session/context";
+import { buildSessionProjection, convertToLlm } from "@pi-session/context";
 import type { AnyEntry, SessionHeader } from "@pi-session/format";
 import { isObject } from "@pi-session/format";
 import type { RenderSession } from "../source.js";
@@ -33,6 +33,11 @@ export interface DocumentOptions {
    * falls back to the last entry, as pi does; `null` is an empty branch.
    */
   leafId?: string | null;
+  /**
+   * With the `context` view: the messages as a provider is sent them (`convertToLlm`:
+   * summaries, bash runs and custom messages become user text; items then have no entry ids).
+   */
+  llm?: boolean;
 }
 
 /**
@@ -119,16 +124,24 @@ export function buildDocument(session: RenderSession, options: DocumentOptions =
   if (view === "context") {
     const projection = buildSessionProjection(index.entries, leafId, index);
     const items: DocumentItem[] = [];
-    for (const { sourceEntry, messages } of projection.entries) {
-      const e = sourceEntry as Obj;
-      const origin: ItemOrigin = { entryType: stringOrEmpty(e.type) };
-      if (typeof e.id === "string") origin.id = e.id;
-      const label = labelled(sourceEntry);
-      if (label !== undefined) origin.label = label;
-      for (const message of messages) {
-        const item = messageItem(message, origin, { toolCalls });
+    if (options.llm === true) {
+      for (const message of convertToLlm(projection.messages)) {
+        const item = messageItem(message, { entryType: "message" }, { toolCalls });
         item.contextMessage = true;
         items.push(item);
+      }
+    } else {
+      for (const { sourceEntry, messages } of projection.entries) {
+        const e = sourceEntry as Obj;
+        const origin: ItemOrigin = { entryType: stringOrEmpty(e.type) };
+        if (typeof e.id === "string") origin.id = e.id;
+        const label = labelled(sourceEntry);
+        if (label !== undefined) origin.label = label;
+        for (const message of messages) {
+          const item = messageItem(message, origin, { toolCalls });
+          item.contextMessage = true;
+          items.push(item);
+        }
       }
     }
     const path = index.activePath(leafId);
@@ -138,7 +151,8 @@ export function buildDocument(session: RenderSession, options: DocumentOptions =
         leafId: path.length > 0 ? ((path[path.length - 1] as AnyEntry).id ?? null) : null,
         model: projection.model,
         thinkingLevel: projection.thinkingLevel,
-        messageCount: projection.messages.length,
+        messageCount: items.length,
+        ...(options.llm === true ? { llm: true } : {}),
       },
       items,
     );

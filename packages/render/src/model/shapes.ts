@@ -48,6 +48,8 @@ export type DocumentView =
       thinkingLevel: string;
       /** Messages sent to the model (items whose `contextMessage` is true). */
       messageCount: number;
+      /** The messages as a provider is sent them (`convertToLlm`). */
+      llm?: true;
     };
 
 export type ViewKind = DocumentView["kind"];

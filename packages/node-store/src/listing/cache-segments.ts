@@ -6,6 +6,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { closeSync, mkdirSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
+import { readFully, runReaderSync } from "../fs/positional-reads.js";
 import { READ_FLAGS } from "../fs/regular-files.js";
 import { isWellFormed } from "./cache-index-layout.js";
 import { segmentFileFor } from "./cache-dir.js";
@@ -39,12 +40,7 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
     const head = Buffer.allocUnsafe(header.length);
     if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(header)) return undefined;
     const buf = Buffer.allocUnsafe(length);
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, buf, got, length - got, offset + got);
-      if (n <= 0) return undefined;
-      got += n;
-    }
+    if (runReaderSync(readFully(buf, length, offset), fd) < length) return undefined;
     return buf.toString(ref[3] === 1 ? "utf16le" : "utf8");
   } catch {
     return undefined;

@@ -9,6 +9,7 @@ import { readCachedText } from "./cache-segments.js";
 import { type FileStat, fdIsRegular } from "../fs/file-stat.js";
 import { type InfoState, type SessionInfo, cloneInfoState, emptyInfoState, finishInfo } from "./info.js";
 import { READ_CHUNK_SIZE } from "../read/read-options.js";
+import { readFully, runReader } from "../fs/positional-reads.js";
 import { READ_FLAGS } from "../fs/regular-files.js";
 import { infoReader } from "./scan.js";
 
@@ -79,12 +80,7 @@ async function readAt(
   counters: FileCounters,
 ): Promise<Buffer> {
   const buf = Buffer.allocUnsafe(length);
-  let got = 0;
-  while (got < length) {
-    const bytesRead = await handle.read(buf, got, length - got, pos + got);
-    if (bytesRead === 0) break;
-    got += bytesRead;
-  }
+  const got = await runReader(readFully(buf, length, pos), handle.read);
   counters.bytesRead += got;
   return buf.subarray(0, got);
 }

@@ -192,6 +192,13 @@ export const WORKER_MIN_CORES = 3;
 /** The core threshold in force (tests lower it to exercise "auto" on a small machine). */
 export const autoPool = { minCores: WORKER_MIN_CORES };
 
+/** Whether "auto" workers pay for `files` files to read, `bytes` in all, on this machine. */
+export function autoPoolPays(files: number, bytes: number): boolean {
+  return (
+    files >= WORKER_MIN_FILES && bytes >= WORKER_MIN_BYTES && availableParallelism() >= autoPool.minCores
+  );
+}
+
 /** Bytes a file to read will cost: all of it, or what it grew by since its cache entry. */
 export function bytesToRead({ st, cached }: { st: FileStat; cached: CachedFile | undefined }): number {
   return Math.max(0, st.size - (cached && cached.size <= st.size ? cached.offset : 0));
@@ -206,12 +213,7 @@ export function openPool(
   let bytes = 0;
   for (const t of todo) bytes += bytesToRead(t);
   if (workers === "auto") {
-    if (
-      todo.length < WORKER_MIN_FILES ||
-      bytes < WORKER_MIN_BYTES ||
-      availableParallelism() < autoPool.minCores
-    )
-      return undefined;
+    if (!autoPoolPays(todo.length, bytes)) return undefined;
     return ListPool.open(Math.min(defaultPoolSize(), todo.length));
   }
   return ListPool.open(Math.min(Math.max(1, Math.floor(workers)), todo.length));

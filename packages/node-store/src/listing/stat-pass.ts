@@ -7,15 +7,7 @@ import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "../f
 import type { CachedFile } from "./cache.js";
 import type { CacheIndex } from "./cache-index.js";
 import { covers, needsMtime } from "./cached-infos.js";
-import {
-  ListPool,
-  WORKER_MIN_BYTES,
-  WORKER_MIN_FILES,
-  autoPool,
-  bytesToRead,
-  defaultPoolSize,
-} from "./pool.js";
-import { availableParallelism } from "node:os";
+import { ListPool, autoPoolPays, bytesToRead, defaultPoolSize } from "./pool.js";
 
 /** Files statted synchronously between two turns of the event loop. */
 const STAT_BATCH = 256;
@@ -100,12 +92,7 @@ export class StatPass {
     this.todo.push(t);
     if (this.pool !== undefined || this.workers !== "auto") return;
     this.todoBytes += bytesToRead(t);
-    if (
-      this.todo.length >= WORKER_MIN_FILES &&
-      this.todoBytes >= WORKER_MIN_BYTES &&
-      availableParallelism() >= autoPool.minCores
-    )
-      this.pool = ListPool.open(defaultPoolSize());
+    if (autoPoolPays(this.todo.length, this.todoBytes)) this.pool = ListPool.open(defaultPoolSize());
   }
 
   /** Closes the early pool (a listing that stops before reading files). */

@@ -5,9 +5,10 @@
  * bounded read of a byte range. Use it to mirror a store (an index that must notice every
  * added, grown, rewritten and removed file) without reading unchanged files.
  */
-import { type Dirent, closeSync, readSync, readdirSync, statSync } from "node:fs";
+import { type Dirent, closeSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { StatProbe } from "../fs/file-stat.js";
+import { readFully, runReaderSync } from "../fs/positional-reads.js";
 import { openRegularFileSync, unreadableError } from "../fs/regular-files.js";
 
 /** One session file and its identity. */
@@ -107,12 +108,7 @@ export function readFileBytes(path: string, offset: number, length: number): Uin
   }
   try {
     const buf = Buffer.allocUnsafe(Math.max(0, length));
-    let got = 0;
-    while (got < length) {
-      const n = readSync(fd, buf, got, length - got, offset + got);
-      if (n === 0) break;
-      got += n;
-    }
+    const got = runReaderSync(readFully(buf, length, offset), fd);
     return new Uint8Array(buf.buffer, buf.byteOffset, got);
   } catch {
     return new Uint8Array(0);

@@ -3,10 +3,11 @@
  * value decides whether the file is a session. Use it to learn a file's header without reading
  * the file (finding sessions, `SessionManager.open`).
  */
-import { closeSync, readSync } from "node:fs";
+import { closeSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import { type SessionHeader, type SessionRecord, rawRecordValue } from "@pi-session/format";
 import { SessionFileNotFoundError, SessionHeaderScanLimitError, errorCode } from "../errors.js";
+import { type Reader, handleReads, runReader, runReaderSync } from "../fs/positional-reads.js";
 import { openRegularFile, openRegularFileSync } from "../fs/regular-files.js";
 import { RecordDecoder } from "./codec.js";
 import type { ReadStats } from "./read-options.js";
@@ -38,11 +39,7 @@ export async function scanHeader(path: string, opts: ScanHeaderOptions = {}): Pr
     throw error;
   }
   try {
-    return await scanHeaderWith(
-      path,
-      opts,
-      async (buf, pos) => (await handle.read(buf, 0, buf.length, pos)).bytesRead,
-    );
+    return await runReader(headerScan(path, opts), handleReads(handle));
   } finally {
     await handle.close();
   }
@@ -58,7 +55,7 @@ export function scanHeaderSync(path: string, opts: ScanHeaderOptions = {}): Sess
     throw error;
   }
   try {
-    return scanHeaderSyncWith(path, opts, (buf, pos) => readSync(fd, buf, 0, buf.length, pos));
+    return runReaderSync(headerScan(path, opts), fd);
   } finally {
     closeSync(fd);
   }
@@ -84,46 +81,23 @@ function decide(records: SessionRecord[]): SessionHeader | null | undefined {
   return undefined;
 }
 
-async function scanHeaderWith(
-  path: string,
-  opts: ScanHeaderOptions,
-  read: (buf: Buffer, pos: number) => Promise<number>,
-): Promise<SessionHeader | null> {
+/** The header scan, for either kind of I/O: block after block until a line decides. */
+function* headerScan(path: string, opts: ScanHeaderOptions): Reader<SessionHeader | null> {
   const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
   const decoder = new RecordDecoder({ maxDiagnostics: 0 });
   let pos = 0;
   while (pos < max) {
     const buf = Buffer.allocUnsafe(Math.min(HEADER_SCAN_BLOCK_SIZE, max - pos));
-    const n = await read(buf, pos);
+    const n = yield { buffer: buf, offset: 0, length: buf.length, position: pos };
     if (opts.stats) opts.stats.bytesRead += n;
     if (n === 0) return decide(decoder.end()) ?? null;
     pos += n;
     const d = decide(decoder.push(buf.subarray(0, n)));
     if (d !== undefined) return d;
   }
+  // `maxBytes` read without a decision: the file may end there, or go on.
   const probe = Buffer.allocUnsafe(1);
-  if ((await read(probe, pos)) === 0) return decide(decoder.end()) ?? null;
-  throw new SessionHeaderScanLimitError(path, max);
-}
-
-function scanHeaderSyncWith(
-  path: string,
-  opts: ScanHeaderOptions,
-  read: (buf: Buffer, pos: number) => number,
-): SessionHeader | null {
-  const max = opts.maxBytes ?? HEADER_SCAN_MAX_BYTES;
-  const decoder = new RecordDecoder({ maxDiagnostics: 0 });
-  let pos = 0;
-  while (pos < max) {
-    const buf = Buffer.allocUnsafe(Math.min(HEADER_SCAN_BLOCK_SIZE, max - pos));
-    const n = read(buf, pos);
-    if (opts.stats) opts.stats.bytesRead += n;
-    if (n === 0) return decide(decoder.end()) ?? null;
-    pos += n;
-    const d = decide(decoder.push(buf.subarray(0, n)));
-    if (d !== undefined) return d;
-  }
-  const probe = Buffer.allocUnsafe(1);
-  if (read(probe, pos) === 0) return decide(decoder.end()) ?? null;
+  if ((yield { buffer: probe, offset: 0, length: 1, position: pos }) === 0)
+    return decide(decoder.end()) ?? null;
   throw new SessionHeaderScanLimitError(path, max);
 }

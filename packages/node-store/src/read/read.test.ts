@@ -13,7 +13,7 @@ import { readSessionInfo } from "../listing/list.js";
 import { readSessionFile, readSessionFileSync } from "./session-file.js";
 import { scanHeader, scanHeaderSync } from "./header-scan.js";
 import { scanTail } from "./tail-scan.js";
-import { streamSessionRecords, streamSessionRecordsSync } from "./stream.js";
+import { readRecordsFromFd, streamSessionRecords, streamSessionRecordsSync } from "./stream.js";
 
 const dirs = tempDirs("ns-read-");
 afterEach(dirs.cleanup);
@@ -92,6 +92,72 @@ describe("readSessionFile", () => {
     const stats = { bytesRead: 0 };
     await readSessionFile(path, { stats });
     expect(stats.bytesRead).toBe(statSync(path).size);
+  });
+});
+
+describe("the sync and async twins", () => {
+  /** Session-ish bytes: headers, entries, junk, blanks, invalid UTF-8, maybe a torn tail. */
+  const content = fc
+    .tuple(
+      fc.array(
+        fc.oneof(
+          fc.constant(line(header)),
+          fc.constant(line(msg("m1", "user", "hé ✓", 1))),
+          fc.constant("not json\n"),
+          fc.constant("\n"),
+          fc.constant('{"type":"x","id":"\xff"}\n'),
+          fc.string({ maxLength: 40 }).map((text) => `${text}\n`),
+        ),
+        { maxLength: 12 },
+      ),
+      fc.string({ maxLength: 20 }),
+    )
+    .map(([lines, tail]) =>
+      Buffer.concat([...lines.map((l) => Buffer.from(l, "latin1")), Buffer.from(tail)]),
+    );
+
+  it("read the same records, diagnostics and torn tail, for any content and chunk size", async () => {
+    await fc.assert(
+      fc.asyncProperty(content, fc.integer({ min: 1, max: 64 }), async (bytes, chunkSize) => {
+        const path = file(bytes);
+        const whole = await readSessionFile(path, { chunkSize });
+        expect(readSessionFileSync(path, { chunkSize })).toEqual(whole);
+        expect(whole.size).toBe(bytes.length);
+        for (const stream of [streamSessionRecords, streamSessionRecordsSync]) {
+          const records: unknown[] = [];
+          let diagnostics: unknown[] = [];
+          let tornTail: unknown;
+          const opts = {
+            chunkSize,
+            onDiagnostics: (d: unknown[]) => {
+              diagnostics = d;
+            },
+            onTornTail: (t: unknown) => {
+              tornTail = t;
+            },
+          };
+          for await (const r of stream(path, opts)) records.push(r);
+          expect(records).toEqual(whole.records);
+          expect(diagnostics).toEqual(whole.diagnostics);
+          expect(tornTail).toEqual(whole.tornTail);
+        }
+        const fd = openSync(path, "r");
+        try {
+          expect(readRecordsFromFd(fd, 0, bytes.length, 1, chunkSize).records).toEqual(whole.records);
+        } finally {
+          closeSync(fd);
+        }
+        const scanned = await scanHeader(path).catch((error: unknown) => error);
+        let scannedSync: unknown;
+        try {
+          scannedSync = scanHeaderSync(path);
+        } catch (error) {
+          scannedSync = error;
+        }
+        expect(scannedSync).toEqual(scanned);
+      }),
+      fcOptions(),
+    );
   });
 });
 

@@ -5,12 +5,14 @@
  *
  * Reading never writes: a torn tail is reported (`tornTail`), repairing it is the writer's job.
  */
-import { type Stats, closeSync, readSync } from "node:fs";
+import { type Stats, closeSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { Diagnostic, SessionRecord } from "@pi-session/format";
 import { SessionFileNotFoundError, errorCode } from "../errors.js";
+import { type Reader, handleReads, runReader, runReaderSync } from "../fs/positional-reads.js";
 import { openRegularFile, openRegularFileSync } from "../fs/regular-files.js";
 import { type DecoderStart, RecordDecoder, type TornTail, pushAll, withFile } from "./codec.js";
+import { decodeRange } from "./decode-range.js";
 import { READ_CHUNK_SIZE, type ReadStats } from "./read-options.js";
 
 export interface ReadSessionOptions {
@@ -98,6 +100,18 @@ function decoderOptionsOf(opts: ReadSessionOptions): DecoderStart {
   return out;
 }
 
+/** The whole-file read, for either kind of I/O: every chunk through the codec, then the contents. */
+function* wholeFile(path: string, opts: ReadSessionOptions, st: Stats): Reader<SessionFileContents> {
+  const decoder = new RecordDecoder(decoderOptionsOf(opts));
+  const records: SessionRecord[] = [];
+  const size = yield* decodeRange(
+    decoder,
+    { chunkSize: opts.chunkSize ?? READ_CHUNK_SIZE, stats: opts.stats },
+    (chunk) => pushAll(records, chunk),
+  );
+  return finish(path, decoder, records, size, st.mtimeMs, st.ino);
+}
+
 /** Reads a whole session file into records (async, 1 MiB reads through the codec). */
 export async function readSessionFile(
   path: string,
@@ -116,22 +130,7 @@ export async function readSessionFile(
     return whenOpenFails(path, opts, error);
   }
   try {
-    const decoder = new RecordDecoder(decoderOptionsOf(opts));
-    const records: SessionRecord[] = [];
-    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
-    let size = 0;
-    for (;;) {
-      opts.signal?.throwIfAborted();
-      // A fresh buffer per read: the decoder may keep a view of a partial line.
-      const buf = Buffer.allocUnsafe(chunkSize);
-      const { bytesRead } = await handle.read(buf, 0, chunkSize, size);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (opts.stats) opts.stats.bytesRead += bytesRead;
-      pushAll(records, decoder.push(buf.subarray(0, bytesRead)));
-    }
-    pushAll(records, decoder.end());
-    return finish(path, decoder, records, size, st.mtimeMs, st.ino);
+    return await runReader(wholeFile(path, opts, st), handleReads(handle), opts.signal);
   } finally {
     await handle.close();
   }
@@ -158,21 +157,7 @@ export function readSessionFileSync(
     return whenOpenFails(path, opts, error);
   }
   try {
-    const decoder = new RecordDecoder(decoderOptionsOf(opts));
-    const records: SessionRecord[] = [];
-    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
-    let size = 0;
-    // One buffer for every chunk (see streamSessionRecords).
-    const buf = Buffer.allocUnsafe(chunkSize);
-    for (;;) {
-      const bytesRead = readSync(fd, buf, 0, chunkSize, size);
-      if (bytesRead === 0) break;
-      size += bytesRead;
-      if (opts.stats) opts.stats.bytesRead += bytesRead;
-      pushAll(records, decoder.push(buf.subarray(0, bytesRead)));
-    }
-    pushAll(records, decoder.end());
-    return finish(path, decoder, records, size, st.mtimeMs, st.ino);
+    return runReaderSync(wholeFile(path, opts, st), fd);
   } finally {
     closeSync(fd);
   }

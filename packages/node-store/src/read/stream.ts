@@ -6,8 +6,10 @@ import { closeSync, readSync } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
 import type { Diagnostic, SessionRecord } from "@pi-session/format";
 import { SessionFileNotFoundError, errorCode } from "../errors.js";
+import { handleReads, runReaderSync } from "../fs/positional-reads.js";
 import { openRegularFile, openRegularFileSync } from "../fs/regular-files.js";
 import { RecordDecoder, type TornTail, pushAll, withFile } from "./codec.js";
+import { type DecodeRange, decodeRange } from "./decode-range.js";
 import { READ_CHUNK_SIZE, type ReadStats } from "./read-options.js";
 
 export interface StreamSessionOptions {
@@ -28,6 +30,28 @@ export interface StreamSessionOptions {
   onTornTail?: (tail: TornTail) => void;
 }
 
+function streamDecoder(opts: StreamSessionOptions): RecordDecoder {
+  return new RecordDecoder({
+    startOffset: opts.startOffset ?? 0,
+    startLine: opts.startLine ?? 1,
+    ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
+  });
+}
+
+/** The range a stream reads (the stream itself checks the signal before each read). */
+function streamRange(opts: StreamSessionOptions): DecodeRange {
+  const range: DecodeRange = { chunkSize: opts.chunkSize ?? READ_CHUNK_SIZE, stats: opts.stats };
+  if (opts.startOffset !== undefined) range.start = opts.startOffset;
+  if (opts.endOffset !== undefined) range.end = opts.endOffset;
+  return range;
+}
+
+/** What the caller of a stream is told at its end. */
+function streamEnded(path: string, decoder: RecordDecoder, opts: StreamSessionOptions): void {
+  opts.onDiagnostics?.(withFile(decoder.diagnostics, path), decoder.omittedDiagnostics);
+  if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
+}
+
 /**
  * Yields the records of a file one by one; memory is bounded by the largest line (plus one
  * chunk), so it works on files of any size. Throws {@link SessionFileNotFoundError} for a
@@ -45,30 +69,20 @@ export async function* streamSessionRecords(
     throw error;
   }
   try {
-    const start = opts.startOffset ?? 0;
-    const decoder = new RecordDecoder({
-      startOffset: start,
-      startLine: opts.startLine ?? 1,
-      ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
-    });
-    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
-    const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
-    // One buffer for every chunk: the decoder copies what it keeps of a chunk, and records hold
-    // no view of it. (A fresh buffer per chunk left up to tens of MB of dead chunks to the GC.)
-    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, end - start)));
-    let pos = start;
-    while (pos < end) {
+    const decoder = streamDecoder(opts);
+    // The records of the chunks decoded since the last read, yielded before the next one.
+    const decoded: SessionRecord[][] = [];
+    const reader = decodeRange(decoder, streamRange(opts), (records) => decoded.push(records));
+    const read = handleReads(handle);
+    for (let step = reader.next(); ; ) {
+      for (const records of decoded) yield* records;
+      decoded.length = 0;
+      if (step.done) break;
       opts.signal?.throwIfAborted();
-      const want = Math.min(chunkSize, end - pos);
-      const { bytesRead } = await handle.read(buf, 0, want, pos);
-      if (bytesRead === 0) break;
-      pos += bytesRead;
-      if (opts.stats) opts.stats.bytesRead += bytesRead;
-      yield* decoder.push(buf.subarray(0, bytesRead));
+      const request = step.value;
+      step = reader.next(await read(request.buffer, request.offset, request.length, request.position));
     }
-    yield* decoder.end();
-    opts.onDiagnostics?.(withFile(decoder.diagnostics, path), decoder.omittedDiagnostics);
-    if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
+    streamEnded(path, decoder, opts);
   } finally {
     await handle.close();
   }
@@ -91,33 +105,22 @@ export function* streamSessionRecordsSync(
     throw error;
   }
   try {
-    const start = opts.startOffset ?? 0;
-    const decoder = new RecordDecoder({
-      startOffset: start,
-      startLine: opts.startLine ?? 1,
-      ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
-    });
-    const chunkSize = opts.chunkSize ?? READ_CHUNK_SIZE;
-    const end = opts.endOffset ?? Number.POSITIVE_INFINITY;
-    const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, end - start)));
-    let pos = start;
-    while (pos < end) {
+    const decoder = streamDecoder(opts);
+    const decoded: SessionRecord[][] = [];
+    const reader = decodeRange(decoder, streamRange(opts), (records) => decoded.push(records));
+    for (let step = reader.next(); ; ) {
+      for (const records of decoded) yield* records;
+      decoded.length = 0;
+      if (step.done) break;
       opts.signal?.throwIfAborted();
-      const n = readSync(fd, buf, 0, Math.min(chunkSize, end - pos), pos);
-      if (n === 0) break;
-      pos += n;
-      if (opts.stats) opts.stats.bytesRead += n;
-      yield* decoder.push(buf.subarray(0, n));
+      const request = step.value;
+      step = reader.next(readSync(fd, request.buffer, request.offset, request.length, request.position));
     }
-    yield* decoder.end();
-    opts.onDiagnostics?.(withFile(decoder.diagnostics, path), decoder.omittedDiagnostics);
-    if (decoder.tornTail) opts.onTornTail?.(decoder.tornTail);
+    streamEnded(path, decoder, opts);
   } finally {
     closeSync(fd);
   }
 }
-
-/**
 
 /**
  * Synchronously decodes the byte range `[startOffset, endOffset)` of an open file. Used by the
@@ -132,17 +135,12 @@ export function readRecordsFromFd(
 ): { records: SessionRecord[]; diagnostics: Diagnostic[]; tornTail?: TornTail; lines: number } {
   const decoder = new RecordDecoder({ startOffset, startLine });
   const records: SessionRecord[] = [];
-  let pos = startOffset;
-  // One buffer for every chunk (see streamSessionRecords).
-  const buf = Buffer.allocUnsafe(Math.max(0, Math.min(chunkSize, endOffset - startOffset)));
-  while (pos < endOffset) {
-    const want = Math.min(chunkSize, endOffset - pos);
-    const n = readSync(fd, buf, 0, want, pos);
-    if (n === 0) break;
-    pos += n;
-    pushAll(records, decoder.push(buf.subarray(0, n)));
-  }
-  pushAll(records, decoder.end());
+  runReaderSync(
+    decodeRange(decoder, { start: startOffset, end: endOffset, chunkSize }, (chunk) =>
+      pushAll(records, chunk),
+    ),
+    fd,
+  );
   const out: { records: SessionRecord[]; diagnostics: Diagnostic[]; tornTail?: TornTail; lines: number } = {
     records,
     diagnostics: decoder.diagnostics,

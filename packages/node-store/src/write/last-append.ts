@@ -4,6 +4,7 @@
  * lines need not be where it wrote them. On finding the file grown, they are compared with the
  * bytes from where they started (decision 007).
  */
+import { readFully, runReaderSync } from "../fs/positional-reads.js";
 import type { WriterFs } from "../fs/writer-fs.js";
 
 /** Bytes read at a time when looking for where the lines landed. */
@@ -23,15 +24,8 @@ export function findOurLines(
   from: number,
   end: number,
 ): Set<number> | undefined {
-  const readAt = (buf: Buffer, length: number, position: number): number => {
-    let got = 0;
-    while (got < length) {
-      const n = fs.readSync(fd, buf, got, length - got, position + got);
-      if (n === 0) break;
-      got += n;
-    }
-    return got;
-  };
+  const readAt = (buf: Buffer, length: number, position: number): number =>
+    runReaderSync(readFully(buf, length, position), fd, fs.readSync);
   // The usual case (the other writer appended after us): our bytes, in a row, at `from`. Only
   // they are read: what follows may be large, and is read as records by the caller.
   const oursLength = lines.reduce((n, l) => n + l.length, 0);

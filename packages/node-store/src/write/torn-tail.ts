@@ -5,6 +5,7 @@
  */
 import { dirname } from "node:path";
 import { SessionFileChangedError, SessionFileNotFoundError, errorCode } from "../errors.js";
+import { readFully, runReaderSync } from "../fs/positional-reads.js";
 import { resolveSessionPath } from "../fs/session-path.js";
 import {
   type FsOption,
@@ -94,12 +95,7 @@ export function repairOpenFile(
   if (last[0] === 10) return { path, action: "none", sizeBefore: size, size };
   const start = lastLineStart(fs, fd, size);
   const fragment = Buffer.allocUnsafe(size - start);
-  let got = 0;
-  while (got < fragment.length) {
-    const n = fs.readSync(fd, fragment, got, fragment.length - got, start + got);
-    if (n === 0) break;
-    got += n;
-  }
+  runReaderSync(readFully(fragment, fragment.length, start), fd, fs.readSync);
   const base = { path, sizeBefore: size, offset: start, byteLength: fragment.length };
   if (isWholeJsonObject(fragment, start === 0)) {
     // The fd is O_APPEND: the `\n` goes to the end of the file, wherever that is by now, never

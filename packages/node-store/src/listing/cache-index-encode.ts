@@ -8,17 +8,17 @@ import type { CacheIndex } from "./cache-index.js";
 import {
   BYTE_ORDER,
   ENCODINGS,
-  F,
-  FLAG,
-  F_COUNT,
-  HEADER,
+  FLOAT_COLUMN,
+  ENTRY_FLAG,
+  FLOAT_COLUMN_COUNT,
+  HEADER_STATE,
   INDEX_VERSION,
   KNOWN_FLAGS,
   MAGIC,
   NO_STRING,
-  U,
-  U_COUNT,
-  VALUE,
+  UINT_COLUMN,
+  UINT_COLUMN_COUNT,
+  VALUE_KIND,
   exactEncoding,
   layout,
 } from "./cache-index-layout.js";
@@ -62,7 +62,15 @@ export function setTextRef(e: IndexEntry, ref: TextRef | undefined): void {
 }
 
 /** The string columns, copied by value from one index to another. */
-const STRING_COLUMNS = [U.id, U.cwd, U.parentSession, U.name, U.timestamp, U.firstMessage, U.textSegment];
+const STRING_COLUMNS = [
+  UINT_COLUMN.id,
+  UINT_COLUMN.cwd,
+  UINT_COLUMN.parentSession,
+  UINT_COLUMN.name,
+  UINT_COLUMN.timestamp,
+  UINT_COLUMN.firstMessage,
+  UINT_COLUMN.textSegment,
+];
 
 /** Whether an entry of an existing index can be copied: known flags, strings that exist. */
 function copyable(from: CacheIndex, e: number, ref: TextRef | null | undefined): boolean {
@@ -73,7 +81,7 @@ function copyable(from: CacheIndex, e: number, ref: TextRef | null | undefined):
     const s = (from.u32[c] as Uint32Array)[e] as number;
     if (s !== NO_STRING && s >= from.stringCount) return false;
   }
-  const hasText = ref === undefined ? (flags & FLAG.hasText) !== 0 : ref !== null;
+  const hasText = ref === undefined ? (flags & ENTRY_FLAG.hasText) !== 0 : ref !== null;
   return hasText || from.textCount[e] === 0;
 }
 
@@ -86,7 +94,7 @@ function storable(key: string, f: CachedFile): boolean {
   const s = f.state;
   if (typeof s.firstMessage !== "string" || typeof s.name === "object") return false;
   if (s.header && typeof s.header.cwd !== "string") return false;
-  if (f.text !== undefined && !SEGMENT_ID.test(f.text[0])) return false;
+  if (f.text !== undefined && !SEGMENT_ID.test(f.text.segment)) return false;
   return s.textCount === 0 || f.text !== undefined;
 }
 
@@ -114,26 +122,27 @@ export function encodeIndex(dir: string, entries: readonly IndexEntry[]): Buffer
     }
     return id;
   };
+  // DIR_STRING, then KEYS_STRING.
   add(dir);
   add(kept.map((e) => e.key).join("\0"));
 
-  const f64 = new Float64Array(F_COUNT * n);
-  const u32 = new Uint32Array(U_COUNT * n).fill(NO_STRING);
+  const f64 = new Float64Array(FLOAT_COLUMN_COUNT * n);
+  const u32 = new Uint32Array(UINT_COLUMN_COUNT * n).fill(NO_STRING);
   const hashes = Buffer.alloc(n * 40);
-  const setF = (col: number, i: number, v: number) => {
+  const setFloat = (col: number, i: number, v: number) => {
     f64[col * n + i] = v;
   };
-  const setU = (col: number, i: number, v: number) => {
+  const setUint = (col: number, i: number, v: number) => {
     u32[col * n + i] = v;
   };
   const value = (v: unknown, col: number, i: number): number => {
-    if (v === undefined) return VALUE.absent;
+    if (v === undefined) return VALUE_KIND.absent;
     if (typeof v === "string") {
-      setU(col, i, intern(v));
-      return VALUE.string;
+      setUint(col, i, intern(v));
+      return VALUE_KIND.string;
     }
-    setU(col, i, intern(JSON.stringify(v)));
-    return VALUE.json;
+    setUint(col, i, intern(JSON.stringify(v)));
+    return VALUE_KIND.json;
   };
   // Strings of copied entries, by their id in the index they come from: each is added once,
   // without looking it up by value.
@@ -167,89 +176,89 @@ export function encodeIndex(dir: string, entries: readonly IndexEntry[]): Buffer
       }
       u32[c * n + i] = id;
     }
-    u32[U.flags * n + i] = from.flags[e] as number;
+    u32[UINT_COLUMN.flags * n + i] = from.flags[e] as number;
     if (ref !== undefined) {
-      let flags = (from.flags[e] as number) & ~(FLAG.hasText | FLAG.textUtf16);
-      u32[U.textSegment * n + i] = NO_STRING;
+      let flags = (from.flags[e] as number) & ~(ENTRY_FLAG.hasText | ENTRY_FLAG.textUtf16);
+      u32[UINT_COLUMN.textSegment * n + i] = NO_STRING;
       if (ref !== null) {
-        flags |= FLAG.hasText | (ref[3] === 1 ? FLAG.textUtf16 : 0);
-        setU(U.textSegment, i, intern(ref[0]));
+        flags |= ENTRY_FLAG.hasText | (ref.utf16 ? ENTRY_FLAG.textUtf16 : 0);
+        setUint(UINT_COLUMN.textSegment, i, intern(ref.segment));
       }
-      u32[U.flags * n + i] = flags;
+      u32[UINT_COLUMN.flags * n + i] = flags;
     }
   };
   for (let i = 0; i < n; i++) {
     const { file, rank, from, entry, ref } = kept[i] as IndexEntry;
-    setU(U.rank, i, rank >>> 0);
+    setUint(UINT_COLUMN.rank, i, rank >>> 0);
     if (!file) {
       copy(i, from as CacheIndex, entry as number, ref);
       continue;
     }
     const s = file.state;
-    setF(F.size, i, file.size);
-    setF(F.mtimeMs, i, file.mtimeMs);
-    setF(F.ctimeMs, i, file.ctimeMs);
-    setF(F.ino, i, file.ino);
-    setF(F.offset, i, file.offset);
-    setF(F.nextLine, i, file.nextLine);
-    setF(F.messageCount, i, s.messageCount);
-    setF(F.textCount, i, s.textCount);
+    setFloat(FLOAT_COLUMN.size, i, file.size);
+    setFloat(FLOAT_COLUMN.mtimeMs, i, file.mtimeMs);
+    setFloat(FLOAT_COLUMN.ctimeMs, i, file.ctimeMs);
+    setFloat(FLOAT_COLUMN.ino, i, file.ino);
+    setFloat(FLOAT_COLUMN.offset, i, file.offset);
+    setFloat(FLOAT_COLUMN.nextLine, i, file.nextLine);
+    setFloat(FLOAT_COLUMN.messageCount, i, s.messageCount);
+    setFloat(FLOAT_COLUMN.textCount, i, s.textCount);
     let flags = 0;
     if (s.lastActivity !== undefined) {
-      flags |= FLAG.hasLastActivity;
-      setF(F.lastActivity, i, s.lastActivity);
+      flags |= ENTRY_FLAG.hasLastActivity;
+      setFloat(FLOAT_COLUMN.lastActivity, i, s.lastActivity);
     }
     if (s.name !== undefined) {
-      flags |= FLAG.hasName;
-      setU(U.name, i, intern(s.name));
+      flags |= ENTRY_FLAG.hasName;
+      setUint(UINT_COLUMN.name, i, intern(s.name));
     }
-    setU(U.firstMessage, i, intern(s.firstMessage));
+    setUint(UINT_COLUMN.firstMessage, i, intern(s.firstMessage));
     const h = s.header;
-    if (h === false) flags |= HEADER.notSession;
+    if (h === false) flags |= HEADER_STATE.notSession;
     else if (h !== undefined) {
-      flags |= HEADER.session;
-      setU(U.cwd, i, intern(h.cwd));
+      flags |= HEADER_STATE.session;
+      setUint(UINT_COLUMN.cwd, i, intern(h.cwd));
       if (h.parentSession !== undefined) {
-        flags |= FLAG.hasParentSession;
-        setU(U.parentSession, i, intern(h.parentSession));
+        flags |= ENTRY_FLAG.hasParentSession;
+        setUint(UINT_COLUMN.parentSession, i, intern(h.parentSession));
       }
-      flags |= value(h.id, U.id, i) << FLAG.idShift;
+      flags |= value(h.id, UINT_COLUMN.id, i) << ENTRY_FLAG.idShift;
       const times = stableInfoTimes(s);
       if (times) {
-        flags |= FLAG.stableTimes;
-        setF(F.created, i, times.created);
-        if (times.modified === undefined) flags |= FLAG.modifiedIsMtime;
-        else setF(F.modified, i, times.modified);
+        flags |= ENTRY_FLAG.stableTimes;
+        setFloat(FLOAT_COLUMN.created, i, times.created);
+        if (times.modified === undefined) flags |= ENTRY_FLAG.modifiedIsMtime;
+        else setFloat(FLOAT_COLUMN.modified, i, times.modified);
       }
       // (times.created is the time of h.timestamp then.)
       if (times && typeof h.timestamp === "string" && isExactIso(h.timestamp)) {
-        flags |= VALUE.isoOfCreated << FLAG.timestampShift;
+        flags |= VALUE_KIND.isoOfCreated << ENTRY_FLAG.timestampShift;
       } else {
-        flags |= value(h.timestamp, U.timestamp, i) << FLAG.timestampShift;
+        flags |= value(h.timestamp, UINT_COLUMN.timestamp, i) << ENTRY_FLAG.timestampShift;
       }
     }
     if (file.text !== undefined) {
-      flags |= FLAG.hasText;
-      if (file.text[3] === 1) flags |= FLAG.textUtf16;
-      setU(U.textSegment, i, intern(file.text[0]));
-      setF(F.textOffset, i, file.text[1]);
-      setF(F.textLength, i, file.text[2]);
+      flags |= ENTRY_FLAG.hasText;
+      if (file.text.utf16) flags |= ENTRY_FLAG.textUtf16;
+      setUint(UINT_COLUMN.textSegment, i, intern(file.text.segment));
+      setFloat(FLOAT_COLUMN.textOffset, i, file.text.offset);
+      setFloat(FLOAT_COLUMN.textLength, i, file.text.length);
     }
-    setU(U.flags, i, flags);
+    setUint(UINT_COLUMN.flags, i, flags);
     hashes.write(file.headHash, i * 40, 20, "hex");
     hashes.write(file.edgeHash, i * 40 + 20, 20, "hex");
   }
   // The numbers and hashes of copied entries, one run at a time.
   for (const { from, e, i, length } of runs) {
-    for (let c = 0; c < F_COUNT; c++)
+    for (let c = 0; c < FLOAT_COLUMN_COUNT; c++)
       f64.set((from.f64[c] as Float64Array).subarray(e, e + length), c * n + i);
     from.copyHashes(e, length, hashes, i * 40);
   }
   for (let i = 0; i < n; i++) {
     const { file, ref } = kept[i] as IndexEntry;
     if (file || !ref) continue;
-    setF(F.textOffset, i, ref[1]);
-    setF(F.textLength, i, ref[2]);
+    setFloat(FLOAT_COLUMN.textOffset, i, ref.offset);
+    setFloat(FLOAT_COLUMN.textLength, i, ref.length);
   }
   starts.push(chars);
 

@@ -14,7 +14,8 @@
  * Layout (little-endian, each section 8-byte aligned):
  * - header (64 bytes): magic, byte-order mark, version, file count `n`, string count, blob
  *   encoding, blob bytes, blob chars;
- * - `n` float64 per numeric column ({@link F}), then `n` uint32 per string/flag column ({@link U});
+ * - `n` float64 per numeric column ({@link FLOAT_COLUMN}), then `n` uint32 per string or flag
+ *   column ({@link UINT_COLUMN});
  * - `n` × 40 bytes: sha1 of the head and of the edge probe;
  * - `strings + 1` uint32: char offsets of the strings in the blob;
  * - the blob: every string, concatenated, as latin1, UTF-8 or UTF-16LE (whichever is exact).
@@ -31,7 +32,7 @@ export const BYTE_ORDER = 0x01020304;
 export const HEADER_BYTES = 64;
 
 /** Float64 columns. */
-export const F = {
+export const FLOAT_COLUMN = {
   size: 0,
   mtimeMs: 1,
   ino: 2,
@@ -40,18 +41,18 @@ export const F = {
   messageCount: 5,
   textCount: 6,
   lastActivity: 7,
-  /** `created` time, with {@link FLAG.stableTimes}. */
+  /** `created` time, with {@link ENTRY_FLAG.stableTimes}. */
   created: 8,
-  /** `modified` time, with {@link FLAG.stableTimes} and without {@link FLAG.modifiedIsMtime}. */
+  /** `modified` time, with {@link ENTRY_FLAG.stableTimes}, without {@link ENTRY_FLAG.modifiedIsMtime}. */
   modified: 9,
   textOffset: 10,
   textLength: 11,
   ctimeMs: 12,
 } as const;
-export const F_COUNT = 13;
+export const FLOAT_COLUMN_COUNT = 13;
 
 /** Uint32 columns: flags, rank, and string ids ({@link NO_STRING}: absent). */
-export const U = {
+export const UINT_COLUMN = {
   flags: 0,
   /** Position in the last listing's result order (a hint for sorting). */
   rank: 1,
@@ -63,17 +64,20 @@ export const U = {
   firstMessage: 7,
   textSegment: 8,
 } as const;
-export const U_COUNT = 9;
+export const UINT_COLUMN_COUNT = 9;
 
 export const NO_STRING = 0xffffffff;
+/** The strings every index starts with: the listed directory, then the keys joined by NUL. */
+export const DIR_STRING = 0;
+export const KEYS_STRING = 1;
 
 /** Bits of the flags column. */
-export const FLAG = {
-  /** Bits 0-1: the header, see {@link HEADER}. */
+export const ENTRY_FLAG = {
+  /** Bits 0-1: the header, see {@link HEADER_STATE}. */
   headerMask: 3,
-  /** Bits 2-3: how `header.id` is kept, see {@link VALUE}. */
+  /** Bits 2-3: how `header.id` is kept, see {@link VALUE_KIND}. */
   idShift: 2,
-  /** Bits 4-5: how `header.timestamp` is kept, see {@link VALUE}. */
+  /** Bits 4-5: how `header.timestamp` is kept, see {@link VALUE_KIND}. */
   timestampShift: 4,
   hasParentSession: 1 << 6,
   hasName: 1 << 7,
@@ -86,16 +90,16 @@ export const FLAG = {
   /** The text segment holds this text as UTF-16LE. */
   textUtf16: 1 << 12,
 } as const;
-/** Every bit {@link FLAG} defines. */
+/** Every bit {@link ENTRY_FLAG} defines. */
 export const KNOWN_FLAGS = (1 << 13) - 1;
 
 /** `state.header`: not seen yet, not a session, a header. */
-export const HEADER = { none: 0, notSession: 1, session: 2 } as const;
+export const HEADER_STATE = { none: 0, notSession: 1, session: 2 } as const;
 /**
  * A header value: absent (`undefined`), a string, any other JSON value (kept as JSON), or (for
  * the time only) the ISO form of the `created` column, which is then not stored twice.
  */
-export const VALUE = { absent: 0, string: 1, json: 2, isoOfCreated: 3 } as const;
+export const VALUE_KIND = { absent: 0, string: 1, json: 2, isoOfCreated: 3 } as const;
 
 export const ENCODINGS = ["latin1", "utf8", "utf16le"] as const;
 /** The columns are read in place as typed arrays, so only in the file's byte order. */
@@ -117,8 +121,8 @@ export interface Layout {
 
 export function layout(n: number, strings: number, blobBytes: number): Layout {
   const f64 = HEADER_BYTES;
-  const u32 = f64 + F_COUNT * n * 8;
-  const hashes = align8(u32 + U_COUNT * n * 4);
+  const u32 = f64 + FLOAT_COLUMN_COUNT * n * 8;
+  const hashes = align8(u32 + UINT_COLUMN_COUNT * n * 4);
   const offsets = align8(hashes + n * 40);
   const blob = align8(offsets + (strings + 1) * 4);
   return { f64, u32, hashes, offsets, blob, end: blob + blobBytes };

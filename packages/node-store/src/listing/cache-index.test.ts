@@ -7,7 +7,6 @@ import { arbIsoTimestamp, fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import type { CachedFile } from "./cache.js";
-import type { TextRef } from "./cache-segments.js";
 import { CacheIndex } from "./cache-index.js";
 import { INDEX_VERSION } from "./cache-index-layout.js";
 import { type IndexEntry, encodeIndex } from "./cache-index-encode.js";
@@ -116,9 +115,7 @@ const arbFile: fc.Arbitrary<CachedFile> = fc
       state,
     };
     if (r.textCount > 0) {
-      const ref: TextRef = [r.segment, r.textAt, r.textLength];
-      if (r.utf16) ref.push(1);
-      file.text = ref;
+      file.text = { segment: r.segment, offset: r.textAt, length: r.textLength, utf16: r.utf16 };
     }
     return file;
   });
@@ -283,7 +280,7 @@ describe("binary listing index", () => {
             if (e % 3 === 0) return { key, rank: i, file: expected(files[e] as CachedFile) };
             const moved = e % 3 === 1 && (files[e] as CachedFile).text !== undefined;
             return moved
-              ? { key, rank: i, from: old, entry: e, ref: [segment, e, 7] as TextRef }
+              ? { key, rank: i, from: old, entry: e, ref: { segment, offset: e, length: 7, utf16: false } }
               : { key, rank: i, from: old, entry: e };
           });
           const copy = CacheIndex.decode(encodeIndex(DIR, list), DIR);

@@ -8,20 +8,22 @@ import type { CachedFile } from "./cache.js";
 import type { TextRef } from "./cache-segments.js";
 import {
   BYTE_ORDER,
+  DIR_STRING,
   ENCODINGS,
-  F,
-  FLAG,
-  F_COUNT,
-  HEADER,
+  FLOAT_COLUMN,
+  ENTRY_FLAG,
+  FLOAT_COLUMN_COUNT,
+  HEADER_STATE,
   HEADER_BYTES,
   INDEX_VERSION,
+  KEYS_STRING,
   KNOWN_FLAGS,
   LITTLE_ENDIAN,
   type Layout,
   MAGIC,
-  U,
-  U_COUNT,
-  VALUE,
+  UINT_COLUMN,
+  UINT_COLUMN_COUNT,
+  VALUE_KIND,
   layout,
 } from "./cache-index-layout.js";
 import type { InfoState } from "./info.js";
@@ -55,7 +57,7 @@ export class CacheIndex {
   readonly timestampRef: Uint32Array;
   readonly firstRef: Uint32Array;
   readonly segmentRef: Uint32Array;
-  /** The columns by number ({@link F}, {@link U}). */
+  /** The columns by number ({@link FLOAT_COLUMN}, {@link UINT_COLUMN}). */
   readonly f64: Float64Array[];
   readonly u32: Uint32Array[];
   /** Number of strings; string `i` is `blob.slice(starts[i], starts[i + 1])`. */
@@ -76,32 +78,32 @@ export class CacheIndex {
     const base = bytes.byteOffset;
     const f = (col: number) => new Float64Array(buf, base + at.f64 + col * n * 8, n);
     const u = (col: number) => new Uint32Array(buf, base + at.u32 + col * n * 4, n);
-    this.f64 = Array.from({ length: F_COUNT }, (_, c) => f(c));
-    this.u32 = Array.from({ length: U_COUNT }, (_, c) => u(c));
+    this.f64 = Array.from({ length: FLOAT_COLUMN_COUNT }, (_, c) => f(c));
+    this.u32 = Array.from({ length: UINT_COLUMN_COUNT }, (_, c) => u(c));
     const fc = (c: number) => this.f64[c] as Float64Array;
     const uc = (c: number) => this.u32[c] as Uint32Array;
-    this.size = fc(F.size);
-    this.mtimeMs = fc(F.mtimeMs);
-    this.ctimeMs = fc(F.ctimeMs);
-    this.ino = fc(F.ino);
-    this.offset = fc(F.offset);
-    this.nextLine = fc(F.nextLine);
-    this.messageCount = fc(F.messageCount);
-    this.textCount = fc(F.textCount);
-    this.lastActivity = fc(F.lastActivity);
-    this.created = fc(F.created);
-    this.modified = fc(F.modified);
-    this.textOffset = fc(F.textOffset);
-    this.textLength = fc(F.textLength);
-    this.flags = uc(U.flags);
-    this.rank = uc(U.rank);
-    this.idRef = uc(U.id);
-    this.cwdRef = uc(U.cwd);
-    this.parentRef = uc(U.parentSession);
-    this.nameRef = uc(U.name);
-    this.timestampRef = uc(U.timestamp);
-    this.firstRef = uc(U.firstMessage);
-    this.segmentRef = uc(U.textSegment);
+    this.size = fc(FLOAT_COLUMN.size);
+    this.mtimeMs = fc(FLOAT_COLUMN.mtimeMs);
+    this.ctimeMs = fc(FLOAT_COLUMN.ctimeMs);
+    this.ino = fc(FLOAT_COLUMN.ino);
+    this.offset = fc(FLOAT_COLUMN.offset);
+    this.nextLine = fc(FLOAT_COLUMN.nextLine);
+    this.messageCount = fc(FLOAT_COLUMN.messageCount);
+    this.textCount = fc(FLOAT_COLUMN.textCount);
+    this.lastActivity = fc(FLOAT_COLUMN.lastActivity);
+    this.created = fc(FLOAT_COLUMN.created);
+    this.modified = fc(FLOAT_COLUMN.modified);
+    this.textOffset = fc(FLOAT_COLUMN.textOffset);
+    this.textLength = fc(FLOAT_COLUMN.textLength);
+    this.flags = uc(UINT_COLUMN.flags);
+    this.rank = uc(UINT_COLUMN.rank);
+    this.idRef = uc(UINT_COLUMN.id);
+    this.cwdRef = uc(UINT_COLUMN.cwd);
+    this.parentRef = uc(UINT_COLUMN.parentSession);
+    this.nameRef = uc(UINT_COLUMN.name);
+    this.timestampRef = uc(UINT_COLUMN.timestamp);
+    this.firstRef = uc(UINT_COLUMN.firstMessage);
+    this.segmentRef = uc(UINT_COLUMN.textSegment);
     this.hashesAt = at.hashes;
     this.stringCount = strings;
     this.starts = new Uint32Array(buf, base + at.offsets, strings + 1);
@@ -121,7 +123,8 @@ export class CacheIndex {
     const blobChars = file.readUInt32LE(32);
     if (encoding === undefined || strings < 2) return undefined;
     // Counts that could not fit are damage (and must not reach the typed-array views).
-    if (n * (F_COUNT * 8 + U_COUNT * 4 + 40) + strings * 4 + blobBytes > file.length) return undefined;
+    if (n * (FLOAT_COLUMN_COUNT * 8 + UINT_COLUMN_COUNT * 4 + 40) + strings * 4 + blobBytes > file.length)
+      return undefined;
     const at = layout(n, strings, blobBytes);
     if (at.end !== file.length) return undefined;
     // Typed-array views need aligned memory (a fresh read is; a pooled slice may not be).
@@ -133,9 +136,9 @@ export class CacheIndex {
     const blob = bytes.toString(encoding, at.blob, at.end);
     if (blob.length !== blobChars) return undefined;
     const index = new CacheIndex(bytes, n, strings, at, blob);
-    if (index.starts[0] !== 0 || index.starts[strings] !== blobChars || index.str(0) !== dir)
+    if (index.starts[0] !== 0 || index.starts[strings] !== blobChars || index.str(DIR_STRING) !== dir)
       return undefined;
-    const keys = index.shared(1);
+    const keys = index.shared(KEYS_STRING);
     if (keys === undefined || (n === 0 ? keys !== "" : keys.length < 2 * n - 1)) return undefined;
     return index;
   }
@@ -157,17 +160,23 @@ export class CacheIndex {
     return s;
   }
 
+  /** The keys of every entry, in entry order, joined by NUL. */
+  joinedKeys(): string {
+    // Decoding checked that it is there.
+    return this.shared(KEYS_STRING) as string;
+  }
+
   /**
    * Whether `keys`, in this order, are exactly the keys of this index (entry i = keys[i]);
    * `same` compares the NUL-joined keys when the caller can do it without joining them.
    */
   sameKeys(keys: readonly string[], same?: (joined: string) => boolean): boolean {
-    const joined = this.shared(1) as string;
+    const joined = this.joinedKeys();
     return keys.length === this.count && (same ? same(joined) : keys.join("\0") === joined);
   }
 
   private keys(): string[] {
-    this.keyList ??= this.count === 0 ? [] : (this.shared(1) as string).split("\0");
+    this.keyList ??= this.count === 0 ? [] : this.joinedKeys().split("\0");
     return this.keyList;
   }
 
@@ -197,20 +206,23 @@ export class CacheIndex {
   /** Where entry `e`'s `allMessagesText` is, if it has one. */
   textRef(e: number): TextRef | undefined {
     const flags = this.flags[e] as number;
-    if ((flags & FLAG.hasText) === 0) return undefined;
+    if ((flags & ENTRY_FLAG.hasText) === 0) return undefined;
     const segment = this.shared(this.segmentRef[e] as number);
     if (segment === undefined) return undefined;
-    const ref: TextRef = [segment, this.textOffset[e] as number, this.textLength[e] as number];
-    if ((flags & FLAG.textUtf16) !== 0) ref.push(1);
-    return ref;
+    return {
+      segment,
+      offset: this.textOffset[e] as number,
+      length: this.textLength[e] as number,
+      utf16: (flags & ENTRY_FLAG.textUtf16) !== 0,
+    };
   }
 
-  /** A header value kept as {@link VALUE}, or {@link DAMAGED}. */
+  /** A header value kept as {@link VALUE_KIND}, or {@link DAMAGED}. */
   private value(kind: number, ref: number): unknown {
-    if (kind === VALUE.absent) return undefined;
+    if (kind === VALUE_KIND.absent) return undefined;
     const s = this.str(ref);
-    if (s === undefined || kind > VALUE.json) return DAMAGED;
-    if (kind === VALUE.string) return s;
+    if (s === undefined || kind > VALUE_KIND.json) return DAMAGED;
+    if (kind === VALUE_KIND.string) return s;
     try {
       return JSON.parse(s) as unknown;
     } catch {
@@ -234,33 +246,33 @@ export class CacheIndex {
       allMessagesText: "",
       textCount: this.textCount[e] as number,
     };
-    const kind = flags & FLAG.headerMask;
-    if (kind === HEADER.notSession) state.header = false;
-    else if (kind === HEADER.session) {
+    const kind = flags & ENTRY_FLAG.headerMask;
+    if (kind === HEADER_STATE.notSession) state.header = false;
+    else if (kind === HEADER_STATE.session) {
       const cwd = this.shared(this.cwdRef[e] as number);
-      const id = this.value((flags >>> FLAG.idShift) & 3, this.idRef[e] as number);
-      const tsKind = (flags >>> FLAG.timestampShift) & 3;
+      const id = this.value((flags >>> ENTRY_FLAG.idShift) & 3, this.idRef[e] as number);
+      const tsKind = (flags >>> ENTRY_FLAG.timestampShift) & 3;
       const timestamp =
-        tsKind !== VALUE.isoOfCreated
+        tsKind !== VALUE_KIND.isoOfCreated
           ? this.value(tsKind, this.timestampRef[e] as number)
-          : (flags & FLAG.stableTimes) !== 0
+          : (flags & ENTRY_FLAG.stableTimes) !== 0
             ? (isoOfTime(this.created[e] as number) ?? DAMAGED)
             : DAMAGED;
       if (cwd === undefined || id === DAMAGED || timestamp === DAMAGED) return undefined;
       const header: NonNullable<InfoState["header"]> = { id, cwd, timestamp };
-      if ((flags & FLAG.hasParentSession) !== 0) {
+      if ((flags & ENTRY_FLAG.hasParentSession) !== 0) {
         const parent = this.shared(this.parentRef[e] as number);
         if (parent === undefined) return undefined;
         header.parentSession = parent;
       }
       state.header = header;
-    } else if (kind !== HEADER.none) return undefined;
-    if ((flags & FLAG.hasName) !== 0) {
+    } else if (kind !== HEADER_STATE.none) return undefined;
+    if ((flags & ENTRY_FLAG.hasName) !== 0) {
       const name = this.shared(this.nameRef[e] as number);
       if (name === undefined) return undefined;
       state.name = name;
     }
-    if ((flags & FLAG.hasLastActivity) !== 0) state.lastActivity = this.lastActivity[e] as number;
+    if ((flags & ENTRY_FLAG.hasLastActivity) !== 0) state.lastActivity = this.lastActivity[e] as number;
     const at = this.hashesAt + e * 40;
     const file: CachedFile = {
       size: this.size[e] as number,
@@ -274,7 +286,7 @@ export class CacheIndex {
       state,
     };
     const ref = this.textRef(e);
-    if ((flags & FLAG.hasText) !== 0 && ref === undefined) return undefined;
+    if ((flags & ENTRY_FLAG.hasText) !== 0 && ref === undefined) return undefined;
     if (ref !== undefined) file.text = ref;
     else if (state.textCount !== 0) return undefined;
     return file;

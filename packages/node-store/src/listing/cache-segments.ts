@@ -11,11 +11,17 @@ import { READ_FLAGS } from "../fs/regular-files.js";
 import { isWellFormed } from "./cache-index-layout.js";
 import { segmentFileFor } from "./cache-dir.js";
 
-/**
- * Where a cached `allMessagesText` is: segment id, byte offset, byte length, and `1` when the
- * bytes are UTF-16LE (a text with a lone surrogate, which UTF-8 cannot hold).
- */
-export type TextRef = [segment: string, offset: number, length: number, utf16?: 1];
+/** Where a cached `allMessagesText` is. */
+export interface TextRef {
+  /** The segment's id. */
+  segment: string;
+  /** Byte offset in the segment. */
+  offset: number;
+  /** Byte length. */
+  length: number;
+  /** The bytes are UTF-16LE (a text with a lone surrogate, which UTF-8 cannot hold), else UTF-8. */
+  utf16: boolean;
+}
 
 function segmentHeader(id: string): Buffer {
   return Buffer.from(`pi-session-text ${id}\n`, "latin1");
@@ -26,7 +32,7 @@ function segmentHeader(id: string): Buffer {
  * the index names, or too short (the caller then recomputes the text from the session file).
  */
 export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef): string | undefined {
-  const [id, offset, length] = ref;
+  const { segment: id, offset, length } = ref;
   const header = segmentHeader(id);
   if (offset < header.length) return undefined;
   let fd: number;
@@ -41,7 +47,7 @@ export function readCachedText(cacheDir: string, listedDir: string, ref: TextRef
     if (readSync(fd, head, 0, head.length, 0) !== head.length || !head.equals(header)) return undefined;
     const buf = Buffer.allocUnsafe(length);
     if (runReaderSync(readFully(buf, length, offset), fd) < length) return undefined;
-    return buf.toString(ref[3] === 1 ? "utf16le" : "utf8");
+    return buf.toString(ref.utf16 ? "utf16le" : "utf8");
   } catch {
     return undefined;
   } finally {
@@ -97,8 +103,7 @@ export class SegmentWriter {
       if (this.pendingLength + length > this.pending.length) this.flush();
       if (length > this.pending.length) writeAll(this.fd, Buffer.from(text, encoding));
       else this.pendingLength += this.pending.write(text, this.pendingLength, encoding);
-      const ref: TextRef =
-        encoding === "utf16le" ? [this.id, this.at, length, 1] : [this.id, this.at, length];
+      const ref: TextRef = { segment: this.id, offset: this.at, length, utf16: encoding === "utf16le" };
       this.at += length;
       return ref;
     } catch {

@@ -252,7 +252,7 @@ describe("SegmentWriter (texts written while a listing reads)", () => {
       expect(ref).toBeDefined();
       expect(readCachedText(cacheDir, listed, ref as NonNullable<typeof ref>)).toBe(texts[i]);
     });
-    const file = segmentFileFor(cacheDir, listed, (refs[0] as NonNullable<(typeof refs)[0]>)[0]);
+    const file = segmentFileFor(cacheDir, listed, (refs[0] as NonNullable<(typeof refs)[0]>).segment);
     expect(readdirSync(cacheDir)).toContain(file.slice(cacheDir.length + 1));
     w.discard();
     expect(readdirSync(cacheDir)).toEqual([]);

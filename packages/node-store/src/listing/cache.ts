@@ -71,7 +71,7 @@ export interface CachedFile {
    * `allMessagesText` is always `""`: the text lives in a segment at {@link text}.
    */
   state: InfoState;
-  /** `[segment id, byte offset, byte length]` of `allMessagesText`. */
+  /** Where `allMessagesText` is in a text segment. */
   text?: TextRef;
 }
 
@@ -174,7 +174,7 @@ function writeTexts(cacheDir: string, listedDir: string, entries: readonly SaveE
   const live = new Map<string, number>();
   for (const e of entries) {
     const ref = textRefOf(e);
-    if (ref) live.set(ref[0], (live.get(ref[0]) ?? 0) + ref[2]);
+    if (ref) live.set(ref.segment, (live.get(ref.segment) ?? 0) + ref.length);
   }
   let kept: SaveEntry[] = [...entries];
   if (live.size >= MAX_SEGMENTS) {
@@ -183,7 +183,7 @@ function writeTexts(cacheDir: string, listedDir: string, entries: readonly SaveE
     const lost = new Set<SaveEntry>();
     for (const e of entries) {
       const ref = textRefOf(e);
-      if (!ref || ref[0] === largest) continue;
+      if (!ref || ref.segment === largest) continue;
       const text = readCachedText(cacheDir, listedDir, ref);
       setTextRef(e, undefined);
       // Lost: forget the entry so the next listing recomputes it.
@@ -216,7 +216,7 @@ function removeStaleFiles(cacheDir: string, listedDir: string, entries: readonly
   const keep = new Set<string>();
   for (const e of entries) {
     const ref = textRefOf(e);
-    if (ref) keep.add(`${prefix}-${ref[0]}.text`);
+    if (ref) keep.add(`${prefix}-${ref.segment}.text`);
   }
   let names: string[];
   try {

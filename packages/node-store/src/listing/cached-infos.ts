@@ -6,7 +6,7 @@
  */
 import { readCachedText } from "./cache-segments.js";
 import type { CacheIndex } from "./cache-index.js";
-import { FLAG, HEADER, KNOWN_FLAGS, VALUE } from "./cache-index-layout.js";
+import { ENTRY_FLAG, HEADER_STATE, KNOWN_FLAGS, VALUE_KIND } from "./cache-index-layout.js";
 import { type SessionInfo, finishInfoHead, sessionInfoFromRecords } from "./info.js";
 import { readSessionFileSync } from "../read/session-file.js";
 
@@ -95,15 +95,15 @@ function lazyTextDescriptor(
  * times that do not depend on the time zone, no unknown flag (the other flags may vary).
  */
 const FAST_CHECK = ~(
-  FLAG.hasParentSession |
-  FLAG.hasName |
-  FLAG.hasLastActivity |
-  FLAG.hasText |
-  FLAG.modifiedIsMtime |
-  FLAG.textUtf16 |
-  (3 << FLAG.timestampShift)
+  ENTRY_FLAG.hasParentSession |
+  ENTRY_FLAG.hasName |
+  ENTRY_FLAG.hasLastActivity |
+  ENTRY_FLAG.hasText |
+  ENTRY_FLAG.modifiedIsMtime |
+  ENTRY_FLAG.textUtf16 |
+  (3 << ENTRY_FLAG.timestampShift)
 );
-const FAST_VALUE = HEADER.session | FLAG.stableTimes | (VALUE.string << FLAG.idShift);
+const FAST_VALUE = HEADER_STATE.session | ENTRY_FLAG.stableTimes | (VALUE_KIND.string << ENTRY_FLAG.idShift);
 
 /** Whether cache entry `e` describes exactly this file (same size, times and inode, parsed to its end). */
 export function covers(
@@ -125,7 +125,7 @@ export function covers(
 
 /** Whether the info of an entry with these flags needs the file's `mtime` (see {@link cachedInfos}). */
 export function needsMtime(flags: number): boolean {
-  return (flags & FAST_CHECK) !== FAST_VALUE || (flags & FLAG.modifiedIsMtime) !== 0;
+  return (flags & FAST_CHECK) !== FAST_VALUE || (flags & ENTRY_FLAG.modifiedIsMtime) !== 0;
 }
 
 /** What {@link cachedInfos} did with the candidates it was given. */
@@ -171,14 +171,15 @@ export function cachedInfos(
       const first = firstRef[e] as number;
       const cwdAt = cwdRef[e] as number;
       const cwd = strings[cwdAt] ?? index.shared(cwdAt);
-      const name = (f & FLAG.hasName) !== 0 ? index.shared(nameRef[e] as number) : undefined;
-      const parent = (f & FLAG.hasParentSession) !== 0 ? index.shared(parentRef[e] as number) : undefined;
+      const name = (f & ENTRY_FLAG.hasName) !== 0 ? index.shared(nameRef[e] as number) : undefined;
+      const parent =
+        (f & ENTRY_FLAG.hasParentSession) !== 0 ? index.shared(parentRef[e] as number) : undefined;
       if (
         id < stringCount &&
         first < stringCount &&
         cwd !== undefined &&
-        (name !== undefined || (f & FLAG.hasName) === 0) &&
-        (parent !== undefined || (f & FLAG.hasParentSession) === 0)
+        (name !== undefined || (f & ENTRY_FLAG.hasName) === 0) &&
+        (parent !== undefined || (f & ENTRY_FLAG.hasParentSession) === 0)
       ) {
         const firstMessage = blob.slice(starts[first] as number, starts[first + 1] as number);
         const count = messageCount[e] as number;
@@ -190,7 +191,9 @@ export function cachedInfos(
           parentSessionPath: parent,
           created: new Date(created[e] as number),
           modified:
-            (f & FLAG.modifiedIsMtime) !== 0 ? (mtimeOf.get(i) as Date) : new Date(modified[e] as number),
+            (f & ENTRY_FLAG.modifiedIsMtime) !== 0
+              ? (mtimeOf.get(i) as Date)
+              : new Date(modified[e] as number),
           // A small integer stays one (a float64 column would box every count).
           messageCount: count < 0x40000000 ? count | 0 : count,
           firstMessage: firstMessage === "" ? "(no messages)" : firstMessage,
@@ -205,7 +208,7 @@ export function cachedInfos(
       }
       info = other;
     }
-    if (info !== undefined && (f & FLAG.hasText) !== 0) {
+    if (info !== undefined && (f & ENTRY_FLAG.hasText) !== 0) {
       lazyText ??= lazyTextDescriptor(texts, results, kept);
       Object.defineProperty(info, "allMessagesText", lazyText);
     } else if (info !== undefined && textCount[e] === 0) {
@@ -234,8 +237,9 @@ function otherInfo(
 ): SessionInfo | null | undefined {
   const flags = index.flags[e] as number;
   if ((flags & ~KNOWN_FLAGS) !== 0) return undefined;
-  const kind = flags & FLAG.headerMask;
-  if (kind !== HEADER.session) return kind === HEADER.none || kind === HEADER.notSession ? null : undefined;
+  const kind = flags & ENTRY_FLAG.headerMask;
+  if (kind !== HEADER_STATE.session)
+    return kind === HEADER_STATE.none || kind === HEADER_STATE.notSession ? null : undefined;
   const cached = index.entry(e);
   if (cached === undefined) return undefined;
   return finishInfoHead(path, cached.state, mtime as Date) as SessionInfo | null;

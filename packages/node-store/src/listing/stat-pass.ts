@@ -114,7 +114,7 @@ export class StatPass {
   private align(): void {
     const index = this.index;
     if (index === undefined) return;
-    const keys = index.shared(1) as string;
+    const keys = index.joinedKeys();
     while (!this.broken && this.checkedParts < this.parts.length) {
       const { part, count } = this.parts[this.checkedParts++] as { part: string; count: number };
       const at = this.keysAt;
@@ -196,7 +196,7 @@ export class StatPass {
     ) {
       return undefined;
     }
-    const keys = index.shared(1) as string;
+    const keys = index.joinedKeys();
     let at = this.keysAt;
     const end = at + joined.length;
     if ((end !== keys.length && keys.charCodeAt(end) !== 0) || keys.slice(at, end) !== joined)

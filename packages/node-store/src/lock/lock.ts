@@ -93,11 +93,11 @@ export function unregisterLease(lockPath: string, drop: () => void): void {
  * {@link resolveSessionPath}), so a link and its target share it.
  */
 export function lockPathFor(sessionPath: string): string {
-  return lockPathOf(resolveSessionPath(sessionPath));
+  return lockPathOfResolved(resolveSessionPath(sessionPath));
 }
 
-/** The lock file of an already resolved session file. */
-export function lockPathOf(file: string): string {
+/** The lock file of a session file whose path is resolved already (see {@link lockPathFor}). */
+export function lockPathOfResolved(file: string): string {
   return `${file}.lock`;
 }
 

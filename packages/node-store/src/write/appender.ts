@@ -29,7 +29,7 @@ import {
   type HeldLock,
   type LockOptions,
   acquireLockFile,
-  lockPathOf,
+  lockPathOfResolved,
   registerLease,
   sleepSync,
   unregisterLease,
@@ -269,7 +269,7 @@ export class SessionWriter {
     }
     let fresh = false;
     if (!this.lease) {
-      const lock = acquireLockFile(lockPathOf(this.file), this.opts.lockOptions);
+      const lock = acquireLockFile(lockPathOfResolved(this.file), this.opts.lockOptions);
       this.lease = { lock };
       registerLease(lock.path, this.dropLease);
       fresh = true;

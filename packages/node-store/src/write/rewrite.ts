@@ -11,7 +11,7 @@ import { SessionFileChangedError, SessionFileNotRegularError, errorCode } from "
 import { nonRegularKind } from "../fs/regular-files.js";
 import { resolveSessionPath } from "../fs/session-path.js";
 import { type FsOption, type WriterFs, exists, fsWith, fsyncDir, writeAll } from "../fs/writer-fs.js";
-import { type LockOptions, acquireLockFile, lockPathOf } from "../lock/lock.js";
+import { type LockOptions, acquireLockFile, lockPathOfResolved } from "../lock/lock.js";
 import { fileTimestamp, sidecarPathFor } from "./companion-names.js";
 import { asJsonRecord } from "./line-bytes.js";
 import { removeDeadTemps, tempPathFor } from "./temp-files.js";
@@ -236,7 +236,7 @@ export function rewriteSessionFile(
   const fs = fsWith(opts.fs);
   const file = resolveSessionPath(path);
   if (opts.lock === false) return rewriteUnlocked(path, file, records, opts, fs);
-  const lock = acquireLockFile(lockPathOf(file), opts.lockOptions);
+  const lock = acquireLockFile(lockPathOfResolved(file), opts.lockOptions);
   try {
     return rewriteUnlocked(path, file, records, opts, fs);
   } finally {

@@ -15,7 +15,7 @@ import {
   openSessionForWriting,
   writeAll,
 } from "../fs/writer-fs.js";
-import { type LockOptions, acquireLockFile, lockPathOf } from "../lock/lock.js";
+import { type LockOptions, acquireLockFile, lockPathOfResolved } from "../lock/lock.js";
 import { sidecarPathFor } from "./companion-names.js";
 import { removeDeadTemps } from "./temp-files.js";
 
@@ -169,7 +169,7 @@ export function repairTornTail(path: string, opts: RepairOptions = {}): TornTail
     }
   };
   if (opts.lock === false) return run();
-  const lock = acquireLockFile(lockPathOf(file), opts.lockOptions);
+  const lock = acquireLockFile(lockPathOfResolved(file), opts.lockOptions);
   try {
     return run();
   } finally {

@@ -13,6 +13,7 @@ import type {
   QueryTerm,
   TextField,
   TreeLink,
+  UsagePart,
   UsageRow,
 } from "./documents/index.js";
 
@@ -169,30 +170,23 @@ export interface Candidates {
   undecided: QueryTerm[];
 }
 
-/** Usage summed in the database, for one group. */
-export interface UsageSum {
-  /** The group: a model, a file's path, or the start (ms) of a quarter hour; null without one. */
-  group: string | number | null;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
-  records: number;
-  zeroCostWithTokens: number;
+/** Usage of one file and model (and quarter hour, when asked), summed in the database. */
+export interface UsageSum extends UsagePart {
+  path: string;
 }
 
-/** Which usage to sum, and by what. */
+/** Which usage to sum. */
 export interface UsageSumQuery {
   /** Only files directly in these directories. */
   dirs?: readonly string[];
   /** Not these files (summed elsewhere). */
   except?: readonly string[];
-  /** Only usage at or after this time (ms). */
+  /** Only usage at or after this time (ms); a record without a time is in no range. */
   sinceMs?: number;
-  /** Grouped by model, by file (path), by quarter hour (its start, ms), or not at all. */
-  by?: "model" | "file" | "quarter";
+  /** Only usage before this time (ms). */
+  untilMs?: number;
+  /** Split by quarter hour too (`quarterMs`, the start of one): for a report by period. */
+  quarters?: boolean;
 }
 
 /** A session's stored usage. */
@@ -240,7 +234,10 @@ export interface SessionDatabase {
    * or only `paths`; `rows: false` leaves the rows out (their facts only).
    */
   usage(filter?: { dirs?: readonly string[]; paths?: readonly string[]; rows?: boolean }): UsageSession[];
-  /** Usage rows summed per group in the database (see {@link UsageSumQuery}). */
+  /**
+   * Usage rows summed in the database by file and model (and quarter hour), in the range asked
+   * (see {@link UsageSumQuery}); files without usage in it have no sums.
+   */
   usageSums(query: UsageSumQuery): UsageSum[];
   /** Bytes on disk (database and its WAL), 0 in memory. */
   sizeOnDisk(): number;

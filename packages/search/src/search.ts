@@ -8,17 +8,24 @@
 import { mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
-import type { CandidateRow, SearchFilters, SearchRequest, SessionDatabase, SessionMeta } from "./database.js";
+import type {
+  CandidateRow,
+  SearchFilters,
+  SearchRequest,
+  SessionDatabase,
+  SessionMeta,
+  UsageSum,
+} from "./database.js";
 import {
-  type GroupBy,
+  type StatsOptions,
   type Snippet,
   type StatsResult,
   type TextField,
   computeStats,
   documentMatches,
   lineageRoots,
-  localDay,
-  withSums,
+  PERIODS,
+  type SummedSession,
   entryDocument,
   parseQuery,
   snippetOf,
@@ -85,14 +92,8 @@ export interface SearchResult {
   more: boolean;
 }
 
-export interface StatsQuery {
-  by?: GroupBy;
-  sinceMs?: number;
-  /**
-   * A day's key for a time (ms; default the local `YYYY-MM-DD`). Usage the database sums is
-   * given to it by the quarter hour (the start of one), so a day must be whole quarter hours.
-   */
-  dayOf?: (ms: number) => string;
+/** What `stats` adds up: `computeStats`'s options, and which sessions. */
+export interface StatsQuery extends StatsOptions {
   /** Only sessions whose files are directly in these directories. */
   dirs?: string[];
 }
@@ -291,14 +292,16 @@ export class SearchDatabase {
    * that are not pi sessions (no header), which count nowhere.
    */
   stats(query: StatsQuery = {}): Promise<StatsResult & { skippedFiles: string[] }> {
+    const { dirs: only, ...statsOptions } = query;
     return this.recovering(() => {
-      const dirs = query.dirs ? { dirs: query.dirs } : {};
+      const dirs = only ? { dirs: only } : {};
       const sessions = this.db.usage({ ...dirs, rows: false }).map((s) => ({
         path: s.path,
         id: s.meta.sessionId,
         project: s.meta.cwd !== "" ? s.meta.cwd : projectDirOf(this.root, s.path),
         parentPath: s.meta.parentPath ?? undefined,
         created: s.meta.created,
+        name: s.meta.name,
         repeats: s.meta.usageRepeats,
       }));
       // Forks share a lineage (their copied entries are counted once) and a file may repeat a
@@ -306,45 +309,50 @@ export class SearchDatabase {
       const roots = lineageRoots(sessions);
       const perRoot = new Map<string, number>();
       for (const root of roots.values()) perRoot.set(root, (perRoot.get(root) ?? 0) + 1);
-      const exact = sessions.filter((s) => s.repeats > 0 || (perRoot.get(roots.get(s) as string) ?? 0) > 1);
+      const isExact = (s: (typeof sessions)[number]) =>
+        s.repeats > 0 || (perRoot.get(roots.get(s) as string) ?? 0) > 1;
+      const exact = sessions.filter(isExact);
       const rowsOf = new Map(
         (exact.length > 0 ? this.db.usage({ paths: exact.map((s) => s.path) }) : []).map((u) => [
           u.path,
           u.usage,
         ]),
       );
-      const options = {
-        ...(query.by ? { by: query.by } : {}),
-        ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
-        ...(query.dayOf ? { dayOf: query.dayOf } : {}),
-      };
-      const counted = computeStats(
-        exact.map((s) => ({ ...s, usage: rowsOf.get(s.path) ?? [] })),
-        options,
-      );
-      const by = query.by;
+      const except = exact.map((s) => s.path);
+      const ranged = statsOptions.sinceMs !== undefined || statsOptions.untilMs !== undefined;
+      const by = statsOptions.by;
       const sums = this.db.usageSums({
         ...dirs,
-        except: exact.map((s) => s.path),
-        ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
-        ...(by === "model" ? { by: "model" } : by === "day" ? { by: "quarter" } : by ? { by: "file" } : {}),
+        except,
+        ...(statsOptions.sinceMs !== undefined ? { sinceMs: statsOptions.sinceMs } : {}),
+        ...(statsOptions.untilMs !== undefined ? { untilMs: statsOptions.untilMs } : {}),
+        quarters: by !== undefined && PERIODS.includes(by),
       });
-      const byPath = new Map(sessions.map((s) => [s.path, s]));
-      const dayOf = query.dayOf ?? localDay;
-      const groupOf = (g: string | number | null): string => {
-        if (by === "day") return g === null ? "unknown" : dayOf(Number(g));
-        if (by === "project" || by === "session") {
-          const s = byPath.get(String(g));
-          return by === "project" ? (s?.project ?? "") : (s?.id ?? String(g));
-        }
-        return g === null ? "" : String(g);
-      };
-      const result = withSums(
-        counted,
-        sums.map((u) => ({ group: groupOf(u.group), totals: u })),
-        sessions.length - exact.length,
+      // With a range, what it left out: every record of a file less those in the range.
+      const outside = new Map<string, number>();
+      if (ranged)
+        for (const u of this.db.usageSums({ ...dirs, except }))
+          outside.set(u.path, (outside.get(u.path) ?? 0) + u.records);
+      const partsOf = new Map<string, UsageSum[]>();
+      for (const u of sums) {
+        const parts = partsOf.get(u.path);
+        if (parts) parts.push(u);
+        else partsOf.set(u.path, [u]);
+        if (ranged) outside.set(u.path, (outside.get(u.path) ?? 0) - u.records);
+      }
+      const summed: SummedSession[] = sessions
+        .filter((s) => !isExact(s))
+        .map((s) => ({
+          session: s,
+          parts: partsOf.get(s.path) ?? [],
+          outsideRange: outside.get(s.path) ?? 0,
+        }));
+      const result = computeStats(
+        exact.map((s) => ({ ...s, usage: rowsOf.get(s.path) ?? [] })),
+        statsOptions,
+        summed,
       );
-      const within = query.dirs ? new Set(query.dirs) : undefined;
+      const within = only ? new Set(only) : undefined;
       const skipped: string[] = [];
       for (const f of this.db.files({ notSessions: true }).values()) {
         if (!within || within.has(dirname(f.path))) skipped.push(f.path);

@@ -70,7 +70,9 @@ export function entryTime(entry: Obj): number {
     if (!Number.isNaN(t)) return t;
   }
   const message = isObject(entry.message) ? entry.message : undefined;
-  return typeof message?.timestamp === "number" ? message.timestamp : Number.NaN;
+  const t = message?.timestamp;
+  // A number a Date can hold (±8.64e15 ms); anything else is no time (a calendar cannot place it).
+  return typeof t === "number" && Math.abs(t) <= 8.64e15 ? t : Number.NaN;
 }
 
 const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;

@@ -2,7 +2,7 @@
  * @pi-session/search/documents: the format logic of the session database, pure (no Node
  * module, no I/O), for every backend and for the browser: entries as search documents, the
  * query language, exact matching and snippets, the current branch, and usage rows with the
- * lineage-aware totals of `stats`.
+ * lineage-aware totals of `stats`, grouped by calendar period in a time zone.
  */
 export {
   type EntryDocument,
@@ -30,21 +30,35 @@ export { type Snippet, documentMatches, snippetOf } from "./match.js";
 export { type TreeLink, currentBranchFlags, extendsBranch } from "./branch.js";
 export { escapeRegExp, hasCjk, segmentCjk, substringPattern } from "./text.js";
 export {
+  type Accumulator,
+  GROUPINGS,
   type GroupBy,
+  PERIODS,
   type StatsOptions,
   type StatsResult,
   type StatsRow,
+  type StatsRowSession,
   type StatsSession,
+  type SummedSession,
   type TokenTotals,
+  UNKNOWN_TIME,
+  type UsagePart,
   type UsageRow,
   type UsageSource,
+  addUsage,
   computeStats,
+  costNanos,
+  emptyAccumulator,
   lineageRoots,
-  localDay,
+  roundCost,
   usageRow,
   usageRows,
-  withSums,
 } from "./usage.js";
+export {
+  QUARTER_HOUR_MS,
+  type ZonedCalendar,
+  zonedCalendar,
+} from "./calendar.js";
 export {
   IDENTIFIER_MAX_LENGTH,
   IDENTIFIER_MAX_PARTS,

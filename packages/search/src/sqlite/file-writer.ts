@@ -4,8 +4,14 @@
  * The SQLite backend's `beginFile` makes one inside the file's transaction; use it through
  * the {@link FileWriter} interface.
  */
-import type { EntryRow, Facets, FileWriter, IndexedFile, UsageSum } from "../database.js";
-import { TEXT_FIELDS, type TreeLink } from "../documents/index.js";
+import type { EntryRow, Facets, FileWriter, IndexedFile } from "../database.js";
+import {
+  type Accumulator,
+  TEXT_FIELDS,
+  type TreeLink,
+  addUsage,
+  emptyAccumulator,
+} from "../documents/index.js";
 import { SESSION_COLUMNS, facetText } from "./file-rows.js";
 import { ENTRY_ID_SCALE, FIELD_BIT } from "./schema.js";
 import type { StatementCache } from "./statements.js";
@@ -31,8 +37,8 @@ export function fileWriter(
     `INSERT INTO words (rowid, body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
-  // The file's usage summed by model, written with the file row.
-  const totals = new Map<string, UsageSum>();
+  // The file's usage summed by model (and its first and last time), written with the file row.
+  const totals = new Map<string, Accumulator & { first: number; last: number }>();
   const insertUsage = st.get(
     `INSERT OR REPLACE INTO usage (file_id, ordinal, key, source, model, time_ms, input, output, cache_read, cache_write, total_tokens, cost)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
@@ -76,28 +82,14 @@ export function fileWriter(
         if (u) {
           let t = totals.get(u.model);
           if (!t) {
-            t = {
-              group: u.model,
-              input: 0,
-              output: 0,
-              cacheRead: 0,
-              cacheWrite: 0,
-              totalTokens: 0,
-              cost: 0,
-              records: 0,
-              zeroCostWithTokens: 0,
-            };
+            t = { ...emptyAccumulator(), first: Number.NaN, last: Number.NaN };
             totals.set(u.model, t);
           }
-          t.input += u.input;
-          t.output += u.output;
-          t.cacheRead += u.cacheRead;
-          t.cacheWrite += u.cacheWrite;
-          t.totalTokens += u.totalTokens;
-          t.cost += u.cost;
-          t.records++;
-          if (u.cost === 0 && (u.input + u.output + u.cacheRead + u.cacheWrite > 0 || u.totalTokens > 0))
-            t.zeroCostWithTokens++;
+          addUsage(t, u);
+          if (!Number.isNaN(u.time)) {
+            if (!(u.time >= t.first)) t.first = u.time;
+            if (!(u.time <= t.last)) t.last = u.time;
+          }
           insertUsage.run(
             fileId,
             row.ordinal,
@@ -173,12 +165,16 @@ export function fileWriter(
         fileId,
       );
       const upsert = st.get(
-        `INSERT INTO usage_totals (file_id, model, input, output, cache_read, cache_write, total_tokens, cost, records, zero_cost)
-         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
+        `INSERT INTO usage_totals (file_id, model, input, output, cache_read, cache_write, total_tokens, cost_nanos,
+           records, zero_cost, unpriced_tokens, first_ms, last_ms)
+         VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)
          ON CONFLICT (file_id, model) DO UPDATE SET input = input + excluded.input, output = output + excluded.output,
            cache_read = cache_read + excluded.cache_read, cache_write = cache_write + excluded.cache_write,
-           total_tokens = total_tokens + excluded.total_tokens, cost = cost + excluded.cost,
-           records = records + excluded.records, zero_cost = zero_cost + excluded.zero_cost`,
+           total_tokens = total_tokens + excluded.total_tokens, cost_nanos = cost_nanos + excluded.cost_nanos,
+           records = records + excluded.records, zero_cost = zero_cost + excluded.zero_cost,
+           unpriced_tokens = unpriced_tokens + excluded.unpriced_tokens,
+           first_ms = min(coalesce(first_ms, excluded.first_ms), coalesce(excluded.first_ms, first_ms)),
+           last_ms = max(coalesce(last_ms, excluded.last_ms), coalesce(excluded.last_ms, last_ms))`,
       );
       for (const [model, t] of totals)
         upsert.run(
@@ -189,9 +185,12 @@ export function fileWriter(
           t.cacheRead,
           t.cacheWrite,
           t.totalTokens,
-          t.cost,
+          t.costNanos,
           t.records,
           t.zeroCostWithTokens,
+          t.unpricedTokens,
+          Number.isNaN(t.first) ? null : t.first,
+          Number.isNaN(t.last) ? null : t.last,
         );
       totals.clear();
       st.get(`UPDATE details SET head = ?, tail = ?, first_message = ? WHERE id = ?`).run(

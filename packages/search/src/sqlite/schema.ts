@@ -4,7 +4,7 @@
  * a database of an older version is rebuilt, one of a newer version is left alone.
  */
 
-export const SCHEMA_VERSION = 6;
+export const SCHEMA_VERSION = 7;
 
 /**
  * Entry row ids: the file's id times this, plus the entry's ordinal, so a file's entries are
@@ -32,7 +32,8 @@ export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
  * rewrite, the first message, and the facets (tools called, models used, paths the tool calls
  * touched) as one text each, every value between newlines (`\nread\nbash\n`), so a filter is
  * one `instr` per file and an update one row. `usage_totals` sums each file's `usage` rows
- * by model, so a report over files that need no deduplication reads a row per file and model.
+ * by model (cost in billionths, so sums are exact; the first and last time, for a report's
+ * span), so a report over files that need no deduplication reads a row per file and model.
  */
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -107,9 +108,12 @@ CREATE TABLE usage_totals (
   cache_read REAL NOT NULL,
   cache_write REAL NOT NULL,
   total_tokens REAL NOT NULL,
-  cost REAL NOT NULL,
+  cost_nanos INTEGER NOT NULL,
   records INTEGER NOT NULL,
   zero_cost INTEGER NOT NULL,
+  unpriced_tokens REAL NOT NULL,
+  first_ms REAL,
+  last_ms REAL,
   PRIMARY KEY (file_id, model)
 ) WITHOUT ROWID;
 CREATE VIRTUAL TABLE words USING fts5(

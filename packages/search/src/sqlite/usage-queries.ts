@@ -1,31 +1,42 @@
 /**
  * The usage queries of the SQLite backend: the usage rows of the chosen session files (for
- * `stats` to deduplicate and add up), and sums computed in the database, from the per-file
- * totals by model when no time bounds them, else from the rows (by model, file or quarter
- * hour). Use through the session database's `usage` and `usageSums`.
+ * `stats` to deduplicate and add up), and sums computed in the database by file and model, from
+ * the per-file totals by model when no time bounds or splits them, else from the rows (in the
+ * range, by quarter hour too for a report by period). Use through the session database's
+ * `usage` and `usageSums`.
  */
 import type { UsageSession, UsageSum, UsageSumQuery } from "../database.js";
-import type { UsageRow } from "../documents/index.js";
+import { QUARTER_HOUR_MS, type UsageRow } from "../documents/index.js";
 import type { SqlRow } from "./driver.js";
 import { SESSION_COLUMNS, metaOf } from "./file-rows.js";
 import type { StatementCache } from "./statements.js";
 import { num } from "./values.js";
 
 /** Quarter hours: every time zone's offset is a whole number of them, so a day is a set of them. */
-const QUARTER_HOUR_MS = 15 * 60 * 1000;
+const Q = QUARTER_HOUR_MS;
 
-/** A summed row (`g` the group) as a {@link UsageSum}. */
+/** A time (ms) from a row, NaN for NULL. */
+function timeOf(v: unknown): number {
+  return v === null || v === undefined ? Number.NaN : num(v);
+}
+
+/** A summed row as a {@link UsageSum} (`q`, when selected, the start of its quarter hour). */
 function sumOf(r: SqlRow): UsageSum {
   return {
-    group: r.g === null || r.g === undefined ? null : typeof r.g === "string" ? r.g : num(r.g),
+    path: String(r.path),
+    model: String(r.model),
+    ...("q" in r ? { quarterMs: timeOf(r.q) } : {}),
     input: num(r.input),
     output: num(r.output),
     cacheRead: num(r.cache_read),
     cacheWrite: num(r.cache_write),
     totalTokens: num(r.total_tokens),
-    cost: num(r.cost),
+    costNanos: num(r.cost_nanos),
     records: num(r.records),
-    zeroCostWithTokens: num(r.zero),
+    zeroCostWithTokens: num(r.zero_cost),
+    unpricedTokens: num(r.unpriced_tokens),
+    firstMs: timeOf(r.first_ms),
+    lastMs: timeOf(r.last_ms),
   };
 }
 
@@ -93,47 +104,48 @@ export function usageSessions(
   return [...byId.values()];
 }
 
-/** Usage summed in the database, grouped as asked. */
+/** Usage summed in the database by file and model (and quarter hour), in the range asked. */
 export function usageSums(st: StatementCache, query: UsageSumQuery): UsageSum[] {
   const where = fileConditions(query);
-  if (query.sinceMs === undefined && query.by !== "quarter") {
-    // Without a time, the per-file sums by model add up to the answer.
-    const group = query.by === "model" ? "t.model" : query.by === "file" ? "f.path" : "NULL";
-    const rows = st
+  if (query.sinceMs === undefined && query.untilMs === undefined && !query.quarters) {
+    // Without a time, the per-file sums by model are the answer.
+    return st
       .get(
-        `SELECT ${group} AS g, sum(t.input) AS input, sum(t.output) AS output, sum(t.cache_read) AS cache_read,
-         sum(t.cache_write) AS cache_write, sum(t.total_tokens) AS total_tokens, sum(t.cost) AS cost,
-         sum(t.records) AS records, sum(t.zero_cost) AS zero
-       FROM usage_totals t JOIN files f ON f.id = t.file_id
-       WHERE f.version > 0${where.sql}
-       GROUP BY g`,
+        `SELECT f.path AS path, t.model AS model, t.input, t.output, t.cache_read, t.cache_write, t.total_tokens,
+           t.cost_nanos, t.records, t.zero_cost, t.unpriced_tokens, t.first_ms, t.last_ms
+         FROM usage_totals t JOIN files f ON f.id = t.file_id
+         WHERE f.version > 0${where.sql}`,
       )
-      .all(...where.params);
-    return rows.map(sumOf);
+      .all(...where.params)
+      .map(sumOf);
   }
-  const group =
-    query.by === "model"
-      ? "u.model"
-      : query.by === "file"
-        ? "f.path"
-        : query.by === "quarter"
-          ? `CAST(u.time_ms / ${QUARTER_HOUR_MS} AS INTEGER) * ${QUARTER_HOUR_MS}`
-          : "NULL";
   const params: (string | number)[] = [...where.params];
-  let since = "";
+  let range = "";
   if (query.sinceMs !== undefined) {
-    since = " AND u.time_ms >= ?";
+    range += " AND u.time_ms >= ?";
     params.push(query.sinceMs);
   }
-  const rows = st
+  if (query.untilMs !== undefined) {
+    range += " AND u.time_ms < ?";
+    params.push(query.untilMs);
+  }
+  // The quarter hour's start, rounded down for times before 1970 too; NULL for no time.
+  const t = "CAST(u.time_ms AS INTEGER)";
+  const quarter = query.quarters ? `, ${t} - ((${t} % ${Q}) + ${Q}) % ${Q} AS q` : "";
+  const unpriced =
+    "u.cost = 0 AND (u.input + u.output + u.cache_read + u.cache_write > 0 OR u.total_tokens > 0)";
+  return st
     .get(
-      `SELECT ${group} AS g, sum(u.input) AS input, sum(u.output) AS output, sum(u.cache_read) AS cache_read,
-       sum(u.cache_write) AS cache_write, sum(u.total_tokens) AS total_tokens, sum(u.cost) AS cost, count(*) AS records,
-       sum(u.cost = 0 AND (u.input + u.output + u.cache_read + u.cache_write > 0 OR u.total_tokens > 0)) AS zero
-     FROM usage u JOIN files f ON f.id = u.file_id
-     WHERE f.version > 0${where.sql}${since}
-     GROUP BY g`,
+      `SELECT f.path AS path, u.model AS model${quarter}, sum(u.input) AS input, sum(u.output) AS output,
+         sum(u.cache_read) AS cache_read, sum(u.cache_write) AS cache_write, sum(u.total_tokens) AS total_tokens,
+         sum(CAST(round(u.cost * 1000000000.0) AS INTEGER)) AS cost_nanos, count(*) AS records,
+         sum(CASE WHEN ${unpriced} THEN 1 ELSE 0 END) AS zero_cost,
+         sum(CASE WHEN ${unpriced} THEN u.total_tokens ELSE 0 END) AS unpriced_tokens,
+         min(u.time_ms) AS first_ms, max(u.time_ms) AS last_ms
+       FROM usage u JOIN files f ON f.id = u.file_id
+       WHERE f.version > 0${where.sql}${range}
+       GROUP BY u.file_id, u.model${query.quarters ? ", q" : ""}`,
     )
-    .all(...params);
-  return rows.map(sumOf);
+    .all(...params)
+    .map(sumOf);
 }

@@ -23,8 +23,10 @@ export function formatInt(n: number): string {
   return Math.round(n).toLocaleString("en-US");
 }
 
-export function formatCost(n: number): string {
-  return `$${n.toFixed(n !== 0 && Math.abs(n) < 0.01 ? 4 : 2)}`;
+/** A cost to the cent, `$1,234.56`; one under half a cent but not 0 is `<$0.01`. */
+export function formatCost(cost: number): string {
+  if (cost > 0 && cost < 0.005) return "<$0.01";
+  return `$${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
 
 /** Visible width on a terminal: control characters as shown, style markers left out. */

@@ -1,10 +1,11 @@
 /**
  * What the CLI's end-to-end tests share: a throwaway HOME with pi's store in it, session files
  * written by hand, the built binary spawned on pipes, on a pseudo-terminal (util-linux
- * `script -qfec`, for one run with a fixed width), and in tmux (for what needs keys: a pager).
- * Tests that use it spawn processes: tag them `processes`.
+ * `script -qfec`, for one run with a fixed width), in the background with its output read as it
+ * comes (for what runs until stopped: `follow`), and in tmux (for what needs keys: a pager, the
+ * picker). Tests that use it spawn processes: tag them `processes`.
  */
-import { spawnSync } from "node:child_process";
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -169,8 +170,88 @@ export class CliHome {
     return { code: r.status, out: r.stdout.replace(/\r\n/g, "\n") };
   }
 
+  /** The binary in the background on pipes (stdin open), its output collected as it comes. */
+  spawn(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Running {
+    return new Running(
+      spawn(process.execPath, [BIN, ...args], {
+        env: this.env(opts.env),
+        cwd: opts.cwd ?? this.home,
+        stdio: ["pipe", "pipe", "pipe"],
+      }),
+    );
+  }
+
   cleanup(): void {
     rmSync(this.home, { recursive: true, force: true });
+  }
+}
+
+/** A process started by {@link CliHome.spawn}: its output so far, waits on it, its end. */
+export class Running {
+  stdout = "";
+  stderr = "";
+  /** The exit code once it has ended (null when a signal ended it), undefined before. */
+  code: number | null | undefined = undefined;
+  signal: NodeJS.Signals | null = null;
+
+  constructor(readonly child: ChildProcess) {
+    child.stdout?.setEncoding("utf8");
+    child.stderr?.setEncoding("utf8");
+    child.stdout?.on("data", (chunk: string) => {
+      this.stdout += chunk;
+    });
+    child.stderr?.on("data", (chunk: string) => {
+      this.stderr += chunk;
+    });
+    child.on("exit", (code, signal) => {
+      this.code = code;
+      this.signal = signal;
+    });
+  }
+
+  private last(): string {
+    return `stdout:\n${this.stdout.slice(-2000)}\nstderr:\n${this.stderr.slice(-2000)}`;
+  }
+
+  /**
+   * Polls until stdout after `from` characters holds `text` (a string or a pattern); returns
+   * where the match ends, to wait for what comes after it. Throws with the output after
+   * `timeoutMs`.
+   */
+  async waitForOutput(text: string | RegExp, from = 0, timeoutMs = 60_000): Promise<number> {
+    const end = Date.now() + timeoutMs;
+    let endedAt: number | undefined;
+    for (;;) {
+      const rest = this.stdout.slice(from);
+      if (typeof text === "string") {
+        const at = rest.indexOf(text);
+        if (at >= 0) return from + at + text.length;
+      } else {
+        const m = text.exec(rest);
+        if (m) return from + m.index + m[0].length;
+      }
+      // Ended: what it wrote last may still be in the pipe for a moment.
+      if (this.code !== undefined) endedAt ??= Date.now();
+      if (endedAt !== undefined && Date.now() - endedAt > 2000)
+        throw new Error(`the process ended before ${String(text)}; ${this.last()}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${String(text)}; ${this.last()}`);
+      await sleep(50);
+    }
+  }
+
+  /** The exit code once it has ended (waits for it). */
+  async exited(timeoutMs = 60_000): Promise<number | null> {
+    const end = Date.now() + timeoutMs;
+    while (this.code === undefined) {
+      if (Date.now() > end) throw new Error(`the process did not end; ${this.last()}`);
+      await sleep(50);
+    }
+    return this.code;
+  }
+
+  /** Ends it at once if it is still running (cleanup). */
+  kill(): void {
+    if (this.code === undefined) this.child.kill("SIGKILL");
   }
 }
 

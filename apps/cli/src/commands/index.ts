@@ -216,10 +216,18 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
       cli
         .command("stats [session]", "Tokens and cost, counted once per fork lineage")
         .option("--all", "Every session of every project (default: the current directory's project)")
-        .option("--by <group>", "Group rows by model, day, project or session")
+        .option("--by <group>", "Rows by day, week, month, session, project or model")
+        .option("--breakdown", "Split each day, week, month, session or project by model")
         .option("--since <date>", `Only usage at or after DATE ${SINCE_HELP}`)
+        .option("--until <date>", "Only usage before the end of DATE (a day counts whole)")
+        .option("--timezone <zone>", "Days, weeks, months and dates in this IANA time zone (default: local)")
         .example("  $ pi-session stats --all --by model")
+        .example("  $ pi-session stats --all --by week --breakdown --since 2026-03-01")
         .example("  $ pi-session stats latest --json"),
+    details: `Counted once per lineage: a fork's copy of its parent's entries is the parent's spend.
+Weeks start on Monday (the key is that Monday's date); --since and --until dates are days in
+--timezone. A cost of 0 next to tokens is not trusted: it is marked * (? when nothing in the
+row has a price) and its tokens are counted apart. Costs are to the cent here, to 1e-6 in --json.`,
     load: async () => (await import("./stats.js")).action,
   },
   {

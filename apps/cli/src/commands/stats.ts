@@ -1,37 +1,48 @@
 /**
  * `stats [<session> | --all]`: tokens and cost from assistant usage, `usage` entries and
- * compaction and branch-summary usage, counted once per lineage (`@pi-session/search`'s
+ * compaction and branch-summary usage, counted once per lineage, grouped by calendar period (in
+ * a time zone), session, project or model, optionally split by model (`@pi-session/search`'s
  * `computeStats`). A store-wide or project report answers from the session database (brought
  * up to date first: a stat per file when nothing changed); one session is read directly. A
  * file or directory of the store that cannot be read is reported and left out (exit 3).
+ *
+ * Text output is a table fitted to the terminal (figures give way from the least telling:
+ * records, cache writes, cache reads, input, output; then names are cut), costs to the cent;
+ * `--json` has every figure, costs to 1e-6 (docs/cli.md has the shape).
  */
 import { dirname, join, resolve } from "node:path";
 import { splitSession } from "@pi-session/format";
-import { readLinesAsPi } from "@pi-session/node-store";
+import { readLinesAsPi, sessionInfoName } from "@pi-session/node-store";
+import { openSearchDatabase } from "@pi-session/search";
+import {
+  GROUPINGS,
+  type GroupBy,
+  PERIODS,
+  type StatsResult,
+  type StatsRow,
+  type StatsSession,
+  type TokenTotals,
+  UNKNOWN_TIME,
+  type ZonedCalendar,
+  computeStats,
+  roundCost,
+  usageRows,
+  zonedCalendar,
+} from "@pi-session/search/documents";
+import { type Cell, type Column, fitTable, joinNotes } from "../columns.js";
 import { CliError, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { projectDirName, sessionsRoot } from "../locate.js";
-import type { Action } from "../program.js";
-import { openSearchDatabase } from "@pi-session/search";
-import {
-  type GroupBy,
-  type StatsResult,
-  type StatsSession,
-  type TokenTotals,
-  computeStats,
-  usageRows,
-} from "@pi-session/search/documents";
-import { formatCost, formatInt, table } from "../text.js";
+import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
+import { formatCost, formatInt } from "../text.js";
 import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
-import { sessionPath, stringOption, timeBoundsOptions } from "./common.js";
-
-const GROUPS: readonly GroupBy[] = ["model", "day", "project", "session"];
+import { sessionPath, stringOption, timeBoundsOptions, timeZoneOption } from "./common.js";
 
 /**
- * The header fields and raw entries of one file (usage needs no migration); undefined when pi
- * would not read it as a session (its first parsed line is not a header), as the session
- * database decides for a store-wide report.
+ * The header fields, name and usage rows of one file (usage needs no migration); undefined
+ * when pi would not read it as a session (its first parsed line is not a header), as the
+ * session database decides for a store-wide report.
  */
 export async function statsSession(path: string, project: string): Promise<StatsSession | undefined> {
   // Only entries count: the lines pi skips are not kept (pi's header rule holds without them).
@@ -45,15 +56,21 @@ export async function statsSession(path: string, project: string): Promise<Stats
       : typeof h.branchedFrom === "string"
         ? h.branchedFrom
         : undefined;
+  const entries = view.entries.map((r) => r.value);
+  let name: string | null = null;
+  for (const entry of entries) if (entry.type === "session_info") name = sessionInfoName(entry) ?? null;
   return {
     path,
     id: h.id,
     project: typeof h.cwd === "string" && h.cwd !== "" ? h.cwd : project,
     parentPath: parent,
     created: typeof h.timestamp === "string" ? h.timestamp : "",
-    usage: usageRows(view.entries.map((r) => r.value)),
+    name,
+    usage: usageRows(entries),
   };
 }
+
+const iso = (ms: number) => (Number.isNaN(ms) ? null : new Date(ms).toISOString());
 
 function totalsJson(t: TokenTotals) {
   return {
@@ -62,22 +79,69 @@ function totalsJson(t: TokenTotals) {
     cacheRead: t.cacheRead,
     cacheWrite: t.cacheWrite,
     totalTokens: t.totalTokens,
-    cost: t.cost,
+    cost: roundCost(t.cost),
     records: t.records,
     zeroCostWithTokens: t.zeroCostWithTokens,
+    unpricedTokens: t.unpricedTokens,
   };
 }
 
-export const action: Action = async (ctx, [arg], options) => {
-  const byRaw = stringOption(options, "by", "--by");
-  if (byRaw !== undefined && !GROUPS.includes(byRaw as GroupBy)) {
-    throw new UsageError(`--by must be one of ${GROUPS.join(", ")}; got \`${byRaw}\``);
+function rowJson(r: StatsRow): Record<string, unknown> {
+  const out: Record<string, unknown> = { key: r.key, ...totalsJson(r) };
+  if (r.session) {
+    const s = r.session;
+    out.session = {
+      id: s.id,
+      path: s.path,
+      name: s.name,
+      project: s.project,
+      created: s.created,
+      firstUsage: iso(s.firstUsageMs),
+      lastUsage: iso(s.lastUsageMs),
+    };
   }
+  if (r.models) out.models = r.models.map((m) => ({ key: m.key, ...totalsJson(m) }));
+  return out;
+}
+
+interface Query {
+  by: GroupBy | undefined;
+  breakdown: boolean;
+  sinceMs: number | undefined;
+  untilMs: number | undefined;
+  timeZone: string;
+  calendar: ZonedCalendar;
+}
+
+function queryOf(options: Record<string, unknown>): Query {
+  const byRaw = stringOption(options, "by", "--by");
+  if (byRaw !== undefined && !GROUPINGS.includes(byRaw as GroupBy))
+    throw new UsageError(`--by must be one of ${GROUPINGS.join(", ")}; got \`${byRaw}\``);
   const by = byRaw as GroupBy | undefined;
-  const { sinceMs } = timeBoundsOptions(options);
+  const breakdown = options.breakdown === true;
+  if (breakdown && (by === undefined || by === "model"))
+    throw new UsageError(
+      "--breakdown splits the rows of --by day, week, month, session or project by model",
+      "For totals by model alone, use --by model.",
+    );
+  // Dates are read in the report's zone, so `--since 2026-03-02` starts its first day.
+  const zone = timeZoneOption(options);
+  const calendar = zonedCalendar(zone);
+  const { sinceMs, untilMs } = timeBoundsOptions(options, { timeZone: calendar.timeZone });
+  return { by, breakdown, sinceMs, untilMs, timeZone: calendar.timeZone, calendar };
+}
+
+export const action: Action = async (ctx, [arg], options) => {
+  const query = queryOf(options);
   if (typeof arg === "string" && options.all === true)
     throw new UsageError("give either <session> or --all, not both");
-  const query = { ...(by ? { by } : {}), ...(sinceMs !== undefined ? { sinceMs } : {}) };
+  const statsOptions = {
+    ...(query.by ? { by: query.by } : {}),
+    breakdown: query.breakdown,
+    ...(query.sinceMs !== undefined ? { sinceMs: query.sinceMs } : {}),
+    ...(query.untilMs !== undefined ? { untilMs: query.untilMs } : {}),
+    timeZone: query.timeZone,
+  };
   let result: StatsResult;
   let skipped = 0;
   const unreadableItems: Unreadable[] = [];
@@ -88,7 +152,7 @@ export const action: Action = async (ctx, [arg], options) => {
       skipped = 1;
       ctx.io.warn(`${oneLineField(path)}: not a pi session (no header); skipped`);
     }
-    result = computeStats(s ? [s] : [], query);
+    result = computeStats(s ? [s] : [], statsOptions);
   } else {
     const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
     const dirs = options.all === true ? undefined : [join(resolve(root), projectDirName(resolve(ctx.cwd)))];
@@ -108,7 +172,7 @@ export const action: Action = async (ctx, [arg], options) => {
         progress.end();
       }
       warnUnreadable(ctx.io, unreadableItems);
-      const found = await db.stats({ ...query, ...(dirs ? { dirs } : {}) });
+      const found = await db.stats({ ...statsOptions, ...(dirs ? { dirs } : {}) });
       result = found;
       skipped = found.skippedFiles.length;
       for (const path of found.skippedFiles)
@@ -116,7 +180,7 @@ export const action: Action = async (ctx, [arg], options) => {
     } finally {
       db.close();
     }
-    if (dirs && result.sessions === 0 && skipped === 0 && unreadableItems.length === 0) {
+    if (dirs && result.sessionsRead === 0 && skipped === 0 && unreadableItems.length === 0) {
       throw new CliError(`no sessions for ${ctx.cwd} under ${root}`, {
         hint: "Use --all for every project, or pass a <session>.",
       });
@@ -125,43 +189,133 @@ export const action: Action = async (ctx, [arg], options) => {
   if (ctx.json) {
     ctx.io.printJson({
       sessions: result.sessions,
+      sessionsRead: result.sessionsRead,
       skippedFiles: skipped,
       unreadable: unreadableItems,
       duplicatesSkipped: result.duplicatesSkipped,
-      since: sinceMs === undefined ? null : new Date(sinceMs).toISOString(),
-      totals: totalsJson(result.totals),
+      outsideRange: result.outsideRange,
+      since: query.sinceMs === undefined ? null : new Date(query.sinceMs).toISOString(),
+      until: query.untilMs === undefined ? null : new Date(query.untilMs).toISOString(),
+      timeZone: result.timeZone,
+      firstUsage: iso(result.firstUsageMs),
+      lastUsage: iso(result.lastUsageMs),
       by: result.by,
-      rows: result.rows.map((r) => ({ key: r.key, ...totalsJson(r) })),
+      breakdown: result.breakdown,
+      totals: totalsJson(result.totals),
+      rows: result.rows.map(rowJson),
     });
     return exitCode(unreadableItems, EXIT_OK);
   }
-  const c = ctx.io.out;
-  const header = [by ?? "total", "input", "output", "cache read", "cache write", "cost", "records"];
-  const row = (key: string, t: TokenTotals) => [
-    key,
-    formatInt(t.input),
-    formatInt(t.output),
-    formatInt(t.cacheRead),
-    formatInt(t.cacheWrite),
-    formatCost(t.cost) + (t.zeroCostWithTokens > 0 ? c.yellow("*") : ""),
-    String(t.records),
-  ];
-  const rows = [header.map((h) => c.bold(h))];
-  for (const r of result.rows) rows.push(row(r.key, r));
-  if (by) rows.push(row(c.bold("total"), result.totals));
-  else rows.push(row("total", result.totals));
-  for (const line of table(rows, new Set([1, 2, 3, 4, 5, 6]))) ctx.io.line(line);
-  ctx.io.line(
-    c.dim(
-      `${result.sessions} session${result.sessions === 1 ? "" : "s"}; ${result.duplicatesSkipped} usage record${result.duplicatesSkipped === 1 ? "" : "s"} copied by forks counted once`,
-    ),
-  );
-  if (result.totals.zeroCostWithTokens > 0) {
-    ctx.io.line(
-      c.yellow(
-        `* ${result.totals.zeroCostWithTokens} usage record(s) report a cost of 0 with tokens: the cost shown is too low`,
-      ),
-    );
-  }
+  printReport(ctx, result, query);
   return exitCode(unreadableItems, EXIT_OK);
 };
+
+const KEY_HEADERS: Record<GroupBy, string> = {
+  day: "day",
+  week: "week of",
+  month: "month",
+  session: "session",
+  project: "project",
+  model: "model",
+};
+
+function s(n: number, word: string): string {
+  return `${formatInt(n)} ${word}${n === 1 ? "" : "s"}`;
+}
+
+/** The table and its footer. */
+function printReport(ctx: Context, result: StatsResult, query: Query): void {
+  const c = ctx.io.out;
+  const width = ctx.io.columns;
+  const by = result.by;
+  const figures: Column[] = [
+    { header: "input", align: "right", drop: 3 },
+    { header: "output", align: "right", drop: 2 },
+    { header: "cache read", align: "right", drop: 4 },
+    { header: "cache write", align: "right", drop: 5 },
+    { header: "tokens", align: "right" },
+    { header: "cost", align: "right" },
+    { header: "records", align: "right", drop: 6 },
+  ];
+  const bySession = by === "session";
+  const keyColumns: Column[] = bySession
+    ? [
+        { header: "session", align: "left", cut: "start", minWidth: 24 },
+        { header: "project", align: "left", cut: "end", minWidth: 16, drop: 1 },
+        { header: "last used", align: "left" },
+      ]
+    : [
+        {
+          header: by ? KEY_HEADERS[by] : "total",
+          align: "left",
+          cut: by === "project" ? "end" : "start",
+          minWidth: 30,
+        },
+      ];
+  const columns = [...keyColumns, ...figures];
+  let noPrice = false;
+  const cost = (t: TokenTotals): Cell => {
+    if (t.cost === 0 && t.zeroCostWithTokens > 0) {
+      noPrice = true;
+      return { text: "?", style: c.yellow };
+    }
+    const text = formatCost(t.cost);
+    return t.zeroCostWithTokens > 0 ? { text: `${text}*`, style: c.yellow } : { text };
+  };
+  const numbers = (t: TokenTotals): Cell[] => [
+    { text: formatInt(t.input) },
+    { text: formatInt(t.output) },
+    { text: formatInt(t.cacheRead) },
+    { text: formatInt(t.cacheWrite) },
+    { text: formatInt(t.totalTokens) },
+    cost(t),
+    { text: formatInt(t.records) },
+  ];
+  const blank = () => keyColumns.slice(1).map(() => ({ text: "" }));
+  const rows: Cell[][] = [];
+  for (const r of result.rows) {
+    if (r.session) {
+      const when = r.session.lastUsageMs;
+      rows.push([
+        r.session.name !== null
+          ? { text: r.session.name, style: c.bold }
+          : { text: r.session.id.slice(0, 8), style: c.dim },
+        { text: r.session.project || "-", style: c.cyan },
+        { text: Number.isNaN(when) ? "-" : query.calendar.dayOf(when) },
+        ...numbers(r),
+      ]);
+    } else {
+      const key = r.key === UNKNOWN_TIME && by && PERIODS.includes(by) ? "(no time)" : r.key;
+      rows.push([{ text: key, ...(r.models ? { style: c.bold } : {}) }, ...numbers(r)]);
+    }
+    for (const m of r.models ?? [])
+      rows.push([{ text: `  ${m.key}`, style: c.dim }, ...blank(), ...numbers(m)]);
+  }
+  if (by) rows.push([{ text: "total", style: c.bold }, ...blank(), ...numbers(result.totals)]);
+  else rows.push([{ text: "total" }, ...numbers(result.totals)]);
+  for (const line of fitTable(columns, rows, width, c.bold)) ctx.io.line(line);
+
+  const notes: string[] = [s(result.sessions, "session")];
+  if (result.sessionsRead > result.sessions)
+    notes.push(`${formatInt(result.sessionsRead - result.sessions)} more without usage in range`);
+  const first = result.firstUsageMs;
+  const last = result.lastUsageMs;
+  if (!Number.isNaN(first))
+    notes.push(
+      `${query.calendar.dayOf(first)}${query.calendar.dayOf(last) !== query.calendar.dayOf(first) ? ` to ${query.calendar.dayOf(last)}` : ""} (${result.timeZone})`,
+    );
+  if (result.duplicatesSkipped > 0)
+    notes.push(`${s(result.duplicatesSkipped, "usage record")} copied by forks counted once`);
+  if (result.outsideRange > 0)
+    notes.push(`${s(result.outsideRange, "usage record")} outside the range left out`);
+  for (const line of joinNotes(notes, width)) ctx.io.line(c.dim(line));
+  if (result.totals.zeroCostWithTokens > 0) {
+    const t = result.totals;
+    const note = [
+      `* ${s(t.zeroCostWithTokens, "usage record")} (${s(t.unpricedTokens, "token")}) ${t.zeroCostWithTokens === 1 ? "has" : "have"} a cost of 0 with tokens:`,
+      "their price is unknown, so the cost shown is too low",
+      ...(noPrice ? ["(? : nothing in the row has a price)"] : []),
+    ];
+    for (const line of joinNotes(note, width, " ")) ctx.io.line(c.yellow(line));
+  }
+}

@@ -45,13 +45,43 @@ export interface OpenSqliteOptions {
 /** The pending index FTS5 holds in memory before it writes a segment (see `createSchema`). */
 const FTS_HASH_BYTES = 32 * 1024 * 1024;
 
+/** How long opening waits for another process that holds the lock (as `busy_timeout`). */
+const BUSY_WAIT_MS = 30_000;
+
+function isBusy(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = (error as { message?: unknown } | null)?.message;
+  return (
+    (typeof code === "string" && code.startsWith("SQLITE_BUSY")) ||
+    (typeof message === "string" && /database is locked/.test(message))
+  );
+}
+
+/**
+ * Switches the file to WAL. Two processes opening a new database at once can both ask, and
+ * SQLite answers the second with SQLITE_BUSY at once (the busy timeout does not cover a change
+ * of journal mode), so it is asked again until the other one is done.
+ */
+async function useWal(db: SqlConnection): Promise<void> {
+  const end = Date.now() + BUSY_WAIT_MS;
+  for (;;) {
+    try {
+      db.exec("PRAGMA journal_mode = WAL");
+      return;
+    } catch (error) {
+      if (!isBusy(error) || Date.now() > end) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
 /** The connection settings every database gets. */
-function configure(db: SqlConnection, persistent: boolean): void {
-  db.exec("PRAGMA busy_timeout = 30000");
+async function configure(db: SqlConnection, persistent: boolean): Promise<void> {
+  db.exec(`PRAGMA busy_timeout = ${BUSY_WAIT_MS}`);
   if (persistent) {
     // Index pages read straight from the page cache: a query reads many (FTS5 doclists).
     db.exec("PRAGMA mmap_size = 268435456");
-    db.exec("PRAGMA journal_mode = WAL");
+    await useWal(db);
     // A cache: losing the last transactions to a power cut only costs re-indexing them.
     db.exec("PRAGMA synchronous = NORMAL");
   }
@@ -103,7 +133,7 @@ export async function openSqliteDatabase(
   const db = await openConnection(path, options.driver);
   try {
     const persistent = path !== ":memory:";
-    configure(db, persistent);
+    await configure(db, persistent);
     const version = schemaVersion(db);
     let outcome: OpenOutcome = "opened";
     if (version === undefined || version < SCHEMA_VERSION) {

@@ -1,6 +1,8 @@
 // Bundles the CLI into dist/: the entry dist/pi-session.js (program, option parsing, help) and
 // one chunk per command under dist/chunks/, loaded by dynamic import() only when that command
-// runs. So `--version` and `--help` load ~one small file, not TypeBox, the layers or the SDK.
+// runs. So `--version` and `--help` load ~one small file, not TypeBox, the layers or the SDK;
+// and a command loads the modules it imports, not every module of a package it names (see
+// importDefinitions).
 // Run after `tsc -b` (which type-checks and emits lib/).
 //
 // The bundle inlines third-party packages (cac, picocolors, TypeBox, ...): their license texts go
@@ -15,9 +17,89 @@ const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const outdir = join(root, "dist");
 const entry = join(outdir, "pi-session.js");
+const NODE_MODULES = `${join("/", "node_modules")}/`;
 
 // Stale chunks from an earlier build would ship otherwise.
 rmSync(join(outdir, "chunks"), { recursive: true, force: true });
+
+/**
+ * Imports through a package's index (or any module that only re-exports) made imports of the
+ * modules that define the names. esbuild assigns whole files to chunks by which entry points
+ * reach them, following every import of a file, used or not: one `import { oneLineField }
+ * from "@pi-session/render"` made every command load all of render (its page assets too), and
+ * one import of node-store's index all of node-store. Our own files only (lib/ and the
+ * workspace packages' dist/); each package says `"sideEffects": false`.
+ */
+const importDefinitions = {
+  name: "import-definitions",
+  setup(b) {
+    /** Resolved path of `spec` imported from `dir`, or undefined (external, missing, node:). */
+    const resolvePath = async (spec, dir) => {
+      if (spec.startsWith("node:")) return undefined;
+      const r = await b.resolve(spec, { kind: "import-statement", resolveDir: dir });
+      return r.errors.length > 0 || r.external ? undefined : r.path;
+    };
+    /**
+     * What a module that only re-exports (`export { a, b as c } from "...";` and nothing else, as
+     * every package's index.js is) exports: name -> the file and name it comes from; undefined
+     * for any other module.
+     */
+    const barrels = new Map();
+    const barrelExports = (file) => {
+      let p = barrels.get(file);
+      if (!p) {
+        p = (async () => {
+          if (file.includes(NODE_MODULES)) return undefined;
+          const code = readFileSync(file, "utf8")
+            .replace(/\/\*[\s\S]*?\*\//g, "")
+            .replace(/^\s*\/\/.*$/gm, "");
+          const statement = /export\s*\{([^}]*)\}\s*from\s*"([^"]+)";?/g;
+          if (code.replace(statement, "").trim() !== "") return undefined;
+          const map = new Map();
+          for (const m of code.matchAll(statement)) {
+            const from = await resolvePath(m[2], dirname(file));
+            if (!from) return undefined;
+            for (const spec of m[1].split(",")) {
+              const [name, as = name] = spec.trim().split(/\s+as\s+/);
+              if (name) map.set(as, { file: from, name });
+            }
+          }
+          return map;
+        })();
+        barrels.set(file, p);
+      }
+      return p;
+    };
+    /** Where `name` of `file` is defined: through re-exporting modules down to the one that has it. */
+    const definition = async (file, name) => {
+      const next = (await barrelExports(file))?.get(name);
+      return next ? definition(next.file, next.name) : { file, name };
+    };
+    b.onLoad({ filter: /\.js$/ }, async (args) => {
+      if (args.path.includes(NODE_MODULES)) return undefined;
+      const resolveDir = dirname(args.path);
+      let out = readFileSync(args.path, "utf8");
+      for (const m of [...out.matchAll(/^import\s*\{([^}]*)\}\s*from\s*"([^"]+)";/gm)]) {
+        const target = await resolvePath(m[2], resolveDir);
+        if (!target || !(await barrelExports(target))) continue;
+        const byFile = new Map();
+        for (const spec of m[1].split(",")) {
+          const text = spec.trim().replace(/^type\s+/, "");
+          if (text === "") continue;
+          const [name, local = name] = text.split(/\s+as\s+/);
+          const def = await definition(target, name);
+          if (!byFile.has(def.file)) byFile.set(def.file, []);
+          byFile.get(def.file).push(def.name === local ? local : `${def.name} as ${local}`);
+        }
+        const imports = [...byFile].map(
+          ([file, specs]) => `import { ${specs.join(", ")} } from ${JSON.stringify(file)};`,
+        );
+        out = out.replace(m[0], () => imports.join(" "));
+      }
+      return { contents: out, loader: "js", resolveDir };
+    });
+  },
+};
 
 const result = await build({
   entryPoints: {
@@ -55,6 +137,7 @@ const result = await build({
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
+  plugins: [importDefinitions],
 });
 
 // The shebang goes on the entry only.

@@ -103,7 +103,7 @@ const importDefinitions = {
 
 const result = await build({
   entryPoints: {
-    "pi-session": join(root, "lib", "main.js"),
+    "pi-session": join(root, "lib", "bin.js"),
     // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
     // that holds the listing code; ship it there, or large listings stay on one core.
     "chunks/list-worker": join(

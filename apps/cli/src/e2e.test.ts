@@ -28,6 +28,8 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = resolve(here, "..", "dist", "pi-session.js");
 const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions");
+/** Prints a Node 22 binary's path (installing it once into bench/.peer/). */
+const NODE22 = resolve(here, "..", "..", "..", "scripts", "node22.mjs");
 
 const WEBAPP = "--home-dev-projects-webapp--";
 const V1 =
@@ -149,6 +151,89 @@ describe("the frame", () => {
     const loadingTypebox = commands.filter((out) => typebox.some((t) => reachable(out).has(t)));
     expect(loadingTypebox.map((out) => out.split("/").pop()?.split("-")[0])).toEqual(["validate"]);
   });
+
+  it("a command's chunks hold what it imports, not whole packages imported through their index", () => {
+    // The bundle script imports names from the modules that define them: through a package's
+    // index, every module of the package would be loaded by every command that names one.
+    const meta = JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as {
+      outputs: Record<
+        string,
+        { entryPoint?: string; inputs: object; imports: { path: string; kind: string; external?: boolean }[] }
+      >;
+    };
+    /** The inputs of what loading `from` evaluates: its static imports, transitively. */
+    const loaded = (from: string): string[] => {
+      const seen = new Set<string>();
+      const visit = (out: string) => {
+        if (seen.has(out)) return;
+        seen.add(out);
+        for (const i of meta.outputs[out]?.imports ?? [])
+          if (!i.external && i.kind === "import-statement") visit(i.path);
+      };
+      visit(from);
+      return [...seen].flatMap((out) => Object.keys(meta.outputs[out]?.inputs ?? {}));
+    };
+    const chunkOf = (input: string) =>
+      Object.keys(meta.outputs).find((out) => meta.outputs[out]?.entryPoint === input) ?? "";
+    const command = (name: string) => chunkOf(`lib/commands/${name}.js`);
+    // The binary's first module turns the compile cache on and loads the program.
+    expect(loaded("dist/pi-session.js").filter((i) => i.startsWith("lib/"))).toEqual(["lib/bin.js"]);
+    const program = loaded(chunkOf("lib/main.js"));
+    expect(program.some((i) => i.endsWith("render/dist/sanitize.js"))).toBe(true);
+    // The program is the command table, option parsing and the terminal-safe output.
+    const heavy =
+      /\/(node-store|tree|migrate|context|search)\/dist\/|render\/dist\/(page-assets|html|markdown|text|model\/)/;
+    expect(program.filter((i) => heavy.test(i))).toEqual([]);
+    const search = loaded(command("search"));
+    expect(search.some((i) => i.endsWith("search/dist/search.js"))).toBe(true);
+    for (const unused of [
+      "render/dist/page-assets.js",
+      "render/dist/html.js",
+      "node-store/dist/write/appender.js",
+    ])
+      expect(search.filter((i) => i.endsWith(unused))).toEqual([]);
+    // `export` does show the page.
+    expect(loaded(command("export")).some((i) => i.endsWith("render/dist/page-assets.js"))).toBe(true);
+  });
+
+  it("on Node 22 keeps the compiled code in the cache dir; NODE_DISABLE_COMPILE_CACHE=1 or an unusable dir means none", () => {
+    let node = process.execPath;
+    const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+    if (major < 22 || (major === 22 && minor < 1)) {
+      const r = spawnSync(process.execPath, [NODE22], { encoding: "utf8" });
+      if (r.status !== 0) throw new Error(`cannot get a Node 22 binary: ${r.stderr.trim()}`);
+      node = r.stdout.trim();
+    }
+    const files = (dir: string): string[] =>
+      existsSync(dir)
+        ? readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+            e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
+          )
+        : [];
+    const on22 = (args: string[], env: Record<string, string>) => {
+      const r = spawnSync(node, [BIN, ...args], {
+        env: { PATH: process.env.PATH ?? "", HOME: home, PI_CODING_AGENT_DIR: agentDir, TZ: "UTC", ...env },
+        encoding: "utf8",
+      });
+      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+    };
+    const cache = join(home, "compile-cache-home");
+    const listed = on22(["ls", "--all", "--json"], { XDG_CACHE_HOME: cache });
+    expect(listed.code, listed.stderr).toBe(0);
+    expect(files(join(cache, "pi-session", "compile-cache")).length).toBeGreaterThan(0);
+    // A second run reads the cache and answers the same.
+    expect(on22(["ls", "--all", "--json"], { XDG_CACHE_HOME: cache })).toEqual(listed);
+    const off = join(home, "compile-cache-off");
+    const plain = on22(["ls", "--all", "--json"], { XDG_CACHE_HOME: off, NODE_DISABLE_COMPILE_CACHE: "1" });
+    expect(plain).toEqual(listed);
+    expect(files(join(off, "pi-session", "compile-cache"))).toEqual([]);
+    // The cache dir is a file: no cache, no complaint.
+    const blocked = join(home, "compile-cache-file");
+    writeFileSync(blocked, "");
+    const version = on22(["--version"], { XDG_CACHE_HOME: blocked });
+    expect(version.code).toBe(0);
+    expect(version.stderr).toBe("");
+  }, 300_000);
 
   it("--help lists every command and the conventions", () => {
     const r = run(["--help"]);

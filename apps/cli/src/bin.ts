@@ -1,0 +1,22 @@
+/**
+ * The first module of the `pi-session` binary: turns on Node's compile cache (Node >= 22.1)
+ * in the user's cache dir, then loads the program (`main.ts`). With the cache, a run skips
+ * compiling the modules it loads (a third of a warm search's time on Node 22); the cache covers
+ * only modules loaded after it is on, hence this module of its own, which imports almost
+ * nothing. `NODE_DISABLE_COMPILE_CACHE=1` turns it off, `NODE_COMPILE_CACHE=<dir>` moves it.
+ */
+import module from "node:module";
+import { join } from "node:path";
+import { defaultCacheDir } from "@pi-session/node-store/internal";
+
+const enableCompileCache = (module as { enableCompileCache?: (dir?: string) => unknown }).enableCompileCache;
+if (typeof enableCompileCache === "function" && !process.env.NODE_COMPILE_CACHE) {
+  try {
+    // An unusable directory only means no cache (Node reports it in the result, not by throwing).
+    enableCompileCache(join(defaultCacheDir(process.env), "compile-cache"));
+  } catch {
+    // A cache, nothing more.
+  }
+}
+
+await import("./main.js");

@@ -1,7 +1,7 @@
 /**
  * The first module of the `pi-session` binary: turns on Node's compile cache (Node >= 22.1)
  * in the user's cache dir, then loads the program (`main.ts`). With the cache, a run skips
- * compiling the modules it loads (a third of a warm search's time on Node 22); the cache covers
+ * compiling the modules it loads (about a fifth of a warm search on Node 22); the cache covers
  * only modules loaded after it is on, hence this module of its own, which imports almost
  * nothing. `NODE_DISABLE_COMPILE_CACHE=1` turns it off, `NODE_COMPILE_CACHE=<dir>` moves it.
  */

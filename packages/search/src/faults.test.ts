@@ -14,6 +14,7 @@ import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
 import { databasePath, openSearchDatabase } from "./search.js";
 import { openSqliteDatabase } from "./sqlite/open.js";
+import { SCHEMA_VERSION } from "./sqlite/schema.js";
 import { oracleSearch } from "./testing/oracle.js";
 import { arbVocabularySession, writeStore } from "./testing/store.test.helper.js";
 
@@ -100,6 +101,36 @@ describe("faults", () => {
       expected(root, "parse"),
     );
     expect(warnings.join("\n")).toMatch(/without saving the index/);
+  });
+
+  it("rebuilds a database of an older schema, every table of it, with a warning", async () => {
+    const root = store(3);
+    const cacheDir = dirs.make();
+    const path = databasePath(cacheDir, root);
+    const before = await hits(root, cacheDir, "parse");
+    expect(before).toEqual(expected(root, "parse"));
+    const raw = await import("./sqlite/driver.js").then((m) => m.openConnection(path));
+    raw.prepare(`UPDATE meta SET value = ? WHERE key = 'schema'`).run(String(SCHEMA_VERSION - 1));
+    // A table the older schema had and this one does not.
+    raw.exec("CREATE TABLE old_things (x)");
+    raw.close();
+    const warnings: string[] = [];
+    const db = await openSearchDatabase({ root, cacheDir, onWarning: (m) => warnings.push(m) });
+    expect(db.location).toBe(path);
+    await db.sync();
+    const r = await db.search("parse", {
+      limit: Number.POSITIVE_INFINITY,
+      hitsPerSession: Number.POSITIVE_INFINITY,
+    });
+    db.close();
+    expect(warnings.join("\n")).toMatch(/older pi-session; rebuilding/);
+    expect(r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}`)).sort()).toEqual(before);
+    const check = await import("./sqlite/driver.js").then((m) => m.openConnection(path));
+    expect(check.prepare(`SELECT value FROM meta WHERE key = 'schema'`).get()?.value).toBe(
+      String(SCHEMA_VERSION),
+    );
+    expect(check.prepare(`SELECT name FROM sqlite_master WHERE name = 'old_things'`).get()).toBeUndefined();
+    check.close();
   });
 
   it("leaves a database of a newer schema alone", async () => {

@@ -102,13 +102,18 @@ function createSchema(db: SqlConnection): void {
       db.exec("COMMIT");
       return;
     }
-    const tables = db
-      .prepare(
-        `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '%\\_%' ESCAPE '\\'`,
-      )
-      .all()
-      .map((r) => String(r.name));
-    for (const t of tables) db.exec(`DROP TABLE IF EXISTS "${t.replace(/"/g, '""')}"`);
+    const tables = (virtual: boolean) =>
+      db
+        .prepare(
+          `SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND sql ${virtual ? "" : "NOT "}LIKE 'CREATE VIRTUAL TABLE%'`,
+        )
+        .all()
+        .map((r) => String(r.name));
+    const drop = (t: string) => db.exec(`DROP TABLE IF EXISTS "${t.replace(/"/g, '""')}"`);
+    // Virtual tables first: each takes its shadow tables (`words_data`, ...) with it; then every
+    // other table, whatever its name (`usage_totals` too).
+    for (const t of tables(true)) drop(t);
+    for (const t of tables(false)) drop(t);
     db.exec(SCHEMA);
     db.prepare(`INSERT INTO meta (key, value) VALUES ('schema', ?)`).run(String(SCHEMA_VERSION));
     // FTS5 writes its pending index out as a segment each time it holds this much (default

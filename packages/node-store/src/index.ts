@@ -24,6 +24,7 @@ export {
 export {
   UnsafePathError,
   expandTilde,
+  headerCwdMatches,
   isInside,
   pathsEqual,
   resolvePiPath,
@@ -35,6 +36,7 @@ export {
   isValidSessionId,
   parseSessionFileName,
   sessionFileName,
+  sessionIdOfFileName,
   sessionFilePath,
 } from "./layout/file-names.js";
 
@@ -69,6 +71,8 @@ export {
   recordObject,
 } from "./read/pi-lines.js";
 export { type OpenRegularOptions, openRegularFile, openRegularFileSync } from "./fs/regular-files.js";
+export { type PathStat, statPath } from "./fs/path-stat.js";
+export { type ByteRange, readByteRanges } from "./read/byte-ranges.js";
 
 // Locking.
 export {
@@ -83,7 +87,19 @@ export {
 
 // Writing.
 export type { Durability } from "./fs/writer-fs.js";
-export { type CreateResult, type CreateSessionFileOptions, createSessionFile } from "./write/create.js";
+export {
+  type CreateResult,
+  type CreateSessionFileOptions,
+  createSessionFile,
+  ensureSessionDir,
+} from "./write/create.js";
+export {
+  type CompanionKind,
+  companionPaths,
+  fileTimestamp,
+  migrationBackupPath,
+} from "./write/companion-names.js";
+export { type SessionBackup, backupSessionFile } from "./write/companion-files.js";
 export {
   type AppendInput,
   type AppendResult,
@@ -109,3 +125,4 @@ export type {
 } from "./listing/options.js";
 export { type SessionInfo, sessionInfoFromRecords } from "./listing/info.js";
 export { type StoreFile, type StoreFilesOptions, listStoreFiles } from "./listing/store-files.js";
+export { type FilesUnderOptions, listSessionFilesUnder } from "./listing/files-under.js";

@@ -64,3 +64,17 @@ export function parseSessionFileName(name: string): ParsedSessionFileName | null
   if (m) result.isoTimestamp = `${m[1]}:${m[2]}:${m[3]}.${m[4]}Z`;
   return result;
 }
+
+/**
+ * The session id a file's name gives: the id of a pi file name (see {@link parseSessionFileName}),
+ * else what follows its first `_`, else the name itself (without `.jsonl`). For finding a session
+ * by id among files without reading them; the header's id is the session's own.
+ */
+export function sessionIdOfFileName(name: string): string {
+  const parsed = parseSessionFileName(name);
+  if (parsed) return parsed.sessionId;
+  const base = basename(name);
+  const stem = base.endsWith(".jsonl") ? base.slice(0, -".jsonl".length) : base;
+  const cut = stem.indexOf("_");
+  return cut >= 0 ? stem.slice(cut + 1) : stem;
+}

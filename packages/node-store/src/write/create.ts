@@ -85,6 +85,11 @@ export function createSessionFile(
   return { path, size: bytes.length };
 }
 
+/** Creates a session directory (and its parents) if it is missing, as pi does before listing or writing there. */
+export function ensureSessionDir(dir: string): void {
+  fsWith(undefined).mkdirSync(dir, { recursive: true });
+}
+
 /** Codes of a `link` on a filesystem that has no hard links (FAT, some network filesystems). */
 const NO_HARD_LINKS = new Set(["EPERM", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"]);
 

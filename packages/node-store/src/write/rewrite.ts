@@ -12,7 +12,8 @@ import { nonRegularKind } from "../fs/regular-files.js";
 import { resolveSessionPath } from "../fs/session-path.js";
 import { type FsOption, type WriterFs, exists, fsWith, fsyncDir, writeAll } from "../fs/writer-fs.js";
 import { type LockOptions, acquireLockFile, lockPathOfResolved } from "../lock/lock.js";
-import { fileTimestamp, sidecarPathFor } from "./companion-names.js";
+import { writeRemovedBytes } from "./companion-files.js";
+import { companionPaths, sidecarPathFor } from "./companion-names.js";
 import { asJsonRecord } from "./line-bytes.js";
 import { removeDeadTemps, tempPathFor } from "./temp-files.js";
 
@@ -38,6 +39,11 @@ export interface RewriteOptions extends FsOption {
    * file grow, the rewrite refuse, and the fragment stay in the file (read it again, whole).
    */
   quarantineTornTail?: boolean;
+  /**
+   * Bytes the caller cut from the file (a repair), kept in a new `<file>.removed-<time>[-N]`
+   * (0600, fsynced) before the rename and removed again when the rewrite fails.
+   */
+  removedBytes?: Uint8Array;
   /** Clock for the backup and sidecar names. */
   now?: () => Date;
 }
@@ -48,6 +54,8 @@ export interface RewriteResult {
   backupPath?: string;
   /** Where a torn fragment went (`quarantineTornTail`). */
   sidecarPath?: string;
+  /** Where `removedBytes` went. */
+  removedPath?: string;
 }
 
 function isSessionRecord(x: unknown): x is SessionRecord {
@@ -69,9 +77,8 @@ function isSessionRecord(x: unknown): x is SessionRecord {
  */
 
 function makeBackup(fs: WriterFs, path: string, backup: true | string, now: () => Date): string | undefined {
-  const base = typeof backup === "string" ? backup : `${path}.bak-${fileTimestamp(now())}`;
-  for (let i = 0; ; i++) {
-    const candidate = i === 0 ? base : `${base}-${i}`;
+  const candidates = typeof backup === "string" ? [backup] : companionPaths(path, "bak", now());
+  for (const candidate of candidates) {
     try {
       try {
         fs.linkSync(path, candidate);
@@ -156,6 +163,7 @@ export function rewriteUnlocked(
   let backupPath: string | undefined;
   let backupMade = false;
   let sidecarPath: string | undefined;
+  let removedPath: string | undefined;
   let renamed = false;
   try {
     const fd = fs.openSync(tmp, "wx", 0o644);
@@ -180,6 +188,9 @@ export function rewriteUnlocked(
       }
       fsyncDir(dir, fs);
     }
+    if (opts.removedBytes !== undefined && opts.removedBytes.length > 0) {
+      removedPath = writeRemovedBytes(file, opts.removedBytes, { now: (opts.now ?? (() => new Date()))() });
+    }
     if (opts.backup) {
       backupPath = makeBackup(fs, file, opts.backup, opts.now ?? (() => new Date()));
       backupMade = backupPath !== undefined;
@@ -203,10 +214,11 @@ export function rewriteUnlocked(
           // ignore
         }
       }
-      // The fragment is still in the file: its copy goes.
-      if (sidecarPath !== undefined) {
+      // The fragment (and the cut bytes) are still in the file: their copies go.
+      for (const copy of [sidecarPath, removedPath]) {
+        if (copy === undefined) continue;
         try {
-          fs.unlinkSync(sidecarPath);
+          fs.unlinkSync(copy);
         } catch {
           // It may not have been created.
         }
@@ -218,6 +230,7 @@ export function rewriteUnlocked(
   const result: RewriteResult = { path, size: bytes.length };
   if (backupPath !== undefined) result.backupPath = backupPath;
   if (sidecarPath !== undefined) result.sidecarPath = sidecarPath;
+  if (removedPath !== undefined) result.removedPath = removedPath;
   return result;
 }
 

@@ -25,6 +25,7 @@ import type {
 import { migrateEntries } from "@pi-session/migrate";
 import {
   assertValidSessionId,
+  ensureSessionDir,
   resolvePiPath,
   type SessionFileContents,
   sessionFilePath,
@@ -59,7 +60,7 @@ import {
   openReadonlyInit,
 } from "./internal/manager-init.js";
 import { openedFile, readForOpen } from "./internal/open-file.js";
-import { cwdFilterOf, ensureSessionDir, findSessionById, sessionDirOf } from "./internal/session-dirs.js";
+import { cwdFilterOf, findSessionById, sessionDirOf } from "./internal/session-dirs.js";
 import { SessionEntries } from "./internal/session-entries.js";
 import { SessionFile } from "./internal/session-file.js";
 import { getCurrentSystemMessage } from "./internal/system-message.js";

@@ -6,7 +6,7 @@
  */
 import { buildContextEntries, buildSessionProjection } from "@pi-session/context";
 import type { SessionEntry, SessionHeader } from "@pi-session/format";
-import { resolvePiPath } from "@pi-session/node-store";
+import { pathsEqual, resolvePiPath } from "@pi-session/node-store";
 import type { SessionIndex } from "@pi-session/tree";
 import { defaultSessionDirPath } from "./internal/session-dirs.js";
 import { SessionEntries } from "./internal/session-entries.js";
@@ -62,7 +62,7 @@ export class SessionView {
   }
 
   usesDefaultSessionDir(): boolean {
-    return this.sessionDir === defaultSessionDirPath(this.cwd);
+    return pathsEqual(this.sessionDir, defaultSessionDirPath(this.cwd));
   }
 
   getSessionId(): string {

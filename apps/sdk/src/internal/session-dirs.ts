@@ -4,11 +4,13 @@
  * session (`continueRecent`, `findMostRecentSession`) and a session by id (`findById`). A
  * custom flat directory may hold sessions of many projects: then a header's cwd decides.
  */
-import { mkdirSync, readdirSync, statSync } from "node:fs";
-import { resolve } from "node:path";
 import {
+  ensureSessionDir,
   getAgentDir,
   getDefaultSessionsRoot,
+  headerCwdMatches,
+  listStoreFiles,
+  pathsEqual,
   resolvePiPath,
   scanHeaderSync,
   sessionDirForCwd,
@@ -22,13 +24,8 @@ export function defaultSessionDirPath(cwd: string, agentDir: string = getAgentDi
 /** The per-cwd session directory, created if missing (as pi does). */
 export function getDefaultSessionDir(cwd: string, agentDir: string = getAgentDir()): string {
   const dir = defaultSessionDirPath(cwd, agentDir);
-  mkdirSync(dir, { recursive: true });
+  ensureSessionDir(dir);
   return dir;
-}
-
-/** Creates a session directory (and its parents) if missing. */
-export function ensureSessionDir(dir: string): void {
-  mkdirSync(dir, { recursive: true });
 }
 
 /** The directory a static method works in: `sessionDir` resolved, else cwd's default (created). */
@@ -41,12 +38,12 @@ export function sessionDirOf(cwd: string, sessionDir: string | undefined): strin
  * cwd's default one may hold other projects' sessions, so their headers' cwd is checked.
  */
 export function cwdFilterOf(cwd: string, sessionDir: string | undefined, dir: string): string | undefined {
-  return sessionDir !== undefined && dir !== defaultSessionDirPath(cwd) ? cwd : undefined;
+  return sessionDir !== undefined && !pathsEqual(dir, defaultSessionDirPath(cwd)) ? cwd : undefined;
 }
 
-/** Does a header's `cwd` name the (resolved) directory `resolvedCwd`? */
-export function cwdMatches(cwd: unknown, resolvedCwd: string): boolean {
-  return typeof cwd === "string" && cwd !== "" && resolvePiPath(cwd) === resolvedCwd;
+/** Does a header's `cwd` name the (resolved) directory `resolvedCwd`? pi's rule, node-store's `headerCwdMatches`. */
+function cwdMatches(cwd: unknown, resolvedCwd: string): boolean {
+  return typeof cwd === "string" && headerCwdMatches(cwd, resolvedCwd);
 }
 
 /** The header of a file, or null when it has none, cannot be read, or is over the scan limit. */
@@ -58,43 +55,30 @@ export function headerOrNull(path: string): ReturnType<typeof scanHeaderSync> {
   }
 }
 
+/** The `.jsonl` regular files directly in `dir` (none when it cannot be read). */
+function sessionFilesIn(dir: string): { path: string; mtimeMs: number }[] {
+  return listStoreFiles(dir, { layout: "flat" });
+}
+
 /** Newest `.jsonl` regular file (by mtime) with a valid header, optionally of one cwd; `null` if none. */
 export function findMostRecentSession(sessionDir: string, cwd?: string): string | null {
-  const dir = resolvePiPath(sessionDir);
   const resolvedCwd = cwd ? resolvePiPath(cwd) : undefined;
-  try {
-    const files = readdirSync(dir)
-      .filter((file) => file.endsWith(".jsonl"))
-      .map((file) => resolve(dir, file))
-      .map((path) => {
-        const st = statSync(path);
-        return { path, mtime: st.mtimeMs, file: st.isFile() };
-      })
-      // Only regular files are sessions (a FIFO named `*.jsonl` is never opened).
-      .filter((f) => f.file)
-      .sort((a, b) => b.mtime - a.mtime);
-    for (const { path } of files) {
-      const header = headerOrNull(path);
-      if (header && (!resolvedCwd || cwdMatches(header.cwd, resolvedCwd))) return path;
-    }
-    return null;
-  } catch {
-    return null;
+  // Only regular files are sessions (a FIFO named `*.jsonl` is never opened).
+  const files = sessionFilesIn(resolvePiPath(sessionDir)).sort((a, b) => b.mtimeMs - a.mtimeMs);
+  for (const { path } of files) {
+    const header = headerOrNull(path);
+    if (header && (!resolvedCwd || cwdMatches(header.cwd, resolvedCwd))) return path;
   }
+  return null;
 }
 
 /** The first file (by name) in `dir` whose header has session id `id` (and, if given, cwd). */
 export function findSessionById(dir: string, id: string, cwd: string | undefined): string | undefined {
   const resolvedCwd = cwd === undefined ? undefined : resolvePiPath(cwd);
-  let files: string[];
-  try {
-    files = readdirSync(dir).sort();
-  } catch {
-    return undefined; // unreadable directory: not found
-  }
-  for (const name of files) {
-    if (!name.endsWith(".jsonl")) continue;
-    const path = resolve(dir, name);
+  const paths = sessionFilesIn(dir)
+    .map((file) => file.path)
+    .sort();
+  for (const path of paths) {
     const header = headerOrNull(path);
     if (header?.id !== id) continue;
     if (resolvedCwd !== undefined && !cwdMatches(header.cwd, resolvedCwd)) continue;

@@ -17,12 +17,13 @@
  * The writer is dropped after any failed append, so the next one starts from the known size,
  * line count and inode again (a file replaced in between is still refused).
  */
-import { existsSync, statSync } from "node:fs";
 import type { SessionRecord } from "@pi-session/format";
 import {
   createSessionFile,
   type Durability,
+  statPath,
   type LockOptions,
+  migrationBackupPath,
   readSessionFileSync,
   rewriteSessionFile,
   SessionFileChangedError,
@@ -77,11 +78,11 @@ function closeAllSlots(): void {
   for (const slot of [...openSlots]) closeSlot(slot);
 }
 
-/** A backup path beside `path` that does not exist yet. */
-function freeBackupPath(path: string, tag: string): string {
-  let candidate = `${path}.${tag}.bak`;
-  for (let n = 1; existsSync(candidate); n++) candidate = `${path}.${tag}.${n}.bak`;
-  return candidate;
+/** The inode of the file at `path`; {@link SessionFileNotFoundError} when there is none. */
+function inodeOf(path: string): number {
+  const identity = statPath(path);
+  if (!identity) throw new SessionFileNotFoundError(path);
+  return identity.ino;
 }
 
 export class SessionFile {
@@ -154,7 +155,7 @@ export class SessionFile {
   create(lines: readonly object[]): void {
     this.close();
     const result = createSessionFile(this.path, lines, { durability: this.durability });
-    this.known = { size: result.size, lines: lines.length, ino: statSync(this.path).ino };
+    this.known = { size: result.size, lines: lines.length, ino: inodeOf(this.path) };
     this.pending = undefined;
   }
 
@@ -162,7 +163,7 @@ export class SessionFile {
   initEmpty(header: object): void {
     this.close();
     const result = rewriteSessionFile(this.path, [header], { expectedSize: 0, lockOptions: this.lockOpts });
-    this.known = { size: result.size, lines: 1, ino: statSync(this.path).ino };
+    this.known = { size: result.size, lines: 1, ino: inodeOf(this.path) };
   }
 
   /**
@@ -180,7 +181,7 @@ export class SessionFile {
     let writer = this.slot.writer;
     if (!writer) {
       try {
-        if (statSync(this.path).ino !== known.ino) throw new SessionFileChangedError(this.path, "replaced");
+        if (inodeOf(this.path) !== known.ino) throw new SessionFileChangedError(this.path, "replaced");
         writer = SessionWriter.open(this.path, {
           expectedSize: known.size,
           expectedLines: known.lines,
@@ -239,11 +240,8 @@ export class SessionFile {
   private rewriteOnce(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
     const pending = this.pending as NonNullable<SessionFile["pending"]>;
     withLock(this.path, this.lockOpts, () => {
-      let stats: { size: number; ino: number };
-      try {
-        stats = statSync(this.path);
-      } catch (error) {
-        if ((error as { code?: unknown }).code !== "ENOENT") throw error;
+      const stats = statPath(this.path);
+      if (!stats) {
         this.create([...whole(), entry]);
         return;
       }
@@ -275,10 +273,10 @@ export class SessionFile {
         quarantineTornTail: true,
       };
       if (pending.migratedFrom !== undefined) {
-        options.backup = freeBackupPath(this.path, `v${pending.migratedFrom}`);
+        options.backup = migrationBackupPath(this.path, pending.migratedFrom);
       }
       const result = rewriteSessionFile(this.path, records, options);
-      this.known = { size: result.size, lines: records.length, ino: statSync(this.path).ino };
+      this.known = { size: result.size, lines: records.length, ino: inodeOf(this.path) };
       this.pending = undefined;
     });
   }

@@ -6,7 +6,7 @@
  * or picks sessions the way `ls` does.
  */
 import { dirname, join, resolve } from "node:path";
-import { type SessionInfo, encodeCwd, listAllSessions } from "@pi-session/node-store";
+import { type SessionInfo, encodeCwd, headerCwdMatches, listAllSessions } from "@pi-session/node-store";
 import type { Progress } from "./io.js";
 import { type Unreadable, unreadable } from "./unreadable.js";
 
@@ -64,7 +64,8 @@ export async function listSessions(request: ListRequest): Promise<Listing> {
   } finally {
     progress?.end();
   }
-  const sessions = request.all ? [...store] : store.filter((s) => s.cwd !== "" && resolve(s.cwd) === want);
+  // pi's rule for a header's cwd (as the SDK's list filters a flat directory).
+  const sessions = request.all ? [...store] : store.filter((s) => headerCwdMatches(s.cwd, want));
   sessions.sort(byNewest);
   return { sessions, store, unreadable: skipped };
 }

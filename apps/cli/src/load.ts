@@ -6,7 +6,6 @@
  *
  * Composition only: every rule about the format lives in those packages.
  */
-import { statSync } from "node:fs";
 import {
   type AnyEntry,
   type Diagnostic,
@@ -16,7 +15,13 @@ import {
   detectVersion,
   splitSession,
 } from "@pi-session/format";
-import { keepLinesPiReads, readLinesAsPi, readSessionFile } from "@pi-session/node-store";
+import {
+  type PathStat,
+  keepLinesPiReads,
+  readLinesAsPi,
+  readSessionFile,
+  statPath,
+} from "@pi-session/node-store";
 import { SessionIndex } from "@pi-session/tree";
 import { CliError } from "./errors.js";
 import { migrateForReading } from "./migration.js";
@@ -69,18 +74,29 @@ export interface ReadRecordsOptions {
 
 /** Throws a clear {@link CliError} unless `path` is an existing regular file. */
 export function assertFile(path: string): void {
-  let st: ReturnType<typeof statSync>;
+  let st: PathStat | null;
   try {
-    st = statSync(path);
+    st = statPath(path);
   } catch (error) {
+    st = null;
     const code = (error as { code?: string }).code ?? "ENOENT";
-    throw new CliError(code === "ENOENT" ? `${path}: no such file` : `${path}: cannot read (${code})`, {
+    if (code !== "ENOENT") {
+      throw new CliError(`${path}: cannot read (${code})`, {
+        hint: "Check the path, or pass a session id (see `pi-session ls`).",
+        code,
+      });
+    }
+  }
+  if (!st) {
+    throw new CliError(`${path}: no such file`, {
       hint: "Check the path, or pass a session id (see `pi-session ls`).",
-      code,
+      code: "ENOENT",
     });
   }
-  if (!st.isFile()) {
-    throw new CliError(`${path}: not a regular file`, { code: st.isDirectory() ? "EISDIR" : "ENOTREG" });
+  if (st.kind !== "file") {
+    throw new CliError(`${path}: not a regular file`, {
+      code: st.kind === "a directory" ? "EISDIR" : "ENOTREG",
+    });
   }
 }
 

@@ -6,10 +6,17 @@
  * Ids are read from file names (pi names files `<timestamp>_<sessionId>.jsonl`); `latest` asks
  * the listing, which reads the files through node-store.
  */
-import { existsSync, readdirSync, statSync } from "node:fs";
 import { homedir } from "node:os";
-import { basename, join, resolve } from "node:path";
-import { encodeCwd, expandTilde, resolveSessionsRoot } from "@pi-session/node-store";
+import { basename, dirname, join, resolve } from "node:path";
+import {
+  type PathStat,
+  encodeCwd,
+  expandTilde,
+  listStoreFiles,
+  resolveSessionsRoot,
+  sessionIdOfFileName,
+  statPath,
+} from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 import { matchIdPrefix } from "./ids.js";
 import { listSessions } from "./listing.js";
@@ -50,53 +57,25 @@ export function projectDirName(cwd: string): string {
   return encodeCwd(cwd);
 }
 
-/** The session id in a pi file name (`<timestamp>_<id>.jsonl`), or the name without `.jsonl`. */
-export function idFromFileName(name: string): string {
-  const stem = name.endsWith(".jsonl") ? name.slice(0, -6) : name;
-  const underscore = stem.indexOf("_");
-  return underscore >= 0 ? stem.slice(underscore + 1) : stem;
-}
-
-function fileInfo(path: string, project: string): SessionFile | undefined {
-  try {
-    const st = statSync(path);
-    if (!st.isFile()) return undefined;
-    return { path, id: idFromFileName(basename(path)), project, mtimeMs: st.mtimeMs, size: st.size };
-  } catch {
-    return undefined;
-  }
-}
-
 /** Every `*.jsonl` directly in `root` or in its project directories, newest first. */
 export function listSessionFiles(root: string): SessionFile[] {
-  const files: SessionFile[] = [];
-  let names: string[];
-  try {
-    names = readdirSync(root);
-  } catch {
-    return files;
-  }
-  for (const name of names) {
-    const full = join(root, name);
-    if (name.endsWith(".jsonl")) {
-      const info = fileInfo(full, "");
-      if (info) files.push(info);
-      continue;
-    }
-    let inner: string[];
-    try {
-      if (!statSync(full).isDirectory()) continue;
-      inner = readdirSync(full);
-    } catch {
-      continue;
-    }
-    for (const innerName of inner) {
-      if (!innerName.endsWith(".jsonl")) continue;
-      const info = fileInfo(join(full, innerName), name);
-      if (info) files.push(info);
-    }
-  }
+  // The root as the listing's paths spell it (no trailing separator).
+  const top = dirname(join(root, "x.jsonl"));
+  const files = listStoreFiles(root).map(({ path, mtimeMs, size }): SessionFile => {
+    const dir = dirname(path);
+    const project = dir === top ? "" : basename(dir);
+    return { path, id: sessionIdOfFileName(path), project, mtimeMs, size };
+  });
   return files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+}
+
+/** What is at `path`, or null when nothing can be found there (missing, or not reachable). */
+function statIfThere(path: string): PathStat | null {
+  try {
+    return statPath(path);
+  } catch {
+    return null;
+  }
 }
 
 function looksLikePath(arg: string): boolean {
@@ -119,8 +98,9 @@ function candidateList(files: SessionFile[]): string[] {
 export async function resolveSession(arg: string, options: LocateOptions): Promise<string> {
   if (arg === "") throw new UsageError("empty <session> argument");
   const asPath = resolve(options.cwd, expandHome(arg));
-  if (existsSync(asPath)) {
-    if (statSync(asPath).isDirectory()) {
+  const found = statIfThere(asPath);
+  if (found) {
+    if (found.kind === "a directory") {
       throw new CliError(`${arg} is a directory, not a session file`, {
         hint: "Pass one .jsonl file, or use `pi-session ls --session-dir <dir>` to list a directory.",
       });

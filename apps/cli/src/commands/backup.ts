@@ -5,62 +5,19 @@
  * SDK keeps its own `<file>.v1.bak` too). A failed command removes its backup. Also their
  * one-line report.
  */
-import { closeSync, fchmodSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
-import { openRegularFileSync } from "@pi-session/node-store";
+import { type SessionBackup, backupSessionFile } from "@pi-session/node-store";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError } from "../errors.js";
 import type { Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { sessionPath } from "./common.js";
 
-/**
- * Copies `path` to a new `<path>.bak-<time>[-n]` (never over an existing file). Only a regular
- * file is copied, read through node-store's `openRegularFileSync` (a FIFO named like a session
- * would block a plain copy for ever); the copy gets the file's permissions.
- */
-function backup(path: string): string {
-  const base = `${path}.bak-${new Date().toISOString().replace(/[:.]/g, "-")}`;
-  let source: ReturnType<typeof openRegularFileSync>;
+/** node-store's backup copy (`<path>.bak-<time>[-n]`, never over an existing file), its error as a CLI error. */
+function backup(path: string): SessionBackup {
   try {
-    source = openRegularFileSync(path);
+    return backupSessionFile(path);
   } catch (e) {
     throw new CliError(e instanceof Error ? e.message : String(e));
-  }
-  try {
-    for (let n = 0; ; n++) {
-      const target = n === 0 ? base : `${base}-${n}`;
-      let out: number;
-      try {
-        out = openSync(target, "wx", source.stats.mode & 0o777);
-      } catch (error) {
-        if ((error as { code?: string }).code === "EEXIST") continue;
-        throw error;
-      }
-      try {
-        // As a copy keeps them (the open's mode is cut by the umask).
-        fchmodSync(out, source.stats.mode & 0o777);
-        copyFd(source.fd, out);
-      } catch (error) {
-        closeSync(out);
-        unlinkSync(target);
-        throw error;
-      }
-      closeSync(out);
-      return target;
-    }
-  } finally {
-    closeSync(source.fd);
-  }
-}
-
-/** Copies the whole of `from` (read by position) to `to`. */
-function copyFd(from: number, to: number): void {
-  const buf = Buffer.allocUnsafe(1024 * 1024);
-  for (let pos = 0; ; ) {
-    const n = readSync(from, buf, 0, buf.length, pos);
-    if (n === 0) return;
-    for (let done = 0; done < n; ) done += writeSync(to, buf, done, n - done);
-    pos += n;
   }
 }
 
@@ -74,7 +31,8 @@ export async function withBackup<T>(
   write: (path: string, manager: SessionManager, backupPath: string) => T,
 ): Promise<T> {
   const path = await sessionPath(ctx, arg);
-  const backupPath = backup(path);
+  const taken = backup(path);
+  const backupPath = taken.path;
   try {
     let manager: SessionManager;
     try {
@@ -86,11 +44,7 @@ export async function withBackup<T>(
     }
     return write(path, manager, backupPath);
   } catch (error) {
-    try {
-      unlinkSync(backupPath);
-    } catch {
-      // Already gone: nothing to clean up.
-    }
+    taken.discard();
     throw error;
   }
 }

@@ -3,14 +3,22 @@
  * (or `--leaf`: `createBranchedSession`) or, with `--to <cwd>`, the whole session for another
  * project (`forkFrom`). The source is never written.
  */
-import { existsSync } from "node:fs";
 import { resolve } from "node:path";
-import { scanHeaderSync } from "@pi-session/node-store";
+import { scanHeaderSync, statPath } from "@pi-session/node-store";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError, UsageError } from "../errors.js";
 import type { Action } from "../program.js";
 import { report } from "./backup.js";
 import { entryId, sessionPath, stringOption } from "./common.js";
+
+/** Whether a file is at `path` (as `existsSync`: any failure to look counts as no). */
+function fileIsThere(path: string): boolean {
+  try {
+    return statPath(path) !== null;
+  } catch {
+    return false;
+  }
+}
 
 export const action: Action = async (ctx, [arg], options) => {
   const leaf = stringOption(options, "leaf", "--leaf");
@@ -58,7 +66,7 @@ export const action: Action = async (ctx, [arg], options) => {
   }
   // pi's createBranchedSession returns the new path even when it writes nothing (no user or
   // assistant message on the branch yet): what counts is whether the file is there.
-  if (path === undefined || !existsSync(path)) {
+  if (path === undefined || !fileIsThere(path)) {
     throw new CliError(
       "the branch has no user or assistant message yet, so pi would not write a file; nothing written",
     );

@@ -11,12 +11,12 @@
  * backup of the previous file, and saves the cut bytes, in file order, to a sidecar
  * `<file>.removed-<time>` before the file is replaced.
  */
-import { closeSync, fsyncSync, openSync, readSync, unlinkSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { type Diagnostic, type RawRecord, splitSession } from "@pi-session/format";
 import {
+  type ByteRange,
   SessionFileChangedError,
-  openRegularFileSync,
+  readByteRanges,
   removeDeadTempFiles,
   rewriteSessionFile,
 } from "@pi-session/node-store";
@@ -98,15 +98,15 @@ export function planRepair(read: FileRecords): RepairPlan {
   return { fixes, leftAlone, sizeBefore: read.size, sizeAfter: read.size - removed + completed };
 }
 
-function readRange(fd: number, start: number, end: number): Buffer {
-  const buf = Buffer.allocUnsafe(end - start);
-  let got = 0;
-  while (got < buf.length) {
-    const n = readSync(fd, buf, got, buf.length - got, start + got);
-    if (n === 0) throw new CliError("the file got shorter while it was being repaired; nothing written");
-    got += n;
+/** The bytes of `ranges`, read from one open of the file; a file that shrank meanwhile stops the repair. */
+function readRanges(path: string, ranges: readonly ByteRange[]): Buffer[] {
+  try {
+    return readByteRanges(path, ranges);
+  } catch (error) {
+    if (error instanceof SessionFileChangedError && error.reason === "truncated")
+      throw new CliError("the file got shorter while it was being repaired; nothing written");
+    throw error;
   }
-  return buf;
 }
 
 /**
@@ -114,69 +114,36 @@ function readRange(fd: number, start: number, end: number): Buffer {
  * record, so nothing is re-serialized), and the cut bytes in file order.
  */
 function splitBytes(path: string, plan: RepairPlan): { records: RawRecord[]; removed: Buffer } {
-  const cuts = plan.fixes
+  const cuts: ByteRange[] = plan.fixes
     .filter((f) => f.action === "remove")
-    .map((f) => [f.offset, f.offset + f.removedBytes] as const);
-  // Regular files only: a FIFO that took its place since it was read would block a read.
-  const { fd } = openRegularFileSync(path);
-  try {
-    const removed = Buffer.concat(cuts.map(([a, b]) => readRange(fd, a, b)));
-    const records: RawRecord[] = [];
-    let at = 0;
-    const keep = (start: number, end: number) => {
-      if (end <= start) return;
-      const bytes = readRange(fd, start, end);
-      // The serializer adds one `\n` after each record: drop the stretch's own final `\n`.
-      // A stretch at the end of a file without a final `\n` keeps all its bytes and so gets
-      // the `\n` it was missing (the `complete` fix).
-      const body = bytes[bytes.length - 1] === 10 ? bytes.subarray(0, bytes.length - 1) : bytes;
-      records.push({
-        kind: "raw",
-        bytes: body,
-        text: "",
-        reason: "kept as is",
-        line: 0,
-        offset: start,
-        byteLength: body.length,
-        terminated: true,
-      });
+    .map((f) => ({ start: f.offset, end: f.offset + f.removedBytes }));
+  const kept: ByteRange[] = [];
+  let at = 0;
+  for (const cut of cuts) {
+    if (cut.start > at) kept.push({ start: at, end: cut.start });
+    at = cut.end;
+  }
+  if (plan.sizeBefore > at) kept.push({ start: at, end: plan.sizeBefore });
+  const bytes = readRanges(path, [...cuts, ...kept]);
+  const removed = Buffer.concat(bytes.slice(0, cuts.length));
+  const records = kept.map((range, i): RawRecord => {
+    const stretch = bytes[cuts.length + i] as Buffer;
+    // The serializer adds one `\n` after each record: drop the stretch's own final `\n`.
+    // A stretch at the end of a file without a final `\n` keeps all its bytes and so gets
+    // the `\n` it was missing (the `complete` fix).
+    const body = stretch[stretch.length - 1] === 10 ? stretch.subarray(0, stretch.length - 1) : stretch;
+    return {
+      kind: "raw",
+      bytes: body,
+      text: "",
+      reason: "kept as is",
+      line: 0,
+      offset: range.start,
+      byteLength: body.length,
+      terminated: true,
     };
-    for (const [a, b] of cuts) {
-      keep(at, a);
-      at = b;
-    }
-    keep(at, plan.sizeBefore);
-    return { records, removed };
-  } finally {
-    closeSync(fd);
-  }
-}
-
-function stamp(): string {
-  return new Date().toISOString().replace(/[:.]/g, "-");
-}
-
-/** Writes `bytes` to a new file next to `path` (never over an existing one); returns its path. */
-function writeSidecar(path: string, bytes: Buffer): string {
-  const base = `${path}.removed-${stamp()}`;
-  for (let i = 0; ; i++) {
-    const candidate = i === 0 ? base : `${base}-${i}`;
-    let fd: number;
-    try {
-      fd = openSync(candidate, "wx", 0o600);
-    } catch (error) {
-      if ((error as { code?: string }).code === "EEXIST") continue;
-      throw error;
-    }
-    try {
-      let at = 0;
-      while (at < bytes.length) at += writeSync(fd, bytes, at, bytes.length - at);
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-    return candidate;
-  }
+  });
+  return { records, removed };
 }
 
 function where(line: number, offset: number): string {
@@ -206,13 +173,17 @@ export const action: Action = async (ctx, [arg], options) => {
   let written = false;
   if (write && plan.fixes.length > 0) {
     const { records, removed } = splitBytes(path, plan);
-    if (removed.length > 0) removedPath = writeSidecar(path, removed);
     try {
-      const result = rewriteSessionFile(path, records, { backup: true, expectedSize: plan.sizeBefore });
+      // The cut bytes go to a `.removed-<time>` sidecar, removed again if the rewrite fails.
+      const result = rewriteSessionFile(path, records, {
+        backup: true,
+        expectedSize: plan.sizeBefore,
+        removedBytes: removed,
+      });
       backupPath = result.backupPath ?? null;
+      removedPath = result.removedPath ?? null;
       written = true;
     } catch (error) {
-      if (removedPath !== null) unlinkSync(removedPath);
       if (error instanceof SessionFileChangedError) {
         throw new CliError(`${path}: changed while repairing (${error.reason}); nothing written`, {
           hint: "Another process is writing it; run the repair again once it is idle.",

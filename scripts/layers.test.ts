@@ -1,7 +1,8 @@
 /**
  * The layer rules of DESIGN.md, enforced: dependencies point down the layer list, pure
  * packages (format, migrate, tree, context, render) import no `node:` module, no Node built-in and
- * no Node global, and every package imports only what its package.json declares.
+ * no Node global, every package imports only what its package.json declares, and the apps touch
+ * the filesystem only through node-store, but for a short allow-list.
  */
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { builtinModules } from "node:module";
@@ -61,6 +62,19 @@ const PURE = new Set([
  * each other, pure packages and declared pure dependencies.
  */
 const PURE_DIRS = ["packages/search/src/documents/"];
+
+/**
+ * The app modules that may use `node:fs` themselves, each with why; every other file access of
+ * the apps goes through node-store's verbs.
+ */
+const APP_FS_ALLOWED: Record<string, string> = {
+  "apps/cli/src/commands/export.ts":
+    "writes the export the user asked for (a page, Markdown or JSON file), which is no session file",
+  "apps/cli/src/fuzz-child.ts":
+    "the fuzz target's child process, a test harness and not part of the program, reads its generated inputs",
+};
+
+const FS_MODULES = new Set(["fs", "node:fs", "fs/promises", "node:fs/promises"]);
 
 interface Pkg {
   name: string;
@@ -191,6 +205,37 @@ describe("layer rules", () => {
       expect(problems).toEqual([]);
     });
   }
+});
+
+describe("file access in the apps", () => {
+  const apps = workspacePackages().filter((pkg) => relative(root, pkg.dir).startsWith("apps"));
+
+  it("finds the apps", () => {
+    expect(apps.map((p) => p.name)).toContain("@pi-session/sdk");
+  });
+
+  for (const pkg of apps) {
+    it(`${pkg.name}: no node:fs outside the allow-list (node-store's verbs instead)`, () => {
+      const problems: string[] = [];
+      for (const file of sourceFiles(pkg.dir)) {
+        const where = relative(root, file);
+        if (where in APP_FS_ALLOWED) continue;
+        for (const spec of importsOf(readFileSync(file, "utf8")))
+          if (FS_MODULES.has(spec)) problems.push(`${where} imports ${spec}`);
+      }
+      expect(problems).toEqual([]);
+    });
+  }
+
+  it("every allow-listed module exists and still uses node:fs (the list stays short and true)", () => {
+    for (const where of Object.keys(APP_FS_ALLOWED)) {
+      const imports = importsOf(readFileSync(join(root, where), "utf8"));
+      expect(
+        imports.some((spec) => FS_MODULES.has(spec)),
+        where,
+      ).toBe(true);
+    }
+  });
 });
 
 describe("importsOf", () => {

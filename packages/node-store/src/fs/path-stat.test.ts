@@ -20,7 +20,7 @@ describe("statPath", () => {
     expect(statPath(join(dir, "link.jsonl"))).toEqual(expected);
   });
 
-  it("a directory and a FIFO say what they are", () => {
+  it("a directory and a FIFO say what they are", { tags: ["processes"] }, () => {
     const dir = temps.make();
     mkdirSync(join(dir, "d"));
     expect(spawnSync("mkfifo", [join(dir, "f")]).status).toBe(0);

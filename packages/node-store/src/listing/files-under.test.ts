@@ -25,7 +25,9 @@ describe("listSessionFilesUnder", () => {
     );
   });
 
-  it("follows a .jsonl link to a file, not a link to a directory; passes FIFOs by", () => {
+  it("follows a .jsonl link to a file, not a link to a directory; passes FIFOs by", {
+    tags: ["processes"],
+  }, () => {
     const dir = temps.make();
     const outside = temps.make();
     writeFileSync(join(outside, "real.jsonl"), "");

@@ -35,7 +35,7 @@ describe("readByteRanges", () => {
     expect((error as SessionFileChangedError).reason).toBe("truncated");
   });
 
-  it("never reads a FIFO", () => {
+  it("never reads a FIFO", { tags: ["processes"] }, () => {
     const fifo = join(temps.make(), "f.jsonl");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);
     expect(() => readByteRanges(fifo, [{ start: 0, end: 1 }])).toThrow(SessionFileNotRegularError);

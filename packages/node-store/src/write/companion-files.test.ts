@@ -86,7 +86,7 @@ describe("backupSessionFile", () => {
     expect(readdirSync(dir)).toEqual([basename(path)]);
   });
 
-  it("refuses what is not a regular file, and leaves nothing behind", () => {
+  it("refuses what is not a regular file, and leaves nothing behind", { tags: ["processes"] }, () => {
     const dir = temps.make();
     const fifo = join(dir, "f.jsonl");
     expect(spawnSync("mkfifo", [fifo]).status).toBe(0);

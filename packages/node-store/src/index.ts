@@ -126,3 +126,6 @@ export type {
 export { type SessionInfo, sessionInfoFromRecords } from "./listing/info.js";
 export { type StoreFile, type StoreFilesOptions, listStoreFiles } from "./listing/store-files.js";
 export { type FilesUnderOptions, listSessionFilesUnder } from "./listing/files-under.js";
+
+// Watching.
+export { type StoreWatch, type WatchStoreOptions, watchStore } from "./watch/store-watch.js";

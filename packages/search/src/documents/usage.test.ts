@@ -107,6 +107,26 @@ describe("computeStats", () => {
     );
   });
 
+  it("groupOf: rows by two keys at once (project and model), copies of a fork credited where they were made", () => {
+    const parent = session("par", [assistant("p1", 10, 1), assistant("p2", 20, 2)]);
+    const fork = {
+      ...session(
+        "frk",
+        [assistant("p1", 10, 1), assistant("p2", 20, 2), assistant("f1", 5, 0.5)],
+        parent.path,
+        "2026-01-02T00:00:00.000Z",
+      ),
+      project: "/q",
+    };
+    const r = computeStats([fork, parent], { groupOf: (row, s) => `${s.project} ${row.model}` });
+    expect(r.rows.map((row) => [row.key, row.input])).toEqual([
+      ["/p p/m", 30],
+      ["/q p/m", 5],
+    ]);
+    expect(r.totals.input).toBe(computeStats([fork, parent]).totals.input);
+    expect(r.duplicatesSkipped).toBe(2);
+  });
+
   it("flags zero costs with tokens and filters by --since", () => {
     const s = session("z", [
       assistant("a", 10, 0),

@@ -145,6 +145,12 @@ export interface StatsOptions {
   untilMs?: number;
   /** The time zone of day, week and month periods (IANA name); default the runtime's. */
   timeZone?: string;
+  /**
+   * The row key of counted usage, instead of `by`'s: for a report grouped by two things at once
+   * (a week and a project, a day and a model), counted once per lineage all the same. `time` is
+   * the record's (NaN when unknown), or the start of its quarter hour for usage summed elsewhere.
+   */
+  groupOf?: (usage: { model: string; time: number }, session: Omit<StatsSession, "usage">) => string;
 }
 
 /** A cost rounded to `decimals` places (6 by default: what JSON output shows). */
@@ -447,28 +453,30 @@ export function computeStats(
       firstUsageMs = earlier(firstUsageMs, firstMs);
       lastUsageMs = later(lastUsageMs, lastMs);
     }
-    if (!by) return;
-    let groupKey: string;
-    switch (by) {
-      case "model":
-        groupKey = model;
-        break;
-      case "day":
-        groupKey = Number.isNaN(time) ? UNKNOWN_TIME : calendar.dayOf(time);
-        break;
-      case "week":
-        groupKey = Number.isNaN(time) ? UNKNOWN_TIME : calendar.weekOf(time);
-        break;
-      case "month":
-        groupKey = Number.isNaN(time) ? UNKNOWN_TIME : calendar.monthOf(time);
-        break;
-      case "project":
-        groupKey = session.project;
-        break;
-      case "session":
-        groupKey = session.id;
-        break;
-    }
+    if (!by && !options.groupOf) return;
+    let groupKey = "";
+    if (options.groupOf) groupKey = options.groupOf({ model, time }, session);
+    else
+      switch (by) {
+        case "model":
+          groupKey = model;
+          break;
+        case "day":
+          groupKey = Number.isNaN(time) ? UNKNOWN_TIME : calendar.dayOf(time);
+          break;
+        case "week":
+          groupKey = Number.isNaN(time) ? UNKNOWN_TIME : calendar.weekOf(time);
+          break;
+        case "month":
+          groupKey = Number.isNaN(time) ? UNKNOWN_TIME : calendar.monthOf(time);
+          break;
+        case "project":
+          groupKey = session.project;
+          break;
+        case "session":
+          groupKey = session.id;
+          break;
+      }
     let group = groups.get(groupKey);
     if (!group) {
       group = {

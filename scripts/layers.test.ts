@@ -22,6 +22,7 @@ const LAYERS = [
   "@pi-session/node-store",
   "@pi-session/search",
   "@pi-session/sdk",
+  "@pi-session/web",
   "@pi-session/cli",
 ] as const;
 
@@ -45,7 +46,8 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@pi-session/node-store",
   ],
   "@pi-session/sdk": LAYERS.slice(0, 6),
-  "@pi-session/cli": LAYERS.slice(0, 8),
+  "@pi-session/web": LAYERS.slice(0, 7),
+  "@pi-session/cli": LAYERS.slice(0, 9),
 };
 
 const PURE = new Set([

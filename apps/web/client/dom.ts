@@ -1,0 +1,119 @@
+/**
+ * DOM helpers of the app. Every node is made with `createElement` and every piece of text is
+ * set as text: nothing from a session (or from the server) is ever parsed as HTML, and the
+ * page's Content-Security-Policy (Trusted Types for none) would refuse it anyway.
+ */
+import { lineEndsAsLf, stripColorCodes, visibleControls } from "@pi-session/render";
+
+export type Child = Node | string | null | undefined | false;
+
+export interface Props {
+  class?: string;
+  text?: string;
+  title?: string;
+  /** Attributes set with setAttribute (never `style`, never an event handler). */
+  attrs?: Record<string, string>;
+  /** A click handler. */
+  onClick?: (event: MouseEvent) => void;
+}
+
+/** An element with a class, text and children. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Props = {},
+  children: Child[] = [],
+): HTMLElementTagNameMap[K] {
+  const el = document.createElement(tag);
+  if (props.class) el.className = props.class;
+  if (props.title) el.title = props.title;
+  if (props.attrs) for (const [name, value] of Object.entries(props.attrs)) el.setAttribute(name, value);
+  if (props.text !== undefined) el.textContent = props.text;
+  const onClick = props.onClick;
+  if (onClick) el.addEventListener("click", (event) => onClick(event as MouseEvent));
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    el.append(typeof child === "string" ? document.createTextNode(child) : child);
+  }
+  return el;
+}
+
+const SVG = "http://www.w3.org/2000/svg";
+
+/** An SVG element with attributes. */
+export function svg(
+  tag: string,
+  attrs: Record<string, string | number> = {},
+  children: Node[] = [],
+): SVGElement {
+  const el = document.createElementNS(SVG, tag) as SVGElement;
+  for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
+  for (const child of children) el.append(child);
+  return el;
+}
+
+/** Session text as shown: colour codes dropped, CRLF as LF, other control characters visible. */
+export function shown(text: string): string {
+  return visibleControls(stripColorCodes(lineEndsAsLf(text)));
+}
+
+/** One line of session text (newlines as spaces) cut to `width` characters. */
+export function oneLine(text: string, width = 200): string {
+  const line = shown(text).replace(/\s+/g, " ").trim();
+  return line.length > width ? `${line.slice(0, width - 1)}…` : line;
+}
+
+const INT = new Intl.NumberFormat("en-US");
+
+export function formatInt(n: number): string {
+  return INT.format(Math.round(n));
+}
+
+/** Tokens as 1.2M / 34.5k / 980. */
+export function formatTokens(n: number): string {
+  if (n >= 1e9) return `${(n / 1e9).toFixed(1)}B`;
+  if (n >= 1e6) return `${(n / 1e6).toFixed(1)}M`;
+  if (n >= 1e4) return `${(n / 1e3).toFixed(1)}k`;
+  return formatInt(n);
+}
+
+/** A cost in dollars: cents below $100, whole dollars above. */
+export function formatCost(n: number): string {
+  if (n === 0) return "$0";
+  if (n < 0.01) return "<$0.01";
+  return n >= 100 ? `$${formatInt(n)}` : `$${n.toFixed(2)}`;
+}
+
+/** A time as the app shows it: today's by the clock, older ones by date. */
+export function shortTime(ms: number, now = Date.now()): string {
+  if (!Number.isFinite(ms) || ms <= 0) return "—";
+  const d = new Date(ms);
+  const today = new Date(now);
+  const sameDay =
+    d.getFullYear() === today.getFullYear() &&
+    d.getMonth() === today.getMonth() &&
+    d.getDate() === today.getDate();
+  const pad = (x: number) => String(x).padStart(2, "0");
+  const clock = `${pad(d.getHours())}:${pad(d.getMinutes())}`;
+  if (sameDay) return clock;
+  return `${d.getFullYear()}-${pad(d.getMonth() + 1)}-${pad(d.getDate())} ${clock}`;
+}
+
+/** The last path segments of a project directory, for narrow columns. */
+export function projectName(project: string): string {
+  const parts = project.split(/[\\/]/).filter((p) => p !== "");
+  return parts.length === 0 ? project || "(no project)" : parts.slice(-2).join("/");
+}
+
+/** Text with the given ranges marked (`<mark>`), each piece set as text. */
+export function marked(text: string, ranges: readonly (readonly [number, number])[]): DocumentFragment {
+  const frag = document.createDocumentFragment();
+  let at = 0;
+  for (const [start, end] of ranges) {
+    if (start < at || start >= text.length) continue;
+    if (start > at) frag.append(shown(text.slice(at, start)));
+    frag.append(h("mark", { text: shown(text.slice(start, Math.min(end, text.length))) }));
+    at = Math.min(end, text.length);
+  }
+  if (at < text.length) frag.append(shown(text.slice(at)));
+  return frag;
+}

@@ -1,0 +1,277 @@
+/**
+ * The sessions view: every session of the store, newest first, with its name or first
+ * message, project, time, message count, tokens and cost; filtered by text, project, date and
+ * named; virtualized (only the rows on screen exist), so thousands scroll smoothly. New and
+ * changed sessions come in live.
+ */
+import { type SessionRow, getJson, onChange } from "./api.js";
+import { formatCost, formatInt, formatTokens, h, oneLine, projectName, shortTime } from "./dom.js";
+import { type View, replaceHash } from "./view.js";
+
+/** Row height in px (must match `.session-row` in the style). */
+const ROW_HEIGHT = 58;
+const DAY_MS = 86_400_000;
+const SINCE_CHOICES: [string, string][] = [
+  ["", "Any time"],
+  ["1", "Today"],
+  ["7", "Last 7 days"],
+  ["30", "Last 30 days"],
+  ["90", "Last 90 days"],
+];
+
+interface ListData {
+  generation: number;
+  root: string;
+  sessions: SessionRow[];
+}
+
+/** Sessions cached across views (the search view names projects from it too). */
+let cached: ListData | undefined;
+let pending: Promise<ListData> | undefined;
+
+export function loadSessions(force = false): Promise<ListData> {
+  if (cached && !force) return Promise.resolve(cached);
+  pending ??= getJson<ListData>("/api/sessions").then(
+    (data) => {
+      cached = data;
+      pending = undefined;
+      return data;
+    },
+    (error) => {
+      pending = undefined;
+      throw error;
+    },
+  );
+  return pending;
+}
+
+onChange(() => {
+  cached = undefined;
+});
+
+export function titleOf(row: Pick<SessionRow, "name" | "firstMessage">): string {
+  return oneLine(row.name || row.firstMessage || "(no messages)", 240);
+}
+
+export function listView(params: URLSearchParams): View {
+  const state = {
+    text: params.get("q") ?? "",
+    project: params.get("project") ?? "",
+    since: params.get("since") ?? "",
+    named: params.get("named") === "1",
+    selected: 0,
+  };
+  let all: SessionRow[] = [];
+  let rows: SessionRow[] = [];
+  const fresh = new Set<string>();
+
+  const textInput = h("input", {
+    class: "filter-text",
+    attrs: {
+      type: "text",
+      placeholder: "Filter by title",
+      "aria-label": "Filter by title",
+      spellcheck: "false",
+    },
+  });
+  textInput.value = state.text;
+  const projectSelect = h("select", { class: "filter-project", attrs: { "aria-label": "Project" } });
+  const sinceSelect = h(
+    "select",
+    { class: "filter-since", attrs: { "aria-label": "Date" } },
+    SINCE_CHOICES.map(([value, label]) => h("option", { text: label, attrs: { value } })),
+  );
+  sinceSelect.value = state.since;
+  const namedBox = h("input", { attrs: { type: "checkbox", "aria-label": "Named only" } });
+  namedBox.checked = state.named;
+  const count = h("span", { class: "count", attrs: { "aria-live": "polite" } });
+  const scroller = h("div", { class: "list-scroll", attrs: { tabindex: "0", role: "listbox" } });
+  const space = h("div", { class: "list-space" });
+  scroller.append(space);
+  const message = h("p", { class: "empty", text: "Loading sessions…" });
+
+  const el = h("section", { class: "view list-view" }, [
+    h("div", { class: "toolbar" }, [
+      textInput,
+      projectSelect,
+      sinceSelect,
+      h("label", { class: "check" }, [namedBox, " Named"]),
+      h("span", { class: "spacer" }),
+      count,
+    ]),
+    h("div", { class: "list-head" }, [
+      h("span", { class: "c-title", text: "Session" }),
+      h("span", { class: "c-time", text: "Last message" }),
+      h("span", { class: "c-num", text: "Messages" }),
+      h("span", { class: "c-num", text: "Tokens" }),
+      h("span", { class: "c-num", text: "Cost" }),
+    ]),
+    message,
+    scroller,
+  ]);
+
+  function syncHash(): void {
+    const p = new URLSearchParams();
+    if (state.text) p.set("q", state.text);
+    if (state.project) p.set("project", state.project);
+    if (state.since) p.set("since", state.since);
+    if (state.named) p.set("named", "1");
+    const query = p.toString();
+    replaceHash(`#/${query ? `?${query}` : ""}`);
+  }
+
+  function applyFilters(): void {
+    const needle = state.text.toLowerCase();
+    const since = state.since ? Date.now() - Number(state.since) * DAY_MS : undefined;
+    const startOfToday = new Date();
+    startOfToday.setHours(0, 0, 0, 0);
+    const from = state.since === "1" ? startOfToday.getTime() : since;
+    rows = all.filter(
+      (r) =>
+        (!state.project || r.project === state.project) &&
+        (!state.named || (r.name !== null && r.name !== "")) &&
+        (from === undefined || r.modifiedMs >= from) &&
+        (!needle || titleOf(r).toLowerCase().includes(needle) || r.project.toLowerCase().includes(needle)),
+    );
+    state.selected = Math.min(state.selected, Math.max(0, rows.length - 1));
+    space.style.height = `${rows.length * ROW_HEIGHT}px`;
+    count.textContent =
+      rows.length === all.length
+        ? `${formatInt(all.length)} sessions`
+        : `${formatInt(rows.length)} of ${formatInt(all.length)} sessions`;
+    count.dataset.count = String(rows.length);
+    message.hidden = rows.length > 0;
+    if (rows.length === 0)
+      message.textContent = all.length === 0 ? "No sessions in this store." : "No session matches.";
+    renderRows();
+  }
+
+  function rowEl(row: SessionRow, i: number): HTMLElement {
+    const el = h(
+      "a",
+      {
+        class: `session-row${i === state.selected ? " selected" : ""}${fresh.has(row.key) ? " fresh" : ""}`,
+        attrs: { href: `#/s/${encodeURIComponent(row.key)}`, role: "option", "data-key": row.key },
+      },
+      [
+        h("span", { class: "c-title" }, [
+          h("span", { class: `title${row.name ? " named" : ""}`, text: titleOf(row) }),
+          h("span", { class: "sub" }, [
+            h("span", { class: "project", text: projectName(row.project), title: row.project }),
+            h("span", { class: "id", text: row.id.slice(0, 8) }),
+            row.errored
+              ? h("span", { class: "badge error", text: "error", title: "A tool call failed" })
+              : null,
+            row.parentKey
+              ? h("span", { class: "badge", text: "fork", title: "Forked from another session" })
+              : null,
+          ]),
+        ]),
+        h("span", { class: "c-time", text: shortTime(row.modifiedMs) }),
+        h("span", { class: "c-num", text: formatInt(row.messageCount) }),
+        h("span", { class: "c-num", text: formatTokens(row.tokens) }),
+        h("span", { class: "c-num", text: formatCost(row.cost) }),
+      ],
+    );
+    el.style.top = `${i * ROW_HEIGHT}px`;
+    return el;
+  }
+
+  let frame = 0;
+  function renderRows(): void {
+    frame = 0;
+    const top = scroller.scrollTop;
+    const height = scroller.clientHeight || 800;
+    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - 8);
+    const last = Math.min(rows.length, Math.ceil((top + height) / ROW_HEIGHT) + 8);
+    const frag = document.createDocumentFragment();
+    for (let i = first; i < last; i++) frag.append(rowEl(rows[i] as SessionRow, i));
+    space.replaceChildren(frag);
+  }
+  const schedule = () => {
+    if (frame === 0) frame = requestAnimationFrame(renderRows);
+  };
+  scroller.addEventListener("scroll", schedule, { passive: true });
+  window.addEventListener("resize", schedule);
+
+  function fillProjects(): void {
+    const projects = [...new Set(all.map((r) => r.project))].sort();
+    projectSelect.replaceChildren(
+      h("option", { text: "All projects", attrs: { value: "" } }),
+      ...projects.map((p) => h("option", { text: projectName(p), title: p, attrs: { value: p } })),
+    );
+    projectSelect.value = projects.includes(state.project) ? state.project : "";
+  }
+
+  async function load(force: boolean): Promise<void> {
+    try {
+      const data = await loadSessions(force);
+      if (all.length > 0) {
+        const before = new Map(all.map((r) => [r.key, r.modifiedMs]));
+        for (const r of data.sessions) if (before.get(r.key) !== r.modifiedMs) fresh.add(r.key);
+      }
+      all = data.sessions;
+      fillProjects();
+      applyFilters();
+      el.dataset.loaded = "true";
+    } catch (error) {
+      message.hidden = false;
+      message.textContent = `Cannot load the sessions: ${(error as Error).message}`;
+    }
+  }
+
+  textInput.addEventListener("input", () => {
+    state.text = textInput.value;
+    state.selected = 0;
+    syncHash();
+    applyFilters();
+  });
+  projectSelect.addEventListener("change", () => {
+    state.project = projectSelect.value;
+    syncHash();
+    applyFilters();
+  });
+  sinceSelect.addEventListener("change", () => {
+    state.since = sinceSelect.value;
+    syncHash();
+    applyFilters();
+  });
+  namedBox.addEventListener("change", () => {
+    state.named = namedBox.checked;
+    syncHash();
+    applyFilters();
+  });
+
+  let reload = 0;
+  const off = onChange(() => {
+    clearTimeout(reload);
+    reload = window.setTimeout(() => void load(true), 150);
+  });
+  void load(false);
+
+  function scrollToSelected(): void {
+    const top = state.selected * ROW_HEIGHT;
+    if (top < scroller.scrollTop) scroller.scrollTop = top;
+    else if (top + ROW_HEIGHT > scroller.scrollTop + scroller.clientHeight)
+      scroller.scrollTop = top + ROW_HEIGHT - scroller.clientHeight;
+    renderRows();
+  }
+
+  return {
+    el,
+    move(delta) {
+      if (rows.length === 0) return;
+      state.selected = Math.max(0, Math.min(rows.length - 1, state.selected + delta));
+      scrollToSelected();
+    },
+    open() {
+      const row = rows[state.selected];
+      if (row) location.hash = `#/s/${encodeURIComponent(row.key)}`;
+    },
+    dispose() {
+      off();
+      window.removeEventListener("resize", schedule);
+      clearTimeout(reload);
+    },
+  };
+}

@@ -1,0 +1,231 @@
+/**
+ * The search view: results as you type, through the session database (its query syntax:
+ * stemmed words, "phrases", -exclusions, re:regex; and its filters), each session with its
+ * best hits and their snippets, matches marked; a hit opens the session at its entry.
+ */
+import { getJson, onChange } from "./api.js";
+import { h, marked, oneLine, projectName, shortTime } from "./dom.js";
+import { loadSessions, titleOf } from "./list-view.js";
+import { type View, replaceHash } from "./view.js";
+
+interface Hit {
+  entryId: string | null;
+  line: number;
+  type: string;
+  role: string | null;
+  timeMs: number | null;
+  onBranch: boolean;
+  snippet: { text: string; ranges: [number, number][] } | null;
+}
+
+interface SessionHits {
+  key: string;
+  name: string | null;
+  firstMessage: string;
+  project: string;
+  modifiedMs: number;
+  hits: Hit[];
+}
+
+interface SearchAnswer {
+  query: string;
+  more: boolean;
+  sessions: SessionHits[];
+}
+
+const ROLE_CHOICES: [string, string][] = [
+  ["", "Any role"],
+  ["user", "User"],
+  ["assistant", "Assistant"],
+  ["tool", "Tool output"],
+];
+
+export function hitHref(key: string, entryId: string | null): string {
+  return `#/s/${encodeURIComponent(key)}${entryId ? `?entry=${encodeURIComponent(entryId)}` : ""}`;
+}
+
+export function searchView(params: URLSearchParams): View {
+  const input = h("input", {
+    class: "search-input",
+    attrs: {
+      type: "search",
+      placeholder: 'Search every session: words, "a phrase", -not, re:regex',
+      "aria-label": "Search",
+      autocomplete: "off",
+      spellcheck: "false",
+    },
+  });
+  input.value = params.get("q") ?? "";
+  const roleSelect = h(
+    "select",
+    { attrs: { "aria-label": "Role" } },
+    ROLE_CHOICES.map(([value, label]) => h("option", { text: label, attrs: { value } })),
+  );
+  roleSelect.value = params.get("role") ?? "";
+  const projectSelect = h("select", { attrs: { "aria-label": "Project" } }, [
+    h("option", { text: "All projects", attrs: { value: "" } }),
+  ]);
+  const namedBox = h("input", { attrs: { type: "checkbox", "aria-label": "Named only" } });
+  namedBox.checked = params.get("named") === "1";
+  const branchesBox = h("input", { attrs: { type: "checkbox", "aria-label": "All branches" } });
+  branchesBox.checked = params.get("allBranches") === "1";
+  const thinkingBox = h("input", { attrs: { type: "checkbox", "aria-label": "Thinking too" } });
+  thinkingBox.checked = params.get("thinking") === "1";
+  const status = h("p", { class: "status", attrs: { "aria-live": "polite" } });
+  const results = h("div", { class: "results" });
+  const el = h("section", { class: "view search-view" }, [
+    h("div", { class: "search-bar" }, [input]),
+    h("div", { class: "toolbar" }, [
+      roleSelect,
+      projectSelect,
+      h("label", { class: "check" }, [namedBox, " Named"]),
+      h("label", { class: "check", title: "Rank hits on abandoned branches with the others" }, [
+        branchesBox,
+        " All branches",
+      ]),
+      h("label", { class: "check" }, [thinkingBox, " Thinking"]),
+    ]),
+    status,
+    results,
+  ]);
+
+  let links: HTMLAnchorElement[] = [];
+  let selected = -1;
+  let controller: AbortController | undefined;
+  let timer = 0;
+
+  void loadSessions().then((data) => {
+    const projects = [...new Set(data.sessions.map((s) => s.project).filter((p) => p !== ""))].sort();
+    for (const p of projects)
+      projectSelect.append(h("option", { text: projectName(p), title: p, attrs: { value: p } }));
+    projectSelect.value = params.get("project") ?? "";
+  });
+
+  function queryParams(): URLSearchParams {
+    const p = new URLSearchParams();
+    p.set("q", input.value);
+    if (roleSelect.value) p.set("role", roleSelect.value);
+    if (projectSelect.value) p.set("project", projectSelect.value);
+    if (namedBox.checked) p.set("named", "1");
+    if (branchesBox.checked) p.set("allBranches", "1");
+    if (thinkingBox.checked) p.set("thinking", "1");
+    return p;
+  }
+
+  function select(i: number): void {
+    links[selected]?.classList.remove("selected");
+    selected = i;
+    const link = links[selected];
+    if (link) {
+      link.classList.add("selected");
+      link.scrollIntoView({ block: "nearest" });
+    }
+  }
+
+  function render(answer: SearchAnswer): void {
+    links = [];
+    selected = -1;
+    const frag = document.createDocumentFragment();
+    for (const s of answer.sessions) {
+      const hits = h("ol", { class: "hits" });
+      for (const hit of s.hits) {
+        const link = h(
+          "a",
+          { class: "hit", attrs: { href: hitHref(s.key, hit.entryId), "data-entry-id": hit.entryId ?? "" } },
+          [
+            h("span", { class: `role role-${hit.role ?? hit.type}`, text: hit.role ?? hit.type }),
+            hit.onBranch ? null : h("span", { class: "badge", text: "other branch" }),
+            h("span", { class: "snippet" }, [
+              hit.snippet ? marked(hit.snippet.text, hit.snippet.ranges) : `line ${hit.line}`,
+            ]),
+          ],
+        );
+        links.push(link);
+        hits.append(h("li", {}, [link]));
+      }
+      frag.append(
+        h("article", { class: "result", attrs: { "data-key": s.key } }, [
+          h("a", { class: "result-head", attrs: { href: hitHref(s.key, null) } }, [
+            h("span", { class: `title${s.name ? " named" : ""}`, text: titleOf(s) }),
+            h("span", { class: "project", text: projectName(s.project), title: s.project }),
+            h("span", { class: "time", text: shortTime(s.modifiedMs) }),
+          ]),
+          hits,
+        ]),
+      );
+    }
+    results.replaceChildren(frag);
+    const n = answer.sessions.length;
+    status.textContent =
+      n === 0
+        ? `No session matches ${oneLine(answer.query, 80)}.`
+        : `${n} session${n === 1 ? "" : "s"}${answer.more ? " (more match: narrow the query)" : ""}`;
+    el.dataset.results = String(n);
+  }
+
+  async function run(): Promise<void> {
+    const p = queryParams();
+    replaceHash(`#/search?${p.toString()}`);
+    if (input.value.trim() === "") {
+      controller?.abort();
+      results.replaceChildren();
+      status.textContent = "Type to search every session.";
+      el.dataset.results = "0";
+      return;
+    }
+    controller?.abort();
+    controller = new AbortController();
+    status.textContent = "Searching…";
+    try {
+      const answer = await getJson<SearchAnswer>(`/api/search?${p.toString()}`, controller.signal);
+      render(answer);
+    } catch (error) {
+      if ((error as Error).name === "AbortError") return;
+      results.replaceChildren();
+      status.textContent = (error as Error).message;
+      el.dataset.results = "0";
+    }
+  }
+
+  const later = () => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => void run(), 120);
+  };
+  input.addEventListener("input", later);
+  input.addEventListener("keydown", (event) => {
+    if (event.key === "Enter") {
+      event.preventDefault();
+      const first = links[Math.max(0, selected)];
+      if (first) location.hash = first.getAttribute("href") as string;
+    } else if (event.key === "ArrowDown") {
+      event.preventDefault();
+      input.blur();
+      select(0);
+    }
+  });
+  for (const control of [roleSelect, projectSelect, namedBox, branchesBox, thinkingBox])
+    control.addEventListener("change", () => void run());
+  const off = onChange(() => {
+    if (input.value.trim() !== "") later();
+  });
+
+  void run();
+  requestAnimationFrame(() => input.focus());
+
+  return {
+    el,
+    move(delta) {
+      if (links.length === 0) return;
+      select(Math.max(0, Math.min(links.length - 1, selected + delta)));
+    },
+    open() {
+      const link = links[selected];
+      if (link) location.hash = link.getAttribute("href") as string;
+    },
+    dispose() {
+      off();
+      controller?.abort();
+      clearTimeout(timer);
+    },
+  };
+}

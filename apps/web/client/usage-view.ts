@@ -1,0 +1,274 @@
+/**
+ * The usage view: tokens or cost by day, week or month, stacked by model or by project, as
+ * one SVG bar chart drawn here (no chart library: a stacked bar chart is a few rectangles),
+ * with its legend and a table of every series' totals. The numbers are the server's, counted
+ * once per fork lineage like `pi-session stats`; the totals row equals `stats --json`'s.
+ */
+import { getJson, onChange } from "./api.js";
+import { formatCost, formatInt, formatTokens, h, oneLine, projectName, svg } from "./dom.js";
+import { type View, replaceHash } from "./view.js";
+
+interface Totals {
+  input: number;
+  output: number;
+  cacheRead: number;
+  cacheWrite: number;
+  totalTokens: number;
+  cost: number;
+  records: number;
+  zeroCostWithTokens: number;
+}
+
+interface Chart {
+  period: string;
+  split: string;
+  periods: string[];
+  series: { key: string; totals: Totals; tokens: number[]; cost: number[] }[];
+  totals: Totals;
+  sessions: number;
+  duplicatesSkipped: number;
+}
+
+/** Series drawn with their own colour; the rest are one "other" stack. */
+const MAX_SERIES = 8;
+const PALETTE = 9;
+
+function segmented(
+  label: string,
+  choices: [string, string][],
+  value: string,
+  onPick: (v: string) => void,
+): { el: HTMLElement; set(v: string): void } {
+  const buttons = choices.map(([v, text]) =>
+    h("button", { class: "seg", text, attrs: { type: "button", "data-value": v }, onClick: () => onPick(v) }),
+  );
+  const set = (v: string) => {
+    for (const b of buttons) b.setAttribute("aria-pressed", String(b.dataset.value === v));
+  };
+  set(value);
+  return {
+    el: h("div", { class: "segmented", attrs: { role: "group", "aria-label": label } }, buttons),
+    set,
+  };
+}
+
+export function usageView(params: URLSearchParams): View {
+  const state = {
+    period: params.get("period") ?? "day",
+    split: params.get("split") ?? "model",
+    metric: params.get("metric") ?? "cost",
+  };
+  const chartBox = h("div", { class: "chart" });
+  const legend = h("ul", { class: "legend" });
+  const table = h("table", { class: "usage-table" });
+  const summary = h("p", { class: "status" });
+  const periodPick = segmented(
+    "Period",
+    [
+      ["day", "Day"],
+      ["week", "Week"],
+      ["month", "Month"],
+    ],
+    state.period,
+    (v) => {
+      state.period = v;
+      periodPick.set(v);
+      void load();
+    },
+  );
+  const splitPick = segmented(
+    "Split",
+    [
+      ["model", "By model"],
+      ["project", "By project"],
+    ],
+    state.split,
+    (v) => {
+      state.split = v;
+      splitPick.set(v);
+      void load();
+    },
+  );
+  const metricPick = segmented(
+    "Measure",
+    [
+      ["cost", "Cost"],
+      ["tokens", "Tokens"],
+    ],
+    state.metric,
+    (v) => {
+      state.metric = v;
+      metricPick.set(v);
+      if (chart) draw(chart);
+    },
+  );
+  const el = h("section", { class: "view usage-view" }, [
+    h("div", { class: "toolbar" }, [periodPick.el, splitPick.el, metricPick.el]),
+    summary,
+    chartBox,
+    legend,
+    table,
+  ]);
+  let chart: Chart | undefined;
+
+  const labelOf = (key: string) =>
+    state.split === "project" ? projectName(key) || "(no project)" : key || "(unknown)";
+
+  function draw(c: Chart): void {
+    replaceHash(`#/usage?${new URLSearchParams(state).toString()}`);
+    const cost = state.metric === "cost";
+    const value = (s: Chart["series"][number]) => (cost ? s.cost : s.tokens);
+    const shownSeries = c.series.slice(0, MAX_SERIES);
+    const rest = c.series.slice(MAX_SERIES);
+    const stacks = shownSeries.map((s, i) => ({
+      key: labelOf(s.key),
+      title: s.key,
+      colour: i % PALETTE,
+      values: value(s),
+    }));
+    if (rest.length > 0)
+      stacks.push({
+        key: `${rest.length} more`,
+        title: rest.map((s) => s.key).join("\n"),
+        colour: PALETTE,
+        values: c.periods.map((_, p) => rest.reduce((n, s) => n + (value(s)[p] ?? 0), 0)),
+      });
+    const sums = c.periods.map((_, p) => stacks.reduce((n, s) => n + (s.values[p] ?? 0), 0));
+    const max = Math.max(0, ...sums);
+    const fmt = cost ? formatCost : formatTokens;
+
+    const width = Math.max(320, chartBox.clientWidth || 900);
+    const height = 280;
+    const left = 64;
+    const bottom = 36;
+    const top = 12;
+    const plotW = width - left - 12;
+    const plotH = height - top - bottom;
+    const n = Math.max(1, c.periods.length);
+    const step = plotW / n;
+    const bar = Math.max(2, Math.min(48, step * 0.72));
+    const nodes: Node[] = [];
+    const ticks = 4;
+    for (let t = 0; t <= ticks; t++) {
+      const y = top + plotH - (plotH * t) / ticks;
+      nodes.push(svg("line", { class: "grid", x1: left, x2: width - 8, y1: y, y2: y }));
+      const label = svg("text", { class: "axis", x: left - 6, y: y + 4, "text-anchor": "end" });
+      label.textContent = fmt((max * t) / ticks);
+      nodes.push(label);
+    }
+    const labelEvery = Math.max(1, Math.ceil(n / Math.max(1, Math.floor(plotW / 70))));
+    c.periods.forEach((period, p) => {
+      const x = left + p * step + (step - bar) / 2;
+      let y = top + plotH;
+      const group = svg("g", { class: "bar", "data-period": period, "data-total": String(sums[p] ?? 0) });
+      for (const s of stacks) {
+        const v = s.values[p] ?? 0;
+        if (v <= 0 || max <= 0) continue;
+        const hgt = (v / max) * plotH;
+        y -= hgt;
+        const rect = svg("rect", {
+          class: `series-${s.colour}`,
+          x,
+          y,
+          width: bar,
+          height: Math.max(0.5, hgt),
+        });
+        const tip = svg("title");
+        tip.textContent = `${period} · ${s.title}: ${fmt(v)}`;
+        rect.append(tip);
+        group.append(rect);
+      }
+      nodes.push(group);
+      if (p % labelEvery === 0) {
+        const label = svg("text", {
+          class: "axis",
+          x: x + bar / 2,
+          y: height - bottom + 16,
+          "text-anchor": "middle",
+        });
+        label.textContent = period;
+        nodes.push(label);
+      }
+    });
+    const chartSvg = svg(
+      "svg",
+      {
+        class: "bars",
+        viewBox: `0 0 ${width} ${height}`,
+        width,
+        height,
+        role: "img",
+        "aria-label": `${state.metric} by ${state.period}`,
+      },
+      nodes,
+    );
+    chartBox.replaceChildren(
+      c.periods.length === 0
+        ? h("p", { class: "empty", text: "No usage recorded in this store." })
+        : chartSvg,
+    );
+    legend.replaceChildren(
+      ...stacks.map((s) =>
+        h("li", { title: s.title }, [h("span", { class: `swatch series-${s.colour}` }), oneLine(s.key, 60)]),
+      ),
+    );
+    const row = (key: string, t: Totals, cls = "") =>
+      h("tr", { class: cls }, [
+        h("td", { text: key, title: key }),
+        h("td", { class: "num", text: formatInt(t.input) }),
+        h("td", { class: "num", text: formatInt(t.output) }),
+        h("td", { class: "num", text: formatInt(t.cacheRead) }),
+        h("td", { class: "num", text: formatInt(t.cacheWrite) }),
+        h("td", { class: "num", text: formatInt(t.totalTokens) }),
+        h("td", { class: "num", text: `$${t.cost.toFixed(2)}` }),
+      ]);
+    const totalRow = row("total", c.totals, "total");
+    totalRow.dataset.tokens = String(c.totals.totalTokens);
+    totalRow.dataset.cost = String(c.totals.cost);
+    totalRow.dataset.input = String(c.totals.input);
+    totalRow.dataset.records = String(c.totals.records);
+    table.replaceChildren(
+      h("thead", {}, [
+        h(
+          "tr",
+          {},
+          ["", "input", "output", "cache read", "cache write", "tokens", "cost"].map((t, i) =>
+            h("th", {
+              class: i === 0 ? "" : "num",
+              text: i === 0 ? (state.split === "model" ? "model" : "project") : t,
+            }),
+          ),
+        ),
+      ]),
+      h("tbody", {}, [...c.series.map((s) => row(labelOf(s.key), s.totals)), totalRow]),
+    );
+    summary.textContent = `${formatInt(c.sessions)} sessions · ${formatInt(c.totals.records)} usage records · ${formatInt(c.duplicatesSkipped)} copied by forks counted once${c.totals.zeroCostWithTokens > 0 ? ` · ${formatInt(c.totals.zeroCostWithTokens)} records report a cost of 0 with tokens` : ""}`;
+    el.dataset.loaded = "true";
+  }
+
+  async function load(): Promise<void> {
+    try {
+      chart = await getJson<Chart>(`/api/usage?period=${state.period}&split=${state.split}`);
+      draw(chart);
+    } catch (error) {
+      summary.textContent = `Cannot load usage: ${(error as Error).message}`;
+    }
+  }
+
+  let timer = 0;
+  const off = onChange(() => {
+    clearTimeout(timer);
+    timer = window.setTimeout(() => void load(), 300);
+  });
+  const onResize = () => chart && draw(chart);
+  window.addEventListener("resize", onResize);
+  void load();
+  return {
+    el,
+    dispose() {
+      off();
+      clearTimeout(timer);
+      window.removeEventListener("resize", onResize);
+    },
+  };
+}

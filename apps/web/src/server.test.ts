@@ -1,0 +1,300 @@
+/**
+ * Request tests of the server: the token (URL, then cookie), Host and Origin checks, read-only
+ * methods, paths only from the store, the headers; and the API's answers on a generated store
+ * (sessions with fork-deduplicated costs, a session's entries and its growth, search, usage
+ * totals equal to the database's stats, exports equal to the renderers' output, live events).
+ */
+import { readFileSync, readdirSync, statSync } from "node:fs";
+import { request } from "node:http";
+import { join } from "node:path";
+import { buildDocument, renderMarkdown } from "@pi-session/render";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { assistant, makeStore, PLANTED, type TestStore } from "../test/store.js";
+import { type RunningServer, startServer } from "./server.js";
+import { loadSession } from "./session-data.js";
+
+interface Reply {
+  status: number;
+  headers: Record<string, string | string[] | undefined>;
+  body: string;
+}
+
+function send(
+  server: RunningServer,
+  path: string,
+  options: { headers?: Record<string, string>; method?: string; cookie?: boolean } = {},
+): Promise<Reply> {
+  const headers: Record<string, string> = { host: `127.0.0.1:${server.port}`, ...options.headers };
+  if (options.cookie !== false && !("cookie" in headers))
+    headers.cookie = `pi-session-${server.port}=${server.token}`;
+  return new Promise((resolve, reject) => {
+    const req = request(
+      { host: "127.0.0.1", port: server.port, path, method: options.method ?? "GET", headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on("data", (c: Buffer) => chunks.push(c));
+        res.on("end", () =>
+          resolve({
+            status: res.statusCode ?? 0,
+            headers: res.headers,
+            body: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+      },
+    );
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+function snapshot(root: string): Map<string, string> {
+  const out = new Map<string, string>();
+  const walk = (dir: string) => {
+    for (const name of readdirSync(dir)) {
+      const path = join(dir, name);
+      if (statSync(path).isDirectory()) walk(path);
+      else out.set(path, readFileSync(path, "base64"));
+    }
+  };
+  walk(root);
+  return out;
+}
+
+describe("pi-session serve: the server", () => {
+  let store: TestStore;
+  let server: RunningServer;
+  let before: Map<string, string>;
+
+  beforeAll(async () => {
+    store = makeStore(12);
+    before = snapshot(store.root);
+    server = await startServer({ root: store.root, persistent: false, pollMs: 200 });
+  });
+
+  afterAll(async () => {
+    await server?.close();
+    store?.cleanup();
+  });
+
+  describe("refuses", () => {
+    it("a request without the token, or with a wrong one", async () => {
+      for (const path of ["/", "/api/sessions", `/api/sessions/${store.ids.planted}`, "/api/events"]) {
+        const none = await send(server, path, { cookie: false });
+        expect(none.status, path).toBe(401);
+        expect(none.body).not.toContain(PLANTED);
+        const wrong = await send(server, `${path}${path.includes("?") ? "&" : "?"}token=x${server.token}`, {
+          cookie: false,
+        });
+        expect(wrong.status, path).toBe(401);
+        const badCookie = await send(server, path, { headers: { cookie: `pi-session-${server.port}=nope` } });
+        expect(badCookie.status, path).toBe(401);
+      }
+    });
+
+    it("a foreign Host (DNS rebinding) or another port, even with the token", async () => {
+      for (const host of [
+        `evil.example:${server.port}`,
+        `127.0.0.1:${server.port + 1}`,
+        "127.0.0.1",
+        `127.0.0.1.evil.example:${server.port}`,
+      ]) {
+        const reply = await send(server, "/api/sessions", { headers: { host } });
+        expect(reply.status, host).toBe(421);
+      }
+      expect(
+        (await send(server, "/api/info", { headers: { host: `localhost:${server.port}` } })).status,
+      ).toBe(200);
+    });
+
+    it("a cross-site Origin or Sec-Fetch-Site", async () => {
+      const evil = await send(server, "/api/sessions", { headers: { origin: "https://evil.example" } });
+      expect(evil.status).toBe(403);
+      const otherPort = await send(server, "/api/sessions", {
+        headers: { origin: `http://127.0.0.1:${server.port + 1}` },
+      });
+      expect(otherPort.status).toBe(403);
+      const fetchSite = await send(server, "/api/sessions", { headers: { "sec-fetch-site": "cross-site" } });
+      expect(fetchSite.status).toBe(403);
+      const own = await send(server, "/api/sessions", {
+        headers: { origin: `http://127.0.0.1:${server.port}` },
+      });
+      expect(own.status).toBe(200);
+    });
+
+    it("every method but GET and HEAD", async () => {
+      for (const method of ["POST", "PUT", "DELETE", "PATCH"]) {
+        const reply = await send(server, `/api/sessions/${store.ids.planted}`, { method });
+        expect(reply.status, method).toBe(405);
+      }
+    });
+
+    it("paths: a session is named by its key from the store, never by a path", async () => {
+      for (const path of [
+        "/api/sessions/..%2F..%2F..%2Fetc%2Fpasswd",
+        `/api/sessions/${encodeURIComponent(store.paths.planted)}`,
+        "/api/sessions/%2Fetc%2Fpasswd/export?format=md",
+        "/../../etc/passwd",
+        "/assets/../../package.json",
+      ]) {
+        const reply = await send(server, path);
+        expect(reply.status, path).toBe(404);
+        expect(reply.body).not.toContain("root:");
+      }
+    });
+  });
+
+  it("takes the token from the URL once: a cookie (HttpOnly, SameSite=Strict), then a clean URL", async () => {
+    const first = await send(server, `/?token=${server.token}`, { cookie: false });
+    expect(first.status).toBe(303);
+    expect(first.headers.location).toBe("/");
+    const cookie = String(first.headers["set-cookie"]);
+    expect(cookie).toContain(`pi-session-${server.port}=${server.token}`);
+    expect(cookie).toContain("HttpOnly");
+    expect(cookie).toContain("SameSite=Strict");
+    const page = await send(server, "/");
+    expect(page.status).toBe(200);
+    expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
+    expect(page.headers["content-security-policy"]).toContain("trusted-types 'none'");
+    expect(page.headers["x-content-type-options"]).toBe("nosniff");
+    expect(page.body).not.toMatch(/<script>|\son[a-z]+=/);
+    const script = /src="([^"]+\.js)"/.exec(page.body)?.[1] as string;
+    const js = await send(server, script);
+    expect(js.status).toBe(200);
+    expect(js.headers["content-type"]).toContain("javascript");
+  });
+
+  it("lists every session with tokens and cost, a fork's copies counted once", async () => {
+    const reply = await send(server, "/api/sessions");
+    const { sessions } = JSON.parse(reply.body) as {
+      sessions: { key: string; cost: number; parentKey: string | null }[];
+    };
+    expect(sessions.length).toBe(16);
+    const planted = sessions.find((s) => s.key === store.ids.planted);
+    const fork = sessions.find((s) => s.key === store.ids.fork);
+    expect(planted?.cost).toBeCloseTo(0.05, 9);
+    expect(fork?.cost).toBeCloseTo(0.05, 9);
+    expect(fork?.parentKey).toBe(store.ids.planted);
+    expect(reply.headers["cache-control"]).toBe("no-store");
+  });
+
+  it("sends a session's v3 entries, and only the new ones to a page that has the rest", async () => {
+    const full = JSON.parse((await send(server, `/api/sessions/${store.ids.branched}`)).body);
+    expect(full.entries.map((e: { id: string }) => e.id)).toEqual([
+      "b0000001",
+      "b0000002",
+      "b0000003",
+      "b0000004",
+      "b0000005",
+      "b0000006",
+    ]);
+    expect(full.header.id).toBe(store.ids.branched);
+    const rest = JSON.parse(
+      (await send(server, `/api/sessions/${store.ids.branched}?after=4&last=b0000004`)).body,
+    );
+    expect(rest.from).toBe(4);
+    expect(rest.entries.map((e: { id: string }) => e.id)).toEqual(["b0000005", "b0000006"]);
+    const other = JSON.parse(
+      (await send(server, `/api/sessions/${store.ids.branched}?after=4&last=zzz`)).body,
+    );
+    expect(other.from).toBe(0);
+    expect(other.entries.length).toBe(6);
+  });
+
+  it("searches through the session database: the planted phrase at its entry", async () => {
+    const reply = JSON.parse(
+      (await send(server, `/api/search?q=${encodeURIComponent(`"${PLANTED}"`)}`)).body,
+    );
+    const keys = reply.sessions.map((s: { key: string }) => s.key).sort();
+    expect(keys).toEqual([store.ids.planted, store.ids.fork].sort());
+    const hit = reply.sessions[0].hits[0];
+    expect(hit.entryId).toBe(store.entries.planted);
+    expect(hit.snippet.text).toContain(PLANTED);
+    expect((await send(server, `/api/search?q=${encodeURIComponent("re:(")}`)).status).toBe(400);
+  });
+
+  it("usage: every chart's totals equal the database's stats (fork copies counted once)", async () => {
+    const stats = await server.store.exclusive(() => server.store.db.stats());
+    for (const period of ["day", "week", "month"])
+      for (const split of ["model", "project"]) {
+        const chart = JSON.parse((await send(server, `/api/usage?period=${period}&split=${split}`)).body);
+        expect(chart.totals.totalTokens).toBe(stats.totals.totalTokens);
+        expect(chart.totals.records).toBe(stats.totals.records);
+        expect(chart.totals.cost).toBeCloseTo(stats.totals.cost, 9);
+        const sum = chart.series.reduce(
+          (n: number, s: { tokens: number[] }) => n + s.tokens.reduce((a, b) => a + b, 0),
+          0,
+        );
+        expect(sum).toBe(stats.totals.totalTokens);
+      }
+    expect((await send(server, "/api/usage?period=year")).status).toBe(400);
+  });
+
+  it("exports with the renderers `pi-session export` uses, as downloads", async () => {
+    const md = await send(
+      server,
+      `/api/sessions/${store.ids.branched}/export?format=md&view=branch&leaf=b0000004`,
+    );
+    expect(md.status).toBe(200);
+    expect(md.headers["content-disposition"]).toContain("attachment");
+    const { session } = await loadSession(store.paths.branched);
+    const expected = renderMarkdown(buildDocument(session, { view: "branch", leafId: "b0000004" }), {
+      cutHint: "; `pi-session export --full` keeps them",
+    });
+    expect(md.body).toBe(expected);
+    expect(md.body).toContain("left road");
+    expect(md.body).not.toContain("right road");
+    const html = await send(server, `/api/sessions/${store.ids.payload}/export?format=html`);
+    expect(html.headers["content-type"]).toContain("text/html");
+    expect(html.body).toContain("Content-Security-Policy");
+    const jsonl = await send(server, `/api/sessions/${store.ids.branched}/export?format=jsonl&leaf=b0000004`);
+    expect(jsonl.body.trim().split("\n").length).toBe(5);
+    expect((await send(server, `/api/sessions/${store.ids.branched}/export?format=exe`)).status).toBe(400);
+    expect(
+      (await send(server, `/api/sessions/${store.ids.branched}/export?format=jsonl&view=context`)).status,
+    ).toBe(400);
+    expect((await send(server, `/api/sessions/${store.ids.branched}/export?leaf=nope`)).status).toBe(404);
+  });
+
+  it("tells listeners over server-sent events when a session grows", async () => {
+    const events: string[] = [];
+    const got = new Promise<void>((resolve, reject) => {
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port: server.port,
+          path: "/api/events",
+          headers: { host: `127.0.0.1:${server.port}`, cookie: `pi-session-${server.port}=${server.token}` },
+        },
+        (res) => {
+          expect(res.headers["content-type"]).toContain("text/event-stream");
+          res.setEncoding("utf8");
+          res.on("data", (chunk: string) => {
+            events.push(chunk);
+            if (chunk.includes("event: hello"))
+              store.append(store.paths.branched, assistant("b0000007", "b0000006", "More sea.", 170));
+            if (chunk.includes("event: change") && chunk.includes(store.ids.branched)) {
+              req.destroy();
+              resolve();
+            }
+          });
+        },
+      );
+      req.on("error", (e) => (e.message.includes("aborted") ? undefined : reject(e)));
+      req.end();
+    });
+    await got;
+    const rest = JSON.parse(
+      (await send(server, `/api/sessions/${store.ids.branched}?after=6&last=b0000006`)).body,
+    );
+    expect(rest.entries.map((e: { id: string }) => e.id)).toEqual(["b0000007"]);
+  });
+
+  it("wrote nothing into the store (the test's own append aside)", () => {
+    const after = snapshot(store.root);
+    for (const [path, bytes] of before) {
+      if (path === store.paths.branched) continue;
+      expect(after.get(path), path).toBe(bytes);
+    }
+    expect([...after.keys()].sort()).toEqual([...before.keys()].sort());
+  });
+});

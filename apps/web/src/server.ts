@@ -1,0 +1,429 @@
+/**
+ * `pi-session serve`'s HTTP server (node:http, no framework): the app's page and assets, and
+ * a read-only JSON API over one session store, with live changes as server-sent events.
+ *
+ * Every request passes the guards of `security.ts` first: GET or HEAD only, a `Host` that
+ * names this server, no cross-site `Origin`, and the token (from the URL the server printed,
+ * then from its cookie). No endpoint writes anything; files are found only through the
+ * store's own list (a session key names a row, never a path).
+ */
+import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { QuerySyntaxError, type SearchFilters } from "@pi-session/search";
+import { jsonText } from "@pi-session/render";
+import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH, CLIENT_STYLE, CLIENT_STYLE_HASH } from "./client-assets.js";
+import { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
+import {
+  COMMON_HEADERS,
+  cookieName,
+  cookieValue,
+  crossSite,
+  hostAllowed,
+  newToken,
+  tokenCookie,
+  tokenMatches,
+} from "./security.js";
+import { SessionCache, sessionJson } from "./session-data.js";
+import { type SessionRow, type StoreChange, StoreView } from "./store-view.js";
+import { PERIODS, type Period, SPLITS, type Split, statsSessions, usageChart } from "./usage.js";
+
+export interface ServeOptions {
+  /** The sessions root to serve. */
+  root: string;
+  /** Port (default 0: a free one). */
+  port?: number;
+  /** Address to listen on (default 127.0.0.1). */
+  host?: string;
+  /** The token (default: a new random one). */
+  token?: string;
+  env?: Record<string, string | undefined>;
+  /** Where the session database lives (default: node-store's cache dir). */
+  cacheDir?: string;
+  /** Keep the session database in memory. */
+  persistent?: boolean;
+  /** Look at the store at least this often (ms; default 2000). */
+  pollMs?: number;
+  /** Only poll the store (no fs.watch). */
+  pollOnly?: boolean;
+  /** `pi-session <version>`, for exported pages. */
+  generator?: string;
+  onWarning?: (message: string) => void;
+  /** The app's script and style, asked for on every request (the dev server's live build). */
+  assets?: () => { script: string; style: string };
+}
+
+export interface RunningServer {
+  /** The URL to open, token included. */
+  url: string;
+  /** The URL without the token. */
+  origin: string;
+  port: number;
+  host: string;
+  token: string;
+  store: StoreView;
+  /** Tells every open page to reload (the dev server, after a rebuild). */
+  reload(): void;
+  close(): Promise<void>;
+}
+
+const SCRIPT_PATH = `/assets/app-${CLIENT_SCRIPT_HASH.slice(0, 12).replace(/[^A-Za-z0-9]/g, "_")}.js`;
+const STYLE_PATH = `/assets/app-${CLIENT_STYLE_HASH.slice(0, 12).replace(/[^A-Za-z0-9]/g, "_")}.css`;
+
+/** The app's one page: nothing in it but the links to its script and style. */
+const SHELL = `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta name="color-scheme" content="light dark">
+<title>pi-session</title>
+<link rel="stylesheet" href="${STYLE_PATH}">
+<script type="module" src="${SCRIPT_PATH}"></script>
+</head>
+<body><div id="app"></div></body>
+</html>
+`;
+
+const ROLES = new Set(["user", "assistant", "tool"]);
+const VIEWS = new Set(["branch", "all-branches", "context"]);
+
+class HttpError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function send(
+  res: ServerResponse,
+  status: number,
+  body: string | Buffer,
+  type: string,
+  headers: Record<string, string> = {},
+): void {
+  res.writeHead(status, {
+    ...COMMON_HEADERS,
+    "Content-Type": type,
+    "Content-Length": String(Buffer.byteLength(body)),
+    "Cache-Control": "no-store",
+    ...headers,
+  });
+  res.end(res.req.method === "HEAD" ? undefined : body);
+}
+
+function sendJson(res: ServerResponse, value: unknown): void {
+  send(res, 200, typeof value === "string" ? value : jsonText(value), "application/json; charset=utf-8");
+}
+
+function numberParam(params: URLSearchParams, name: string): number | undefined {
+  const raw = params.get(name);
+  if (raw === null || raw === "") return undefined;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) throw new HttpError(400, `${name} must be a number`);
+  return n;
+}
+
+function searchFilters(params: URLSearchParams): SearchFilters {
+  const filters: SearchFilters = {};
+  const project = params.get("project");
+  if (project) filters.projects = [project];
+  const since = numberParam(params, "since");
+  if (since !== undefined) filters.sinceMs = since;
+  const until = numberParam(params, "until");
+  if (until !== undefined) filters.untilMs = until;
+  const role = params.get("role");
+  if (role) {
+    const roles = role.split(",");
+    if (!roles.every((r) => ROLES.has(r))) throw new HttpError(400, "role must be user, assistant or tool");
+    filters.roles = roles as ("user" | "assistant" | "tool")[];
+  }
+  for (const name of ["tool", "model", "file"] as const) {
+    const value = params.get(name);
+    if (value) filters[name] = value;
+  }
+  if (params.get("named") === "1") filters.named = true;
+  if (params.get("errored") === "1") filters.errored = true;
+  return filters;
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const token = options.token ?? newToken();
+  const generator = options.generator ?? "pi-session";
+  const store = await StoreView.open({
+    root: options.root,
+    ...(options.env ? { env: options.env } : {}),
+    ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+    ...(options.persistent === false ? { persistent: false } : {}),
+    ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+    ...(options.pollOnly ? { pollOnly: true } : {}),
+    ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+  });
+  const cache = new SessionCache();
+  const events = new Set<ServerResponse>();
+  let usageSessions: { generation: number; sessions: ReturnType<typeof statsSessions> } | undefined;
+  let port = 0;
+
+  const broadcast = (change: StoreChange) => {
+    const data = `event: change\ndata: ${JSON.stringify(change)}\n\n`;
+    for (const res of events) res.write(data);
+  };
+  store.onChange(broadcast);
+
+  function rowOf(key: string): SessionRow {
+    const row = store.session(key);
+    if (!row) throw new HttpError(404, "no such session");
+    return row;
+  }
+
+  async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+    const parts = url.pathname.split("/").filter((p) => p !== "");
+    const params = url.searchParams;
+    const route = parts.slice(1);
+    if (route[0] === "info" && route.length === 1) {
+      sendJson(res, {
+        root: store.root,
+        sessions: store.sessions().length,
+        generation: store.generation,
+        backend: store.db.backend,
+        watch: store.watchMode,
+        generator,
+      });
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 1) {
+      const rows = store.sessions().map(({ parentPath: _parent, ...row }) => row);
+      sendJson(res, { generation: store.generation, root: store.root, sessions: rows });
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 2) {
+      const row = rowOf(decodeURIComponent(route[1] as string));
+      const loaded = await cache.get(row);
+      const after = numberParam(params, "after");
+      const lastId = params.get("last") ?? undefined;
+      sendJson(
+        res,
+        sessionJson(row, loaded, {
+          ...(after !== undefined ? { after } : {}),
+          ...(lastId !== undefined ? { lastId } : {}),
+        }),
+      );
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "export") {
+      const row = rowOf(decodeURIComponent(route[1] as string));
+      const format = params.get("format") ?? "md";
+      if (!(EXPORT_FORMATS as readonly string[]).includes(format))
+        throw new HttpError(400, `format must be one of ${EXPORT_FORMATS.join(", ")}`);
+      const view = params.get("view") ?? "branch";
+      if (!VIEWS.has(view)) throw new HttpError(400, "view must be branch, all-branches or context");
+      if (view === "context" && format === "jsonl")
+        throw new HttpError(400, "the context has no JSONL form (it is messages, not entries)");
+      const loaded = await cache.get(row);
+      const leaf = params.get("leaf") ?? undefined;
+      if (leaf !== undefined && !loaded.session.index.has(leaf)) throw new HttpError(404, "no such entry");
+      const out = exportSession(loaded.session, row.id, {
+        format: format as ExportFormat,
+        view: view as "branch" | "all-branches" | "context",
+        leafId: leaf,
+        generator,
+      });
+      const body = Buffer.from([...out.chunks].join(""), "utf8");
+      send(res, 200, body, out.contentType, {
+        "Content-Disposition": `attachment; filename="${out.fileName}"`,
+      });
+      return;
+    }
+    if (route[0] === "search" && route.length === 1) {
+      const query = params.get("q") ?? "";
+      if (query.trim() === "") {
+        sendJson(res, { query, sessions: [], more: false });
+        return;
+      }
+      const filters = searchFilters(params);
+      const limit = Math.min(200, Math.max(1, numberParam(params, "limit") ?? 50));
+      let result: Awaited<ReturnType<typeof store.db.search>>;
+      try {
+        result = await store.exclusive(() =>
+          store.db.search(query, {
+            filters,
+            limit,
+            hitsPerSession: 3,
+            snippetWidth: 200,
+            thinking: params.get("thinking") === "1",
+            toolOutput: params.get("toolOutput") !== "0",
+            allBranches: params.get("allBranches") === "1",
+          }),
+        );
+      } catch (error) {
+        if (error instanceof QuerySyntaxError) throw new HttpError(400, `bad query: ${error.message}`);
+        throw error;
+      }
+      const byPath = new Map(store.sessions().map((r) => [r.path, r]));
+      sendJson(res, {
+        query,
+        more: result.more,
+        sessions: result.sessions.flatMap((s) => {
+          const row = byPath.get(s.path);
+          if (!row) return [];
+          return [
+            {
+              key: row.key,
+              name: row.name,
+              firstMessage: row.firstMessage,
+              project: row.project,
+              modifiedMs: row.modifiedMs,
+              hits: s.hits.map((h) => ({
+                entryId: h.entryId,
+                line: h.line,
+                type: h.type,
+                role: h.role,
+                timeMs: h.timeMs,
+                onBranch: h.onBranch,
+                snippet: h.snippet ? { text: h.snippet.text, ranges: h.snippet.ranges } : null,
+              })),
+            },
+          ];
+        }),
+      });
+      return;
+    }
+    if (route[0] === "usage" && route.length === 1) {
+      const period = (params.get("period") ?? "day") as Period;
+      const split = (params.get("split") ?? "model") as Split;
+      if (!PERIODS.includes(period)) throw new HttpError(400, "period must be day, week or month");
+      if (!SPLITS.includes(split)) throw new HttpError(400, "split must be model or project");
+      const generation = store.generation;
+      if (usageSessions?.generation !== generation) {
+        const sessions = await store.exclusive(() => statsSessions(store.db));
+        usageSessions = { generation, sessions };
+      }
+      sendJson(res, { generation, ...usageChart(usageSessions.sessions, period, split) });
+      return;
+    }
+    if (route[0] === "events" && route.length === 1) {
+      res.writeHead(200, {
+        ...COMMON_HEADERS,
+        "Content-Type": "text/event-stream; charset=utf-8",
+        "Cache-Control": "no-store",
+        Connection: "keep-alive",
+      });
+      res.write(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ generation: store.generation })}\n\n`);
+      events.add(res);
+      const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
+      req.on("close", () => {
+        clearInterval(heartbeat);
+        events.delete(res);
+      });
+      return;
+    }
+    throw new HttpError(404, "no such endpoint");
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const method = req.method ?? "GET";
+    if (method !== "GET" && method !== "HEAD") {
+      send(res, 405, "read-only: GET and HEAD only\n", "text/plain; charset=utf-8", { Allow: "GET, HEAD" });
+      return;
+    }
+    if (!hostAllowed(req.headers.host, port, host)) {
+      send(res, 421, "wrong Host\n", "text/plain; charset=utf-8");
+      return;
+    }
+    const origin = req.headers.origin;
+    const fetchSite = req.headers["sec-fetch-site"];
+    if (crossSite(origin, req.headers.host, typeof fetchSite === "string" ? fetchSite : undefined)) {
+      send(res, 403, "cross-site request refused\n", "text/plain; charset=utf-8");
+      return;
+    }
+    const url = new URL(req.url ?? "/", "http://localhost");
+    const given = url.searchParams.get("token");
+    const fromCookie = cookieValue(req.headers.cookie, cookieName(port));
+    const byUrl = given !== null && tokenMatches(given, token);
+    if (!byUrl && !tokenMatches(fromCookie, token)) {
+      send(
+        res,
+        401,
+        "This pi-session server needs its token: open the URL it printed (with ?token=...).\n",
+        "text/plain; charset=utf-8",
+      );
+      return;
+    }
+    if (byUrl && url.pathname === "/") {
+      // Keep the token in a cookie and take it out of the address bar (and the history).
+      res.writeHead(303, { ...COMMON_HEADERS, "Set-Cookie": tokenCookie(port, token), Location: "/" });
+      res.end();
+      return;
+    }
+    const extra: Record<string, string> = byUrl ? { "Set-Cookie": tokenCookie(port, token) } : {};
+    try {
+      if (url.pathname === "/") {
+        send(res, 200, SHELL, "text/html; charset=utf-8", extra);
+      } else if (url.pathname === SCRIPT_PATH || url.pathname === STYLE_PATH) {
+        const live = options.assets?.();
+        const script = url.pathname === SCRIPT_PATH;
+        send(
+          res,
+          200,
+          script ? (live?.script ?? CLIENT_SCRIPT) : (live?.style ?? CLIENT_STYLE),
+          script ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8",
+          // Named by their hash: a new build has new names.
+          { ...extra, "Cache-Control": live ? "no-store" : "private, max-age=31536000, immutable" },
+        );
+      } else if (url.pathname.startsWith("/api/")) {
+        await handleApi(req, res, url);
+      } else {
+        send(res, 404, "not found\n", "text/plain; charset=utf-8");
+      }
+    } catch (error) {
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      if (error instanceof HttpError)
+        send(res, error.status, jsonText({ error: error.message }), "application/json; charset=utf-8");
+      else {
+        options.onWarning?.(`serve: ${(error as Error).message ?? String(error)}`);
+        send(res, 500, jsonText({ error: "internal error" }), "application/json; charset=utf-8");
+      }
+    }
+  }
+
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => res.destroy());
+  });
+  server.keepAliveTimeout = 5000;
+  await new Promise<void>((resolveListen, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, host, () => {
+      server.off("error", reject);
+      resolveListen();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  store.startWatching();
+  const shown = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
+  const origin = `http://${shown}:${port}`;
+  return {
+    url: `${origin}/?token=${token}`,
+    origin,
+    port,
+    host,
+    token,
+    store,
+    reload: () => {
+      for (const res of events) res.write("event: reload\ndata: {}\n\n");
+    },
+    close: async () => {
+      for (const res of events) res.end();
+      events.clear();
+      store.close();
+      const closed = new Promise<void>((r) => server.close(() => r()));
+      server.closeAllConnections();
+      await closed;
+    },
+  };
+}

@@ -1,0 +1,111 @@
+/**
+ * One session for the app: read with node-store's streaming reader as pi reads the lines
+ * (lines pi skips left out, invalid UTF-8 decoded with U+FFFD), migrated to v3 in memory and
+ * indexed by the render layer (`sessionFromRecords`, what `pi-session export` renders from),
+ * and kept while its file is unchanged. The page gets the header and the v3 entries as JSON
+ * and builds its document with the same render code; a page that has the first N entries can
+ * ask for the rest only.
+ */
+import { readLinesAsPi, readSessionFile, keepLinesPiReads } from "@pi-session/node-store";
+import { type RenderSession, jsonText, sessionFromRecords } from "@pi-session/render";
+import type { SessionRow } from "./store-view.js";
+
+/** Codec diagnostics kept per session (the rest are counted). */
+const DIAGNOSTICS_KEPT = 100;
+/** Sessions kept in memory, and the bytes of their files at most. */
+const CACHE_SESSIONS = 8;
+const CACHE_BYTES = 512 * 1024 * 1024;
+
+export interface LoadedSession {
+  /** The file's identity when read (`size:mtimeMs`). */
+  version: string;
+  size: number;
+  session: RenderSession;
+  omittedDiagnostics: number;
+}
+
+export async function loadSession(path: string): Promise<Omit<LoadedSession, "version">> {
+  const contents = await readSessionFile(path, {
+    keepRecord: keepLinesPiReads(),
+    maxDiagnostics: DIAGNOSTICS_KEPT,
+  });
+  const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail.offset : undefined;
+  const lines = readLinesAsPi(contents.records, torn);
+  return {
+    size: contents.size,
+    session: sessionFromRecords(lines.records, contents.diagnostics),
+    omittedDiagnostics: contents.omittedDiagnostics,
+  };
+}
+
+/** Loaded sessions by path, least recently used first out. */
+export class SessionCache {
+  private readonly entries = new Map<string, LoadedSession>();
+  private loading = new Map<string, Promise<LoadedSession>>();
+
+  /** The session of `row` as its file is now (read again when the store saw it change). */
+  async get(row: SessionRow): Promise<LoadedSession> {
+    const version = `${row.size}:${row.mtimeMs}`;
+    const cached = this.entries.get(row.path);
+    if (cached && cached.version === version) {
+      this.entries.delete(row.path);
+      this.entries.set(row.path, cached);
+      return cached;
+    }
+    const pendingKey = `${row.path}\u0000${version}`;
+    let pending = this.loading.get(pendingKey);
+    if (!pending) {
+      pending = loadSession(row.path).then((loaded) => ({ ...loaded, version }));
+      this.loading.set(pendingKey, pending);
+      pending.finally(() => this.loading.delete(pendingKey)).catch(() => undefined);
+    }
+    const loaded = await pending;
+    this.entries.delete(row.path);
+    this.entries.set(row.path, loaded);
+    this.trim();
+    return loaded;
+  }
+
+  private trim(): void {
+    let bytes = 0;
+    for (const e of this.entries.values()) bytes += e.size;
+    for (const [path, e] of this.entries) {
+      if (this.entries.size <= 1 || (this.entries.size <= CACHE_SESSIONS && bytes <= CACHE_BYTES)) break;
+      this.entries.delete(path);
+      bytes -= e.size;
+    }
+  }
+}
+
+/**
+ * The JSON the page reads: the header, the v3 entries (all, or from `after` when the page's
+ * entry `after - 1` is still `lastId`: the file only grew), the version read, and the problems.
+ */
+export function sessionJson(
+  row: SessionRow,
+  loaded: LoadedSession,
+  from: { after?: number; lastId?: string } = {},
+): string {
+  const { session } = loaded;
+  const entries = session.entries;
+  const after = from.after;
+  const grew =
+    after !== undefined &&
+    after > 0 &&
+    after <= entries.length &&
+    (entries[after - 1] as { id?: unknown }).id === from.lastId;
+  return jsonText({
+    key: row.key,
+    path: row.path,
+    version: loaded.version,
+    formatVersion: session.formatVersion,
+    header: session.header ?? null,
+    from: grew ? after : 0,
+    entryCount: entries.length,
+    entries: grew ? entries.slice(after) : entries,
+    diagnostics: session.diagnostics
+      .slice(0, 20)
+      .map((d) => ({ line: d.line, offset: d.offset, reason: d.reason })),
+    diagnosticCount: session.diagnostics.length + loaded.omittedDiagnostics,
+  });
+}

@@ -1,0 +1,268 @@
+/**
+ * The server's view of one session store: the session database (`@pi-session/search`) kept up
+ * to date, the sessions it holds as list rows (with tokens and cost counted once per fork
+ * lineage, as `pi-session stats --by session` counts them), and who to tell when something
+ * changed. node-store's `watchStore` says when to look again; looking is the database's
+ * `sync` (a stat per file when nothing changed). Every use of the database goes through one
+ * queue: it answers one call at a time.
+ */
+import { basename, dirname, resolve } from "node:path";
+import { watchStore, type StoreWatch } from "@pi-session/node-store";
+import {
+  type SearchDatabase,
+  type SessionMeta,
+  type StoredFile,
+  openSearchDatabase,
+} from "@pi-session/search";
+
+/** One session as the list shows it. */
+export interface SessionRow {
+  /** The key the app names it by: its session id (with `~2`, `~3` after it for files sharing an id). */
+  key: string;
+  id: string;
+  path: string;
+  /** The header's cwd, else the project directory's name (as `stats --by project`). */
+  project: string;
+  name: string | null;
+  firstMessage: string;
+  /** Header timestamp (ISO). */
+  created: string;
+  /** pi's `modified` (ms): the latest user or assistant message, else the header time. */
+  modifiedMs: number;
+  messageCount: number;
+  entryCount: number;
+  errored: boolean;
+  /** The header's `parentSession` (a path). */
+  parentPath: string | null;
+  /** The key of the session this one was forked from, when it is in the store. */
+  parentKey: string | null;
+  tokens: number;
+  cost: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** What changed in one refresh. */
+export interface StoreChange {
+  generation: number;
+  changed: string[];
+  removed: string[];
+}
+
+export interface StoreViewOptions {
+  root: string;
+  env?: Record<string, string | undefined>;
+  /** Where the session database lives (default: node-store's cache dir). */
+  cacheDir?: string;
+  /** Keep the database in memory only. */
+  persistent?: boolean;
+  /** How often to look whatever the watchers say (ms; default 2000). */
+  pollMs?: number;
+  /** Only poll (no fs.watch). */
+  pollOnly?: boolean;
+  onWarning?: (message: string) => void;
+}
+
+const sameFile = (a: StoredFile, b: StoredFile) =>
+  a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+
+/** The project label of a session (header cwd, else its directory's name, "" in the root). */
+export function projectOf(root: string, path: string, cwd: string): string {
+  if (cwd !== "") return cwd;
+  const dir = dirname(path);
+  return dir === root ? "" : basename(dir);
+}
+
+export class StoreView {
+  readonly root: string;
+  /** Bumped by every refresh that found a change. */
+  generation = 0;
+  private readonly rows = new Map<string, SessionRow>();
+  private byKey = new Map<string, SessionRow>();
+  private identities = new Map<string, StoredFile>();
+  private queue: Promise<unknown> = Promise.resolve();
+  private watch: StoreWatch | undefined;
+  private readonly listeners = new Set<(change: StoreChange) => void>();
+  private refreshing: Promise<StoreChange | undefined> | undefined;
+  private again = false;
+  private closed = false;
+
+  private constructor(
+    readonly db: SearchDatabase,
+    private readonly options: StoreViewOptions,
+  ) {
+    this.root = resolve(options.root);
+  }
+
+  static async open(options: StoreViewOptions): Promise<StoreView> {
+    const db = await openSearchDatabase({
+      root: options.root,
+      ...(options.env ? { env: options.env } : {}),
+      ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
+      ...(options.persistent === false ? { persistent: false } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    });
+    const view = new StoreView(db, options);
+    await view.refresh();
+    return view;
+  }
+
+  /** Runs `fn` when every earlier database call has settled. */
+  exclusive<T>(fn: () => Promise<T> | T): Promise<T> {
+    const run = this.queue.then(fn, fn);
+    this.queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Starts watching the store: changes are refreshed and told to the listeners. */
+  startWatching(): void {
+    if (this.watch || this.closed) return;
+    this.watch = watchStore(this.root, {
+      onChange: () => void this.refresh().catch((error) => this.options.onWarning?.(String(error))),
+      pollMs: this.options.pollMs ?? 2000,
+      ...(this.options.pollOnly ? { pollOnly: true } : {}),
+    });
+  }
+
+  get watchMode(): "watch" | "poll" | "off" {
+    return this.watch?.mode ?? "off";
+  }
+
+  onChange(listener: (change: StoreChange) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** Every session, newest first. */
+  sessions(): SessionRow[] {
+    return [...this.rows.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || (a.key < b.key ? -1 : 1));
+  }
+
+  /** The session a key names (keys come from {@link sessions}; nothing else names a file). */
+  session(key: string): SessionRow | undefined {
+    return this.byKey.get(key);
+  }
+
+  /**
+   * Brings the database and the rows up to date; resolves to what changed (undefined: nothing).
+   * Calls made while one runs are folded into one more run after it.
+   */
+  refresh(): Promise<StoreChange | undefined> {
+    if (this.refreshing) {
+      this.again = true;
+      return this.refreshing;
+    }
+    const run = async (): Promise<StoreChange | undefined> => {
+      let change: StoreChange | undefined;
+      do {
+        this.again = false;
+        const found = await this.exclusive(() => this.refreshNow());
+        if (found) change = found;
+      } while (this.again && !this.closed);
+      return change;
+    };
+    this.refreshing = run().finally(() => {
+      this.refreshing = undefined;
+    });
+    return this.refreshing;
+  }
+
+  private async refreshNow(): Promise<StoreChange | undefined> {
+    if (this.closed) return undefined;
+    await this.db.sync();
+    const files = this.db.database.files();
+    const changedPaths: string[] = [];
+    const removedPaths: string[] = [];
+    for (const [path, file] of files) {
+      const known = this.identities.get(path);
+      if (!known || !sameFile(known, file)) changedPaths.push(path);
+    }
+    for (const path of this.identities.keys()) if (!files.has(path)) removedPaths.push(path);
+    if (changedPaths.length === 0 && removedPaths.length === 0) return undefined;
+    this.identities = files;
+    const oldKeys = new Map([...this.rows].map(([path, row]) => [path, row.key]));
+    for (const path of removedPaths) this.rows.delete(path);
+    for (const path of changedPaths) {
+      const file = files.get(path) as StoredFile;
+      const meta = file.version > 0 ? this.db.database.file(path)?.meta : undefined;
+      if (meta) this.rows.set(path, this.rowOf(path, meta, file));
+      else this.rows.delete(path);
+    }
+    this.assignKeys();
+    await this.addUsage();
+    this.generation++;
+    const changed = changedPaths
+      .map((p) => this.rows.get(p)?.key)
+      .filter((k): k is string => k !== undefined);
+    const removed = [...removedPaths, ...changedPaths]
+      .filter((p) => !this.rows.has(p))
+      .map((p) => oldKeys.get(p))
+      .filter((k): k is string => k !== undefined);
+    const change = { generation: this.generation, changed, removed };
+    for (const listener of this.listeners) listener(change);
+    return change;
+  }
+
+  private rowOf(path: string, meta: SessionMeta, file: StoredFile): SessionRow {
+    return {
+      key: meta.sessionId,
+      id: meta.sessionId,
+      path,
+      project: projectOf(this.root, path, meta.cwd),
+      name: meta.name,
+      firstMessage: meta.firstMessage,
+      created: meta.created,
+      modifiedMs: meta.modifiedMs,
+      messageCount: meta.messageCount,
+      entryCount: meta.entryCount,
+      errored: meta.errored,
+      parentPath: meta.parentPath,
+      parentKey: null,
+      tokens: 0,
+      cost: 0,
+      size: file.size,
+      mtimeMs: file.mtimeMs,
+    };
+  }
+
+  /** Keys by session id; files that share an id are told apart by `~n`, in path order. */
+  private assignKeys(): void {
+    const byId = new Map<string, SessionRow[]>();
+    for (const row of this.rows.values()) {
+      const list = byId.get(row.id) ?? [];
+      list.push(row);
+      byId.set(row.id, list);
+    }
+    const byKey = new Map<string, SessionRow>();
+    const keyOfPath = new Map<string, string>();
+    for (const [id, list] of byId) {
+      list.sort((a, b) => (a.path < b.path ? -1 : 1));
+      list.forEach((row, i) => {
+        row.key = i === 0 ? id : `${id}~${i + 1}`;
+        byKey.set(row.key, row);
+        keyOfPath.set(row.path, row.key);
+      });
+    }
+    for (const row of this.rows.values())
+      row.parentKey = row.parentPath === null ? null : (keyOfPath.get(row.parentPath) ?? null);
+    this.byKey = byKey;
+  }
+
+  /** Tokens and cost of each session, counted once per lineage (`stats --by session`). */
+  private async addUsage(): Promise<void> {
+    const stats = await this.db.stats({ by: "session" });
+    const byId = new Map(stats.rows.map((r) => [r.key, r]));
+    for (const row of this.rows.values()) {
+      const found = byId.get(row.id);
+      row.tokens = found?.totalTokens ?? 0;
+      row.cost = found?.cost ?? 0;
+    }
+  }
+
+  close(): void {
+    this.closed = true;
+    this.watch?.close();
+    this.listeners.clear();
+    void this.queue.then(() => this.db.close());
+  }
+}

@@ -1,0 +1,115 @@
+/**
+ * The usage charts' numbers: tokens and cost by day, week or month, split by model or by
+ * project, from the session database's usage rows, every record counted once per fork
+ * lineage by search's `computeStats` (the same rule, and so the same totals, as
+ * `pi-session stats`). Periods are the server's local calendar: a day as `stats --by day`
+ * keys it, a week by its Monday, a month as `YYYY-MM`.
+ */
+import type { SearchDatabase } from "@pi-session/search";
+import { type StatsSession, type TokenTotals, computeStats, localDay } from "@pi-session/search/documents";
+import { projectOf } from "./store-view.js";
+
+export const PERIODS = ["day", "week", "month"] as const;
+export type Period = (typeof PERIODS)[number];
+export const SPLITS = ["model", "project"] as const;
+export type Split = (typeof SPLITS)[number];
+
+export interface UsageSeries {
+  /** A model (`provider/model`) or a project. */
+  key: string;
+  totals: TokenTotals;
+  /** Per period, in the order of {@link UsageChart.periods} (zeros where none). */
+  tokens: number[];
+  cost: number[];
+}
+
+export interface UsageChart {
+  period: Period;
+  split: Split;
+  /** Period keys in time order (`unknown` last, for records without a time). */
+  periods: string[];
+  /** Most expensive first. */
+  series: UsageSeries[];
+  totals: TokenTotals;
+  sessions: number;
+  duplicatesSkipped: number;
+}
+
+const pad = (n: number) => String(n).padStart(2, "0");
+
+/** The key of the period a time (ms) falls in, in local time. */
+export function periodOf(ms: number, period: Period): string {
+  if (Number.isNaN(ms)) return "unknown";
+  if (period === "day") return localDay(ms);
+  const d = new Date(ms);
+  if (period === "month") return `${d.getFullYear()}-${pad(d.getMonth() + 1)}`;
+  const monday = new Date(d.getFullYear(), d.getMonth(), d.getDate() - ((d.getDay() + 6) % 7));
+  return localDay(monday.getTime());
+}
+
+/** Every session of the store with its usage rows, as computeStats reads them. */
+export function statsSessions(db: SearchDatabase): StatsSession[] {
+  return db.database.usage().map((s) => ({
+    path: s.path,
+    id: s.meta.sessionId,
+    project: projectOf(db.root, s.path, s.meta.cwd),
+    parentPath: s.meta.parentPath ?? undefined,
+    created: s.meta.created,
+    usage: s.usage,
+  }));
+}
+
+/** The chart of `sessions` by `period`, split by `split`. */
+export function usageChart(sessions: readonly StatsSession[], period: Period, split: Split): UsageChart {
+  const SEP = "\u0000";
+  const result = computeStats(sessions, {
+    groupOf: (row, session) =>
+      `${periodOf(row.time, period)}${SEP}${split === "model" ? row.model : session.project}`,
+  });
+  const periodSet = new Set<string>();
+  const bySeries = new Map<string, Map<string, TokenTotals>>();
+  const seriesTotals = new Map<string, TokenTotals>();
+  for (const row of result.rows) {
+    const cut = row.key.indexOf(SEP);
+    const when = row.key.slice(0, cut);
+    const key = row.key.slice(cut + 1);
+    periodSet.add(when);
+    let cells = bySeries.get(key);
+    if (!cells) {
+      cells = new Map();
+      bySeries.set(key, cells);
+    }
+    cells.set(when, row);
+    const sum = seriesTotals.get(key) ?? {
+      input: 0,
+      output: 0,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 0,
+      cost: 0,
+      records: 0,
+      zeroCostWithTokens: 0,
+    };
+    for (const field of Object.keys(sum) as (keyof TokenTotals)[]) sum[field] += row[field];
+    seriesTotals.set(key, sum);
+  }
+  const periods = [...periodSet].sort((a, b) =>
+    a === "unknown" ? 1 : b === "unknown" ? -1 : a < b ? -1 : a > b ? 1 : 0,
+  );
+  const series = [...bySeries.entries()].map(([key, cells]) => ({
+    key,
+    totals: seriesTotals.get(key) as TokenTotals,
+    tokens: periods.map((p) => cells.get(p)?.totalTokens ?? 0),
+    cost: periods.map((p) => cells.get(p)?.cost ?? 0),
+  }));
+  series.sort((a, b) => b.totals.cost - a.totals.cost || b.totals.totalTokens - a.totals.totalTokens);
+  return {
+    period,
+    split,
+    periods,
+    series,
+    totals: result.totals,
+    sessions: result.sessions,
+    duplicatesSkipped: result.duplicatesSkipped,
+  };
+}

@@ -1,0 +1,313 @@
+/**
+ * The app in headless Chromium (playwright-core driving Debian's `chromium`) against a
+ * generated store served on loopback: the list loads and the keyboard moves through it;
+ * search finds a planted phrase and opens the session at its entry; a branch switch shows the
+ * other branch; an append to a session on disk appears in the open page; the usage chart's
+ * totals equal `pi-session stats --json`; payloads planted in a session do nothing; requests
+ * without the token, with a foreign Host (a name resolved to 127.0.0.1, as DNS rebinding does)
+ * or from another site's page are refused.
+ *
+ * Skipped, with a message, only when no Chromium is installed (`.ci/run` installs Debian's).
+ * @module-tag processes
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import type { Browser, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { type RunningServer, startServer } from "../src/server.js";
+import { findChromium, launchChromium, watch } from "./chromium.js";
+import { assistant, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
+
+vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
+
+// biome-ignore lint/suspicious/noExplicitAny: page globals (the test's type check has no DOM)
+declare const document: any;
+// biome-ignore lint/suspicious/noExplicitAny: page globals, see above
+declare const window: any;
+
+const executable = findChromium();
+if (executable === undefined)
+  console.warn("web browser tests SKIPPED: no Chromium found (install Debian's `chromium`)");
+
+const CLI = fileURLToPath(new URL("../../cli/dist/pi-session.js", import.meta.url));
+
+async function itemIds(page: Page): Promise<string[]> {
+  return page.$$eval(".transcript .items > article.item", (els) =>
+    els.map((el) => el.getAttribute("data-entry-id") ?? ""),
+  );
+}
+
+describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => {
+  let store: TestStore;
+  let server: RunningServer;
+  let browser: Browser;
+  let cacheHome: string;
+
+  beforeAll(async () => {
+    store = makeStore(30);
+    cacheHome = mkdtempSync(join(tmpdir(), "pi-session-web-cache-"));
+    server = await startServer({ root: store.root, cacheDir: join(cacheHome, "pi-session"), pollMs: 500 });
+    browser = await launchChromium(executable as string);
+  });
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    store?.cleanup();
+    if (cacheHome) rmSync(cacheHome, { recursive: true, force: true });
+  });
+
+  async function open(hash = "#/", options: { width?: number; colorScheme?: "light" | "dark" } = {}) {
+    const page = await browser.newPage({
+      viewport: { width: options.width ?? 1400, height: 900 },
+      colorScheme: options.colorScheme ?? "light",
+    });
+    const log = watch(page);
+    await page.goto(server.url);
+    if (hash !== "#/") await page.goto(`${server.origin}/${hash}`);
+    return { page, log };
+  }
+
+  it("the list loads every session, and j, k and Enter open one", async () => {
+    const { page, log } = await open();
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    expect(await page.getAttribute(".count", "data-count")).toBe(String(server.store.sessions().length));
+    const first = await page.getAttribute(".session-row.selected", "data-key");
+    expect(first).toBe(server.store.sessions()[0]?.key);
+    await page.keyboard.press("j");
+    await page.keyboard.press("j");
+    await page.keyboard.press("k");
+    const second = await page.getAttribute(".session-row.selected", "data-key");
+    expect(second).toBe(server.store.sessions()[1]?.key);
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    expect(page.url()).toContain(`#/s/${second}`);
+    await page.keyboard.press("Escape");
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    // The filters narrow the list.
+    await page.fill(".filter-text", "flux capacitor");
+    await page.waitForFunction(() => document.querySelector(".count")?.getAttribute("data-count") === "2");
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("search finds the planted phrase and opens the session at its entry", async () => {
+    const { page, log } = await open();
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    await page.keyboard.press("/");
+    await page.waitForSelector(".search-view .search-input");
+    await page.keyboard.type(`"${PLANTED}"`);
+    await page.waitForFunction(
+      () => Number(document.querySelector(".search-view")?.getAttribute("data-results")) >= 1,
+    );
+    const marks = await page.$$eval(".hit mark", (els) => els.map((el) => el.textContent));
+    expect(marks.join(" ").toLowerCase()).toContain("zebra");
+    await page.keyboard.press("Enter");
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    const selected = await page.waitForSelector(
+      `article.item.selected[data-entry-id="${store.entries.planted}"]`,
+    );
+    expect(await selected.textContent()).toContain(PLANTED);
+    const inView = await selected.evaluate((el) => {
+      const r = el.getBoundingClientRect();
+      return r.top >= 0 && r.top < window.innerHeight;
+    });
+    expect(inView).toBe(true);
+    expect(page.url()).toContain(`entry=${store.entries.planted}`);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a branch switch shows the other branch, from the transcript and from the tree", async () => {
+    const { page, log } = await open(`#/s/${store.ids.branched}`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    let ids = await itemIds(page);
+    expect(ids).toContain(store.entries.rightBranch);
+    expect(ids).not.toContain(store.entries.leftBranch);
+    await page.click(`article.item[data-entry-id="${store.entries.rightBranch}"] button[data-branch="prev"]`);
+    await page.waitForSelector(`article.item[data-entry-id="${store.entries.leftBranch}"]`);
+    ids = await itemIds(page);
+    expect(ids).toContain("b0000004");
+    expect(ids).not.toContain(store.entries.rightBranch);
+    expect(ids).not.toContain("b0000006");
+    await page.click(`.tree-row[data-entry-id="b0000006"]`);
+    await page.waitForSelector(`article.item[data-entry-id="b0000006"]`);
+    ids = await itemIds(page);
+    expect(ids).not.toContain(store.entries.leftBranch);
+    // The context view: what the model is sent at this leaf.
+    await page.click('button[data-view="context"]');
+    await page.waitForSelector('.transcript[data-view="context"]');
+    expect(await page.textContent(".transcript .status")).toContain("4 messages");
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("an append to the session on disk appears in the open page (Follow keeps it in view)", async () => {
+    const { page, log } = await open(`#/s/${store.ids.planted}?follow=1`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    const latencies: number[] = [];
+    let parent = "a0000004";
+    for (let i = 0; i < 3; i++) {
+      const id = `a00001${String(i).padStart(2, "0")}`;
+      const started = Date.now();
+      store.append(store.paths.planted, assistant(id, parent, `fresh from disk ${i}`, 500 + i));
+      const item = await page.waitForSelector(`article.item[data-entry-id="${id}"]`, { timeout: 30_000 });
+      latencies.push(Date.now() - started);
+      expect(await item.textContent()).toContain(`fresh from disk ${i}`);
+      const visible = await item.evaluate((el) => {
+        const r = el.getBoundingClientRect();
+        return r.bottom > 0 && r.top < window.innerHeight;
+      });
+      expect(visible).toBe(true);
+      parent = id;
+    }
+    // Reported, not asserted (a busy machine is slower): the issue's target is 1 s.
+    console.log(
+      `web: append to on-screen latencies (ms): ${latencies.join(", ")}; watch mode: ${server.store.watchMode}`,
+    );
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a new session appears in the list", async () => {
+    const { page } = await open();
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    const before = Number(await page.getAttribute(".count", "data-count"));
+    const { writeFileSync, mkdirSync } = await import("node:fs");
+    const dir = join(store.root, "--home-dev-delta--");
+    mkdirSync(dir, { recursive: true });
+    const id = "0199cccc-0000-7000-8000-000000000009";
+    writeFileSync(
+      join(dir, `2026-02-01T00-00-00-000Z_${id}.jsonl`),
+      `${JSON.stringify({ type: "session", version: 3, id, timestamp: "2026-02-01T00:00:00.000Z", cwd: "/home/dev/delta" })}\n${JSON.stringify({ type: "message", id: "d0000001", parentId: null, timestamp: "2026-02-01T00:00:01.000Z", message: { role: "user", content: "a brand new session", timestamp: 1769904001000 } })}\n`,
+    );
+    await page.waitForFunction(
+      (n) => Number(document.querySelector(".count")?.getAttribute("data-count")) === n + 1,
+      before,
+    );
+    await page.waitForSelector(`.session-row[data-key="${id}"]`);
+    await page.close();
+  });
+
+  it("the usage chart's totals equal `pi-session stats --all --json`", async () => {
+    const stats = JSON.parse(
+      execFileSync(process.execPath, [CLI, "stats", "--all", "--json", "--session-dir", store.root], {
+        env: {
+          ...process.env,
+          XDG_CACHE_HOME: mkdtempSync(join(tmpdir(), "pi-session-web-stats-")),
+          NO_COLOR: "1",
+        },
+        encoding: "utf8",
+      }),
+    ) as { totals: { totalTokens: number; input: number; records: number; cost: number } };
+    const { page, log } = await open("#/usage?period=week&split=project");
+    await page.waitForSelector(".usage-view[data-loaded='true']");
+    const total = await page.$eval(".usage-table tr.total", (tr) => ({
+      tokens: Number(tr.getAttribute("data-tokens")),
+      input: Number(tr.getAttribute("data-input")),
+      records: Number(tr.getAttribute("data-records")),
+      cost: Number(tr.getAttribute("data-cost")),
+    }));
+    expect(total.tokens).toBe(stats.totals.totalTokens);
+    expect(total.input).toBe(stats.totals.input);
+    expect(total.records).toBe(stats.totals.records);
+    expect(total.cost).toBeCloseTo(stats.totals.cost, 9);
+    // The bars add up to it too.
+    const bars = await page.$$eval(".bars g.bar", (gs) =>
+      gs.reduce((n, g) => n + Number(g.getAttribute("data-total")), 0),
+    );
+    expect(bars).toBeCloseTo(stats.totals.cost, 6);
+    await page.click('.segmented button[data-value="month"]');
+    await page.click('.segmented button[data-value="model"]');
+    await page.waitForSelector(".bars");
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("payloads planted in a session do nothing: shown as text, no script runs", async () => {
+    const { page, log } = await open(`#/s/${store.ids.payload}?view=all-branches`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    await page.$$eval("details", (ds) => {
+      for (const d of ds) d.open = true;
+    });
+    const found = await page.evaluate(() => ({
+      pwned: window.__pwned,
+      scripts: document.querySelectorAll("script").length,
+      handlers: [...document.querySelectorAll("*")].filter((el) =>
+        [...el.attributes].some((a) => a.name.startsWith("on")),
+      ).length,
+      jsLinks: document.querySelectorAll('a[href^="javascript"]').length,
+      images: document.querySelectorAll("img").length,
+      text: document.querySelector(".transcript")?.textContent ?? "",
+      title: document.querySelector(".session-title")?.textContent ?? "",
+      tree: document.querySelector(".tree-scroll")?.textContent ?? "",
+    }));
+    expect(found.pwned).toBeUndefined();
+    expect(found.scripts).toBe(1);
+    expect(found.handlers).toBe(0);
+    expect(found.jsLinks).toBe(0);
+    expect(found.images).toBe(0);
+    expect(found.text).toContain(PAYLOADS.script);
+    expect(found.text).toContain(PAYLOADS.img);
+    expect(found.text).not.toContain("\u001b"); // colour codes dropped, other escapes shown visibly
+    expect(found.title).toContain("<script>");
+    // Search snippets show them as text too.
+    await page.goto(`${server.origin}/#/search?q=pwned`);
+    await page.waitForFunction(
+      () => Number(document.querySelector(".search-view")?.getAttribute("data-results")) >= 1,
+    );
+    expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("refuses a page without the token, another site's page, and a foreign Host", async () => {
+    const context = await browser.newContext();
+    const bare = await context.newPage();
+    const reply = await bare.goto(server.origin);
+    expect(reply?.status()).toBe(401);
+    expect(await bare.textContent("body")).not.toContain(PLANTED);
+    await bare.close();
+    await context.close();
+
+    // A page of another site, in the browser that holds the cookie, asks for the sessions.
+    const { page } = await open();
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    const statuses: number[] = [];
+    page.on("response", (r) => {
+      if (r.url().startsWith(server.origin)) statuses.push(r.status());
+    });
+    await page.route("http://evil.invalid/**", (route) =>
+      route.fulfill({ status: 200, contentType: "text/html", body: "<!doctype html><title>evil</title>" }),
+    );
+    await page.goto("http://evil.invalid/");
+    const stolen = await page.evaluate(async (url) => {
+      try {
+        const res = await fetch(url, { credentials: "include", mode: "no-cors" });
+        return res.type;
+      } catch (e) {
+        return String(e);
+      }
+    }, `${server.origin}/api/sessions`);
+    expect(stolen).not.toBe("basic");
+    expect(statuses.every((s) => s === 401 || s === 403)).toBe(true);
+    await page.close();
+
+    // DNS rebinding: a name that resolves to 127.0.0.1, with the token even.
+    const rebinding = await launchChromium(executable as string, [
+      "--host-resolver-rules=MAP rebind.test 127.0.0.1",
+    ]);
+    try {
+      const evil = await rebinding.newPage();
+      const answer = await evil.goto(`http://rebind.test:${server.port}/?token=${server.token}`);
+      expect(answer?.status()).toBe(421);
+      const api = await evil.goto(`http://rebind.test:${server.port}/api/sessions?token=${server.token}`);
+      expect(api?.status()).toBe(421);
+    } finally {
+      await rebinding.close();
+    }
+  });
+});

@@ -211,6 +211,24 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
     load: async () => (await import("./search.js")).action,
   },
   {
+    name: "serve",
+    declare: (cli) =>
+      cli
+        .command("serve", "Start the local web app: browse, search and watch every session (read-only)")
+        .option("--port <n>", "Port to listen on (default 0: a free one)")
+        .option(
+          "--host <host>",
+          "Address to listen on (default 127.0.0.1; other machines can reach any other)",
+        )
+        .option("--open", "Open the app in the desktop's browser")
+        .example("  $ pi-session serve --open")
+        .example("  $ pi-session serve --port 8080 --session-dir ~/backup/sessions"),
+    details: `Prints the app's URL, with its token, on stdout; runs until Ctrl-C. Every request needs the
+token (kept in a cookie after the first); requests naming another Host or from another site's
+page are refused, and nothing is ever written. Changes on disk appear within a second.`,
+    load: async () => (await import("./serve.js")).action,
+  },
+  {
     name: "stats",
     declare: (cli) =>
       cli

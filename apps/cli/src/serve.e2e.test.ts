@@ -1,0 +1,101 @@
+/**
+ * End-to-end tests of `pi-session serve`: the built binary prints its URL (token included) on
+ * stdout, answers it, refuses a request without the token, warns when `--host` reaches beyond
+ * this machine, exits 2 for a bad `--port`, and exits 0 on SIGINT and on SIGTERM.
+ * Build first: `npx turbo run build --filter=@pi-session/cli...`.
+ * @module-tag processes
+ */
+import { type ChildProcess, spawn, spawnSync } from "node:child_process";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+
+vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
+
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.js");
+
+let home: string;
+let sessions: string;
+const ID = "aaaa2222-0000-4000-8000-000000000001";
+
+beforeAll(() => {
+  home = mkdtempSync(join(tmpdir(), "pi-session-serve-"));
+  sessions = join(home, "sessions");
+  const dir = join(sessions, "--work-app--");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(
+    join(dir, `2026-03-01T10-00-00-000Z_${ID}.jsonl`),
+    `${JSON.stringify({ type: "session", version: 3, id: ID, timestamp: "2026-03-01T10:00:00.000Z", cwd: "/work/app" })}\n${JSON.stringify({ type: "message", id: "m1", parentId: null, timestamp: "2026-03-01T10:00:01.000Z", message: { role: "user", content: "hello serve", timestamp: 1772359201000 } })}\n`,
+  );
+});
+
+afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+const env = () => ({ ...process.env, XDG_CACHE_HOME: join(home, "cache"), NO_COLOR: "1", HOME: home });
+
+/** Starts `serve`, resolves with the child and the first stdout line (the URL). */
+function serve(args: string[]): Promise<{ child: ChildProcess; url: string; stderr: () => string }> {
+  const child = spawn(process.execPath, [BIN, "serve", "--session-dir", sessions, ...args], {
+    env: env(),
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let err = "";
+  child.stderr?.on("data", (c: Buffer) => {
+    err += c.toString();
+  });
+  return new Promise((resolveUrl, reject) => {
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+      const nl = out.indexOf("\n");
+      if (nl >= 0) resolveUrl({ child, url: out.slice(0, nl), stderr: () => err });
+    });
+    child.on("exit", (code) => reject(new Error(`serve exited ${code} before printing its URL: ${err}`)));
+  });
+}
+
+function exited(child: ChildProcess): Promise<number | null> {
+  return new Promise((r) => child.on("exit", (code) => r(code)));
+}
+
+describe("pi-session serve", () => {
+  it("prints the URL with its token, answers it, refuses without it, and exits 0 on SIGINT", async () => {
+    const { child, url, stderr } = await serve(["--port", "0"]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
+    const origin = url.slice(0, url.indexOf("/?"));
+    const first = await fetch(url, { redirect: "manual" });
+    expect(first.status).toBe(303);
+    const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const list = await fetch(`${origin}/api/sessions`, { headers: { cookie } });
+    expect(list.status).toBe(200);
+    const body = (await list.json()) as { sessions: { id: string }[] };
+    expect(body.sessions.map((s) => s.id)).toEqual([ID]);
+    expect((await fetch(`${origin}/api/sessions`)).status).toBe(401);
+    expect(stderr()).toContain("serving 1 session from");
+    const done = exited(child);
+    child.kill("SIGINT");
+    expect(await done).toBe(0);
+  });
+
+  it("warns when --host listens beyond this machine, and exits 0 on SIGTERM", async () => {
+    const { child, url, stderr } = await serve(["--host", "0.0.0.0"]);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    expect(stderr()).toContain("warning: listening on 0.0.0.0");
+    const done = exited(child);
+    child.kill("SIGTERM");
+    expect(await done).toBe(0);
+  });
+
+  it("a bad --port is a usage error", () => {
+    for (const port of ["abc", "70000", "-1"]) {
+      const r = spawnSync(process.execPath, [BIN, "serve", "--port", port, "--session-dir", sessions], {
+        env: env(),
+        encoding: "utf8",
+      });
+      expect(r.status, port).toBe(2);
+      expect(r.stderr).toContain("--port");
+    }
+  });
+});

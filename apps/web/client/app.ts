@@ -34,7 +34,11 @@ function readTheme(): Theme {
 function applyTheme(theme: Theme): void {
   if (theme === "auto") delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
-  themeButton.textContent = THEME_LABELS[theme];
+  const [icon, ...word] = THEME_LABELS[theme].split(" ");
+  themeButton.replaceChildren(
+    icon as string,
+    h("span", { class: "theme-label", text: ` ${word.join(" ")}` }),
+  );
   themeButton.title = theme === "auto" ? "Theme: the system's (click for light)" : `Theme: ${theme}`;
   try {
     if (theme === "auto") localStorage.removeItem("pi-session-theme");

@@ -40,6 +40,8 @@ const ROLE_CHOICES: [string, string][] = [
   ["tool", "Tool output"],
 ];
 
+const ROLE_LABEL: Record<string, string> = { toolResult: "tool", bashExecution: "bash" };
+
 export function hitHref(key: string, entryId: string | null): string {
   return `#/s/${encodeURIComponent(key)}${entryId ? `?entry=${encodeURIComponent(entryId)}` : ""}`;
 }
@@ -133,7 +135,10 @@ export function searchView(params: URLSearchParams): View {
           "a",
           { class: "hit", attrs: { href: hitHref(s.key, hit.entryId), "data-entry-id": hit.entryId ?? "" } },
           [
-            h("span", { class: `role role-${hit.role ?? hit.type}`, text: hit.role ?? hit.type }),
+            h("span", {
+              class: `role role-${hit.role === "toolResult" || hit.role === "bashExecution" ? "tool" : (hit.role ?? hit.type)}`,
+              text: ROLE_LABEL[hit.role ?? ""] ?? hit.role ?? hit.type,
+            }),
             hit.onBranch ? null : h("span", { class: "badge", text: "other branch" }),
             h("span", { class: "snippet" }, [
               hit.snippet ? marked(hit.snippet.text, hit.snippet.ranges) : `line ${hit.line}`,

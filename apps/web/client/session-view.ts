@@ -55,6 +55,14 @@ const FILTER_LABELS: Record<TreeFilter, string> = {
   all: "All",
 };
 
+/** Tree row kinds as the exported page names them. */
+const ROW_KIND_LABEL: Record<string, string> = {
+  toolResult: "tool",
+  branchSummary: "branch summary",
+  compactionSummary: "compaction summary",
+  hookMessage: "custom",
+};
+
 const VIEW_LABELS: Record<ViewKind, string> = {
   branch: "Branch",
   "all-branches": "All branches",
@@ -92,12 +100,11 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   if (!(state.view in VIEW_LABELS)) state.view = "branch";
 
   // --- elements
-  const backButton = h("button", {
-    class: "back",
-    text: "← Sessions",
-    attrs: { type: "button" },
-    onClick: back,
-  });
+  const backButton = h(
+    "button",
+    { class: "back", title: "Back (Esc)", attrs: { type: "button", "aria-label": "Back" }, onClick: back },
+    ["←", h("span", { class: "back-label", text: " Back" })],
+  );
   const title = h("h1", { class: "session-title", text: "Loading…" });
   const facts = h("p", { class: "facts" });
   const viewButtons = Object.fromEntries(
@@ -143,8 +150,14 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   const treeScroll = h("div", { class: "tree-scroll", attrs: { tabindex: "0" } });
   const treeSpace = h("div", { class: "tree-space" });
   treeScroll.append(treeSpace);
+  const treeClose = h("button", {
+    class: "tree-close",
+    text: "Close",
+    attrs: { type: "button" },
+    onClick: () => toggleTree(false),
+  });
   const sidebar = h("nav", { class: "sidebar", attrs: { "aria-label": "Session tree" } }, [
-    h("div", { class: "tree-head" }, [filterSelect, treeCount]),
+    h("div", { class: "tree-head" }, [filterSelect, treeCount, h("span", { class: "spacer" }), treeClose]),
     treeScroll,
   ]);
   const statusLine = h("div", { class: "status" });
@@ -256,7 +269,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     const el = h("div", { class: `tree-row kind-${summary.kind.replace(/[^a-z]/gi, "")}` }, [
       h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
       h("span", { class: "connector", text: side ? "↳ " : "" }),
-      h("span", { class: "row-kind", text: summary.kind }),
+      h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
       h("span", { class: "row-preview", text: summary.preview }),
       label !== undefined ? h("span", { class: "label-badge", text: shown(label) }) : null,
       pos === sessionLeaf ? h("span", { class: "leaf-badge", text: "leaf" }) : null,
@@ -602,7 +615,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
         }
         computeTreeRows();
         renderTranscript(target);
-        scrollTreeTo(target !== -1 ? target : state.leaf);
+        if (target !== -1) scrollTreeTo(target);
         renderTreeRows();
         el.dataset.loaded = "true";
       } else {

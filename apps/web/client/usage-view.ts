@@ -52,6 +52,14 @@ function segmented(
   };
 }
 
+/** The smallest of 1, 2, 2.5, 5 times a power of ten at or above `n`: round axis ticks. */
+function niceCeiling(n: number): number {
+  if (n <= 0) return 0;
+  const power = 10 ** Math.floor(Math.log10(n));
+  for (const step of [1, 2, 2.5, 5, 10]) if (step * power >= n) return step * power;
+  return 10 * power;
+}
+
 export function usageView(params: URLSearchParams): View {
   const state = {
     period: params.get("period") ?? "day",
@@ -134,7 +142,7 @@ export function usageView(params: URLSearchParams): View {
         values: c.periods.map((_, p) => rest.reduce((n, s) => n + (value(s)[p] ?? 0), 0)),
       });
     const sums = c.periods.map((_, p) => stacks.reduce((n, s) => n + (s.values[p] ?? 0), 0));
-    const max = Math.max(0, ...sums);
+    const max = niceCeiling(Math.max(0, ...sums));
     const fmt = cost ? formatCost : formatTokens;
 
     const width = Math.max(320, chartBox.clientWidth || 900);
@@ -242,7 +250,7 @@ export function usageView(params: URLSearchParams): View {
       ]),
       h("tbody", {}, [...c.series.map((s) => row(labelOf(s.key), s.totals)), totalRow]),
     );
-    summary.textContent = `${formatInt(c.sessions)} sessions · ${formatInt(c.totals.records)} usage records · ${formatInt(c.duplicatesSkipped)} copied by forks counted once${c.totals.zeroCostWithTokens > 0 ? ` · ${formatInt(c.totals.zeroCostWithTokens)} records report a cost of 0 with tokens` : ""}`;
+    summary.textContent = `${formatInt(c.sessions)} sessions · ${formatInt(c.totals.records)} usage records${c.duplicatesSkipped > 0 ? ` (${formatInt(c.duplicatesSkipped)} more copied by forks, counted once)` : ""}${c.totals.zeroCostWithTokens > 0 ? ` · ${formatInt(c.totals.zeroCostWithTokens)} records report a cost of 0 with tokens` : ""}`;
     el.dataset.loaded = "true";
   }
 

@@ -1,0 +1,179 @@
+// A load test of `pi-session serve`, run by hand (not in CI):
+//
+//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>]
+//
+// Starts the built CLI's `serve` on loopback (XDG_CACHE_HOME=<cache>, so a session database
+// built there before is reused; the first sync of a cold store is not measured), then runs
+// `--clients` concurrent clients for `--seconds`, each doing what a person browsing does: the
+// list, a session (whole, then its growth check), search as you type (a query per keystroke
+// prefix), usage charts, an export. Prints p50/p90/p99/max per kind and overall, errors, the
+// server's RSS (peak and at the end) and the load average. Stops by itself.
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { loadavg, cpus } from "node:os";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+
+const { values } = parseArgs({
+  options: {
+    root: { type: "string" },
+    clients: { type: "string", default: "20" },
+    seconds: { type: "string", default: "60" },
+    cache: { type: "string" },
+    seed: { type: "string", default: "7" },
+  },
+});
+if (!values.root) {
+  console.error("usage: load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>]");
+  process.exit(2);
+}
+const CLIENTS = Number(values.clients);
+const SECONDS = Number(values.seconds);
+const bin = fileURLToPath(new URL("../../cli/dist/pi-session.js", import.meta.url));
+
+let seed = Number(values.seed) >>> 0;
+const random = () => {
+  seed = (seed + 0x6d2b79f5) >>> 0;
+  let t = seed;
+  t = Math.imul(t ^ (t >>> 15), t | 1);
+  t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+};
+const pick = (xs) => xs[Math.floor(random() * xs.length)];
+
+const child = spawn(process.execPath, [bin, "serve", "--session-dir", values.root], {
+  env: { ...process.env, ...(values.cache ? { XDG_CACHE_HOME: values.cache } : {}), NO_COLOR: "1" },
+  stdio: ["ignore", "pipe", "inherit"],
+});
+const url = await new Promise((resolve, reject) => {
+  let out = "";
+  child.stdout.on("data", (c) => {
+    out += c;
+    const nl = out.indexOf("\n");
+    if (nl >= 0) resolve(out.slice(0, nl));
+  });
+  child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
+});
+const origin = url.slice(0, url.indexOf("/?"));
+const first = await fetch(url, { redirect: "manual" });
+const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0];
+
+function rssKb() {
+  try {
+    const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+const samples = new Map();
+let errors = 0;
+const errorKinds = new Map();
+async function get(kind, path, read = "json") {
+  const start = performance.now();
+  try {
+    const res = await fetch(origin + path, { headers: { cookie } });
+    const body = read === "json" ? await res.json() : await res.arrayBuffer();
+    const ms = performance.now() - start;
+    if (!res.ok) throw new Error(`${res.status}`);
+    if (!samples.has(kind)) samples.set(kind, []);
+    samples.get(kind).push(ms);
+    return body;
+  } catch (error) {
+    errors++;
+    const key = `${kind}: ${error.message}`;
+    errorKinds.set(key, (errorKinds.get(key) ?? 0) + 1);
+    return undefined;
+  }
+}
+
+const list = await get("list", "/api/sessions");
+const keys = list.sessions.map((s) => s.key);
+samples.clear();
+const QUERIES = [
+  "parse",
+  "cache directory",
+  "worker thread",
+  "compaction summary",
+  '"JSON.parse"',
+  "buffer -stream",
+  "lock",
+  "readFile",
+  "async await",
+  "export interface",
+];
+
+const deadline = Date.now() + SECONDS * 1000;
+let peakRss = rssKb();
+const rssTimer = setInterval(() => {
+  peakRss = Math.max(peakRss, rssKb());
+}, 500);
+
+async function client() {
+  while (Date.now() < deadline) {
+    const r = random();
+    if (r < 0.15) await get("list", "/api/sessions");
+    else if (r < 0.5) {
+      const key = pick(keys);
+      const s = await get("session", `/api/sessions/${encodeURIComponent(key)}`);
+      const last = s?.entries?.at(-1)?.id;
+      if (last)
+        await get(
+          "session-growth",
+          `/api/sessions/${encodeURIComponent(key)}?after=${s.entries.length}&last=${encodeURIComponent(last)}`,
+        );
+    } else if (r < 0.85) {
+      // As you type: a query per growing prefix of one word, then the whole query.
+      const query = pick(QUERIES);
+      for (const n of [Math.min(3, query.length), Math.min(5, query.length), query.length])
+        await get("search", `/api/search?q=${encodeURIComponent(query.slice(0, n))}&limit=50`);
+    } else if (r < 0.93)
+      await get(
+        "usage",
+        `/api/usage?period=${pick(["day", "week", "month"])}&split=${pick(["model", "project"])}`,
+      );
+    else
+      await get(
+        "export",
+        `/api/sessions/${encodeURIComponent(pick(keys))}/export?format=${pick(["md", "json"])}`,
+        "bytes",
+      );
+  }
+}
+
+const started = performance.now();
+await Promise.all(Array.from({ length: CLIENTS }, client));
+const elapsed = (performance.now() - started) / 1000;
+clearInterval(rssTimer);
+const endRss = rssKb();
+peakRss = Math.max(peakRss, endRss);
+
+const q = (xs, p) => xs[Math.min(xs.length - 1, Math.floor((p / 100) * xs.length))];
+const row = (name, xs) => {
+  xs.sort((a, b) => a - b);
+  const f = (v) => (v === undefined ? "-" : v.toFixed(1));
+  return `${name.padEnd(15)} ${String(xs.length).padStart(7)} ${f(q(xs, 50)).padStart(8)} ${f(q(xs, 90)).padStart(8)} ${f(q(xs, 99)).padStart(8)} ${f(xs.at(-1)).padStart(9)}`;
+};
+const all = [...samples.values()].flat();
+console.log(
+  `pi-session serve load test: ${CLIENTS} clients, ${elapsed.toFixed(1)} s, ${keys.length} sessions, root ${values.root}`,
+);
+console.log(
+  `node ${process.version}, ${cpus().length} cores, load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(" ")}`,
+);
+console.log(
+  `${"kind".padEnd(15)} ${"requests".padStart(7)} ${"p50 ms".padStart(8)} ${"p90 ms".padStart(8)} ${"p99 ms".padStart(8)} ${"max ms".padStart(9)}`,
+);
+for (const [kind, xs] of samples) console.log(row(kind, xs));
+console.log(row("all", all));
+console.log(
+  `${(all.length / elapsed).toFixed(1)} requests/s; errors: ${errors}${errorKinds.size ? ` (${[...errorKinds].map(([k, n]) => `${k} x${n}`).join(", ")})` : ""}`,
+);
+console.log(
+  `server RSS: peak ${(peakRss / 1024).toFixed(0)} MiB, at the end ${(endRss / 1024).toFixed(0)} MiB`,
+);
+child.kill("SIGINT");
+await new Promise((r) => child.on("exit", r));

@@ -164,7 +164,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   });
   const cache = new SessionCache();
   const events = new Set<ServerResponse>();
+  // What every page asks for, made once per change of the store.
   let usageSessions: { generation: number; sessions: ReturnType<typeof statsSessions> } | undefined;
+  const usageCharts = new Map<string, string>();
+  let listJson: { generation: number; text: string } | undefined;
   let port = 0;
 
   const broadcast = (change: StoreChange) => {
@@ -195,8 +198,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     if (route[0] === "sessions" && route.length === 1) {
-      const rows = store.sessions().map(({ parentPath: _parent, ...row }) => row);
-      sendJson(res, { generation: store.generation, root: store.root, sessions: rows });
+      if (listJson?.generation !== store.generation) {
+        const rows = store.sessions().map(({ parentPath: _parent, ...row }) => row);
+        listJson = {
+          generation: store.generation,
+          text: jsonText({ generation: store.generation, root: store.root, sessions: rows }),
+        };
+      }
+      sendJson(res, listJson.text);
       return;
     }
     if (route[0] === "sessions" && route.length === 2) {
@@ -300,8 +309,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (usageSessions?.generation !== generation) {
         const sessions = await store.exclusive(() => statsSessions(store.db));
         usageSessions = { generation, sessions };
+        usageCharts.clear();
       }
-      sendJson(res, { generation, ...usageChart(usageSessions.sessions, period, split) });
+      const chartKey = `${period} ${split}`;
+      let chart = usageCharts.get(chartKey);
+      if (chart === undefined) {
+        chart = jsonText({ generation, ...usageChart(usageSessions.sessions, period, split) });
+        usageCharts.set(chartKey, chart);
+      }
+      sendJson(res, chart);
       return;
     }
     if (route[0] === "events" && route.length === 1) {

@@ -22,6 +22,8 @@ export interface LoadedSession {
   size: number;
   session: RenderSession;
   omittedDiagnostics: number;
+  /** The whole session's JSON for the page, made on first use. */
+  json?: string;
 }
 
 export async function loadSession(path: string): Promise<Omit<LoadedSession, "version">> {
@@ -94,7 +96,8 @@ export function sessionJson(
     after > 0 &&
     after <= entries.length &&
     (entries[after - 1] as { id?: unknown }).id === from.lastId;
-  return jsonText({
+  if (!grew && loaded.json !== undefined) return loaded.json;
+  const text = jsonText({
     key: row.key,
     path: row.path,
     version: loaded.version,
@@ -108,4 +111,6 @@ export function sessionJson(
       .map((d) => ({ line: d.line, offset: d.offset, reason: d.reason })),
     diagnosticCount: session.diagnostics.length + loaded.omittedDiagnostics,
   });
+  if (!grew) loaded.json = text;
+  return text;
 }

@@ -2,11 +2,18 @@
  * The usage charts' numbers: tokens and cost by day, week or month, split by model or by
  * project, from the session database's usage rows, every record counted once per fork
  * lineage by search's `computeStats` (the same rule, and so the same totals, as
- * `pi-session stats`). Periods are the server's local calendar: a day as `stats --by day`
- * keys it, a week by its Monday, a month as `YYYY-MM`.
+ * `pi-session stats`). Periods are keyed as `stats --by day|week|month` keys them, in the
+ * server's time zone: `YYYY-MM-DD`, the Monday of an ISO week, `YYYY-MM`.
  */
 import type { SearchDatabase } from "@pi-session/search";
-import { type StatsSession, type TokenTotals, computeStats, localDay } from "@pi-session/search/documents";
+import {
+  type StatsSession,
+  type TokenTotals,
+  UNKNOWN_TIME,
+  type ZonedCalendar,
+  computeStats,
+  zonedCalendar,
+} from "@pi-session/search/documents";
 import { projectOf } from "./store-view.js";
 
 export const PERIODS = ["day", "week", "month"] as const;
@@ -35,16 +42,10 @@ export interface UsageChart {
   duplicatesSkipped: number;
 }
 
-const pad = (n: number) => String(n).padStart(2, "0");
-
-/** The key of the period a time (ms) falls in, in local time. */
-export function periodOf(ms: number, period: Period): string {
-  if (Number.isNaN(ms)) return "unknown";
-  if (period === "day") return localDay(ms);
-  const d = new Date(ms);
-  if (period === "month") return `${d.getFullYear()}-${pad(d.getMonth() + 1)}`;
-  const monday = new Date(d.getFullYear(), d.getMonth(), d.getDate() - ((d.getDay() + 6) % 7));
-  return localDay(monday.getTime());
+/** The key of the period a time (ms) falls in, as `pi-session stats --by <period>` keys it. */
+export function periodOf(ms: number, period: Period, calendar: ZonedCalendar): string {
+  if (Number.isNaN(ms)) return UNKNOWN_TIME;
+  return period === "day" ? calendar.dayOf(ms) : period === "week" ? calendar.weekOf(ms) : calendar.monthOf(ms);
 }
 
 /** Every session of the store with its usage rows, as computeStats reads them. */
@@ -62,9 +63,10 @@ export function statsSessions(db: SearchDatabase): StatsSession[] {
 /** The chart of `sessions` by `period`, split by `split`. */
 export function usageChart(sessions: readonly StatsSession[], period: Period, split: Split): UsageChart {
   const SEP = "\u0000";
+  const calendar = zonedCalendar();
   const result = computeStats(sessions, {
-    groupOf: (row, session) =>
-      `${periodOf(row.time, period)}${SEP}${split === "model" ? row.model : session.project}`,
+    groupOf: (usage, session) =>
+      `${periodOf(usage.time, period, calendar)}${SEP}${split === "model" ? usage.model : session.project}`,
   });
   const periodSet = new Set<string>();
   const bySeries = new Map<string, Map<string, TokenTotals>>();
@@ -89,12 +91,13 @@ export function usageChart(sessions: readonly StatsSession[], period: Period, sp
       cost: 0,
       records: 0,
       zeroCostWithTokens: 0,
+      unpricedTokens: 0,
     };
     for (const field of Object.keys(sum) as (keyof TokenTotals)[]) sum[field] += row[field];
     seriesTotals.set(key, sum);
   }
   const periods = [...periodSet].sort((a, b) =>
-    a === "unknown" ? 1 : b === "unknown" ? -1 : a < b ? -1 : a > b ? 1 : 0,
+    a === UNKNOWN_TIME ? 1 : b === UNKNOWN_TIME ? -1 : a < b ? -1 : a > b ? 1 : 0,
   );
   const series = [...bySeries.entries()].map(([key, cells]) => ({
     key,

@@ -45,7 +45,11 @@ export interface UsageChart {
 /** The key of the period a time (ms) falls in, as `pi-session stats --by <period>` keys it. */
 export function periodOf(ms: number, period: Period, calendar: ZonedCalendar): string {
   if (Number.isNaN(ms)) return UNKNOWN_TIME;
-  return period === "day" ? calendar.dayOf(ms) : period === "week" ? calendar.weekOf(ms) : calendar.monthOf(ms);
+  return period === "day"
+    ? calendar.dayOf(ms)
+    : period === "week"
+      ? calendar.weekOf(ms)
+      : calendar.monthOf(ms);
 }
 
 /** Every session of the store with its usage rows, as computeStats reads them. */

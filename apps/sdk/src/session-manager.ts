@@ -1,16 +1,9 @@
 /**
- * `SessionManager`: pi 1.6.0's session API (same methods, results and thrown messages),
- * composed from the layers: `@pi-session/migrate` upgrades legacy entries, `@pi-session/tree`
- * indexes them, `@pi-session/context` rebuilds the context, `@pi-session/node-store` reads,
- * creates, appends to, rewrites and lists files. Use it as pi's `SessionManager`.
- *
- * This module holds what changes a session (new sessions, appends, branching) and pi's rules
- * for it (argument checks, when the file is written); the read side is `session-view.ts`.
- * Its parts are modules of their own in `internal/`: how each factory starts a manager
- * (`manager-init.ts`), the entries it appends (`entries.ts`), the entries in memory
- * (`session-entries.ts`), opening a file (`open-file.ts`), the file it writes
- * (`session-file.ts`), branched sessions (`branched-session.ts`), forks (`fork.ts`), session
- * directories (`session-dirs.ts`) and listing (`listing.ts`).
+ * `SessionManager`: pi 1.6.0's session API (same methods, results and thrown messages), composed
+ * from the layers. Use it as pi's `SessionManager`. This module holds what changes a session
+ * (new sessions, appends, branching) and pi's rules for it (argument checks, when the file is
+ * written); the read side is `session-view.ts`, the parts are in `internal/` (listed in
+ * docs/architecture.md).
  */
 import type {
   AgentMessage,
@@ -86,6 +79,9 @@ export interface WriteOptions {
    */
   lockTimeoutMs?: number;
 }
+
+const isHeader = (entry: FileEntry): entry is SessionHeader => entry.type === "session";
+const isSessionEntry = (entry: FileEntry): entry is SessionEntry => entry.type !== "session";
 
 const isConversation = (entry: FileEntry): boolean =>
   entry.type === "message" && (entry.message.role === "user" || entry.message.role === "assistant");
@@ -179,14 +175,17 @@ export class SessionManager extends SessionView {
       return;
     }
     this._newSession(options);
-    this._setEntries(entries as SessionEntry[]);
+    this._setEntries(entries.filter(isSessionEntry));
   }
 
   /** Takes over migrated file entries: the first header is the session's, other headers are ignored (as pi). */
   private _adopt(fileEntries: FileEntry[]): void {
-    this.header = fileEntries.find((e): e is SessionHeader => e.type === "session") as SessionHeader;
-    this.sessionId = this.header.id;
-    this._setEntries(fileEntries.filter((e): e is SessionEntry => e.type !== "session"));
+    const header = fileEntries.find(isHeader);
+    // Callers adopt only entries pi reads as a session, so the header is there.
+    if (!header) throw new Error("internal: a session without its header");
+    this.header = header;
+    this.sessionId = header.id;
+    this._setEntries(fileEntries.filter(isSessionEntry));
   }
 
   private _setEntries(entries: SessionEntry[]): void {

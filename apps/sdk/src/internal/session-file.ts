@@ -1,21 +1,9 @@
 /**
- * One session file as the manager writes it, composed from `@pi-session/node-store`:
- * the first write is `createSessionFile` (exclusive, one write), each later entry goes through
- * a `SessionWriter` (one write, cross-process lock, foreign records handed back, a torn tail
- * repaired: a fragment moved to a `.torn-*` sidecar), and a file that was opened in a form that
- * must change first (a migrated v1/v2 file) is replaced by `rewriteSessionFile` (atomic, with a
- * backup, malformed lines kept where they were, a torn fragment moved to a sidecar) at the
- * first append; it is tried again, with their lines, when a writer that takes no lock appends
- * meanwhile.
- *
- * One `SessionWriter` is kept open per file and reused by every append (its lock is a lease:
- * kept ~100 ms after an append so a burst pays for the lock file once, given up to any other
- * lock user of this process at once, and released by a timer). pi's API has no `close()`, so
- * the descriptor is also released without one: explicitly by {@link SessionFile.close} (the
- * manager's `close()`, or when it switches files), by a `FinalizationRegistry` when the
- * manager is garbage-collected, and by an `exit` hook that also removes a held lock file.
- * The writer is dropped after any failed append, so the next one starts from the known size,
- * line count and inode again (a file replaced in between is still refused).
+ * One session file as the manager writes it, through node-store: created in one exclusive
+ * write, then appended to by one `SessionWriter` kept open (one write per entry under the lease
+ * lock of decision 005, foreign lines handed back, a torn tail moved aside); a migrated file is
+ * first replaced atomically, with a backup. pi has no `close()`: the writer is also released on
+ * garbage collection and at exit, and dropped after a failed append. Use it for every write.
  */
 import type { SessionRecord } from "@pi-session/format";
 import {
@@ -43,6 +31,9 @@ export interface PendingRewrite {
   /** Version the file was migrated from: the old bytes are kept as `<file>.v<N>.bak`. */
   migratedFrom?: number;
 }
+
+/** An owed rewrite with the size and inode of the file it replaces. */
+type OwedRewrite = PendingRewrite & { size: number; ino: number };
 
 /** Receives the records other processes appended, before our entry is written. */
 export type AbsorbForeign = (records: SessionRecord[]) => void;
@@ -88,7 +79,7 @@ function inodeOf(path: string): number {
 export class SessionFile {
   /** Bytes, lines and inode this process knows the file to have; undefined until it exists. */
   private known: { size: number; lines: number; ino: number } | undefined;
-  private pending: (PendingRewrite & { size: number; ino: number }) | undefined;
+  private pending: OwedRewrite | undefined;
   private durabilityMode: Durability = "none";
   /** Lock options of every write (a shorter timeout, say); changing them reopens the writer. */
   private lockOpts: LockOptions = {};
@@ -172,9 +163,10 @@ export class SessionFile {
    * file was deleted and must be written back.
    */
   append(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
-    if (this.pending) {
+    const pending = this.pending;
+    if (pending) {
       this.close();
-      this.rewriteWith(entry, absorb, whole);
+      this.rewriteWith(pending, entry, absorb, whole);
       return;
     }
     const known = this.known ?? { size: 0, lines: 0, ino: 0 };
@@ -225,10 +217,15 @@ export class SessionFile {
    * read. A writer that takes no lock (pi) may append while the new file is written: the
    * rewrite then refuses (reason `appended`, nothing lost) and is tried again with those lines.
    */
-  private rewriteWith(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
+  private rewriteWith(
+    pending: OwedRewrite,
+    entry: object,
+    absorb: AbsorbForeign,
+    whole: () => object[],
+  ): void {
     for (let attempt = 1; ; attempt++) {
       try {
-        this.rewriteOnce(entry, absorb, whole);
+        this.rewriteOnce(pending, entry, absorb, whole);
         return;
       } catch (error) {
         const grew = error instanceof SessionFileChangedError && error.reason === "appended";
@@ -237,8 +234,12 @@ export class SessionFile {
     }
   }
 
-  private rewriteOnce(entry: object, absorb: AbsorbForeign, whole: () => object[]): void {
-    const pending = this.pending as NonNullable<SessionFile["pending"]>;
+  private rewriteOnce(
+    pending: OwedRewrite,
+    entry: object,
+    absorb: AbsorbForeign,
+    whole: () => object[],
+  ): void {
     withLock(this.path, this.lockOpts, () => {
       const stats = statPath(this.path);
       if (!stats) {

@@ -1,20 +1,9 @@
 /**
- * The child process of the fuzz target (`fuzz.test.ts`), not part of the program (the bundle
- * never imports it): reads a manifest of generated session files, runs every read API (format
- * codec, migrate, tree, context, node-store readers and listings, the SDK) and every read-only
- * CLI output mode (human and `--json`, through `runCli`, the CLI's in-process entry) on each,
- * checks the properties, and prints one JSON line per case. A separate process so that the
- * parent can hold each case to a time limit: a hang is killed and fails the test.
- *
- * Properties: no read API throws (but the documented "not a session" errors); no command
- * fails with an unexpected error (a stack trace); human output (stdout and stderr) holds no
- * raw control character but our own colour codes; `--json` output parses and holds nothing
- * raw either; reading never writes (the file and its directory are unchanged).
- *
- * Usage: `node lib/fuzz-child.js <manifest.json>`, manifest `{ root, home, cases: [{ path }] }`.
- * Prints `{"start":i}` before case i, `{"step":"<command>"}` before each command, and
- * `{"done":i,"failures":[...]}` after it; then the same with `"store"` for the commands over
- * the whole store. The parent's time limit runs from one line to the next.
+ * The fuzz target's child process (`fuzz.test.ts`; never in the bundle): runs every read API
+ * and every read-only CLI output mode on each generated file of a manifest
+ * (`{ root, home, cases: [{ path }] }`) and checks that nothing throws unexpectedly, no raw
+ * control character is printed, `--json` parses and reading never writes. It prints a JSON
+ * line before each case and command and after each case, so the parent can time each step.
  */
 import { readFileSync, readdirSync } from "node:fs";
 import { dirname } from "node:path";

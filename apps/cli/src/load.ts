@@ -1,10 +1,7 @@
 /**
- * Loading one session for display: read the file, decode it with `format`, read its lines as
- * pi and the SDK do (node-store's `readLinesAsPi`: a line with invalid UTF-8 inside a string is
- * an entry, decoded with U+FFFD), migrate it to v3 in memory with `migrate` (the file is never
- * touched), and index it with `tree`. Every command that reads a session reads it here.
- *
- * Composition only: every rule about the format lives in those packages.
+ * Loading one session for display: read with node-store (lines as pi reads them), decode with
+ * `format`, migrate to v3 in memory with `migrate` (the file is never touched), index with
+ * `tree`. Every command that reads a session reads it here; the rules live in those packages.
  */
 import {
   type AnyEntry,

@@ -1,10 +1,7 @@
 /**
- * Finding sessions: the sessions root, the files under it, and what a `<session>` argument
- * names (a path, a full session id, a unique id prefix in any case, or `latest`: the top row of
- * `ls`, see `listing.ts`).
- *
- * Ids are read from file names (pi names files `<timestamp>_<sessionId>.jsonl`); `latest` asks
- * the listing, which reads the files through node-store.
+ * Finding sessions: the sessions root, the files under it (node-store's `listStoreFiles`, ids
+ * from their names), and what a `<session>` argument names: a path, a session id or a unique
+ * prefix of one in any case, or `latest` (the top row of `ls`, see `listing.ts`).
  */
 import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";

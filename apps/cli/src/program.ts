@@ -1,10 +1,7 @@
 /**
- * The `pi-session` program: the cac command table, global options and the dispatch that turns
- * every outcome into an exit code (0 ok, 1 findings or failure, 2 usage error).
- *
- * The command table (`./commands/index.ts`) declares usage and options; each implementation is
- * loaded only when its command runs, so `--version` and `--help` stay fast. Errors and exit
- * codes are handled here, once.
+ * The `pi-session` program: the cac command table (`./commands/index.ts`, each implementation
+ * loaded only when its command runs), global options, and the one place where every outcome
+ * becomes an exit code (0 ok, 1 findings or failure, 2 usage error).
  */
 import { CAC } from "cac";
 import { COMMANDS } from "./commands/index.js";
@@ -165,14 +162,10 @@ function valuedOptions(cli: CAC): Set<string> {
 }
 
 /**
- * `--all-branches` as `--allBranches`, before `--`: cac tells its parser (mri) which options are
- * flags by their camelCase names, so a kebab-case flag typed before a positional argument took
- * that argument as its value (`show --all-branches file` lost its `<session>`). `--no-x` stays
- * (the parser reads the negation itself), and so does everything after `--`.
- *
- * A negative number after an option that takes a value (`--limit -3`) becomes its value
- * (`--limit=-3`), so the option reports it (`--limit needs a number of at least 1`) instead of
- * the parser reading `-3` as three flags.
+ * `--all-branches` as `--allBranches` before `--` (cac's parser knows flags by their camelCase
+ * names, and would take the next argument as a kebab-case flag's value); `--no-x` stays. A
+ * negative number after an option that takes a value becomes its value (`--limit=-3`), so the
+ * option, not the parser, reports it.
  */
 export function camelOptions(argv: readonly string[], valued: ReadonlySet<string> = new Set()): string[] {
   const end = argv.indexOf("--");

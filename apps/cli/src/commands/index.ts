@@ -1,11 +1,8 @@
 /**
  * The command table, in the order `pi-session --help` lists them: each command's usage,
- * options and examples, and a loader for its implementation.
- *
- * Declarations only: this module must stay cheap to import, because `--version` and `--help`
- * load it. Every implementation (and the layers it needs: format, migrate, tree, context,
- * TypeBox, the SDK) is pulled in with a dynamic `import()` once its command runs, which the
- * bundle turns into separate chunks.
+ * options, examples and a loader for its implementation. Declarations only, cheap to import
+ * (`--version` and `--help` load it): each implementation and the layers it needs come with a
+ * dynamic `import()` (a chunk of the bundle) when its command runs.
  */
 import type { CAC, Command } from "cac";
 import type { Action } from "../program.js";

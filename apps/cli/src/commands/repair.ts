@@ -1,15 +1,8 @@
 /**
- * `repair <session> [--write]`: what a repair would fix in one session file and, with
- * `--write`, the fix itself.
- *
- * Fixed: a torn tail (a complete JSON line without its `\n` gets one; a fragment is cut) and
- * extra `type:"session"` header lines after the first (pi ignores them, so they are cut; the
- * entries around them stay where they are). Everything else is reported and left alone.
- *
- * The fix keeps every byte it does not cut exactly as it was (lines are copied as bytes, not
- * re-serialized), writes through node-store's atomic rewrite (temp file, fsync, rename) with a
- * backup of the previous file, and saves the cut bytes, in file order, to a sidecar
- * `<file>.removed-<time>` before the file is replaced.
+ * `repair <session> [--write]`: what a repair would fix in one session file, and with `--write`
+ * the fix: a torn tail (a whole JSON line gets its `\n`, a fragment is cut) and extra header
+ * lines (cut); the rest is reported and left alone. Bytes not cut are kept as they are; the file
+ * is rewritten atomically by node-store with a backup, the cut bytes kept in `<file>.removed-<time>`.
  */
 import { dirname } from "node:path";
 import { type Diagnostic, type RawRecord, splitSession } from "@pi-session/format";

@@ -1,13 +1,9 @@
 /**
- * `validate <path...>`: every problem in session files, each with its line, byte offset and
- * reason: lines that are not JSON objects, torn tails, header problems, schema problems of
- * each line (format's open schema, or the strict one with `--strict`), tree problems
- * (duplicate ids, cycles, dangling parents and label targets), and the format version.
- * Directories are searched for `*.jsonl`. Exit 1 when any file has an error; 3 when a file
- * or directory could not be read (each is reported, the others are checked).
- *
- * Every problem is counted; at most `--max-diagnostics` per file (default 1,000) are listed and
- * kept in memory, so a file of a million broken lines is checked in about the time of reading it.
+ * `validate <path...>`: every problem in session files (directories searched for `*.jsonl`),
+ * each with its line, byte offset and reason: lines that are no JSON objects, torn tails, the
+ * header, the schema (`--strict` for the strict one), the tree, the version. Every problem is
+ * counted, at most `--max-diagnostics` per file (default 1,000) listed. Exit 1 on an error, 3
+ * when something could not be read.
  */
 import { type Diagnostic, detectVersion, formatDiagnostic, splitSession } from "@pi-session/format";
 import { validateRecords } from "@pi-session/format/schema";

@@ -3,12 +3,9 @@
  * against, with no object per file on the warm path), and the `fstat` an appender makes
  * before each write (size, inode, link count).
  *
- * Why not just `statSync`: on Node 20 every `fs.Stats` builds four `Date`s eagerly, and in a
- * fresh process (a CLI run, where these functions are not optimized yet) that costs about
- * twice the system call itself: ~10 of the ~20 ms a 2,000-file warm listing spends statting.
- * So on Node 20, and only there, the numbers are read through the same internal fs binding
- * `statSync` calls, after it has been checked to give exactly what `statSync` gives. Node 22
- * and later build the dates lazily; everything else uses `statSync`.
+ * On Node 20, and only there, the numbers are read through the internal fs binding `statSync`
+ * itself calls, after checking that it gives exactly what `statSync` gives: every `fs.Stats`
+ * there builds four `Date`s eagerly (decision 010). Everything else uses `statSync`.
  *
  * The binding is never touched where using it would warn (`--pending-deprecation`), on
  * Windows (`statSync` rewrites paths there), for a path with a NUL byte (`statSync` rejects

@@ -15,8 +15,8 @@ export function defaultCacheDir(env: Env = process.env, home: string = homedir()
 
 /**
  * The name of a listed directory's cache files: two 32-bit FNV-style hashes of its resolved
- * path (not `crypto`: its first use costs a warm listing ~1 ms). A collision cannot mix two
- * directories up: the index names its directory and segments name themselves.
+ * path (not `crypto`, whose first use a warm listing avoids: decision 031). A collision
+ * cannot mix two directories up: the index names its directory and segments name themselves.
  */
 export function cacheKey(listedDir: string): string {
   const s = resolve(listedDir);

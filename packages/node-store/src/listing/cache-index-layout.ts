@@ -3,13 +3,10 @@
  * bits, and where each section starts. `cache-index-encode.ts` writes it, {@link CacheIndex}
  * (`cache-index.ts`) reads it in place.
  *
- * A warm listing must cost little more than its `stat` calls, in a process whose code is not
- * optimized yet; parsing a JSON index built ~10 objects and several strings per file, and the
- * garbage collector then copied them around. Here the numbers are typed-array columns over the
- * file's bytes, the strings are slices of one decoded blob, hashes stay raw bytes, and the
- * keys of all files are one string, compared in one go with the keys of a new listing (same
- * order: entry `i` is candidate `i`, no lookups). {@link CacheIndex.entry} rebuilds a
- * {@link CachedFile} only for a file that must be read again.
+ * The numbers are typed-array columns over the file's bytes, the strings slices of one decoded
+ * blob, hashes raw bytes, and the keys of all files one string, compared in one go with the
+ * keys of a new listing (entry `i` is candidate `i`); decision 009 says why.
+ * {@link CacheIndex.entry} rebuilds a {@link CachedFile} only for a file that must be read again.
  *
  * Layout (little-endian, each section 8-byte aligned):
  * - header (64 bytes): magic, byte-order mark, version, file count `n`, string count, blob

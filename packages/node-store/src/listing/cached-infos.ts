@@ -142,9 +142,8 @@ export interface CachedAnswers {
  * `kept[i]` the entry. `mtimeOf` has the file's `mtime` of every candidate whose entry
  * {@link needsMtime}.
  *
- * One loop for all the files, with the usual entry built inline: this loop is the hot path of a
- * warm listing, which runs once in a fresh process, and the engine optimizes a loop while it
- * runs. With a call per file it took 2.5 times as long (5.6 against 2.2 ms for 2,000 files).
+ * One loop for all the files, the usual entry built inline: the hot path of a warm listing,
+ * which runs once in a fresh process (decision 009).
  */
 export function cachedInfos(
   texts: CachedTexts,

@@ -62,8 +62,7 @@ export function isoTimeMs(s: string): number | undefined {
 /**
  * Whether `s` is exactly the ISO string of its own time (`new Date(isoTimeMs(s)).toISOString()`):
  * pi's form, with a day that exists in its month (else `Date.UTC` rolls it over). Computed
- * without `toISOString`, whose first call in a process loads the time zone (~45 ms when it
- * must come from disk, as in a cold listing).
+ * without `toISOString`, whose first call in a process loads the time zone (decision 031).
  */
 export function isExactIso(s: string): boolean {
   if (isoTimeMs(s) === undefined) return false;
@@ -105,8 +104,8 @@ export function isoOfTime(t: number): string | undefined {
 }
 
 /**
- * `new Date(value)`, with a fast path for pi's timestamps ({@link isoTimeMs}; parsing the
- * string is ~5 µs, a warm listing's largest per-session cost). Anything else: `new Date`.
+ * `new Date(value)`, with a fast path for pi's timestamps ({@link isoTimeMs}; see decision
+ * 031). Anything else: `new Date`.
  */
 export function dateOf(value: unknown): Date {
   if (typeof value === "string") {

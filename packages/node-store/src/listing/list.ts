@@ -226,9 +226,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   }
   // The cache index is read on the thread pool while this thread reads each directory and
   // stats its files. The files statted before the index arrives are checked against it when it
-  // does; those after, as they are statted. The directories are read here, synchronously:
-  // read on the thread pool, the first names took 2-5 ms to come back to this thread, idle
-  // meanwhile (on a 2-vCPU VM; a warm listing of 2,000 files in 40 directories was ~5% slower).
+  // does; those after, as they are statted. The directories are read here, synchronously
+  // (decision 009).
   const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
@@ -239,8 +238,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   const files = pass.paths;
   // Without progress the candidate order (mtime descending, then name descending by the
   // collator) only breaks ties of `modified`, so it is applied in the final sort, and the
-  // collator (whose construction alone costs ~10 ms) only for infos whose `modified` and
-  // mtime both tie. The result is the one of listing the files in candidate order.
+  // collator (costly to make, decision 031) only for infos whose `modified` and mtime both
+  // tie. The result is the one of listing the files in candidate order.
   const listed = await finishListing(pass, run);
   const { mtimes } = listed;
   return sortListed(listed, (a, b) => {

@@ -47,11 +47,8 @@ interface ReadHandle {
 }
 
 /**
- * Opens a file for listing. `open`/`close` are synchronous (a few microseconds once the
- * directory was walked) and reads go through the callback API: `fs/promises` file handles
- * cost several times more per call, a large share of a cold listing of many small files.
- * Reads stay asynchronous so that several files' reads are in flight at once (synchronous
- * reads in the workers were measured slower on a cold page cache).
+ * Opens a file for listing: `open`/`close` synchronous, reads through the callback API,
+ * asynchronous so that several files' reads are in flight at once (decision 032).
  */
 function openForRead(path: string): ReadHandle {
   // The stat pass saw a regular file; if something else took its place since (a FIFO, say),

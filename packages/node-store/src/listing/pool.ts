@@ -185,8 +185,7 @@ export const WORKER_MIN_FILES = 8;
 export const WORKER_MIN_BYTES = 16 * 1024 * 1024;
 /**
  * "auto" workers: least number of cores. On two, this thread scanning while the thread pool
- * reads already keeps both busy: a pool listed 1 GB no faster and cost ~20% more CPU (worker
- * start-up, compiling the same code per thread, messages).
+ * reads already keeps both busy (decision 011).
  */
 export const WORKER_MIN_CORES = 3;
 /** The core threshold in force (tests lower it to exercise "auto" on a small machine). */

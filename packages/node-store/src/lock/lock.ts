@@ -18,9 +18,7 @@
  * A lock that cannot be used at all (a directory or a FIFO at `<file>.lock`, a file that cannot
  * be read, or a stale one that cannot be removed) is never removed here: it is waited on like a
  * held lock, with the same backoff, until the timeout, whose error says what is wrong with it.
- *
- * Why not proper-lockfile: it is async-first (its sync API cannot wait for a held lock) and
- * detects staleness by mtime only, which cannot tell a crashed writer from a slow one quickly.
+ * Decision 034 says why the lock is our own.
  */
 import { closeSync, lstatSync, openSync, unlinkSync, writeSync } from "node:fs";
 import { hostname as osHostname } from "node:os";
@@ -216,16 +214,11 @@ function unlinkIfUnchanged(path: string, raw: string): boolean {
 }
 
 /**
- * Removes a lock judged stale, if it still holds `raw`, the content judged. Re-reading and then
- * unlinking is not atomic: a second breaker could re-read the same stale content, pause, and
- * unlink the live lock a first breaker has taken meanwhile (both would then hold the lock). So
- * breakers take turns on `<lock>.break` (created with `wx`): a breaker that holds it and still
- * finds `raw` is the only one that can remove that lock; the next one finds a new lock, or
- * none, and leaves it. (While it is held, no one else removes the lock, and no one can create
- * one while it exists; only the stale owner itself, if alive, could release it in between.)
- * Returns false when the lock cannot be broken now (another breaker holds `<lock>.break`, or
- * the stale lock or a stale `.break` cannot be removed, or `.break` is unusable): wait, then
- * look again. True otherwise: look again at once.
+ * Removes a lock judged stale, if it still holds `raw`, the content judged, while holding
+ * `<lock>.break` (created with `wx`), so breakers take turns and none removes a live lock
+ * another breaker took meanwhile (decision 034). False when the lock cannot be broken now
+ * (`.break` held by another, unusable, or a stale lock or `.break` that cannot be removed):
+ * wait, then look again. True: look again at once.
  */
 function breakStaleLock(lockPath: string, raw: string, now: () => number): boolean {
   const breakPath = `${lockPath}.break`;

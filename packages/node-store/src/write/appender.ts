@@ -134,15 +134,11 @@ function countLines(fs: WriterFs, fd: number, size: number): number {
 }
 
 /**
- * An appender for one existing session file. Open it with {@link SessionWriter.open}; call
- * {@link append} for each new entry (or batch); {@link close} when done.
- *
- * Each append, under the lock: checks the file is still the one it opened (same inode, not
- * shorter than what it knows; otherwise {@link SessionFileChangedError}); if it grew, repairs
- * a torn tail, reads the foreign records and hands them to the caller; then writes each entry
- * with one `write` (O_APPEND). If a write fails the file is cut back to its size before the
- * append (all or nothing) unless someone else appended meanwhile (then the next append reads
- * what is there as foreign), and the error is rethrown.
+ * An appender for one existing session file: {@link SessionWriter.open}, {@link append} per
+ * entry (or batch), {@link close}. Each append, under the lock, checks the file is still the
+ * one it opened ({@link SessionFileChangedError} if not), takes in what others appended (a torn
+ * tail repaired, the foreign records handed to the caller), then writes each entry with one
+ * `write` (O_APPEND); a failed append is undone where that cannot cut another writer's line.
  */
 export class SessionWriter {
   /** The path the writer was opened with (reported in errors). */
@@ -157,9 +153,8 @@ export class SessionWriter {
   private lines: number;
   /**
    * The last append, until a check of the file has placed it: its JSON texts (the first
-   * `count` of `texts`, an array reused from append to append: emptying it by `length = 0`
-   * made a new backing store per append, a measurable share of an append),
-   * where it started and the line count there. Its writes went to the end of the file
+   * `count` of `texts`, an array reused from append to append), where it started and the
+   * line count there. Its writes went to the end of the file
    * (O_APPEND); a writer that takes no lock (pi) may have appended between our check and our
    * writes, and then our lines are not at `from`..`known` (see {@link placeLastAppend}).
    */
@@ -301,14 +296,8 @@ export class SessionWriter {
   /**
    * Checks the file and reads foreign records; the caller holds the lock. By path when
    * `byPath` (the lock was just taken); otherwise `fstat` of the open file is enough: a link
-   * count of 0 means it was deleted or replaced, which is then told apart by path.
-   *
-   * Why `fstat` and not a cheaper probe: measured on Linux 6.18 / ext4, an `fstat` of this file
-   * before each write added about 2.5 µs per append (of another file: 0.8 µs), most likely
-   * because asking for its times makes the next write take a fine-grained timestamp (multigrain
-   * timestamps); a 2-byte `pread` at the known end added about 1 µs. But only a stat sees the
-   * link count, so only it notices that the file was deleted or replaced between two appends
-   * of one lease, and the SDK relies on that to write a deleted session back whole.
+   * count of 0 means it was deleted or replaced, which is then told apart by path. Not a
+   * cheaper probe: only a stat sees the link count (decision 033).
    */
   private absorb(byPath = true): { foreign: SessionRecord[]; repair?: TornTailRepair } {
     const fd = this.requireFd();
@@ -430,14 +419,10 @@ export class SessionWriter {
   }
 
   /**
-   * After a failed append: all or nothing, but never at the cost of someone else's line. The
-   * file is cut back to `before` only when it is exactly `before` plus the bytes this append
-   * wrote (`expected`). Any other size means a writer that takes no lock (pi) appended between
-   * our check and our writes (or a write failed after writing bytes it did not report), so the
-   * bytes after `before` are not all ours and a cut could erase its line: then nothing is cut.
-   * The writer still knows the file only up to `before`, so the next append reads everything
-   * after it as foreign: their lines and ours that were complete are handed to the caller, a
-   * torn piece of ours goes to a sidecar (see {@link repairTornTail}). Nothing is lost.
+   * After a failed append: cuts the file back to `before` only when it is exactly `before`
+   * plus the bytes this append wrote (`expected`); any other size means another writer's line
+   * may be in there, and nothing is cut. The next append then reads everything after `before`
+   * as foreign (a torn piece of ours goes to a sidecar, {@link repairTornTail}). Decision 007.
    */
   private cutBack(fd: number, before: number, expected: number): void {
     try {

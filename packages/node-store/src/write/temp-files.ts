@@ -39,14 +39,11 @@ const LEGACY_TEMP_NAME = /^\..+\.jsonl\.tmp-(\d+)-[0-9a-z]{1,8}$/;
 const LEGACY_TEMP_MIN_AGE_MS = 10 * 60_000;
 
 /**
- * Removes, from `dir`, the temp files (of rewrites and creates) whose writer is provably gone:
- * made on this host by a pid that no longer exists or now belongs to a process with another
- * start time. A live writer's temp file is never removed, nor one made on another host (a
- * shared filesystem), nor one whose start time was not recorded and whose pid is alive. Temp
- * names of earlier versions (no start time, no host) are removed only when their pid is gone
- * and they are older than ten minutes. Best effort: failures are ignored. Returns the paths
- * removed (with `dryRun`, the paths that would be). Every writer here calls it on the directory
- * of the file it writes (rewrites, creates, appenders when they open, torn-tail repairs).
+ * Removes from `dir` the temp files (of rewrites and creates) whose writer is provably gone: made
+ * on this host by a pid that no longer exists or now has another start time; never a live or
+ * another host's writer's. Older temp names (no start time, no host): only when their pid is gone
+ * and they are over ten minutes old. Best effort. Returns the paths removed (`dryRun`: would be).
+ * Every writer here calls it on the directory of the file it writes.
  */
 export function removeDeadTempFiles(dir: string, opts: RemoveDeadTempFilesOptions = {}): string[] {
   return removeDeadTemps(dir, fsWith(opts.fs), opts.dryRun === true);

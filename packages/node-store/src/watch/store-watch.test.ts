@@ -69,6 +69,20 @@ describe("watchStore", () => {
     expect(missing.mode).toBe("poll");
   });
 
+  it("while nothing is watched, looks at the fallback rate, not every pollMs", async () => {
+    const root = tempRoot();
+    let calls = 0;
+    const w = watchStore(root, {
+      onChange: () => calls++,
+      pollMs: 60_000,
+      fallbackPollMs: 10,
+      debounceMs: 1,
+      pollOnly: true,
+    });
+    watches.push(w);
+    await grows(() => calls, 3);
+  });
+
   it("stops calling after close", async () => {
     const root = tempRoot();
     let calls = 0;

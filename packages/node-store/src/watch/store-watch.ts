@@ -19,6 +19,8 @@ export interface WatchStoreOptions {
   debounceMs?: number;
   /** Calls `onChange` this often (ms) whatever the watchers say (default 2000; 0: never). */
   pollMs?: number;
+  /** How often (ms) while nothing is watched: watching failed, or `pollOnly` (default 500). */
+  fallbackPollMs?: number;
   /** Use no `fs.watch` at all, only the timer (default false). */
   pollOnly?: boolean;
 }
@@ -36,6 +38,10 @@ export interface StoreWatch {
 export function watchStore(root: string, options: WatchStoreOptions): StoreWatch {
   const debounceMs = options.debounceMs ?? 50;
   const pollMs = options.pollMs ?? 2000;
+  const fallbackPollMs = Math.min(
+    options.fallbackPollMs ?? 500,
+    pollMs > 0 ? pollMs : Number.POSITIVE_INFINITY,
+  );
   const watchers = new Map<string, FSWatcher>();
   let closed = false;
   let failed = options.pollOnly === true;
@@ -104,12 +110,18 @@ export function watchStore(root: string, options: WatchStoreOptions): StoreWatch
   }
 
   refreshDirs();
+  // One timer at the fallback rate; while watchers work, it calls back only every pollMs.
+  let lastPoll = Date.now();
+  const tick = Number.isFinite(fallbackPollMs) ? fallbackPollMs : pollMs;
   const timer =
-    pollMs > 0
+    tick > 0
       ? setInterval(() => {
           refreshDirs();
+          const now = Date.now();
+          if (watchers.size > 0 && (pollMs <= 0 || now - lastPoll < pollMs)) return;
+          lastPoll = now;
           schedule();
-        }, pollMs)
+        }, tick)
       : undefined;
   timer?.unref?.();
 

@@ -326,7 +326,8 @@ export class SearchDatabase {
         except,
         ...(statsOptions.sinceMs !== undefined ? { sinceMs: statsOptions.sinceMs } : {}),
         ...(statsOptions.untilMs !== undefined ? { untilMs: statsOptions.untilMs } : {}),
-        quarters: by !== undefined && PERIODS.includes(by),
+        // A report by period, or keyed by the caller (who may read the time), needs quarter hours.
+        quarters: (by !== undefined && PERIODS.includes(by)) || statsOptions.groupOf !== undefined,
       });
       // With a range, what it left out: every record of a file less those in the range.
       const outside = new Map<string, number>();

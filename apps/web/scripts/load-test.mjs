@@ -91,18 +91,22 @@ async function get(kind, path, read = "json") {
 const list = await get("list", "/api/sessions");
 const keys = list.sessions.map((s) => s.key);
 samples.clear();
-const QUERIES = [
-  "parse",
-  "cache directory",
-  "worker thread",
-  "compaction summary",
-  '"JSON.parse"',
-  "buffer -stream",
-  "lock",
-  "readFile",
-  "async await",
-  "export interface",
-];
+// Queries drawn from words of the generated sessions, one or two words, now and then a phrase
+// or an exclusion: varied enough that the server's answer cache rarely has them.
+const WORDS = (
+  "parse cache directory worker thread compaction buffer stream lock readFile async await export " +
+  "interface session entry parent tree branch leaf summary context model token append offset " +
+  "index path cwd list stat size count node process string json line byte error warning fix"
+).split(" ");
+function query() {
+  const r = random();
+  const a = pick(WORDS);
+  const b = pick(WORDS);
+  if (r < 0.4) return a;
+  if (r < 0.8) return `${a} ${b}`;
+  if (r < 0.9) return `"${a} ${b}"`;
+  return `${a} -${b}`;
+}
 
 const deadline = Date.now() + SECONDS * 1000;
 let peakRss = rssKb();
@@ -125,9 +129,9 @@ async function client() {
         );
     } else if (r < 0.85) {
       // As you type: a query per growing prefix of one word, then the whole query.
-      const query = pick(QUERIES);
-      for (const n of [Math.min(3, query.length), Math.min(5, query.length), query.length])
-        await get("search", `/api/search?q=${encodeURIComponent(query.slice(0, n))}&limit=50`);
+      const q = query();
+      for (const n of [Math.min(3, q.length), Math.min(5, q.length), q.length])
+        await get("search", `/api/search?q=${encodeURIComponent(q.slice(0, n))}`);
     } else if (r < 0.93)
       await get(
         "usage",

@@ -25,7 +25,7 @@ import {
 } from "./security.js";
 import { SessionCache, sessionJson } from "./session-data.js";
 import { type SessionRow, type StoreChange, StoreView } from "./store-view.js";
-import { PERIODS, type Period, SPLITS, type Split, statsSessions, usageChart } from "./usage.js";
+import { PERIODS, type Period, SPLITS, type Split, usageChart } from "./usage.js";
 
 export interface ServeOptions {
   /** The sessions root to serve. */
@@ -85,6 +85,8 @@ const SHELL = `<!doctype html>
 `;
 
 const ROLES = new Set(["user", "assistant", "tool"]);
+/** Search answers kept for the same search again (while the store is unchanged). */
+const SEARCHES_KEPT = 200;
 const VIEWS = new Set(["branch", "all-branches", "context"]);
 
 class HttpError extends Error {
@@ -165,8 +167,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const cache = new SessionCache();
   const events = new Set<ServerResponse>();
   // What every page asks for, made once per change of the store.
-  let usageSessions: { generation: number; sessions: ReturnType<typeof statsSessions> } | undefined;
-  const usageCharts = new Map<string, string>();
+  const usageCharts = new Map<string, { generation: number; text: Promise<string> }>();
+  const searches = new Map<string, { generation: number; text: string }>();
   let listJson: { generation: number; text: string } | undefined;
   let port = 0;
 
@@ -253,7 +255,15 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         return;
       }
       const filters = searchFilters(params);
-      const limit = Math.min(200, Math.max(1, numberParam(params, "limit") ?? 50));
+      const limit = Math.min(200, Math.max(1, numberParam(params, "limit") ?? 20));
+      // The same search again (typing back, another tab) while the store is unchanged.
+      const searchKey = url.search;
+      const known = searches.get(searchKey);
+      if (known && known.generation === store.generation) {
+        sendJson(res, known.text);
+        return;
+      }
+      const generation = store.generation;
       let result: Awaited<ReturnType<typeof store.db.search>>;
       try {
         result = await store.exclusive(() =>
@@ -272,7 +282,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         throw error;
       }
       const byPath = new Map(store.sessions().map((r) => [r.path, r]));
-      sendJson(res, {
+      const text = jsonText({
         query,
         more: result.more,
         sessions: result.sessions.flatMap((s) => {
@@ -298,6 +308,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           ];
         }),
       });
+      if (searches.size >= SEARCHES_KEPT) searches.delete(searches.keys().next().value as string);
+      searches.set(searchKey, { generation, text });
+      sendJson(res, text);
       return;
     }
     if (route[0] === "usage" && route.length === 1) {
@@ -306,18 +319,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (!PERIODS.includes(period)) throw new HttpError(400, "period must be day, week or month");
       if (!SPLITS.includes(split)) throw new HttpError(400, "split must be model or project");
       const generation = store.generation;
-      if (usageSessions?.generation !== generation) {
-        const sessions = await store.exclusive(() => statsSessions(store.db));
-        usageSessions = { generation, sessions };
-        usageCharts.clear();
-      }
       const chartKey = `${period} ${split}`;
       let chart = usageCharts.get(chartKey);
-      if (chart === undefined) {
-        chart = jsonText({ generation, ...usageChart(usageSessions.sessions, period, split) });
+      if (chart?.generation !== generation) {
+        // One computation per chart and change of the store, however many pages ask.
+        chart = {
+          generation,
+          text: store
+            .exclusive(() => usageChart(store.db, period, split))
+            .then((c) => jsonText({ generation, ...c })),
+        };
+        chart.text.catch(() => usageCharts.delete(chartKey));
         usageCharts.set(chartKey, chart);
       }
-      sendJson(res, chart);
+      sendJson(res, await chart.text);
       return;
     }
     if (route[0] === "events" && route.length === 1) {
@@ -411,7 +426,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => res.destroy());
   });
-  server.keepAliveTimeout = 5000;
+  // Longer than a browser's (and undici's) idle keep-alive, so the client closes first: a
+  // request sent just as the server closed an idle socket fails.
+  server.keepAliveTimeout = 30_000;
+  server.headersTimeout = 35_000;
   await new Promise<void>((resolveListen, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 0, host, () => {

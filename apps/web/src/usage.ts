@@ -1,20 +1,16 @@
 /**
  * The usage charts' numbers: tokens and cost by day, week or month, split by model or by
- * project, from the session database's usage rows, every record counted once per fork
- * lineage by search's `computeStats` (the same rule, and so the same totals, as
- * `pi-session stats`). Periods are keyed as `stats --by day|week|month` keys them, in the
+ * project, from the session database's `stats`, every record counted once per fork lineage
+ * (the same code, and so the same totals, as `pi-session stats`). Periods are keyed as `stats --by day|week|month` keys them, in the
  * server's time zone: `YYYY-MM-DD`, the Monday of an ISO week, `YYYY-MM`.
  */
 import type { SearchDatabase } from "@pi-session/search";
 import {
-  type StatsSession,
   type TokenTotals,
   UNKNOWN_TIME,
   type ZonedCalendar,
-  computeStats,
   zonedCalendar,
 } from "@pi-session/search/documents";
-import { projectOf } from "./store-view.js";
 
 export const PERIODS = ["day", "week", "month"] as const;
 export type Period = (typeof PERIODS)[number];
@@ -52,23 +48,14 @@ export function periodOf(ms: number, period: Period, calendar: ZonedCalendar): s
       : calendar.monthOf(ms);
 }
 
-/** Every session of the store with its usage rows, as computeStats reads them. */
-export function statsSessions(db: SearchDatabase): StatsSession[] {
-  return db.database.usage().map((s) => ({
-    path: s.path,
-    id: s.meta.sessionId,
-    project: projectOf(db.root, s.path, s.meta.cwd),
-    parentPath: s.meta.parentPath ?? undefined,
-    created: s.meta.created,
-    usage: s.usage,
-  }));
-}
-
-/** The chart of `sessions` by `period`, split by `split`. */
-export function usageChart(sessions: readonly StatsSession[], period: Period, split: Split): UsageChart {
+/**
+ * The chart of the store by `period`, split by `split`: the database's `stats` (sums where it
+ * keeps them, forks added up record by record), keyed by period and model or project.
+ */
+export async function usageChart(db: SearchDatabase, period: Period, split: Split): Promise<UsageChart> {
   const SEP = "\u0000";
   const calendar = zonedCalendar();
-  const result = computeStats(sessions, {
+  const result = await db.stats({
     groupOf: (usage, session) =>
       `${periodOf(usage.time, period, calendar)}${SEP}${split === "model" ? usage.model : session.project}`,
   });

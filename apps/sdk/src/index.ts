@@ -4,6 +4,7 @@
  * `format`, `migrate`, `tree`, `context` and `node-store` layers; see the README for the few
  * deliberate differences from pi.
  */
+export { convertToLlm } from "@pi-session/context";
 export { CURRENT_SESSION_VERSION } from "@pi-session/format";
 export { assertValidSessionId } from "@pi-session/node-store";
 export {

@@ -436,7 +436,7 @@ describe("7.11 loading and repair", () => {
     const message = {
       ...A("x"),
       content: [{ type: "finalAnswer", text: "42", extra: { a: [1] } }],
-    } as AgentMessage;
+    } as unknown as AgentMessage;
     sm.appendMessage(message);
     const reopened = SessionManager.open(sm.getSessionFile() as string);
     expect(reopened.buildSessionContext().messages[1]).toEqual(message);

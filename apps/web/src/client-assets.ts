@@ -6,7 +6,7 @@
  */
 
 /** sha256 of {@link CLIENT_SCRIPT}, base64url: the script's name on the server. */
-export const CLIENT_SCRIPT_HASH = "KYQIyTYuzawxpv5zUV7BAA8p4dDioDgTmHyvDyEWi2Q";
+export const CLIENT_SCRIPT_HASH = "8UeP3blO8F-PTxGeBsGl0Ufb4JrsPBFBIDiH18Ddb-M";
 
 /** sha256 of {@link CLIENT_STYLE}, base64url. */
 export const CLIENT_STYLE_HASH = "LmvmCb10m922daso5cKVi-qCJ04ZP2_apXQp50290y0";
@@ -1172,6 +1172,9 @@ export const CLIENT_SCRIPT: string = [
   "    };\n",
   "    return origin.id !== void 0 && (item.id = origin.id), origin.parentId !== void 0 && (item.parentId = origin.parentId), origin.timestamp !== void 0 && (item.timestamp = origin.timestamp), origin.label !== void 0 && (item.label = origin.label), item;\n",
   "  }\n",
+  "  function toolNameOf(tool) {\n",
+  '    return isObject(tool) && typeof tool.name == "string" ? tool.name : typeof tool == "string" ? tool : displayJson(tool);\n',
+  "  }\n",
   "  function messageItem(message, origin, options = {}) {\n",
   "    if (!isObject(message))\n",
   "      return {\n",
@@ -1260,7 +1263,7 @@ export const CLIENT_SCRIPT: string = [
   "        };\n",
   '      case "system": {\n',
   "        let blocks = contentBlocks(message.content, !1), details = [];\n",
-  '        return Array.isArray(message.toolsAdded) && message.toolsAdded.length > 0 && details.push({ name: "tools added", value: message.toolsAdded.map(String).join(", ") }), Array.isArray(message.toolsRemoved) && message.toolsRemoved.length > 0 && details.push({ name: "tools removed", value: message.toolsRemoved.map(String).join(", ") }), isObject(message.sections) && blocks.push({\n',
+  '        return Array.isArray(message.toolsAdded) && message.toolsAdded.length > 0 && details.push({ name: "tools added", value: message.toolsAdded.map(toolNameOf).join(", ") }), Array.isArray(message.toolsRemoved) && message.toolsRemoved.length > 0 && details.push({ name: "tools removed", value: message.toolsRemoved.map(toolNameOf).join(", ") }), isObject(message.sections) && blocks.push({\n',
   '          type: "code",\n',
   '          language: "json",\n',
   "          text: displayJson(message.sections),\n",

@@ -178,8 +178,10 @@ describe("context vs pi 1.6.0", () => {
       },
       { type: "message", id: "d0000000", parentId: "c0000000", timestamp: t(4), message: user("after", 4) },
     ];
-    const text = (ctx: { messages: Json[] }) =>
-      ctx.messages.map((m) => (m.role === "compactionSummary" ? `summary:${m.summary}` : String(m.content)));
+    const text = (ctx: { messages: readonly object[] }) =>
+      (ctx.messages as Json[]).map((m) =>
+        m.role === "compactionSummary" ? `summary:${m.summary}` : String(m.content),
+      );
     // pi 1.6.0: firstKeptEntryId decides, the retained tail is not read.
     expect(text(pi.buildSessionContext(entries))).toEqual(["summary:S", "kept by id", "after"]);
     // ours: the checkpoint's own retained messages replace the kept range.

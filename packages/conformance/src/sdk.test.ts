@@ -179,7 +179,7 @@ const arbOp: fc.Arbitrary<Op> = fc.oneof(
         kind: r.kind,
         provider: "anthropic",
         model: "claude-test",
-        usage: r.usage as Json,
+        usage: r.usage as unknown as Json,
         ...(r.note === undefined ? {} : { note: r.note }),
       })),
   },

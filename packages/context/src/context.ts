@@ -72,7 +72,7 @@ function isNonNullObject(value: unknown): value is Record<string, unknown> {
  * `[]` for user/assistant/toolResult and `""` for system (a copy; the entry is not touched).
  */
 function repairMessage(message: AgentMessage): AgentMessage {
-  if (message.content != null) return message;
+  if ((message as { content?: unknown }).content != null) return message;
   if (message.role === "system") return { ...message, content: "" };
   if (CONTENT_LIST_ROLES.has(message.role)) return { ...message, content: [] } as AgentMessage;
   return message;

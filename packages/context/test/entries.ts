@@ -29,7 +29,7 @@ export function U(text: string, timestamp = 1): UserMessage {
 
 export function A(
   text: string,
-  opts: { provider?: string; model?: string; stopReason?: string } = {},
+  opts: { provider?: string; model?: string; stopReason?: AssistantMessage["stopReason"] } = {},
 ): AssistantMessage {
   return {
     role: "assistant",

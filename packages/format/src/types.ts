@@ -3,9 +3,16 @@
  *
  * A session file is JSONL: line 1 is a {@link SessionHeader}, every later line is a
  * {@link SessionEntry} (v2/v3) or a {@link V1Entry} (v1, no ids). These types follow what pi
- * writes (0.58.3 to 1.6.0, see `docs/format.md` "Entry types"). They are deliberately open:
- * pi adds fields and entry types without bumping the version, so every object type allows
- * unknown keys and {@link UnknownEntry} carries entry types this package does not know.
+ * writes (0.58.3 to 1.6.0, see `docs/format.md` "Entry types"). pi adds fields and entry types
+ * without bumping the version: the header and entry types allow unknown keys ({@link Open}) and
+ * {@link UnknownEntry} carries entry types this package does not know.
+ *
+ * Messages, content blocks and usage are shaped as pi's own (`@earendil-works/pi-ai` 1.6.0 and
+ * pi-coding-agent's custom messages), so values pass between this toolkit and pi's types both
+ * ways in TypeScript: pi's `AssistantMessage` is our `AssistantMessage`, our messages are pi's
+ * `Message`/`AgentMessage`. They carry no string index signature (pi's interfaces have none, and
+ * an interface without one is not assignable to a type with one); unknown fields still pass
+ * through at run time, untouched, as they always did.
  *
  * Use these types to read and write entries; use `./schema.ts` to check untrusted data.
  */
@@ -16,34 +23,39 @@ export const CURRENT_SESSION_VERSION = 3;
 /** Extra keys pi (or an extension) may add; kept verbatim on read-modify-write. */
 export type Open = { [key: string]: unknown };
 
+/** A JSON value (pi-ai's `JsonValue`). */
+export type JsonValue = null | boolean | number | string | readonly JsonValue[] | JsonObject;
+/** A JSON object (pi-ai's `JsonObject`): tool call arguments, diagnostic details. */
+export type JsonObject = { [key: string]: JsonValue };
+
 // ---------------------------------------------------------------------------------------
 // Content blocks
 
-export interface TextContent extends Open {
+export interface TextContent {
   type: "text";
   text: string;
   textSignature?: string;
 }
 
-export interface ThinkingContent extends Open {
+export interface ThinkingContent {
   type: "thinking";
   thinking: string;
   thinkingSignature?: string;
   redacted?: boolean;
 }
 
-export interface ImageContent extends Open {
+export interface ImageContent {
   type: "image";
   /** Base64 data. */
   data: string;
   mimeType: string;
 }
 
-export interface ToolCall extends Open {
+export interface ToolCall {
   type: "toolCall";
   id: string;
   name: string;
-  arguments: Record<string, unknown>;
+  arguments: JsonObject;
   thoughtSignature?: string;
   namespace?: string;
   argumentsError?: string;
@@ -61,16 +73,17 @@ export type AssistantContent = (TextContent | ThinkingContent | ToolCall)[];
 // ---------------------------------------------------------------------------------------
 // Usage
 
-export interface UsageCost extends Open {
+export interface UsageCost {
   input: number;
   output: number;
   cacheRead: number;
   cacheWrite: number;
   total: number;
-  totalFromProvider?: number;
+  /** True when `total` is what the provider billed, not a catalog estimate. */
+  totalFromProvider?: boolean;
 }
 
-export interface Usage extends Open {
+export interface Usage {
   input: number;
   output: number;
   cacheRead: number;
@@ -87,50 +100,104 @@ export interface Usage extends Open {
 
 export type StopReason = "stop" | "length" | "toolUse" | "error" | "aborted" | "pending" | "deferred";
 
+/** The thinking levels pi-ai knows (its `ModelThinkingLevel`). */
+export type ModelThinkingLevel = "off" | "minimal" | "low" | "medium" | "high" | "xhigh" | "max";
+
+/** Something that went wrong while a response was made (pi-ai's `AssistantMessageDiagnostic`). */
+export interface AssistantMessageDiagnostic {
+  type: string;
+  timestamp: number;
+  error?: { name?: string; message: string; stack?: string; code?: string | number };
+  details?: JsonObject;
+}
+
+/** Where a deferred response can be fetched later (pi-ai's `DeferredHandle`). */
+export interface DeferredHandle {
+  provider: string;
+  modelId: string;
+  api: string;
+  id: string;
+  expiresAt?: number;
+  pollAfterMs?: number;
+  data?: JsonValue;
+}
+
+/** A tool a system message adds (pi-ai's `Tool`): `parameters` is its arguments' JSON Schema. */
+export interface Tool<TParameters extends object = object> {
+  name: string;
+  description: string;
+  parameters: TParameters;
+  constrainedSampling?:
+    | false
+    | { type: "json_schema"; strict: "prefer" | "require" }
+    | { type: "grammar"; variants: { openai_lark?: string; openai_regex?: string } };
+}
+
+/** A tool a system message removes (pi-ai's `ToolReference`). */
+export interface ToolReference {
+  name: string;
+}
+
+/** The calls a tool made to other tools while it ran (pi-ai's `NestedToolCalls`). */
+export interface NestedToolCalls {
+  calls: {
+    id: string;
+    name: string;
+    arguments?: JsonObject;
+    argumentsBytes?: number;
+    status: "ok" | "error" | "unfinished";
+    durationMs?: number;
+    error?: string;
+  }[];
+  complete: boolean;
+}
+
 // ---------------------------------------------------------------------------------------
 // Messages (the `message` field of a `message` entry). Message timestamps are Unix ms.
 
-export interface UserMessage extends Open {
+export interface UserMessage {
   role: "user";
   content: UserContent;
   timestamp: number;
 }
 
-export interface AssistantMessage extends Open {
+export interface AssistantMessage {
   role: "assistant";
   content: AssistantContent;
-  api?: string;
+  /** pi-ai's `Api`: a known API name or any string. */
+  api: string;
+  /** pi-ai's `ProviderId`: a known provider or any string. */
   provider: string;
   model: string;
   usage: Usage;
-  stopReason: StopReason | (string & {});
+  stopReason: StopReason;
   errorMessage?: string;
   timestamp: number;
   responseModel?: string;
   responseId?: string;
   providerThinkingLevel?: string;
-  thinkingLevel?: string;
-  diagnostics?: unknown;
-  deferred?: unknown;
+  thinkingLevel?: ModelThinkingLevel;
+  diagnostics?: AssistantMessageDiagnostic[];
+  deferred?: DeferredHandle;
   rawStopReason?: string;
   endTurn?: boolean;
   durationMs?: number;
 }
 
-export interface ToolResultMessage extends Open {
+export interface ToolResultMessage {
   role: "toolResult";
   toolCallId: string;
   toolName: string;
   content: (TextContent | ImageContent)[];
-  details?: unknown;
+  details?: JsonValue;
   isError: boolean;
   timestamp: number;
   usage?: Usage;
-  nestedCalls?: unknown;
+  nestedCalls?: NestedToolCalls;
   durationMs?: number;
 }
 
-export interface BashExecutionMessage extends Open {
+export interface BashExecutionMessage {
   role: "bashExecution";
   command: string;
   output: string;
@@ -142,7 +209,7 @@ export interface BashExecutionMessage extends Open {
   timestamp: number;
 }
 
-export interface CustomMessage<T = unknown> extends Open {
+export interface CustomMessage<T = unknown> {
   role: "custom";
   customType: string;
   content: UserContent;
@@ -161,14 +228,15 @@ export interface HookMessage<T = unknown> extends Open {
   timestamp: number;
 }
 
-export interface BranchSummaryMessage extends Open {
+export interface BranchSummaryMessage {
   role: "branchSummary";
   summary: string;
-  fromId: string;
+  /** The entry the branch was left from; absent in early files (pi passes it on as it is). */
+  fromId: string | null;
   timestamp: number;
 }
 
-export interface CompactionSummaryMessage extends Open {
+export interface CompactionSummaryMessage {
   role: "compactionSummary";
   summary: string;
   tokensBefore: number;
@@ -176,12 +244,12 @@ export interface CompactionSummaryMessage extends Open {
 }
 
 /** pi 1.6.0 system message (`developer` in an intermediate upstream snapshot). */
-export interface SystemMessage extends Open {
+export interface SystemMessage {
   role: "system";
   content: string | TextContent[];
   sections?: Record<string, string | null>;
-  toolsAdded?: string[];
-  toolsRemoved?: string[];
+  toolsAdded?: Tool[];
+  toolsRemoved?: ToolReference[];
   timestamp: number;
 }
 

@@ -6,7 +6,7 @@
  */
 
 /** sha256 of {@link PAGE_SCRIPT}, base64, for the page's Content-Security-Policy. */
-export const PAGE_SCRIPT_SHA256 = "JvhOAJe430SgyXpZNAtdIwPAOWyDJSjwbE5i8l+4s7k=";
+export const PAGE_SCRIPT_SHA256 = "AxWeNZywv6UgSWAFTNXDBuvhkO4YtlUpchqceaPJMYo=";
 
 /** sha256 of {@link PAGE_STYLE}, base64. */
 export const PAGE_STYLE_SHA256 = "D8AW/1zmHAUNPALhbueHNxxlz8//M6gUbba6lNekd3A=";
@@ -1212,6 +1212,9 @@ export const PAGE_SCRIPT: string = [
   "    };\n",
   "    return origin.id !== void 0 && (item.id = origin.id), origin.parentId !== void 0 && (item.parentId = origin.parentId), origin.timestamp !== void 0 && (item.timestamp = origin.timestamp), origin.label !== void 0 && (item.label = origin.label), item;\n",
   "  }\n",
+  "  function toolNameOf(tool) {\n",
+  '    return isObject(tool) && typeof tool.name == "string" ? tool.name : typeof tool == "string" ? tool : displayJson(tool);\n',
+  "  }\n",
   "  function messageItem(message, origin, options = {}) {\n",
   "    if (!isObject(message))\n",
   "      return {\n",
@@ -1300,7 +1303,7 @@ export const PAGE_SCRIPT: string = [
   "        };\n",
   '      case "system": {\n',
   "        let blocks2 = contentBlocks(message.content, !1), details2 = [];\n",
-  '        return Array.isArray(message.toolsAdded) && message.toolsAdded.length > 0 && details2.push({ name: "tools added", value: message.toolsAdded.map(String).join(", ") }), Array.isArray(message.toolsRemoved) && message.toolsRemoved.length > 0 && details2.push({ name: "tools removed", value: message.toolsRemoved.map(String).join(", ") }), isObject(message.sections) && blocks2.push({\n',
+  '        return Array.isArray(message.toolsAdded) && message.toolsAdded.length > 0 && details2.push({ name: "tools added", value: message.toolsAdded.map(toolNameOf).join(", ") }), Array.isArray(message.toolsRemoved) && message.toolsRemoved.length > 0 && details2.push({ name: "tools removed", value: message.toolsRemoved.map(toolNameOf).join(", ") }), isObject(message.sections) && blocks2.push({\n',
   '          type: "code",\n',
   '          language: "json",\n',
   "          text: displayJson(message.sections),\n",

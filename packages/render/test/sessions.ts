@@ -163,7 +163,12 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
     },
     {
       type: "message",
-      message: { role: "system", content: "You are pi.", toolsAdded: ["grep"], timestamp: ms(11) },
+      message: {
+        role: "system",
+        content: "You are pi.",
+        toolsAdded: [{ name: "grep", description: "Search files.", parameters: { type: "object" } }],
+        timestamp: ms(11),
+      },
     },
     {
       type: "message",

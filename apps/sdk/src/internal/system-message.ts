@@ -4,7 +4,7 @@
  * can stand in for the system messages it hides. `@pi-session/context` reads a stored
  * `systemMessage` but does not build one, so this small step stays in the SDK.
  */
-import type { AgentMessage, SystemMessage, TextContent } from "@pi-session/format";
+import type { AgentMessage, SystemMessage, TextContent, Tool } from "@pi-session/format";
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
@@ -15,14 +15,10 @@ function contentText(content: unknown): string {
     .join("\n");
 }
 
-interface ToolLike {
-  name: string;
-}
-
 export function getCurrentSystemMessage(messages: readonly AgentMessage[]): SystemMessage | undefined {
   const content: string[] = [];
   const sections = new Map<string, string>();
-  const tools = new Map<string, unknown>();
+  const tools = new Map<string, Tool>();
   let timestamp: number | undefined;
   for (const message of messages) {
     if (message.role !== "system") continue;
@@ -33,15 +29,15 @@ export function getCurrentSystemMessage(messages: readonly AgentMessage[]): Syst
       if (value === null) sections.delete(name);
       else sections.set(name, value);
     }
-    for (const tool of (message.toolsRemoved ?? []) as unknown as ToolLike[]) tools.delete(tool.name);
-    for (const tool of (message.toolsAdded ?? []) as unknown as ToolLike[]) tools.set(tool.name, tool);
+    for (const tool of message.toolsRemoved ?? []) tools.delete(tool.name);
+    for (const tool of message.toolsAdded ?? []) tools.set(tool.name, tool);
   }
   if (timestamp === undefined && tools.size === 0) return undefined;
   return {
     role: "system",
     content: content.join("\n\n"),
     ...(sections.size > 0 ? { sections: Object.fromEntries(sections) } : {}),
-    ...(tools.size > 0 ? { toolsAdded: [...tools.values()] as unknown as string[] } : {}),
+    ...(tools.size > 0 ? { toolsAdded: [...tools.values()] } : {}),
     timestamp: timestamp ?? 0,
   };
 }

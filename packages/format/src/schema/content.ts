@@ -59,7 +59,7 @@ export function contentSchemas(build: SchemaBuilder): ContentSchemas {
     cacheRead: Num(),
     cacheWrite: Num(),
     total: Num(),
-    totalFromProvider: Opt(Num()),
+    totalFromProvider: Opt(Bool()),
   });
   const Usage = Obj({
     input: Num(),

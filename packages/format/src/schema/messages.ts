@@ -107,12 +107,21 @@ export function messageSchemas(build: SchemaBuilder, content: ContentSchemas): M
     tokensBefore: Num(),
     timestamp: ts,
   });
+  // pi-ai's Tool (its parameters are a JSON Schema object) and ToolReference. Open mode asks
+  // only for the name, what readers use.
+  const Tool = Obj({
+    name: Str(),
+    description: strict ? Str() : Opt(Str()),
+    parameters: strict ? Type.Unsafe<object>({ type: "object" }) : Opt(Type.Unsafe<object>({ type: "object" })),
+    constrainedSampling: Opt(Type.Unknown()),
+  });
+  const ToolReference = Obj({ name: Str() });
   const SystemMessage = Obj({
     role: Type.Literal("system"),
     content: Type.Union([Str(), Type.Array(TextContent)]),
     sections: Opt(Type.Record(Type.String(), Type.Union([Str(), Type.Null()]))),
-    toolsAdded: Opt(Type.Array(Str())),
-    toolsRemoved: Opt(Type.Array(Str())),
+    toolsAdded: Opt(Type.Array(Tool)),
+    toolsRemoved: Opt(Type.Array(ToolReference)),
     timestamp: ts,
   });
   const UnknownMessage = Open(

@@ -37,6 +37,12 @@ export function itemBase(origin: ItemOrigin, heading: ItemHeading): Omit<Documen
   return item;
 }
 
+/** A tool a system message adds or removes (pi-ai's `Tool` or `ToolReference`) by its name; anything else as text. */
+function toolNameOf(tool: unknown): string {
+  if (isObject(tool) && typeof tool.name === "string") return tool.name;
+  return typeof tool === "string" ? tool : displayJson(tool);
+}
+
 /** The item of one message (a `message` entry's message, or a context message). */
 export function messageItem(message: unknown, origin: ItemOrigin, options: ItemOptions = {}): DocumentItem {
   if (!isObject(message)) {
@@ -167,9 +173,9 @@ export function messageItem(message: unknown, origin: ItemOrigin, options: ItemO
       const blocks = contentBlocks(message.content, false);
       const details: ItemDetail[] = [];
       if (Array.isArray(message.toolsAdded) && message.toolsAdded.length > 0)
-        details.push({ name: "tools added", value: message.toolsAdded.map(String).join(", ") });
+        details.push({ name: "tools added", value: message.toolsAdded.map(toolNameOf).join(", ") });
       if (Array.isArray(message.toolsRemoved) && message.toolsRemoved.length > 0)
-        details.push({ name: "tools removed", value: message.toolsRemoved.map(String).join(", ") });
+        details.push({ name: "tools removed", value: message.toolsRemoved.map(toolNameOf).join(", ") });
       if (isObject(message.sections))
         blocks.push({
           type: "code",

@@ -85,7 +85,7 @@ export const arbUsage: fc.Arbitrary<Usage> = fc
           output: arbCost,
           cacheRead: arbCost,
           cacheWrite: arbCost,
-          totalFromProvider: sometimes(arbCost, 3),
+          totalFromProvider: sometimes(fc.boolean(), 3),
         },
         { noNullPrototype: true },
       ),

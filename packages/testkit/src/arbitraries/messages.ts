@@ -80,10 +80,10 @@ export const arbAssistantMessage: fc.Arbitrary<AssistantMessage> = withExtraKeys
       {
         content: fc.array(
           fc.oneof(
-            { arbitrary: arbTextContent as fc.Arbitrary<Obj>, weight: 5 },
-            { arbitrary: arbThinkingContent as fc.Arbitrary<Obj>, weight: 2 },
-            { arbitrary: arbToolCall as fc.Arbitrary<Obj>, weight: 3 },
-            { arbitrary: arbUnknownContent as fc.Arbitrary<Obj>, weight: 1 },
+            { arbitrary: arbTextContent as unknown as fc.Arbitrary<Obj>, weight: 5 },
+            { arbitrary: arbThinkingContent as unknown as fc.Arbitrary<Obj>, weight: 2 },
+            { arbitrary: arbToolCall as unknown as fc.Arbitrary<Obj>, weight: 3 },
+            { arbitrary: arbUnknownContent as unknown as fc.Arbitrary<Obj>, weight: 1 },
           ),
           { maxLength: 4 },
         ),
@@ -123,7 +123,7 @@ export const arbAssistantMessage: fc.Arbitrary<AssistantMessage> = withExtraKeys
           errorMessage: r.stopReason === "error" || r.stopReason === "aborted" ? r.errorMessage : undefined,
           timestamp: r.timestamp,
           ...(r.extra ?? {}),
-        }) as AssistantMessage,
+        }) as unknown as AssistantMessage,
     ),
 );
 
@@ -215,8 +215,19 @@ export const arbSystemMessage: fc.Arbitrary<SystemMessage> = rec<SystemMessage>(
       fc.oneof(arbText, fc.constant(null)),
       { maxKeys: 3, noNullPrototype: true },
     ),
-    toolsAdded: fc.array(fc.constantFrom(...TOOL_NAMES), { maxLength: 2 }),
-    toolsRemoved: fc.array(fc.constantFrom(...TOOL_NAMES), { maxLength: 2 }),
+    // pi-ai's Tool and ToolReference, as pi 1.6.0 persists them.
+    toolsAdded: fc.array(
+      fc.constantFrom(...TOOL_NAMES).map((name) => ({
+        name,
+        description: `The ${name} tool.`,
+        parameters: { type: "object", properties: {} },
+      })),
+      { maxLength: 2 },
+    ),
+    toolsRemoved: fc.array(
+      fc.constantFrom(...TOOL_NAMES).map((name) => ({ name })),
+      { maxLength: 2 },
+    ),
     timestamp: arbMs,
   },
   ["role", "content", "timestamp"],

@@ -4,10 +4,10 @@
  * (\`compact\`, \`sometimes\`, \`withExtraKeys\`).
  */
 import fc from "fast-check";
-import type { JsonValue, Obj } from "./records.js";
+import type { JsonValue, Obj, Shape } from "./records.js";
 
 /** Drops keys whose value is `undefined`, as `JSON.stringify` would. */
-export function compact<T extends Obj>(obj: T): T {
+export function compact<T extends Shape>(obj: T): T {
   const out: Obj = {};
   for (const [k, v] of Object.entries(obj)) if (v !== undefined) out[k] = v;
   return out as T;
@@ -126,7 +126,7 @@ export const arbExtraKeys: fc.Arbitrary<Obj> = fc.dictionary(
 );
 
 /** Sometimes (1 in 8) adds unknown extra keys to the generated objects. */
-export function withExtraKeys<T extends Obj>(arb: fc.Arbitrary<T>): fc.Arbitrary<T> {
+export function withExtraKeys<T extends Shape>(arb: fc.Arbitrary<T>): fc.Arbitrary<T> {
   return fc
     .tuple(arb, sometimes(arbExtraKeys, 8))
     .map(([value, extra]) => (extra === undefined ? value : { ...value, ...extra }));

@@ -14,7 +14,7 @@ import { readUpstreamFixture } from "@pi-session/testkit";
 import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRenderSession, renderHtml, sessionFromBytes } from "../src/index.js";
-import { findChromium, launchChromium, pageFiles, ready, serve, watch } from "./chromium.js";
+import { findChromium, launchChromium, pageFiles, ready, serve, watch } from "@pi-session/testkit/chromium";
 import { everyKindSession, largeSession, PAYLOADS, payloadSession } from "./sessions.js";
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });

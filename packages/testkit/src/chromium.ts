@@ -1,9 +1,9 @@
 /**
- * Headless Chromium for the browser tests: Debian's `chromium` (or `PI_SESSION_CHROMIUM`)
- * driven by playwright-core, started with the flags this machine needs (no sandbox as root,
- * no GPU, no background networking: its requests are refused here and would only add noise).
- * Pages are opened from files or served from a made-up origin through `page.route`, so every
- * request the page makes is seen.
+ * Headless Chromium for the browser tests (render's page, the README examples, the packed pure
+ * layers): Debian's `chromium` (or `PI_SESSION_CHROMIUM`) driven by playwright-core, started
+ * with the flags this machine needs (no sandbox as root, no GPU, no background networking: its
+ * requests are refused here and would only add noise). Pages are opened from files or served
+ * from a made-up origin through `page.route`, so every request the page makes is seen.
  */
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -126,7 +126,7 @@ export default defineConfig(({ mode }) => {
           description: "spawns processes (on dist/, a browser) or worker threads",
           timeout: 120_000,
         },
-        { name: "compiler", description: "runs a compiler (AssemblyScript, esbuild)", timeout: 120_000 },
+        { name: "compiler", description: "runs a compiler (AssemblyScript, esbuild, tsc)", timeout: 120_000 },
         { name: "big-file", description: "writes a large file (PI_SESSION_BIG_TEST_MB)", timeout: 300_000 },
         { name: "dist", description: "reads built output (run pnpm build first)" },
       ],

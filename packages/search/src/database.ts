@@ -239,6 +239,11 @@ export interface SessionDatabase {
    * (see {@link UsageSumQuery}); files without usage in it have no sums.
    */
   usageSums(query: UsageSumQuery): UsageSum[];
+  /**
+   * Tidies the storage after a bulk write (a build) so queries read it fast: for SQLite, the
+   * word index's segments merged into one. One transaction of its own; not inside a batch.
+   */
+  optimize(): void;
   /** Bytes on disk (database and its WAL), 0 in memory. */
   sizeOnDisk(): number;
   close(): void;

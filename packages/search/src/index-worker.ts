@@ -8,7 +8,7 @@
  * writer is.
  */
 import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import type { EntryRow } from "./database.js";
+import { type PackedRows, packRows, packedKiB } from "./packed-rows.js";
 import { type ReadResult, type RowSink, readWhole } from "./read-file.js";
 
 /** What the worker is started with. */
@@ -22,7 +22,7 @@ export interface ReadAheadData {
 
 /** A message of the worker, about file `file` (its index in `files`). */
 export type ReadAheadMessage =
-  | { file: number; kind: "rows"; rows: EntryRow[]; kib: number }
+  | { file: number; kind: "rows"; rows: PackedRows; kib: number }
   | { file: number; kind: "branch"; changes: { ordinal: number; onBranch: boolean }[] }
   | { file: number; kind: "facets"; tools: string[]; models: string[]; files: string[] }
   | { file: number; kind: "done"; read: ReadResult }
@@ -37,30 +37,15 @@ export const TAKEN = 1;
 /** Set while the worker waits for the writer (so the writer wakes it only then). */
 export const WAITING = 2;
 
-/** Row text in KiB (what the writer holds of it until it is written). */
-function kibOf(rows: readonly EntryRow[]): number {
-  let chars = 0;
-  for (const r of rows) {
-    const ix = r.indexed;
-    chars += ix.texts.body.length + ix.texts.thinking.length + ix.texts.tool.length + ix.texts.output.length;
-    chars += ix.parts.body.length + ix.parts.thinking.length + ix.parts.tool.length + ix.parts.output.length;
-  }
-  return Math.ceil(chars / 1024);
-}
-
 function run(data: ReadAheadData): void {
   const control = new Int32Array(data.control);
   const send = (message: ReadAheadMessage) => data.port.postMessage(message);
   data.files.forEach((f, file) => {
     const sink: RowSink = {
       add(rows) {
-        // The documents' texts travel once, as index texts.
-        const slim = rows.map((r) => ({
-          ...r,
-          doc: { ...r.doc, body: "", thinking: "", tool: "", output: "" },
-        }));
-        const kib = kibOf(slim);
-        send({ file, kind: "rows", rows: slim, kib });
+        const packed = packRows(rows);
+        const kib = packedKiB(packed);
+        send({ file, kind: "rows", rows: packed, kib });
         Atomics.add(control, SENT, kib);
         // Wait while the writer holds more than the limit of what was sent.
         for (;;) {

@@ -280,6 +280,12 @@ export async function syncStore(
   } finally {
     await ahead?.close();
   }
+  // A build (or most of the store read again) leaves its word index in many segments.
+  const storeBytes = found.reduce((n, st) => n + st.size, 0);
+  if (stats.indexed + stats.resumed > 0 && stats.bytesRead * 2 >= storeBytes) {
+    opts.signal?.throwIfAborted();
+    db.optimize();
+  }
   return stats;
 }
 

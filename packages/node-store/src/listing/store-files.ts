@@ -6,7 +6,7 @@
  * added, grown, rewritten and removed file) without reading unchanged files.
  */
 import { type Dirent, closeSync, readdirSync, statSync } from "node:fs";
-import { join } from "node:path";
+import { join, sep } from "node:path";
 import { StatProbe } from "../fs/file-stat.js";
 import { readFully, runReaderSync } from "../fs/positional-reads.js";
 import { openRegularFileSync, unreadableError } from "../fs/regular-files.js";
@@ -49,6 +49,15 @@ function isRegularFile(dir: string, e: Dirent, onUnreadable: OnUnreadable): bool
   }
 }
 
+function readNames(dir: string, onUnreadable: OnUnreadable): string[] {
+  try {
+    return readdirSync(dir);
+  } catch (error) {
+    if ((error as { code?: unknown }).code !== "ENOENT") onUnreadable?.(dir, error as Error);
+    return [];
+  }
+}
+
 function readDir(dir: string, onUnreadable: OnUnreadable): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -76,15 +85,17 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
     for (const e of top) {
       if (!(e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name)))) continue;
       const dir = join(root, e.name);
-      for (const f of readDir(dir, onUnreadable))
-        if (isJsonl(f.name) && isRegularFile(dir, f, onUnreadable)) paths.push(join(dir, f.name));
+      // Names only, each path as `join` would make it: the stat below tells a regular file from
+      // anything else (no entry types, no normalizing: a warm check does this for every file).
+      for (const name of readNames(dir, onUnreadable)) if (isJsonl(name)) paths.push(dir + sep + name);
     }
   }
   const out: StoreFile[] = [];
   const probe = new StatProbe();
   for (const path of paths) {
     if (!probe.stat(path)) {
-      // Gone, denied or replaced since the directory was read.
+      // Gone, denied, replaced since the directory was read, or no regular file (a FIFO,
+      // socket, device or directory: passed by, not reported, as `unreadableError` says).
       const error = onUnreadable ? unreadableError(path) : undefined;
       if (error) onUnreadable?.(path, error);
       continue;

@@ -47,20 +47,21 @@ export class SqliteSessionDatabase implements SessionDatabase {
 
   files(filter: { notSessions?: boolean } = {}): Map<string, StoredFile> {
     const out = new Map<string, StoredFile>();
-    const rows = this.st(
-      `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, version, session_id FROM files${filter.notSessions ? " WHERE version = 0" : ""}`,
-    ).all();
-    for (const row of rows) {
-      const path = String(row.path);
-      out.set(path, {
-        path,
-        size: num(row.size),
-        mtimeMs: num(row.mtime_ms),
-        ctimeMs: num(row.ctime_ms),
-        ino: num(row.ino),
-        indexedOffset: num(row.indexed_offset),
-        version: num(row.version),
-        sessionId: strOrNull(row.session_id),
+    const rows = this.statements
+      .arrays(
+        `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, version, session_id FROM files${filter.notSessions ? " WHERE version = 0" : ""}`,
+      )
+      .all();
+    for (const [path, size, mtimeMs, ctimeMs, ino, indexedOffset, version, sessionId] of rows) {
+      out.set(String(path), {
+        path: String(path),
+        size: num(size),
+        mtimeMs: num(mtimeMs),
+        ctimeMs: num(ctimeMs),
+        ino: num(ino),
+        indexedOffset: num(indexedOffset),
+        version: num(version),
+        sessionId: strOrNull(sessionId),
       });
     }
     return out;
@@ -193,6 +194,18 @@ export class SqliteSessionDatabase implements SessionDatabase {
     try {
       const id = this.fileId(path);
       if (id !== undefined) this.clearFile(id, false);
+      tx.commit();
+    } catch (error) {
+      tx.rollback();
+      throw error;
+    }
+  }
+
+  optimize(): void {
+    const tx = this.begin();
+    try {
+      // A query merges the doclists of every segment it reads; one segment is read in one pass.
+      this.db.exec(`INSERT INTO words (words) VALUES ('optimize')`);
       tx.commit();
     } catch (error) {
       tx.rollback();

@@ -17,11 +17,33 @@ export interface SqlStatement {
   iterate(...params: SqlValue[]): IterableIterator<SqlRow>;
 }
 
+/** A query whose rows are arrays of the column values in the SELECT's order. */
+export interface SqlArrayStatement {
+  all(...params: SqlValue[]): SqlValue[][];
+}
+
 export interface SqlConnection {
   readonly driver: DriverName;
   exec(sql: string): void;
   prepare(sql: string): SqlStatement;
+  /** {@link prepare} with rows as arrays: no object per row (a warm check reads thousands). */
+  prepareArrays(sql: string): SqlArrayStatement;
   close(): void;
+}
+
+type ArrayCapable = SqlStatement & {
+  /** node:sqlite (Node >= 22.16). */
+  setReturnArrays?: (on: boolean) => void;
+  /** better-sqlite3. */
+  raw?: (on: boolean) => unknown;
+};
+
+function arrayStatement(statement: SqlStatement): SqlArrayStatement {
+  const s = statement as ArrayCapable;
+  if (typeof s.setReturnArrays === "function") s.setReturnArrays(true);
+  else if (typeof s.raw === "function") s.raw(true);
+  else return { all: (...params) => s.all(...params).map((row) => Object.values(row)) };
+  return s as unknown as SqlArrayStatement;
 }
 
 /** No SQLite binding could be loaded (Node < 22.13 without the optional `better-sqlite3`). */
@@ -108,6 +130,7 @@ export async function openConnection(path: string, driver?: DriverName): Promise
       driver: name,
       exec: (sql) => void db.exec(sql),
       prepare: (sql) => db.prepare(sql),
+      prepareArrays: (sql) => arrayStatement(db.prepare(sql)),
       close: () => void db.close(),
     };
   }

@@ -45,6 +45,9 @@ export interface OpenSqliteOptions {
 /** The pending index FTS5 holds in memory before it writes a segment (see `createSchema`). */
 const FTS_HASH_BYTES = 32 * 1024 * 1024;
 
+/** Segments on one level of the word index before FTS5 merges them (see `createSchema`). */
+const FTS_AUTOMERGE = 16;
+
 /** How long opening waits for another process that holds the lock (as `busy_timeout`). */
 const BUSY_WAIT_MS = 30_000;
 
@@ -119,6 +122,10 @@ function createSchema(db: SqlConnection): void {
     // FTS5 writes its pending index out as a segment each time it holds this much (default
     // 1 MB), and merges the segments as they pile up: larger ones make far fewer merges.
     db.exec(`INSERT INTO words (words, rank) VALUES ('hashsize', ${FTS_HASH_BYTES})`);
+    // FTS5 merges segments once this many pile up on a level (default 4): a build merges less
+    // often and is merged into one segment at its end (`optimize`); small updates stay small
+    // segments, which a query reads quickly.
+    db.exec(`INSERT INTO words (words, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`);
     db.exec("COMMIT");
   } catch (error) {
     db.exec("ROLLBACK");

@@ -73,10 +73,15 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
       words.push(...atWord);
       continue;
     }
-    const fromPart = [
-      inColumns(parts, ftsString(n.part.token) + (n.part.prefix ? "*" : "")),
-      ...phrases(n.part.phrases),
-    ];
+    // A match from an identifier part needs the part token in a parts column. Most lead tokens
+    // (`src` of `src/auth.ts`) end no identifier in the store: then the phrases of the rest,
+    // which FTS5 would match in full for that branch, are not looked at.
+    const partToken = inColumns(parts, ftsString(n.part.token) + (n.part.prefix ? "*" : ""));
+    if (!statements.get(`SELECT 1 FROM words WHERE words MATCH ? LIMIT 1`).get(partToken)) {
+      words.push(...atWord);
+      continue;
+    }
+    const fromPart = [partToken, ...phrases(n.part.phrases)];
     words.push(`((${atWord.join(" AND ")}) OR (${fromPart.join(" AND ")}))`);
   }
   // The conditions on an entry `e` of a file `f`, with their parameters, in order.

@@ -2,7 +2,7 @@
  * The prepared statements of one connection, each SQL text prepared once and reused. Every
  * query of the SQLite backend goes through it.
  */
-import type { SqlConnection, SqlStatement } from "./driver.js";
+import type { SqlArrayStatement, SqlConnection, SqlStatement } from "./driver.js";
 
 export class StatementCache {
   private readonly statements = new Map<string, SqlStatement>();
@@ -19,7 +19,20 @@ export class StatementCache {
     return s;
   }
 
+  private readonly arrayStatements = new Map<string, SqlArrayStatement>();
+
+  /** The statement of `sql` with rows as arrays, prepared on first use. */
+  arrays(sql: string): SqlArrayStatement {
+    let s = this.arrayStatements.get(sql);
+    if (!s) {
+      s = this.db.prepareArrays(sql);
+      this.arrayStatements.set(sql, s);
+    }
+    return s;
+  }
+
   clear(): void {
+    this.arrayStatements.clear();
     this.statements.clear();
   }
 }

@@ -129,3 +129,4 @@ export { type FilesUnderOptions, listSessionFilesUnder } from "./listing/files-u
 
 // Watching.
 export { type StoreWatch, type WatchStoreOptions, watchStore } from "./watch/store-watch.js";
+export { type FollowEvent, type FollowOptions, followSessionFile } from "./watch/follow.js";

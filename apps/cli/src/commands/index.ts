@@ -59,6 +59,26 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import("./tree.js")).action,
   },
   {
+    name: "follow",
+    declare: (cli) =>
+      cli
+        .command("follow <session>", "Watch a session as it is written: its branch, then each new entry")
+        .option("--last <n>", "Start with only the last N items of the current branch")
+        .option("--no-history", "Start with nothing: only entries written from now on")
+        .option("--full", "Do not fold long tool results, outputs, thinking and summaries")
+        .option(
+          "--poll-ms <n>",
+          "Also check the file every N ms (default 1000; file-system events come first)",
+        )
+        .example("  $ pi-session follow latest")
+        .example("  $ pi-session follow 019a4c1e --no-history --json | jq -c .type"),
+    details: `Branch switches (a new entry whose parent is not the previous leaf) and compactions are
+announced. A file rewritten or replaced (pi migrating it, a repair) is read again; only the
+entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its output pipe closes.
+--json prints each entry as one JSON line.`,
+    load: async () => (await import("./follow.js")).action,
+  },
+  {
     name: "context",
     declare: (cli) =>
       cli

@@ -49,6 +49,24 @@ export const COMMANDS: CommandSpec[] = [
     load: async () => (await import("./show.js")).action,
   },
   {
+    name: "pick",
+    declare: (cli) =>
+      cli
+        .command("pick [query]", "Choose a session interactively (type to filter); prints its path")
+        .option("--exec", "Run `pi --session <path>` on the chosen session instead of printing it")
+        .option("--fzf", "Choose with fzf instead of the built-in picker")
+        .example("  $ pi-session pick")
+        .example('  $ pi-session show "$(pi-session pick)"')
+        .example("  $ pi-session pick parser --exec"),
+    details: `Every project's sessions, newest first. Typing filters them: through the session database's
+search when its index exists (\`pi-session search\` builds it), else by the name, first message
+and project (every word, any case). Up/Down or Ctrl-P/Ctrl-N move, Enter chooses, Esc or
+Ctrl-C quits. A terminal at least 100 columns wide shows the selected session's last messages.
+Needs a terminal (stdin and stderr); the path goes to stdout, so \`$(pi-session pick)\` works.
+Exit codes: 0 chosen, 130 cancelled, 2 not on a terminal; with --exec, pi's.`,
+    load: async () => (await import("./pick.js")).action,
+  },
+  {
     name: "tree",
     declare: (cli) =>
       cli

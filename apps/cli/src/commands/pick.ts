@@ -1,0 +1,212 @@
+/**
+ * `pick [query]`: choose a session interactively; prints its path (for `$(pi-session pick)`)
+ * or, with `--exec`, runs `pi --session <path>`. The list is `ls --all`'s (newest first by last
+ * message); typing filters it through the session database's search when its index exists
+ * (a previous `search` built it), else by a case-insensitive substring of the name, first
+ * message and project (every word must match). A preview shows the last messages of the
+ * selected session on a wide terminal. `--fzf` hands the list to `fzf` instead.
+ *
+ * The picker draws on stderr and reads keys from stdin, both of which must be terminals;
+ * stdout only ever receives the chosen path. Exit 0 chosen, 130 cancelled.
+ */
+import { spawn } from "node:child_process";
+import { accessSync, constants, existsSync } from "node:fs";
+import { delimiter, join } from "node:path";
+import type { SessionInfo } from "@pi-session/node-store";
+import { defaultCacheDir } from "@pi-session/node-store/internal";
+import { entrySummary } from "@pi-session/render";
+import { CliError, UsageError } from "../errors.js";
+import { listSessions } from "../listing.js";
+import { loadSession } from "../load.js";
+import { sessionsRoot } from "../locate.js";
+import { type PickerRow, type PickerSource, runPicker } from "../picker.js";
+import type { Action, Context } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
+import { shortDate } from "../text.js";
+
+/** The exit code of a pick cancelled (Esc, Ctrl-C), as a shell gives for SIGINT. */
+export const EXIT_CANCELLED = 130;
+
+export const action: Action = async (ctx, [query], options) => {
+  const initial = query === undefined ? "" : String(query);
+  const fzf =
+    options.fzf === true
+      ? needOnPath(ctx, "fzf", "--fzf needs fzf (https://github.com/junegunn/fzf)")
+      : undefined;
+  const pi =
+    options.exec === true ? needOnPath(ctx, "pi", "--exec needs pi, the coding agent, on PATH") : undefined;
+  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true)
+    throw new UsageError(
+      "pick needs a terminal: it reads keys from stdin and draws on stderr",
+      "In a script, use `pi-session ls --json` or `pi-session search <query> --files`.",
+    );
+  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+  const listing = await listSessions({ root, env: ctx.env, all: true, cwd: ctx.cwd });
+  const sessions = listing.sessions;
+  if (sessions.length === 0) throw new CliError(`no sessions under ${root}`);
+  const chosen =
+    fzf !== undefined
+      ? await pickWithFzf(fzf, sessions, initial)
+      : await pickHere(ctx, root, sessions, initial);
+  if (typeof chosen === "number") return chosen;
+  if (pi === undefined) {
+    ctx.io.line(chosen);
+    return 0;
+  }
+  return runPi(pi, chosen);
+};
+
+/** The row of a session: time, project, name (or first message). */
+function rowOf(s: SessionInfo): PickerRow {
+  return {
+    value: s.path,
+    cells: [
+      { text: shortDate(s.modified.getTime()), color: "dim" },
+      { text: s.cwd || "-", color: "cyan" },
+      s.name
+        ? { text: s.name.replace(/\s+/g, " "), color: "bold" }
+        : { text: (s.firstMessage || "(no messages)").replace(/\s+/g, " ") },
+    ],
+  };
+}
+
+function substringFilter(sessions: SessionInfo[]): (query: string) => PickerRow[] {
+  const rows = sessions.map((s) => ({
+    row: rowOf(s),
+    haystack: `${s.name ?? ""}\n${s.firstMessage}\n${s.cwd}`.toLowerCase(),
+  }));
+  return (query) => {
+    const words = query.toLowerCase().split(/\s+/).filter(Boolean);
+    return rows.filter((r) => words.every((w) => r.haystack.includes(w))).map((r) => r.row);
+  };
+}
+
+async function pickHere(
+  ctx: Context,
+  root: string,
+  sessions: SessionInfo[],
+  query: string,
+): Promise<string | number> {
+  const substring = substringFilter(sessions);
+  const byPath = new Map(sessions.map((s) => [s.path, rowOf(s)]));
+  const search = await searchFilter(ctx, root, byPath);
+  const source: PickerSource = {
+    rows: (q) =>
+      q.trim() === "" ? [...byPath.values()] : search ? search(q).catch(() => substring(q)) : substring(q),
+    preview: async (row, width) => previewOf(row.value, width),
+  };
+  try {
+    const row = await runPicker({ input: process.stdin, output: process.stderr }, source, { query });
+    return row === undefined ? EXIT_CANCELLED : row.value;
+  } finally {
+    search?.close();
+  }
+}
+
+type SearchFilter = ((query: string) => Promise<PickerRow[]>) & { close(): void };
+
+/**
+ * The session database's search, when its index exists (nothing is built for a pick: a cold
+ * index of a large store takes a while); its hits in rank order, sessions it does not know
+ * left out. Undefined without an index, or when it cannot be opened.
+ */
+async function searchFilter(
+  ctx: Context,
+  root: string,
+  byPath: Map<string, PickerRow>,
+): Promise<SearchFilter | undefined> {
+  const { databasePath, openSearchDatabase } = await import("@pi-session/search");
+  if (!existsSync(databasePath(defaultCacheDir(ctx.env), root))) return undefined;
+  try {
+    const db = await openSearchDatabase({ root, env: ctx.env, persistent: true });
+    await db.sync();
+    const filter = async (query: string) => {
+      const result = await db.search(query, { limit: 200, hitsPerSession: 1 });
+      return result.sessions.flatMap((s) => byPath.get(s.path) ?? []);
+    };
+    return Object.assign(filter, { close: () => db.close() });
+  } catch {
+    return undefined;
+  }
+}
+
+/** The last messages of a session's branch, a line each, newest last. */
+async function previewOf(path: string, width: number): Promise<string[]> {
+  const session = await loadSession(path);
+  const { index } = session;
+  const lines = [oneLineField(index.sessionName ?? session.header.id ?? ""), oneLineField(path), ""];
+  const messages = index.activePath(index.leafId).filter((e) => e.type === "message");
+  for (const entry of messages.slice(-30)) {
+    const { kind, preview } = entrySummary(entry, Math.max(10, width - 12));
+    lines.push(`${kind}: ${preview}`);
+  }
+  return lines;
+}
+
+/** `fzf` over the rows: the path travels as a hidden first field. */
+async function pickWithFzf(fzf: string, sessions: SessionInfo[], query: string): Promise<string | number> {
+  const input = sessions
+    .map((s) => {
+      const cells = rowOf(s).cells.map((c) => oneLineField(c.text).replace(/\t/g, " "));
+      return `${oneLineField(s.path)}\t${cells.join("  ")}\n`;
+    })
+    .join("");
+  const self = [process.execPath, process.argv[1] ?? ""].map(shellQuote).join(" ");
+  const child = spawn(
+    fzf,
+    [
+      "--delimiter=\t",
+      "--with-nth=2..",
+      "--no-sort",
+      "--layout=reverse",
+      `--query=${query}`,
+      `--preview=${self} show {1} --no-color`,
+      "--preview-window=right:50%:wrap",
+    ],
+    { stdio: ["pipe", "pipe", "inherit"] },
+  );
+  let out = "";
+  child.stdout.setEncoding("utf8");
+  child.stdout.on("data", (chunk: string) => {
+    out += chunk;
+  });
+  child.stdin.on("error", () => {
+    // fzf quit before reading everything.
+  });
+  child.stdin.end(input);
+  const code = await new Promise<number>((resolve, reject) => {
+    child.on("error", reject);
+    child.on("close", (status) => resolve(status ?? EXIT_CANCELLED));
+  });
+  if (code !== 0) return code === 1 ? 1 : EXIT_CANCELLED;
+  const path = out.split("\n")[0]?.split("\t")[0] ?? "";
+  return path === "" ? EXIT_CANCELLED : (sessions.find((s) => oneLineField(s.path) === path)?.path ?? path);
+}
+
+function shellQuote(text: string): string {
+  return `'${text.replace(/'/g, "'\\''")}'`;
+}
+
+/** The executable `name` on PATH, or a clear error saying what is missing. */
+function needOnPath(ctx: Context, name: string, why: string): string {
+  for (const dir of (ctx.env.PATH ?? "").split(delimiter)) {
+    if (dir === "") continue;
+    const candidate = join(dir, name);
+    try {
+      accessSync(candidate, constants.X_OK);
+      return candidate;
+    } catch {
+      // Not here.
+    }
+  }
+  throw new CliError(`\`${name}\` not found on PATH`, { hint: why });
+}
+
+/** Runs `pi --session <path>` on this terminal; its exit code is ours. */
+function runPi(pi: string, path: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(pi, ["--session", path], { stdio: "inherit" });
+    child.on("error", (error) => reject(new CliError(`cannot run pi: ${error.message}`)));
+    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? EXIT_CANCELLED : 1)));
+  });
+}

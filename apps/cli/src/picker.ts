@@ -8,7 +8,6 @@
  * Every text shown comes from the caller as rows and preview lines, made one-line safe
  * (`oneLineField`) and cut to width here; the escape codes in the output are only our own.
  */
-import { writeSync } from "node:fs";
 import { cutEnd, textWidth } from "@pi-session/render";
 import { oneLineField } from "./terminal-safe.js";
 
@@ -44,10 +43,10 @@ export async function runPicker(
   options: PickerOptions = {},
 ): Promise<PickerRow | undefined> {
   const { input, output } = terminal;
-  const fd = (output as { fd?: number }).fd ?? 2;
+  // A terminal's writes are synchronous, so this lands even from an `exit` handler.
   const restore = () => {
     try {
-      writeSync(fd, LEAVE);
+      output.write(LEAVE);
     } catch {
       // The terminal is gone: nothing to restore on it.
     }

@@ -10,9 +10,8 @@
  * stdout only ever receives the chosen path. Exit 0 chosen, 130 cancelled.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants, existsSync } from "node:fs";
 import { delimiter, join } from "node:path";
-import type { SessionInfo } from "@pi-session/node-store";
+import { type SessionInfo, statPath } from "@pi-session/node-store";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
 import { entrySummary } from "@pi-session/render";
 import { CliError, UsageError } from "../errors.js";
@@ -116,7 +115,7 @@ async function searchFilter(
   byPath: Map<string, PickerRow>,
 ): Promise<SearchFilter | undefined> {
   const { databasePath, openSearchDatabase } = await import("@pi-session/search");
-  if (!existsSync(databasePath(defaultCacheDir(ctx.env), root))) return undefined;
+  if (!isFile(databasePath(defaultCacheDir(ctx.env), root))) return undefined;
   try {
     const db = await openSearchDatabase({ root, env: ctx.env, persistent: true });
     await db.sync();
@@ -187,17 +186,21 @@ function shellQuote(text: string): string {
   return `'${text.replace(/'/g, "'\\''")}'`;
 }
 
+function isFile(path: string): boolean {
+  try {
+    return statPath(path)?.kind === "file";
+  } catch {
+    return false;
+  }
+}
+
 /** The executable `name` on PATH, or a clear error saying what is missing. */
 function needOnPath(ctx: Context, name: string, why: string): string {
   for (const dir of (ctx.env.PATH ?? "").split(delimiter)) {
     if (dir === "") continue;
     const candidate = join(dir, name);
-    try {
-      accessSync(candidate, constants.X_OK);
-      return candidate;
-    } catch {
-      // Not here.
-    }
+    // A file that is not executable fails when it is run, with an error saying so.
+    if (isFile(candidate)) return candidate;
   }
   throw new CliError(`\`${name}\` not found on PATH`, { hint: why });
 }

@@ -80,6 +80,23 @@ describe("pi-session pick", () => {
     await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.parser as string));
   });
 
+  it("filters through the session database's search once its index exists", async () => {
+    // "reply" is only in assistant messages: no name, first message or project holds it.
+    tmux = new Tmux(cli, 80, 24);
+    tmux.start(["pick", "reply"]);
+    await tmux.waitFor((s) => s.includes("no sessions match"));
+    tmux.keys("Escape");
+    expect(await tmux.exitCode()).toBe(130);
+    tmux.kill();
+    expect(cli.run(["search", "reply", "--files"]).code).toBe(0);
+    tmux = new Tmux(cli, 80, 24);
+    tmux.start(["pick", "reply"]);
+    await tmux.waitFor((s) => s.includes("1/1") && s.includes("fix the parser timeout"));
+    tmux.keys("Enter");
+    expect(await tmux.exitCode()).toBe(0);
+    await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.parser as string));
+  });
+
   it("Esc exits 130 and prints nothing", async () => {
     tmux = new Tmux(cli, 80, 24);
     tmux.start(["pick"]);

@@ -138,6 +138,19 @@ export class Io {
     if (hint) this.info(this.err.dim(hint));
   }
 
+  /**
+   * Stderr as the screen of an interactive command (`pick`), with `input` for its keys; undefined
+   * unless both are terminals. What is drawn there is the command's own: it must show session
+   * text only as one-line fields (`oneLineField`), as the picker does.
+   */
+  interactiveTerminal(
+    input: NodeJS.ReadStream,
+  ): { input: NodeJS.ReadStream; output: NodeJS.WriteStream } | undefined {
+    const output = this.stderr as Partial<NodeJS.WriteStream>;
+    if (input.isTTY !== true || output.isTTY !== true || typeof output.on !== "function") return undefined;
+    return { input, output: output as NodeJS.WriteStream };
+  }
+
   progress(label: string): Progress {
     const enabled = this.stderrIsTTY && !this.json;
     const start = performance.now();

@@ -18,7 +18,7 @@ import { CliError, UsageError } from "../errors.js";
 import { listSessions } from "../listing.js";
 import { loadSession } from "../load.js";
 import { sessionsRoot } from "../locate.js";
-import { type PickerRow, type PickerSource, runPicker } from "../picker.js";
+import { type PickerRow, type PickerSource, type PickerTerminal, runPicker } from "../picker.js";
 import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
@@ -34,7 +34,8 @@ export const action: Action = async (ctx, [query], options) => {
       : undefined;
   const pi =
     options.exec === true ? needOnPath(ctx, "pi", "--exec needs pi, the coding agent, on PATH") : undefined;
-  if (process.stdin.isTTY !== true || process.stderr.isTTY !== true)
+  const terminal = ctx.io.interactiveTerminal(process.stdin);
+  if (terminal === undefined)
     throw new UsageError(
       "pick needs a terminal: it reads keys from stdin and draws on stderr",
       "In a script, use `pi-session ls --json` or `pi-session search <query> --files`.",
@@ -46,7 +47,7 @@ export const action: Action = async (ctx, [query], options) => {
   const chosen =
     fzf !== undefined
       ? await pickWithFzf(fzf, sessions, initial)
-      : await pickHere(ctx, root, sessions, initial);
+      : await pickHere(ctx, terminal, root, sessions, initial);
   if (typeof chosen === "number") return chosen;
   if (pi === undefined) {
     ctx.io.line(chosen);
@@ -82,6 +83,7 @@ function substringFilter(sessions: SessionInfo[]): (query: string) => PickerRow[
 
 async function pickHere(
   ctx: Context,
+  terminal: PickerTerminal,
   root: string,
   sessions: SessionInfo[],
   query: string,
@@ -95,7 +97,7 @@ async function pickHere(
     preview: async (row, width) => previewOf(row.value, width),
   };
   try {
-    const row = await runPicker({ input: process.stdin, output: process.stderr }, source, { query });
+    const row = await runPicker(terminal, source, { query });
     return row === undefined ? EXIT_CANCELLED : row.value;
   } finally {
     search?.close();

@@ -6,10 +6,14 @@
  * refused (exit 2); `--fzf` and `--exec` say clearly what they need when it is missing.
  * @module-tag processes
  */
+import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { CliHome, Tmux, chat } from "./harness.js";
+
+// fzf is the user's own tool: the test of --fzf runs where it is installed.
+const hasFzf = spawnSync("fzf", ["--version"], { encoding: "utf8" }).status === 0;
 
 let cli: CliHome;
 let tmux: Tmux | undefined;
@@ -133,6 +137,15 @@ describe("pi-session pick", () => {
     expect(await tmux.exitCode()).toBe(7);
     expect(existsSync(record)).toBe(true);
     expect(readFileSync(record, "utf8")).toBe(`--session\n${paths.parser}\n`);
+  });
+
+  it.skipIf(!hasFzf)("--fzf hands the list to fzf; Enter prints the chosen path", async () => {
+    tmux = new Tmux(cli, 100, 24);
+    tmux.start(["pick", "--fzf", "uploads"]);
+    await tmux.waitFor((s) => s.includes("rate limit the uploads") && s.includes("1/3"));
+    tmux.keys("Enter");
+    expect(await tmux.exitCode()).toBe(0);
+    await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.upload as string));
   });
 
   it("is refused on a pipe (exit 2), saying it needs a terminal", () => {

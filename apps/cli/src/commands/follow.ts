@@ -8,6 +8,7 @@
  * until Ctrl-C (exit 0); a closed stdout pipe ends it too (`main.ts`). `--json`: one JSON line
  * per entry.
  */
+import { basename } from "node:path";
 import type { AnyEntry, SessionHeader, SessionRecord } from "@pi-session/format";
 import { detectVersion, splitSession } from "@pi-session/format";
 import { type FollowEvent, followSessionFile, keepLinesPiReads } from "@pi-session/node-store";
@@ -41,7 +42,7 @@ export const action: Action = async (ctx, [arg], options) => {
   process.on("SIGTERM", stop);
   try {
     const view = new FollowView(ctx, { path, history, last, full: options.full === true });
-    ctx.io.info(ctx.io.err.dim(`following ${path}; Ctrl-C to stop`));
+    ctx.io.info(ctx.io.err.dim(`following ${basename(path)}; Ctrl-C to stop`));
     for await (const event of followSessionFile(path, {
       signal: controller.signal,
       ...(pollMs !== undefined ? { pollMs } : {}),
@@ -137,7 +138,11 @@ class FollowView {
         leafId: index.leafId,
       },
     );
-    const shown = options.last !== undefined ? { ...doc, items: doc.items.slice(-options.last) } : doc;
+    // Labels show only on the item they label: the last N are of the items shown.
+    const shown =
+      options.last !== undefined
+        ? { ...doc, items: doc.items.filter((item) => item.kind !== "label").slice(-options.last) }
+        : doc;
     for (const chunk of renderTextChunks(shown, this.textOptions(true))) ctx.io.line(chunk.slice(0, -1));
   }
 

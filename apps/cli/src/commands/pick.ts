@@ -10,7 +10,7 @@
  * stdout only ever receives the chosen path. Exit 0 chosen, 130 cancelled.
  */
 import { spawn } from "node:child_process";
-import { delimiter, join } from "node:path";
+import { basename, delimiter, join } from "node:path";
 import { type SessionInfo, statPath } from "@pi-session/node-store";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
 import { entrySummary } from "@pi-session/render";
@@ -56,13 +56,14 @@ export const action: Action = async (ctx, [query], options) => {
   return runPi(pi, chosen);
 };
 
-/** The row of a session: time, project, name (or first message). */
+/** The row of a session: time, project directory, name (or first message). */
 function rowOf(s: SessionInfo): PickerRow {
   return {
     value: s.path,
     cells: [
       { text: shortDate(s.modified.getTime()), color: "dim" },
-      { text: s.cwd || "-", color: "cyan" },
+      // The project's own directory name: the title needs the room more (the filter sees it all).
+      { text: basename(s.cwd) || s.cwd || "-", color: "cyan" },
       s.name
         ? { text: s.name.replace(/\s+/g, " "), color: "bold" }
         : { text: (s.firstMessage || "(no messages)").replace(/\s+/g, " ") },

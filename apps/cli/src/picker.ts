@@ -63,7 +63,10 @@ export async function runPicker(
   });
 
   const size = () => ({ cols: Math.max(20, output.columns || 80), lines: Math.max(5, output.rows || 24) });
+  // Set once the picker has ended: a late search or preview draws nothing more.
+  let closed = false;
   const draw = () => {
+    if (closed) return;
     const { cols, lines } = size();
     const withPreview = source.preview !== undefined && cols >= (options.previewMinColumns ?? 100);
     const listWidth = withPreview ? Math.floor(cols * 0.5) - 1 : cols;
@@ -161,6 +164,7 @@ export async function runPicker(
     input.resume();
     return await finished;
   } finally {
+    closed = true;
     input.off("data", onData);
     output.off("resize", onResize);
     input.setRawMode(false);

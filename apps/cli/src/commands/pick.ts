@@ -121,12 +121,22 @@ async function searchFilter(
   if (!isFile(databasePath(defaultCacheDir(ctx.env), root))) return undefined;
   try {
     const db = await openSearchDatabase({ root, env: ctx.env, persistent: true });
-    await db.sync();
+    // Brought up to date while the picker is already open; the first query waits for it.
+    const synced = db.sync();
+    synced.catch(() => {});
     const filter = async (query: string) => {
+      await synced;
       const result = await db.search(query, { limit: 200, hitsPerSession: 1 });
       return result.sessions.flatMap((s) => byPath.get(s.path) ?? []);
     };
-    return Object.assign(filter, { close: () => db.close() });
+    return Object.assign(filter, {
+      close: () => {
+        synced.then(
+          () => db.close(),
+          () => db.close(),
+        );
+      },
+    });
   } catch {
     return undefined;
   }

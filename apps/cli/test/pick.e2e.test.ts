@@ -101,6 +101,29 @@ describe("pi-session pick", () => {
     await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.parser as string));
   });
 
+  it("scrolls a list longer than the screen to keep the selection in view", async () => {
+    for (let i = 0; i < 30; i++)
+      cli.write({
+        id: `dddd${String(i).padStart(4, "0")}-0000-4000-8000-000000000000`,
+        cwd: "/work/many",
+        created: `2026-02-${String((i % 28) + 1).padStart(2, "0")}T10:00:00.000Z`,
+        entries: chat(`d${i}`, `2026-02-${String((i % 28) + 1).padStart(2, "0")}T10:00:00.000Z`, 1, (n) =>
+          n === 0 ? `many session ${i}` : "ok",
+        ),
+      });
+    tmux = new Tmux(cli, 80, 10);
+    tmux.start(["pick", "many"]);
+    await tmux.waitFor((s) => s.includes("1/30"));
+    for (let i = 0; i < 20; i++) tmux.keys("Down");
+    const screen = await tmux.waitFor((s) => s.includes("21/30"));
+    // 8 rows fit: the 21st is the last one shown, the first is gone.
+    const rows = screen.split("\n").filter((l) => l.includes("many session"));
+    expect(rows).toHaveLength(8);
+    expect(rows.at(-1)).toMatch(/^> /);
+    tmux.keys("Enter");
+    expect(await tmux.exitCode()).toBe(0);
+  });
+
   it("Esc exits 130 and prints nothing", async () => {
     tmux = new Tmux(cli, 80, 24);
     tmux.start(["pick"]);

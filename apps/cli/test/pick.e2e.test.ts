@@ -53,6 +53,17 @@ afterEach(() => {
   cli.cleanup();
 });
 
+/** `pick <query>` lists the parser session alone, and Enter prints its path (exit 0). */
+async function picksTheParserSession(query: string): Promise<void> {
+  tmux = new Tmux(cli, 80, 24);
+  tmux.start(["pick", query]);
+  await tmux.waitFor((s) => s.includes("1/1") && s.includes("fix the parser timeout"));
+  tmux.keys("Enter");
+  expect(await tmux.exitCode()).toBe(0);
+  // A path wider than the pane wraps: read the pane's lines joined.
+  await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.parser as string));
+}
+
 describe("pi-session pick", () => {
   it("lists newest first, filters as you type, moves with the arrows, and Enter prints the path", async () => {
     tmux = new Tmux(cli, 80, 24);
@@ -76,12 +87,7 @@ describe("pi-session pick", () => {
   });
 
   it("a query narrows the list to the matching session; Enter picks it", async () => {
-    tmux = new Tmux(cli, 80, 24);
-    tmux.start(["pick", "parser"]);
-    await tmux.waitFor((s) => s.includes("1/1") && s.includes("fix the parser timeout"));
-    tmux.keys("Enter");
-    expect(await tmux.exitCode()).toBe(0);
-    await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.parser as string));
+    await picksTheParserSession("parser");
   });
 
   it("filters through the session database's search once its index exists", async () => {
@@ -93,12 +99,7 @@ describe("pi-session pick", () => {
     expect(await tmux.exitCode()).toBe(130);
     tmux.kill();
     expect(cli.run(["search", "reply", "--files"]).code).toBe(0);
-    tmux = new Tmux(cli, 80, 24);
-    tmux.start(["pick", "reply"]);
-    await tmux.waitFor((s) => s.includes("1/1") && s.includes("fix the parser timeout"));
-    tmux.keys("Enter");
-    expect(await tmux.exitCode()).toBe(0);
-    await tmux.waitFor((s) => s.replace(/\n/g, "").includes(paths.parser as string));
+    await picksTheParserSession("reply");
   });
 
   it("scrolls a list longer than the screen to keep the selection in view", async () => {

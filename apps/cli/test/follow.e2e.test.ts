@@ -33,8 +33,12 @@ afterEach(() => {
 });
 
 function follow(...args: string[]): Running {
+  return followWith({}, ...args);
+}
+
+function followWith(env: Record<string, string>, ...args: string[]): Running {
   // A short poll too, so a missed file-system event costs little on a busy machine.
-  const r = cli.spawn(["follow", ID, "--poll-ms", "200", ...args]);
+  const r = cli.spawn(["follow", ID, "--poll-ms", "200", ...args], { env });
   running.push(r);
   return r;
 }
@@ -99,6 +103,15 @@ describe("pi-session follow", () => {
     await r.waitForOutput('"d0000002"');
     const lines = r.stdout.trim().split("\n");
     expect(lines.map((l) => JSON.parse(l).id)).toEqual(["d0000001", "d0000002"]);
+    r.child.kill("SIGINT");
+    expect(await r.exited()).toBe(0);
+  });
+
+  it("sees appends by polling alone (PI_SESSION_FOLLOW_POLL_ONLY=1, a file system without events)", async () => {
+    const r = followWith({ PI_SESSION_FOLLOW_POLL_ONLY: "1" });
+    const at = await r.waitForOutput("history message 3");
+    appendFileSync(file, line(user("f0000001", "a0000004", "seen by the timer")));
+    await r.waitForOutput("seen by the timer", at);
     r.child.kill("SIGINT");
     expect(await r.exited()).toBe(0);
   });

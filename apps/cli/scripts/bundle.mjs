@@ -117,6 +117,8 @@ const result = await build({
     ),
     // The session database reads files ahead in `./index-worker.js` next to its chunk, likewise.
     "chunks/index-worker": join(root, "node_modules", "@pi-session", "search", "dist", "index-worker.js"),
+    // `serve` searches in threads started from `./search-worker.js` next to its chunk, likewise.
+    "chunks/search-worker": join(root, "node_modules", "@pi-session", "web", "dist", "search-worker.js"),
   },
   outdir,
   bundle: true,

@@ -192,9 +192,12 @@ export function searchView(params: URLSearchParams): View {
     }
   }
 
+  // A keystroke gives up the answer under way (the server drops a search not yet run), and
+  // asks 120 ms after the last one; 1-2 characters, the dearest searches, wait for a pause.
   const later = () => {
+    controller?.abort();
     clearTimeout(timer);
-    timer = window.setTimeout(() => void run(), 120);
+    timer = window.setTimeout(() => void run(), input.value.trim().length < 3 ? 350 : 120);
   };
   input.addEventListener("input", later);
   input.addEventListener("keydown", (event) => {

@@ -1,12 +1,16 @@
 // A load test of `pi-session serve`, run by hand (not in CI):
 //
-//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>]
+//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>] [--typing human|burst] [--bin <pi-session.js>] [--profile <dir>]
 //
 // Starts the built CLI's `serve` on loopback (XDG_CACHE_HOME=<cache>, so a session database
 // built there before is reused; the first sync of a cold store is not measured), then runs
 // `--clients` concurrent clients for `--seconds`, each doing what a person browsing does: the
-// list, a session (whole, then its growth check), search as you type (a query per keystroke
-// prefix), usage charts, an export. Prints p50/p90/p99/max per kind and overall, errors, the
+// list, a session (whole, then its growth check), search as you type, usage charts, an export.
+// Search as you type is what the app does (`--typing human`, the default): a keystroke every
+// 80-250 ms, a request 120 ms after the last keystroke (350 ms while 1-2 characters are typed),
+// the request before it aborted by the next keystroke (counted as superseded, not as an error; the latencies are those of answers).
+// `--typing burst` is the older, harsher model: a query per prefix (3, 5 characters, the
+// whole), each sent as soon as the one before it is answered. Prints p50/p90/p99/max per kind and overall, errors, the
 // server's RSS (peak and at the end) and the load average. Stops by itself.
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -21,6 +25,11 @@ const { values } = parseArgs({
     seconds: { type: "string", default: "60" },
     cache: { type: "string" },
     seed: { type: "string", default: "7" },
+    typing: { type: "string", default: "human" },
+    // Another build of the CLI to serve with (say, main's, to compare in the same conditions).
+    bin: { type: "string" },
+    // A CPU profile of the server (node --cpu-prof), written into this directory when it stops.
+    profile: { type: "string" },
   },
 });
 if (!values.root) {
@@ -29,7 +38,7 @@ if (!values.root) {
 }
 const CLIENTS = Number(values.clients);
 const SECONDS = Number(values.seconds);
-const bin = fileURLToPath(new URL("../../cli/dist/pi-session.js", import.meta.url));
+const bin = values.bin ?? fileURLToPath(new URL("../../cli/dist/pi-session.js", import.meta.url));
 
 let seed = Number(values.seed) >>> 0;
 const random = () => {
@@ -41,7 +50,8 @@ const random = () => {
 };
 const pick = (xs) => xs[Math.floor(random() * xs.length)];
 
-const child = spawn(process.execPath, [bin, "serve", "--session-dir", values.root], {
+const profile = values.profile ? ["--cpu-prof", `--cpu-prof-dir=${values.profile}`] : [];
+const child = spawn(process.execPath, [...profile, bin, "serve", "--session-dir", values.root], {
   env: { ...process.env, ...(values.cache ? { XDG_CACHE_HOME: values.cache } : {}), NO_COLOR: "1" },
   stdio: ["ignore", "pipe", "inherit"],
 });
@@ -58,6 +68,16 @@ const origin = url.slice(0, url.indexOf("/?"));
 const first = await fetch(url, { redirect: "manual" });
 const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0];
 
+/** The server's CPU time so far (user + system, ms), from /proc. */
+function cpuMs() {
+  try {
+    const fields = readFileSync(`/proc/${child.pid}/stat`, "utf8").split(") ")[1].split(" ");
+    return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+  } catch {
+    return 0;
+  }
+}
+
 function rssKb() {
   try {
     const status = readFileSync(`/proc/${child.pid}/status`, "utf8");
@@ -70,10 +90,11 @@ function rssKb() {
 const samples = new Map();
 let errors = 0;
 const errorKinds = new Map();
-async function get(kind, path, read = "json") {
+let superseded = 0;
+async function get(kind, path, read = "json", signal) {
   const start = performance.now();
   try {
-    const res = await fetch(origin + path, { headers: { cookie } });
+    const res = await fetch(origin + path, { headers: { cookie }, ...(signal ? { signal } : {}) });
     const body = read === "json" ? await res.json() : await res.arrayBuffer();
     const ms = performance.now() - start;
     if (!res.ok) throw new Error(`${res.status}`);
@@ -81,6 +102,10 @@ async function get(kind, path, read = "json") {
     samples.get(kind).push(ms);
     return body;
   } catch (error) {
+    if (signal?.aborted) {
+      superseded++;
+      return undefined;
+    }
     errors++;
     const key = `${kind}: ${error.message}`;
     errorKinds.set(key, (errorKinds.get(key) ?? 0) + 1);
@@ -114,6 +139,35 @@ const rssTimer = setInterval(() => {
   peakRss = Math.max(peakRss, rssKb());
 }, 500);
 
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+/** Types `q` as the app's search box sends it (see the header); resolves with the last answer. */
+async function typeQuery(q) {
+  let inFlight;
+  let timer;
+  const send = () => {
+    const controller = new AbortController();
+    const typed = q.slice(0, sent);
+    const request = get("search", `/api/search?q=${encodeURIComponent(typed)}`, "json", controller.signal);
+    inFlight = { controller, request };
+  };
+  let sent = 0;
+  for (let i = 1; i < q.length; i++) {
+    inFlight?.controller.abort();
+    clearTimeout(timer);
+    sent = i;
+    const typed = q.slice(0, i).trim();
+    if (typed !== "") timer = setTimeout(send, typed.length < 3 ? 350 : 120);
+    await sleep(80 + random() * 170);
+  }
+  // The last keystroke: its request 120 ms later, and its answer awaited.
+  inFlight?.controller.abort();
+  clearTimeout(timer);
+  sent = q.length;
+  await sleep(120);
+  send();
+  await inFlight.request;
+}
+
 async function client() {
   while (Date.now() < deadline) {
     const r = random();
@@ -128,10 +182,12 @@ async function client() {
           `/api/sessions/${encodeURIComponent(key)}?after=${s.entries.length}&last=${encodeURIComponent(last)}`,
         );
     } else if (r < 0.85) {
-      // As you type: a query per growing prefix of one word, then the whole query.
       const q = query();
-      for (const n of [Math.min(3, q.length), Math.min(5, q.length), q.length])
-        await get("search", `/api/search?q=${encodeURIComponent(q.slice(0, n))}`);
+      if (values.typing === "burst") {
+        // A query per growing prefix of one word, then the whole query.
+        for (const n of [Math.min(3, q.length), Math.min(5, q.length), q.length])
+          await get("search", `/api/search?q=${encodeURIComponent(q.slice(0, n))}`);
+      } else await typeQuery(q);
     } else if (r < 0.93)
       await get(
         "usage",
@@ -147,9 +203,11 @@ async function client() {
 }
 
 const started = performance.now();
+const cpuStart = cpuMs();
 await Promise.all(Array.from({ length: CLIENTS }, client));
 const elapsed = (performance.now() - started) / 1000;
 clearInterval(rssTimer);
+const cpuUsed = cpuMs() - cpuStart;
 const endRss = rssKb();
 peakRss = Math.max(peakRss, endRss);
 
@@ -160,6 +218,9 @@ const row = (name, xs) => {
   return `${name.padEnd(15)} ${String(xs.length).padStart(7)} ${f(q(xs, 50)).padStart(8)} ${f(q(xs, 90)).padStart(8)} ${f(q(xs, 99)).padStart(8)} ${f(xs.at(-1)).padStart(9)}`;
 };
 const all = [...samples.values()].flat();
+const info = await fetch(`${origin}/api/info`, { headers: { cookie } })
+  .then((r) => r.json())
+  .catch(() => ({}));
 console.log(
   `pi-session serve load test: ${CLIENTS} clients, ${elapsed.toFixed(1)} s, ${keys.length} sessions, root ${values.root}`,
 );
@@ -175,6 +236,13 @@ for (const [kind, xs] of samples) console.log(row(kind, xs));
 console.log(row("all", all));
 console.log(
   `${(all.length / elapsed).toFixed(1)} requests/s; errors: ${errors}${errorKinds.size ? ` (${[...errorKinds].map(([k, n]) => `${k} x${n}`).join(", ")})` : ""}`,
+);
+if (superseded > 0 || info.search)
+  console.log(
+    `search: ${superseded} requests superseded by the next keystroke (aborted); server: ${JSON.stringify(info.search ?? {})}`,
+  );
+console.log(
+  `server CPU: ${(cpuUsed / 1000).toFixed(1)} s (${(cpuUsed / elapsed / 10).toFixed(0)}% of a core), ${(cpuUsed / Math.max(1, all.length)).toFixed(1)} ms per request`,
 );
 console.log(
   `server RSS: peak ${(peakRss / 1024).toFixed(0)} MiB, at the end ${(endRss / 1024).toFixed(0)} MiB`,

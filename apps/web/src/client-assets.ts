@@ -6,7 +6,7 @@
  */
 
 /** sha256 of {@link CLIENT_SCRIPT}, base64url: the script's name on the server. */
-export const CLIENT_SCRIPT_HASH = "8UeP3blO8F-PTxGeBsGl0Ufb4JrsPBFBIDiH18Ddb-M";
+export const CLIENT_SCRIPT_HASH = "xmCneJ3pK59oLhlq1qFlg0rHKNDclvxRDvgCxlZ7hVU";
 
 /** sha256 of {@link CLIENT_STYLE}, base64url. */
 export const CLIENT_STYLE_HASH = "LmvmCb10m922daso5cKVi-qCJ04ZP2_apXQp50290y0";
@@ -2332,9 +2332,9 @@ export const CLIENT_SCRIPT: string = [
   "      }\n",
   "    }\n",
   "    let later = () => {\n",
-  "      clearTimeout(timer), timer = window.setTimeout(() => {\n",
+  "      controller?.abort(), clearTimeout(timer), timer = window.setTimeout(() => {\n",
   "        run();\n",
-  "      }, 120);\n",
+  "      }, input.value.trim().length < 3 ? 350 : 120);\n",
   "    };\n",
   '    input.addEventListener("input", later), input.addEventListener("keydown", (event) => {\n',
   '      if (event.key === "Enter") {\n',

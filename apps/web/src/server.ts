@@ -9,7 +9,7 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { QuerySyntaxError, type SearchFilters } from "@pi-session/search";
+import { QuerySyntaxError, type SearchFilters, type SearchResult } from "@pi-session/search";
 import { jsonText } from "@pi-session/render";
 import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH, CLIENT_STYLE, CLIENT_STYLE_HASH } from "./client-assets.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
@@ -24,6 +24,8 @@ import {
   tokenMatches,
 } from "./security.js";
 import { SessionCache, sessionJson } from "./session-data.js";
+import { type SearchJob, SearchPool } from "./search-pool.js";
+import { SearchAnswers } from "./searches.js";
 import { type SessionRow, type StoreChange, StoreView } from "./store-view.js";
 import { PERIODS, type Period, SPLITS, type Split, usageChart } from "./usage.js";
 
@@ -48,6 +50,8 @@ export interface ServeOptions {
   /** `pi-session <version>`, for exported pages. */
   generator?: string;
   onWarning?: (message: string) => void;
+  /** Search threads (default: a core less than the machine has, 1 to 4; 0: search on the server's thread). */
+  searchThreads?: number;
   /** The app's script and style, asked for on every request (the dev server's live build). */
   assets?: () => { script: string; style: string };
 }
@@ -85,8 +89,6 @@ const SHELL = `<!doctype html>
 `;
 
 const ROLES = new Set(["user", "assistant", "tool"]);
-/** Search answers kept for the same search again (while the store is unchanged). */
-const SEARCHES_KEPT = 200;
 const VIEWS = new Set(["branch", "all-branches", "context"]);
 
 class HttpError extends Error {
@@ -150,6 +152,36 @@ function searchFilters(params: URLSearchParams): SearchFilters {
   return filters;
 }
 
+/** A search's answer for the page: the hits of sessions still in the store, with their list fields. */
+function searchJson(store: StoreView, query: string, result: SearchResult): string {
+  return jsonText({
+    query,
+    more: result.more,
+    sessions: result.sessions.flatMap((s) => {
+      const row = store.sessionAt(s.path);
+      if (!row) return [];
+      return [
+        {
+          key: row.key,
+          name: row.name,
+          firstMessage: row.firstMessage,
+          project: row.project,
+          modifiedMs: row.modifiedMs,
+          hits: s.hits.map((h) => ({
+            entryId: h.entryId,
+            line: h.line,
+            type: h.type,
+            role: h.role,
+            timeMs: h.timeMs,
+            onBranch: h.onBranch,
+            snippet: h.snippet ? { text: h.snippet.text, ranges: h.snippet.ranges } : null,
+          })),
+        },
+      ];
+    }),
+  });
+}
+
 /** Starts the server; resolves once it listens. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
@@ -168,7 +200,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const events = new Set<ServerResponse>();
   // What every page asks for, made once per change of the store.
   const usageCharts = new Map<string, { generation: number; text: Promise<string> }>();
-  const searches = new Map<string, { generation: number; text: string }>();
+  const pool = SearchPool.start(store, options.searchThreads);
+  const searches = new SearchAnswers({
+    run: (job, signal) => pool.search(job, signal),
+    generation: () => store.generation,
+    format: (job, result) => searchJson(store, job.query, result),
+  });
   let listJson: { generation: number; text: string } | undefined;
   let port = 0;
 
@@ -196,6 +233,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         backend: store.db.backend,
         watch: store.watchMode,
         generator,
+        search: { threads: pool.size, waiting: pool.waiting, ...searches.counters },
       });
       return;
     }
@@ -254,62 +292,34 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         sendJson(res, { query, sessions: [], more: false });
         return;
       }
-      const filters = searchFilters(params);
-      const limit = Math.min(200, Math.max(1, numberParam(params, "limit") ?? 20));
-      // The same search again (typing back, another tab) while the store is unchanged.
-      const searchKey = url.search;
-      const known = searches.get(searchKey);
-      if (known && known.generation === store.generation) {
-        sendJson(res, known.text);
-        return;
-      }
-      const generation = store.generation;
-      let result: Awaited<ReturnType<typeof store.db.search>>;
+      const job: SearchJob = {
+        query,
+        options: {
+          filters: searchFilters(params),
+          limit: Math.min(200, Math.max(1, numberParam(params, "limit") ?? 20)),
+          hitsPerSession: 3,
+          snippetWidth: 200,
+          thinking: params.get("thinking") === "1",
+          toolOutput: params.get("toolOutput") !== "0",
+          allBranches: params.get("allBranches") === "1",
+        },
+      };
+      // A request closed before its answer (the page typed on): the search need not run.
+      const gaveUp = new AbortController();
+      res.on("close", () => {
+        if (!res.writableFinished) gaveUp.abort();
+      });
+      let text: string;
       try {
-        result = await store.exclusive(() =>
-          store.db.search(query, {
-            filters,
-            limit,
-            hitsPerSession: 3,
-            snippetWidth: 200,
-            thinking: params.get("thinking") === "1",
-            toolOutput: params.get("toolOutput") !== "0",
-            allBranches: params.get("allBranches") === "1",
-          }),
-        );
+        text = await searches.answer(job, gaveUp.signal);
       } catch (error) {
         if (error instanceof QuerySyntaxError) throw new HttpError(400, `bad query: ${error.message}`);
+        if ((error as Error).name === "AbortError" && gaveUp.signal.aborted) {
+          res.destroy();
+          return;
+        }
         throw error;
       }
-      const byPath = new Map(store.sessions().map((r) => [r.path, r]));
-      const text = jsonText({
-        query,
-        more: result.more,
-        sessions: result.sessions.flatMap((s) => {
-          const row = byPath.get(s.path);
-          if (!row) return [];
-          return [
-            {
-              key: row.key,
-              name: row.name,
-              firstMessage: row.firstMessage,
-              project: row.project,
-              modifiedMs: row.modifiedMs,
-              hits: s.hits.map((h) => ({
-                entryId: h.entryId,
-                line: h.line,
-                type: h.type,
-                role: h.role,
-                timeMs: h.timeMs,
-                onBranch: h.onBranch,
-                snippet: h.snippet ? { text: h.snippet.text, ranges: h.snippet.ranges } : null,
-              })),
-            },
-          ];
-        }),
-      });
-      if (searches.size >= SEARCHES_KEPT) searches.delete(searches.keys().next().value as string);
-      searches.set(searchKey, { generation, text });
       sendJson(res, text);
       return;
     }
@@ -454,6 +464,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     close: async () => {
       for (const res of events) res.end();
       events.clear();
+      pool.close();
       store.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();

@@ -138,6 +138,11 @@ export class StoreView {
     return [...this.rows.values()].sort((a, b) => b.modifiedMs - a.modifiedMs || (a.key < b.key ? -1 : 1));
   }
 
+  /** The session of a file of the store (search hits name their file). */
+  sessionAt(path: string): SessionRow | undefined {
+    return this.rows.get(path);
+  }
+
   /** The session a key names (keys come from {@link sessions}; nothing else names a file). */
   session(key: string): SessionRow | undefined {
     return this.byKey.get(key);

@@ -95,4 +95,8 @@ function run(data: ReadAheadData): void {
   data.port.close();
 }
 
-if (parentPort && workerData) run(workerData as ReadAheadData);
+// This module is also imported by the thread that starts it (for the counters above), and so
+// by any other worker that uses the database: only a read-ahead worker's data starts a run.
+const data = workerData as Partial<ReadAheadData> | null;
+if (parentPort && data?.control instanceof SharedArrayBuffer && Array.isArray(data.files))
+  run(data as ReadAheadData);

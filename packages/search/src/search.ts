@@ -46,6 +46,11 @@ export interface OpenSearchOptions {
   env?: Record<string, string | undefined>;
   /** Told about what the caller should hear of (a database set aside, no persistence). */
   onWarning?: (message: string) => void;
+  /**
+   * `false`: a damaged database is an error, not set aside and rebuilt (default true). For a
+   * second connection beside the one that keeps the database (a server's search thread).
+   */
+  recover?: boolean;
 }
 
 export interface SearchOptions {
@@ -194,7 +199,8 @@ export class SearchDatabase {
     try {
       return await fn();
     } catch (error) {
-      if (!isCorruptionError(error) || this.db.location === ":memory:") throw error;
+      if (!isCorruptionError(error) || this.db.location === ":memory:" || this.options.recover === false)
+        throw error;
       const path = this.db.location;
       try {
         this.db.close();
@@ -408,7 +414,7 @@ async function openDatabase(
         warn(`the session database ${path} was made by an older pi-session; rebuilding it`);
       return opened.database;
     } catch (error) {
-      if (!isCorruptionError(error)) throw error;
+      if (!isCorruptionError(error) || options.recover === false) throw error;
       const aside = setAside(path);
       warn(`the session database ${path} is damaged; moved to ${aside} and rebuilt`);
       return (await openSqliteDatabase(path, driver)).database;

@@ -1,0 +1,180 @@
+/**
+ * Where the server's searches run: a small pool of search threads (`search-worker.ts`, one
+ * per core but one, at most 4), each with its own connection to the session database, so that
+ * the list, sessions and static files never wait behind a search. Searches wait in one queue;
+ * one whose caller gave up (its signal aborted) before a thread was free is dropped unrun. One
+ * running is not stopped: its time is one SQLite call that cannot be interrupted from here.
+ *
+ * Without threads (the database is in memory, the worker script is not built next to this
+ * module, as when tests run the sources, or a thread failed) a search runs on the server's
+ * thread through the store's queue, with the same dropping. Use {@link SearchPool.start}.
+ */
+import { existsSync } from "node:fs";
+import { availableParallelism } from "node:os";
+import { dirname } from "node:path";
+import { fileURLToPath } from "node:url";
+import { Worker } from "node:worker_threads";
+import { QuerySyntaxError, type SearchOptions, type SearchResult } from "@pi-session/search";
+import type { SearchReplyMessage, SearchRequestMessage, SearchWorkerData } from "./search-worker.js";
+import type { StoreView } from "./store-view.js";
+
+export interface SearchJob {
+  query: string;
+  options: SearchOptions;
+}
+
+interface Queued {
+  job: SearchJob;
+  signal: AbortSignal | undefined;
+  resolve: (result: SearchResult) => void;
+  reject: (error: unknown) => void;
+}
+
+interface Thread {
+  worker: Worker;
+  busy: Queued | undefined;
+  ready: boolean;
+}
+
+/** The error of a search dropped because its caller gave up first. */
+export function abortError(): Error {
+  const error = new Error("the search was given up before it ran");
+  error.name = "AbortError";
+  return error;
+}
+
+function workerScript(): string | undefined {
+  const url = new URL("./search-worker.js", import.meta.url);
+  if (url.protocol !== "file:") return undefined;
+  const path = fileURLToPath(url);
+  return existsSync(path) ? path : undefined;
+}
+
+/** Search threads for this machine: a core is left to the server's own thread. */
+export function defaultThreads(): number {
+  return Math.max(1, Math.min(4, availableParallelism() - 1));
+}
+
+export class SearchPool {
+  private readonly queue: Queued[] = [];
+  private readonly threads: Thread[] = [];
+  private closed = false;
+
+  private constructor(private readonly store: StoreView) {}
+
+  /** A pool of `threads` search threads over `store`'s database (0: none, search in-thread). */
+  static start(store: StoreView, threads = defaultThreads()): SearchPool {
+    const pool = new SearchPool(store);
+    const script = workerScript();
+    const location = store.db.location;
+    if (!script || location === ":memory:") return pool;
+    for (let i = 0; i < threads; i++) {
+      const data: SearchWorkerData = { root: store.root, cacheDir: dirname(location) };
+      let worker: Worker;
+      try {
+        worker = new Worker(script, { workerData: data });
+      } catch {
+        break;
+      }
+      worker.unref();
+      const thread: Thread = { worker, busy: undefined, ready: false };
+      worker.on("message", (message: SearchReplyMessage) => pool.reply(thread, message));
+      worker.on("error", () => pool.lose(thread));
+      worker.on("exit", () => pool.lose(thread));
+      pool.threads.push(thread);
+    }
+    return pool;
+  }
+
+  /** Search threads alive (0: searches run on the server's thread). */
+  get size(): number {
+    return this.threads.length;
+  }
+
+  /** Searches waiting for a thread. */
+  get waiting(): number {
+    return this.queue.length;
+  }
+
+  /** Runs a search; rejects with an `AbortError` if `signal` aborts before it starts. */
+  search(job: SearchJob, signal?: AbortSignal): Promise<SearchResult> {
+    if (signal?.aborted) return Promise.reject(abortError());
+    if (this.threads.length === 0 || this.closed) return this.inThread(job, signal);
+    return new Promise((resolve, reject) => {
+      this.queue.push({ job, signal, resolve, reject });
+      this.pump();
+    });
+  }
+
+  /** On the server's thread, after the database calls queued before it. */
+  private inThread(job: SearchJob, signal: AbortSignal | undefined): Promise<SearchResult> {
+    return this.store.exclusive(() => {
+      if (signal?.aborted) throw abortError();
+      return this.store.db.search(job.query, job.options);
+    });
+  }
+
+  private nextJob(): Queued | undefined {
+    for (;;) {
+      const next = this.queue.shift();
+      if (!next) return undefined;
+      if (!next.signal?.aborted) return next;
+      next.reject(abortError());
+    }
+  }
+
+  private pump(): void {
+    for (const thread of this.threads) {
+      if (!thread.ready || thread.busy) continue;
+      const next = this.nextJob();
+      if (!next) return;
+      thread.busy = next;
+      const message: SearchRequestMessage = { query: next.job.query, options: next.job.options };
+      thread.worker.postMessage(message);
+    }
+  }
+
+  private reply(thread: Thread, message: SearchReplyMessage): void {
+    if (message.kind === "ready") {
+      thread.ready = true;
+      this.pump();
+      return;
+    }
+    if (message.kind === "failed") {
+      void thread.worker.terminate();
+      return;
+    }
+    const done = thread.busy;
+    thread.busy = undefined;
+    if (done) {
+      if (message.kind === "result") done.resolve(message.result);
+      else if (message.error.name === "QuerySyntaxError")
+        done.reject(new QuerySyntaxError(message.error.message));
+      // Anything else (a damaged database, say): once more here, where it can be recovered from.
+      else this.inThread(done.job, undefined).then(done.resolve, done.reject);
+    }
+    this.pump();
+  }
+
+  /** A thread that failed or exited: its search and, with no thread left, the queue run here. */
+  private lose(thread: Thread): void {
+    const at = this.threads.indexOf(thread);
+    if (at < 0) return;
+    this.threads.splice(at, 1);
+    const orphans = thread.busy ? [thread.busy] : [];
+    thread.busy = undefined;
+    if (this.threads.length === 0) orphans.push(...this.queue.splice(0));
+    for (const q of orphans) this.inThread(q.job, q.signal).then(q.resolve, q.reject);
+    this.pump();
+  }
+
+  close(): void {
+    this.closed = true;
+    for (const q of this.queue.splice(0)) q.reject(abortError());
+    for (const thread of this.threads.splice(0)) {
+      thread.busy?.reject(abortError());
+      thread.worker.postMessage("close");
+      void thread.worker.terminate();
+    }
+  }
+}

@@ -1,12 +1,13 @@
 /**
  * End-to-end tests of `pi-session serve`: the built binary prints its URL (token included) on
  * stdout, answers it, refuses a request without the token, warns when `--host` reaches beyond
- * this machine, exits 2 for a bad `--port`, and exits 0 on SIGINT and on SIGTERM.
+ * this machine, exits 2 for a bad `--port`, and exits 0 on SIGINT and on SIGTERM; it searches in a
+ * search thread (the bundle ships its script) that sees what is appended to a session.
  * Build first: `npx turbo run build --filter=@pi-session/cli...`.
  * @module-tag processes
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,6 +19,7 @@ const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-s
 
 let home: string;
 let sessions: string;
+let file: string;
 const ID = "aaaa2222-0000-4000-8000-000000000001";
 
 beforeAll(() => {
@@ -25,8 +27,9 @@ beforeAll(() => {
   sessions = join(home, "sessions");
   const dir = join(sessions, "--work-app--");
   mkdirSync(dir, { recursive: true });
+  file = join(dir, `2026-03-01T10-00-00-000Z_${ID}.jsonl`);
   writeFileSync(
-    join(dir, `2026-03-01T10-00-00-000Z_${ID}.jsonl`),
+    file,
     `${JSON.stringify({ type: "session", version: 3, id: ID, timestamp: "2026-03-01T10:00:00.000Z", cwd: "/work/app" })}\n${JSON.stringify({ type: "message", id: "m1", parentId: null, timestamp: "2026-03-01T10:00:01.000Z", message: { role: "user", content: "hello serve", timestamp: 1772359201000 } })}\n`,
   );
 });
@@ -74,6 +77,37 @@ describe("pi-session serve", () => {
     expect(body.sessions.map((s) => s.id)).toEqual([ID]);
     expect((await fetch(`${origin}/api/sessions`)).status).toBe(401);
     expect(stderr()).toContain("serving 1 session from");
+    const done = exited(child);
+    child.kill("SIGINT");
+    expect(await done).toBe(0);
+  });
+
+  it("searches in a search thread, which sees what is appended", async () => {
+    const { child, url } = await serve([]);
+    const origin = url.slice(0, url.indexOf("/?"));
+    const cookie = ((await fetch(url, { redirect: "manual" })).headers.get("set-cookie") ?? "").split(
+      ";",
+    )[0] as string;
+    const get = async (path: string) => (await fetch(origin + path, { headers: { cookie } })).json();
+    const info = (await get("/api/info")) as { search: { threads: number } };
+    expect(info.search.threads).toBeGreaterThanOrEqual(1);
+    const keys = async (q: string) =>
+      ((await get(`/api/search?q=${encodeURIComponent(q)}`)) as { sessions: { key: string }[] }).sessions.map(
+        (s) => s.key,
+      );
+    expect(await keys("hello")).toEqual([ID]);
+    expect(await keys("xylophone")).toEqual([]);
+    appendFileSync(
+      file,
+      `${JSON.stringify({ type: "message", id: "m2", parentId: "m1", timestamp: "2026-03-01T10:00:02.000Z", message: { role: "user", content: "xylophone later", timestamp: 1772359202000 } })}\n`,
+    );
+    await vi.waitFor(async () => expect(await keys("xylophone")).toEqual([ID]), {
+      timeout: 30_000,
+      interval: 200,
+    });
+    const after = (await get("/api/info")) as { search: { threads: number; ran: number } };
+    expect(after.search.threads).toBe(info.search.threads);
+    expect(after.search.ran).toBeGreaterThanOrEqual(3);
     const done = exited(child);
     child.kill("SIGINT");
     expect(await done).toBe(0);

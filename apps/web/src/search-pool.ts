@@ -9,11 +9,11 @@
  * module, as when tests run the sources, or a thread failed) a search runs on the server's
  * thread through the store's queue, with the same dropping. Use {@link SearchPool.start}.
  */
-import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { dirname } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Worker } from "node:worker_threads";
+import { statPath } from "@pi-session/node-store";
 import { QuerySyntaxError, type SearchOptions, type SearchResult } from "@pi-session/search";
 import type { SearchReplyMessage, SearchRequestMessage, SearchWorkerData } from "./search-worker.js";
 import type { StoreView } from "./store-view.js";
@@ -47,7 +47,11 @@ function workerScript(): string | undefined {
   const url = new URL("./search-worker.js", import.meta.url);
   if (url.protocol !== "file:") return undefined;
   const path = fileURLToPath(url);
-  return existsSync(path) ? path : undefined;
+  try {
+    return statPath(path)?.kind === "file" ? path : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** Search threads for this machine: a core is left to the server's own thread. */

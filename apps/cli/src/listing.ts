@@ -6,9 +6,15 @@
  * or picks sessions the way `ls` does.
  */
 import { dirname, join, resolve } from "node:path";
-import { type SessionInfo, encodeCwd, headerCwdMatches, listAllSessions } from "@pi-session/node-store";
+import {
+  type SessionInfo,
+  encodeCwd,
+  headerCwdMatches,
+  listAllSessions,
+  listStoreFiles,
+} from "@pi-session/node-store";
 import type { Progress } from "./io.js";
-import { type Unreadable, unreadable } from "./unreadable.js";
+import { type NotSession, type Unreadable, unreadable } from "./unreadable.js";
 
 export interface ListRequest {
   root: string;
@@ -20,6 +26,8 @@ export interface ListRequest {
   /** Use the listing cache (default true). */
   cache?: boolean;
   progress?: Progress;
+  /** Also find the files of the listed part that are no sessions (a second pass over the names). */
+  notSessions?: boolean;
 }
 
 export interface Listing {
@@ -29,6 +37,11 @@ export interface Listing {
   store: SessionInfo[];
   /** Files and directories of the listed part that could not be read. */
   unreadable: Unreadable[];
+  /**
+   * With `notSessions`: the `.jsonl` entries of the listed part left out because they hold no
+   * session (empty, no header, or no regular file); else empty.
+   */
+  notSessions: NotSession[];
 }
 
 /** `ls`'s order: `modified` descending, then the path. */
@@ -67,5 +80,29 @@ export async function listSessions(request: ListRequest): Promise<Listing> {
   // pi's rule for a header's cwd (as the SDK's list filters a flat directory).
   const sessions = request.all ? [...store] : store.filter((s) => headerCwdMatches(s.cwd, want));
   sessions.sort(byNewest);
-  return { sessions, store, unreadable: skipped };
+  const notSessions = request.notSessions ? leftOut(root, store, skipped, mine) : [];
+  return { sessions, store, unreadable: skipped, notSessions };
+}
+
+/**
+ * The entries of the listed part the listing passed by without a word (node-store leaves out
+ * what has no header, as pi does): the candidates that are neither a session nor unreadable.
+ */
+function leftOut(
+  root: string,
+  store: readonly SessionInfo[],
+  skipped: readonly Unreadable[],
+  mine: (path: string) => boolean,
+): NotSession[] {
+  const known = new Set([...store.map((s) => s.path), ...skipped.map((s) => s.path)]);
+  const out: NotSession[] = [];
+  const files = listStoreFiles(root, {
+    onNotRegular: (path) => {
+      if (mine(path)) out.push({ path, kind: "not a regular file" });
+    },
+  });
+  for (const f of files)
+    if (mine(f.path) && !known.has(f.path))
+      out.push({ path: f.path, kind: f.size === 0 ? "empty" : "not a session" });
+  return out;
 }

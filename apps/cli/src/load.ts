@@ -22,6 +22,7 @@ import {
 import { SessionIndex } from "@pi-session/tree";
 import { CliError } from "./errors.js";
 import { migrateForReading } from "./migration.js";
+import { readFailure } from "./unreadable.js";
 
 export interface LoadedSession {
   path: string;
@@ -104,10 +105,15 @@ export function assertFile(path: string): void {
  */
 export async function readRecords(path: string, opts: ReadRecordsOptions = {}): Promise<FileRecords> {
   assertFile(path);
-  const contents = await readSessionFile(path, {
-    ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
-    ...(opts.onlyLinesPiReads ? { keepRecord: keepLinesPiReads() } : {}),
-  });
+  let contents: Awaited<ReturnType<typeof readSessionFile>>;
+  try {
+    contents = await readSessionFile(path, {
+      ...(opts.maxDiagnostics !== undefined ? { maxDiagnostics: opts.maxDiagnostics } : {}),
+      ...(opts.onlyLinesPiReads ? { keepRecord: keepLinesPiReads() } : {}),
+    });
+  } catch (error) {
+    throw readFailure(path, error);
+  }
   const torn = contents.tornTail?.kind === "fragment" ? contents.tornTail.offset : undefined;
   const lines = readLinesAsPi(contents.records, torn);
   const out: FileRecords = {

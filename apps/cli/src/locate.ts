@@ -7,6 +7,7 @@ import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   type PathStat,
+  type StoreFilesOptions,
   encodeCwd,
   expandTilde,
   listStoreFiles,
@@ -54,11 +55,14 @@ export function projectDirName(cwd: string): string {
   return encodeCwd(cwd);
 }
 
-/** Every `*.jsonl` directly in `root` or in its project directories, newest first. */
-export function listSessionFiles(root: string): SessionFile[] {
+/**
+ * Every `*.jsonl` directly in `root` or in its project directories, newest first; what is left
+ * out is told to `opts`' callbacks (node-store's `listStoreFiles`).
+ */
+export function listSessionFiles(root: string, opts: StoreFilesOptions = {}): SessionFile[] {
   // The root as the listing's paths spell it (no trailing separator).
   const top = dirname(join(root, "x.jsonl"));
-  const files = listStoreFiles(root).map(({ path, mtimeMs, size }): SessionFile => {
+  const files = listStoreFiles(root, opts).map(({ path, mtimeMs, size }): SessionFile => {
     const dir = dirname(path);
     const project = dir === top ? "" : basename(dir);
     return { path, id: sessionIdOfFileName(path), project, mtimeMs, size };

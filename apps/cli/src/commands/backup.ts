@@ -1,52 +1,76 @@
 /**
- * The backup the explicit write commands (`name`, `label`) take before they open a session:
- * its bytes copied to `<file>.bak-<time>`, so the backup holds the previous bytes whatever the
- * SDK then writes (an appended line, or for a v1/v2 file the migrated v3 form, for which the
- * SDK keeps its own `<file>.v1.bak` too). A failed command removes its backup. Also their
+ * How the explicit write commands (`name`, `label`) add one entry to a session: through the
+ * SDK, which appends with node-store's locked appender (`SessionWriter`: one write, no copy of
+ * the file, no rewrite), so a v3 file gets no backup (an append cannot destroy anything). A
+ * v1/v2 file must be converted to v3 first, which is a rewrite: the SDK keeps the previous
+ * bytes as `<file>.v<N>.bak`, the one backup, and the command says so on stderr. Also their
  * one-line report.
  */
-import { type SessionBackup, backupSessionFile } from "@pi-session/node-store";
+import { detectVersion } from "@pi-session/format";
+import { migrationBackupPath, scanHeaderSync } from "@pi-session/node-store";
 import { SessionManager } from "@pi-session/sdk";
 import { CliError } from "../errors.js";
 import type { Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
+import { readFailure } from "../unreadable.js";
 import { sessionPath } from "./common.js";
 
-/** node-store's backup copy (`<path>.bak-<time>[-n]`, never over an existing file), its error as a CLI error. */
-function backup(path: string): SessionBackup {
+/** What an append did to the file besides the entry. */
+export interface AppendOutcome {
+  path: string;
+  /** The version the file was converted from, or null when it was v3 (a plain append). */
+  convertedFrom: number | null;
+  /** The backup the conversion kept, or null (a v3 append keeps none). */
+  backupPath: string | null;
+}
+
+function notASession(path: string, e: unknown): CliError {
+  const failure = readFailure(path, e);
+  if (failure instanceof CliError) return failure;
+  return new CliError(e instanceof Error ? e.message : String(e), {
+    hint: "Run `pi-session validate` on the file.",
+  });
+}
+
+/** The version of the file's header (1 when it has none), or a clear error when it is no session. */
+function versionOf(path: string): number {
+  let header: ReturnType<typeof scanHeaderSync>;
   try {
-    return backupSessionFile(path);
+    header = scanHeaderSync(path);
   } catch (e) {
-    throw new CliError(e instanceof Error ? e.message : String(e));
+    throw notASession(path, e);
   }
+  if (!header) throw notASession(path, new Error(`${path}: not a pi session: no session header`));
+  return detectVersion(header);
 }
 
 /**
- * Backs the session up, opens it and runs `write`; the backup is removed again when nothing
- * was written (the file is not a session, the entry id is unknown, the write failed).
+ * Opens the session and runs `write` (which appends one entry); for a v1/v2 file, says on
+ * stderr that the file was converted, and where its backup is (`what`: "the name").
  */
-export async function withBackup<T>(
+export async function appendTo<T>(
   ctx: Context,
   arg: unknown,
-  write: (path: string, manager: SessionManager, backupPath: string) => T,
+  what: string,
+  write: (path: string, manager: SessionManager, outcome: AppendOutcome) => T,
 ): Promise<T> {
   const path = await sessionPath(ctx, arg);
-  const taken = backup(path);
-  const backupPath = taken.path;
+  const version = versionOf(path);
+  let manager: SessionManager;
   try {
-    let manager: SessionManager;
-    try {
-      manager = SessionManager.open(path);
-    } catch (e) {
-      throw new CliError(e instanceof Error ? e.message : String(e), {
-        hint: "Run `pi-session validate` on the file.",
-      });
-    }
-    return write(path, manager, backupPath);
-  } catch (error) {
-    taken.discard();
-    throw error;
+    manager = SessionManager.open(path);
+  } catch (e) {
+    throw notASession(path, e);
   }
+  // The name the SDK's migrating rewrite will give the backup (the first free one).
+  const backupPath = version < 3 ? migrationBackupPath(path, version) : null;
+  const outcome: AppendOutcome = { path, convertedFrom: version < 3 ? version : null, backupPath };
+  const result = write(path, manager, outcome);
+  if (outcome.convertedFrom !== null)
+    ctx.io.info(
+      oneLineField(`converted v${outcome.convertedFrom} -> v3 to add ${what}; backup: ${backupPath}`),
+    );
+  return result;
 }
 
 /** `data` as JSON, or `text` as one line (a `\n` in a path is shown, not obeyed). */

@@ -148,9 +148,10 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
     declare: (cli) =>
       cli
         .command(
-          "validate <...paths>",
+          "validate [...sessions]",
           "Check session files: bad lines, header, schema of every line, tree problems, version",
         )
+        .option("--all", "Every session file of the store (default: the current project's sessions)")
         .option(
           "--strict",
           "Use the strict schema: known entry types only, no unknown fields (pi itself is lenient)",
@@ -159,8 +160,13 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
           "--max-diagnostics <n>",
           "List at most N problems per file (default 1000; `all`); all are counted",
         )
-        .example("  $ pi-session validate ~/.pi/agent/sessions")
+        .example("  $ pi-session validate --all")
+        .example("  $ pi-session validate latest 019a4c1e ~/old-sessions")
         .example("  $ pi-session validate broken.jsonl --json"),
+    details: `Sessions: ids, id prefixes, \`latest\`, file paths and directories (searched for *.jsonl);
+--all: the whole store; nothing: the current project's sessions. A summary line ends the report.
+Exit codes: 0 no errors (warnings and files needing migration alone are fine); 1 a file has an
+error; 2 usage error; 3 a file or directory could not be read (the rest checked).`,
     load: async () => (await import("./validate.js")).action,
   },
   {
@@ -168,11 +174,13 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
     declare: (cli) =>
       cli
         .command(
-          "repair <session>",
-          "Show what repair would fix; WRITES the file with --write (atomic, backup and removed bytes kept)",
+          "repair [...sessions]",
+          "Show what repair would fix; WRITES the files with --write (atomic, backup and removed bytes kept)",
         )
         .option("--write", "Apply the fix: atomic rewrite, backup and sidecar of the removed bytes")
+        .option("--all", "Every session file of the store (default: the current project's sessions)")
         .example("  $ pi-session repair latest")
+        .example("  $ pi-session repair --all")
         .example("  $ pi-session repair broken.jsonl --write"),
     details: `Fixes:
   - a torn tail (the last line has no \\n): a complete JSON line gets its \\n; a fragment
@@ -183,8 +191,10 @@ Every cut byte is saved, in file order, to <file>.removed-<time>, and the previo
 as <file>.bak-<time>. Other problems (malformed lines in the middle, a missing header, tree
 problems) are reported and left alone: pi skips malformed lines, so cutting them gains nothing.
 
+Sessions as for validate (ids, \`latest\`, paths, directories, --all, or the current project);
+several end with a summary line.
 Exit codes: 0 nothing to fix (or fixed with --write); 1 a dry run found something to fix, or
-the file cannot be repaired.`,
+a file cannot be repaired; 3 a file or directory could not be read (the rest done).`,
     load: async () => (await import("./repair.js")).action,
   },
   {
@@ -192,14 +202,19 @@ the file cannot be repaired.`,
     declare: (cli) =>
       cli
         .command(
-          "migrate <...paths>",
+          "migrate [...sessions]",
           "Show what migrating to v3 changes; WRITES the files with --write (atomic, with a backup)",
         )
         .option("--write", "Rewrite each file that changes, atomically, keeping <file>.bak-<time> next to it")
+        .option("--all", "Every session file of the store (default: the current project's sessions)")
+        .option("--verbose", "List every file (a dry run lists the first 10 that change, then counts)")
         .option("--deterministic", "Derive new v1 entry ids from the session id and line (the default)")
         .option("--random-ids", "Draw new v1 entry ids at random, as pi does")
-        .example("  $ pi-session migrate ~/.pi/agent/sessions")
+        .example("  $ pi-session migrate --all")
         .example("  $ pi-session migrate old.jsonl --write"),
+    details: `Sessions as for validate (ids, \`latest\`, paths, directories, --all, or the current project).
+A summary line ends the report. Exit codes: 0 nothing to migrate (or all written with --write);
+1 a dry run found files to migrate, or a write failed; 3 a file or directory could not be read.`,
     load: async () => (await import("./migrate.js")).action,
   },
   {
@@ -303,7 +318,7 @@ row has a price) and its tokens are counted apart. Costs are to the cent here, t
       cli
         .command(
           "name <session> <name>",
-          "WRITES: set the session's name (appends a session_info entry; backup <file>.bak-<time> kept)",
+          "WRITES: set the session's name (appends a session_info entry; a v1/v2 file is converted, with a backup)",
         )
         .example('  $ pi-session name latest "upload rate limiting"'),
     load: async () => (await import("./name.js")).action,
@@ -314,10 +329,11 @@ row has a price) and its tokens are counted apart. Costs are to the cent here, t
       cli
         .command(
           "label <session> <entry-id> [label]",
-          "WRITES: label an entry, or clear its label (appends a label entry; backup <file>.bak-<time> kept)",
+          "WRITES: label an entry, or clear its label with --clear (appends a label entry)",
         )
+        .option("--clear", "Remove the entry's label (appends a clearing label entry)")
         .example("  $ pi-session label latest b2000006 plan")
-        .example("  $ pi-session label latest b2000006        # clears it"),
+        .example("  $ pi-session label latest b2000006 --clear"),
     load: async () => (await import("./label.js")).action,
   },
   {

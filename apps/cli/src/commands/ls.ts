@@ -15,7 +15,7 @@ import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { oneLine, shortDate, table } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
-import { exitCode, warnUnreadable } from "../unreadable.js";
+import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
 
 function infoJson(s: SessionInfo) {
@@ -47,9 +47,10 @@ export const action: Action = async (ctx, _args, options) => {
     cwd: want,
     cache: options.cache !== false,
     progress: ctx.io.progress("listing"),
+    notSessions: true,
   });
   const skipped = listing.unreadable;
-  warnUnreadable(ctx.io, skipped);
+  warnSkipped(ctx.io, skipped, listing.notSessions);
   let infos = listing.sessions;
   const before = infos.length;
   if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
@@ -69,7 +70,9 @@ export const action: Action = async (ctx, _args, options) => {
           `no sessions ${where} in that time; ${n} outside it (widen or drop ${flags.join(" / ")})`,
         ),
       );
-    } else
+    } else if (skipped.length > 0 || listing.notSessions.length > 0)
+      ctx.io.info(oneLineField(nothingListedBecause(where, skipped, listing.notSessions)));
+    else
       ctx.io.info(
         oneLineField(
           options.all === true

@@ -1,8 +1,9 @@
 /**
- * `repair <session> [--write]`: what a repair would fix in one session file, and with `--write`
- * the fix: a torn tail (a whole JSON line gets its `\n`, a fragment is cut) and extra header
- * lines (cut); the rest is reported and left alone. Bytes not cut are kept as they are; the file
- * is rewritten atomically by node-store with a backup, the cut bytes kept in `<file>.removed-<time>`.
+ * `repair [session...] [--all] [--write]`: what a repair would fix in session files (named as
+ * `targets.ts` says; several end with a summary line), and with `--write` the fix: a torn tail
+ * (a whole JSON line gets its `\n`, a fragment is cut) and extra header lines (cut); the rest
+ * is reported and left alone. Bytes not cut are kept as they are; the file is rewritten
+ * atomically by node-store with a backup, the cut bytes kept in `<file>.removed-<time>`.
  */
 import { dirname } from "node:path";
 import { type Diagnostic, type RawRecord, splitSession } from "@pi-session/format";
@@ -12,12 +13,14 @@ import {
   readByteRanges,
   removeDeadTempFiles,
   rewriteSessionFile,
+  statPath,
 } from "@pi-session/node-store";
-import { CliError } from "../errors.js";
+import { CliError, EXIT_FAILURE, EXIT_OK } from "../errors.js";
 import { type FileRecords, readRecords } from "../load.js";
-import type { Action } from "../program.js";
+import type { Action, Context } from "../program.js";
+import { sessionTargets } from "../targets.js";
 import { oneLineField } from "../terminal-safe.js";
-import { sessionPath } from "./common.js";
+import { exitCode, unreadable, warnSkipped } from "../unreadable.js";
 
 /** One change the repair makes. */
 export interface Fix {
@@ -143,13 +146,41 @@ function where(line: number, offset: number): string {
   return `line ${line} (byte ${offset})`;
 }
 
-export const action: Action = async (ctx, [arg], options) => {
-  const path = await sessionPath(ctx, arg);
-  const write = options.write === true;
+/** One file's repair, as `--json` gives it. */
+export interface RepairResult {
+  file: string;
+  write: boolean;
+  written: boolean;
+  clean: boolean;
+  fixes: Fix[];
+  leftAlone: Diagnostic[];
+  sizeBefore: number;
+  sizeAfter: number;
+  backupPath: string | null;
+  removedPath: string | null;
+  deadTempFiles: string[];
+}
+
+/**
+ * Plans (and with `write` makes) the repair of one file and prints it (text output); throws a
+ * {@link CliError} when the file cannot be repaired. Dead temp files are looked for once per
+ * directory (`tempDirs` holds those done).
+ */
+async function repairFile(
+  ctx: Context,
+  path: string,
+  write: boolean,
+  tempDirs: Set<string>,
+  onNotSession?: () => void,
+): Promise<RepairResult | null> {
   // The lines pi skips are not kept: a repair cuts byte ranges of the file (read again when
   // it writes), not records, and reports those lines from their diagnostics.
   const read = await readRecords(path, { onlyLinesPiReads: true });
   const view = splitSession(read.records);
+  if (!view.header && onNotSession) {
+    onNotSession();
+    return null;
+  }
   if (!view.header) {
     const first = view.diagnostics.find((d) => d.code === "missing-header");
     throw new CliError(
@@ -160,7 +191,10 @@ export const action: Action = async (ctx, [arg], options) => {
   const plan = planRepair(read);
   // Temp files that killed writers (a `migrate --write`, a `name` on a v1 file, a `fork`) left
   // beside it: removed with --write, listed without (only those whose writer is provably gone).
-  const deadTempFiles = removeDeadTempFiles(dirname(path), { dryRun: !write });
+  const deadTempFiles = tempDirs.has(dirname(path))
+    ? []
+    : removeDeadTempFiles(dirname(path), { dryRun: !write });
+  tempDirs.add(dirname(path));
   let backupPath: string | null = null;
   let removedPath: string | null = null;
   let written = false;
@@ -185,21 +219,20 @@ export const action: Action = async (ctx, [arg], options) => {
       throw error;
     }
   }
-  if (ctx.json) {
-    ctx.io.printJson({
-      file: path,
-      write,
-      written,
-      clean: plan.fixes.length === 0,
-      fixes: plan.fixes,
-      leftAlone: plan.leftAlone,
-      sizeBefore: plan.sizeBefore,
-      sizeAfter: plan.sizeAfter,
-      backupPath,
-      removedPath,
-      deadTempFiles,
-    });
-  } else {
+  const result: RepairResult = {
+    file: path,
+    write,
+    written,
+    clean: plan.fixes.length === 0,
+    fixes: plan.fixes,
+    leftAlone: plan.leftAlone,
+    sizeBefore: plan.sizeBefore,
+    sizeAfter: plan.sizeAfter,
+    backupPath,
+    removedPath,
+    deadTempFiles,
+  };
+  if (!ctx.json) {
     const c = ctx.io.out;
     if (plan.fixes.length === 0) ctx.io.line(`${oneLineField(path)}: ${c.green("nothing to repair")}`);
     else {
@@ -227,10 +260,83 @@ export const action: Action = async (ctx, [arg], options) => {
     if (written) {
       ctx.io.info(`backup: ${oneLineField(backupPath ?? "(none)")}`);
       if (removedPath !== null) ctx.io.info(`removed bytes: ${oneLineField(removedPath)}`);
-    } else if (plan.fixes.length > 0) {
-      ctx.io.info("dry run: nothing written; run again with --write to repair");
     }
   }
+  return result;
+}
+
+/** `12 sessions checked: 10 clean, 1 needs repair (2 fixes), 1 cannot be repaired`. */
+function summaryLine(
+  results: readonly RepairResult[],
+  failed: number,
+  unreadableCount: number,
+  notSessions: number,
+): string {
+  const clean = results.filter((r) => r.clean).length;
+  const repaired = results.filter((r) => r.written).length;
+  const pending = results.filter((r) => !r.clean && !r.written);
+  const fixes = pending.reduce((n, r) => n + r.fixes.length, 0);
+  const parts = [`${clean} clean`];
+  if (repaired > 0) parts.push(`${repaired} repaired`);
+  if (pending.length > 0)
+    parts.push(
+      `${pending.length} need${pending.length === 1 ? "s" : ""} repair (${fixes} fix${fixes === 1 ? "" : "es"})`,
+    );
+  if (failed > 0) parts.push(`${failed} cannot be repaired`);
+  if (notSessions > 0) parts.push(`${notSessions} not ${notSessions === 1 ? "a session" : "sessions"}`);
+  if (unreadableCount > 0) parts.push(`${unreadableCount} could not be read`);
+  const n = results.length + failed + notSessions;
+  return `${n} session${n === 1 ? "" : "s"} checked: ${parts.join(", ")}`;
+}
+
+export const action: Action = async (ctx, [paths], options) => {
+  const args = (paths ?? []) as string[];
+  const write = options.write === true;
+  const {
+    files,
+    unreadable: skipped,
+    notSessions,
+    single,
+  } = await sessionTargets(ctx, args, options, "checking");
+  const tempDirs = new Set<string>();
   // A dry run that finds something to fix is a finding (exit 1); a clean or repaired file is 0.
-  return plan.fixes.length > 0 && !written ? 1 : 0;
+  const needsFixing = (r: RepairResult) => !r.clean && !r.written;
+  if (single) {
+    // One file: its report as it always was (an error when it cannot be repaired).
+    const result = (await repairFile(ctx, files[0] as string, write, tempDirs)) as RepairResult;
+    if (ctx.json) ctx.io.printJson(result);
+    else if (needsFixing(result)) ctx.io.info("dry run: nothing written; run again with --write to repair");
+    return needsFixing(result) ? EXIT_FAILURE : EXIT_OK;
+  }
+  const results: RepairResult[] = [];
+  const failures: { file: string; error: string }[] = [];
+  for (const file of files) {
+    try {
+      // In a batch a file without a header is left out, said, as by the other batches.
+      const size = () => statPath(file)?.size ?? 0;
+      const notSession = () =>
+        notSessions.push({ path: file, kind: size() === 0 ? "empty" : "not a session" });
+      const result = await repairFile(ctx, file, write, tempDirs, notSession);
+      if (result) results.push(result);
+    } catch (error) {
+      // A file that cannot be read is skipped (exit 3); one that is no session cannot be repaired.
+      const item = unreadable(file, error);
+      if (item) {
+        skipped.push(item);
+        continue;
+      }
+      if (!(error instanceof CliError)) throw error;
+      failures.push({ file, error: error.message });
+      if (!ctx.json) ctx.io.error(oneLineField(error.message));
+    }
+  }
+  warnSkipped(ctx.io, skipped, notSessions);
+  const summary = summaryLine(results, failures.length, skipped.length, notSessions.length);
+  if (ctx.json) ctx.io.printJson({ write, files: results, failed: failures, unreadable: skipped, summary });
+  else {
+    ctx.io.line(summary);
+    if (results.some(needsFixing)) ctx.io.info("dry run: nothing written; run again with --write to repair");
+  }
+  const fix = failures.length > 0 || results.some(needsFixing);
+  return exitCode(skipped, fix ? EXIT_FAILURE : EXIT_OK);
 };

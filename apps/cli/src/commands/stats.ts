@@ -36,7 +36,7 @@ import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { formatCost, formatInt } from "../text.js";
-import { type Unreadable, exitCode, unreadable, warnUnreadable } from "../unreadable.js";
+import { type NotSession, type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { sessionPath, stringOption, timeBoundsOptions, timeZoneOption } from "./common.js";
 
 /**
@@ -171,12 +171,11 @@ export const action: Action = async (ctx, [arg], options) => {
       } finally {
         progress.end();
       }
-      warnUnreadable(ctx.io, unreadableItems);
       const found = await db.stats({ ...statsOptions, ...(dirs ? { dirs } : {}) });
       result = found;
       skipped = found.skippedFiles.length;
-      for (const path of found.skippedFiles)
-        ctx.io.warn(`${oneLineField(path)}: not a pi session (no header); skipped`);
+      const notSessions = found.skippedFiles.map((path): NotSession => ({ path, kind: "not a session" }));
+      warnSkipped(ctx.io, unreadableItems, notSessions);
     } finally {
       db.close();
     }

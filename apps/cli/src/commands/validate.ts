@@ -1,9 +1,10 @@
 /**
- * `validate <path...>`: every problem in session files (directories searched for `*.jsonl`),
+ * `validate [session...] [--all]`: every problem in session files (named as `targets.ts` says:
+ * ids, `latest`, paths, directories searched for `*.jsonl`, the store, the current project),
  * each with its line, byte offset and reason: lines that are no JSON objects, torn tails, the
  * header, the schema (`--strict` for the strict one), the tree, the version. Every problem is
- * counted, at most `--max-diagnostics` per file (default 1,000) listed. Exit 1 on an error, 3
- * when something could not be read.
+ * counted, at most `--max-diagnostics` per file (default 1,000) listed; a summary line ends the
+ * report. Exit 1 on an error, 3 when something could not be read.
  */
 import { type Diagnostic, detectVersion, formatDiagnostic, splitSession } from "@pi-session/format";
 import { validateRecords } from "@pi-session/format/schema";
@@ -11,9 +12,9 @@ import { SessionIndex } from "@pi-session/tree";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.js";
 import { stringOption } from "./common.js";
 import { readRecords } from "../load.js";
-import { expandPaths } from "../paths.js";
 import type { Action } from "../program.js";
-import { exitCode, unreadable, warnUnreadable } from "../unreadable.js";
+import { sessionTargets } from "../targets.js";
+import { exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 
 /** Diagnostics listed per file unless `--max-diagnostics` says otherwise. */
@@ -91,12 +92,48 @@ function maxDiagnosticsOption(options: Record<string, unknown>): number {
   return n;
 }
 
+/** The counts of the summary line and of `--json`'s `summary`. */
+export interface ValidateSummary {
+  checked: number;
+  valid: number;
+  needsMigration: number;
+  withErrors: number;
+  /** Errors and warnings of the files with errors. */
+  diagnostics: number;
+  unreadable: number;
+}
+
+export function summarize(reports: readonly FileReport[], unreadableCount: number): ValidateSummary {
+  const withErrors = reports.filter((r) => r.errors > 0);
+  const needsMigration = reports.filter((r) => r.errors === 0 && r.version !== null && r.version < 3).length;
+  return {
+    checked: reports.length,
+    valid: reports.length - withErrors.length - needsMigration,
+    needsMigration,
+    withErrors: withErrors.length,
+    diagnostics: withErrors.reduce((n, r) => n + r.errors + r.warnings, 0),
+    unreadable: unreadableCount,
+  };
+}
+
+/** `12 sessions checked: 10 valid, 1 needs migration, 1 has errors (3 diagnostics)`. */
+function summaryLine(s: ValidateSummary): string {
+  const parts = [`${s.valid} valid`];
+  if (s.needsMigration > 0)
+    parts.push(`${s.needsMigration} need${s.needsMigration === 1 ? "s" : ""} migration`);
+  if (s.withErrors > 0)
+    parts.push(
+      `${s.withErrors} ha${s.withErrors === 1 ? "s" : "ve"} errors (${s.diagnostics} diagnostic${s.diagnostics === 1 ? "" : "s"})`,
+    );
+  if (s.unreadable > 0) parts.push(`${s.unreadable} could not be read`);
+  return `${s.checked} session${s.checked === 1 ? "" : "s"} checked: ${parts.join(", ")}`;
+}
+
 export const action: Action = async (ctx, [paths], options) => {
-  const args = paths as string[];
-  if (args.length === 0) throw new UsageError("validate needs at least one path");
+  const args = (paths ?? []) as string[];
   const strict = options.strict === true;
   const maxDiagnostics = maxDiagnosticsOption(options);
-  const { files, unreadable: skipped } = expandPaths(ctx, args);
+  const { files, unreadable: skipped, notSessions } = await sessionTargets(ctx, args, options, "checking");
   const progress = ctx.io.progress("validating");
   const reports: FileReport[] = [];
   for (const [i, file] of files.entries()) {
@@ -110,11 +147,12 @@ export const action: Action = async (ctx, [paths], options) => {
     progress.update(i + 1, files.length);
   }
   progress.end();
-  warnUnreadable(ctx.io, skipped);
+  warnSkipped(ctx.io, skipped, notSessions);
   const errors = reports.reduce((n, r) => n + r.errors, 0);
   const warnings = reports.reduce((n, r) => n + r.warnings, 0);
+  const summary = summarize(reports, skipped.length);
   if (ctx.json) {
-    ctx.io.printJson({ strict, files: reports, errors, warnings, unreadable: skipped });
+    ctx.io.printJson({ strict, files: reports, errors, warnings, unreadable: skipped, summary });
   } else {
     const c = ctx.io.out;
     for (const r of reports) {
@@ -129,10 +167,7 @@ export const action: Action = async (ctx, [paths], options) => {
         ctx.io.line(`  … ${more} (counted above; \`--max-diagnostics all\` lists every one)`);
       }
     }
-    const cannot = skipped.length > 0 ? `, ${skipped.length} could not be read` : "";
-    if (reports.length > 1 || cannot) {
-      ctx.io.line(`${reports.length} files, ${errors} errors, ${warnings} warnings${cannot}`);
-    }
+    ctx.io.line(summaryLine(summary));
   }
   return exitCode(skipped, errors > 0 ? EXIT_FAILURE : EXIT_OK);
 };

@@ -29,6 +29,11 @@ export interface StoreFilesOptions {
    * (a FIFO, socket, device or directory named `.jsonl`), nor for a missing directory.
    */
   onUnreadable?: (path: string, error: Error) => void;
+  /**
+   * Called for each `.jsonl` entry that is no regular file (a directory, FIFO, socket or
+   * device named like a session): left out and never opened, so a caller can say so.
+   */
+  onNotRegular?: (path: string) => void;
 }
 
 type OnUnreadable = StoreFilesOptions["onUnreadable"];
@@ -36,13 +41,18 @@ type OnUnreadable = StoreFilesOptions["onUnreadable"];
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
 
 /** Whether a `.jsonl` entry is a regular file (a link or an unknown type is statted; one that fails is reported). */
-function isRegularFile(dir: string, e: Dirent, onUnreadable: OnUnreadable): boolean {
+function isRegularFile(dir: string, e: Dirent, opts: StoreFilesOptions): boolean {
+  const { onUnreadable, onNotRegular } = opts;
   if (e.isFile()) return true;
-  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice())
-    return false;
   const path = join(dir, e.name);
+  if (e.isDirectory() || e.isFIFO() || e.isSocket() || e.isCharacterDevice() || e.isBlockDevice()) {
+    onNotRegular?.(path);
+    return false;
+  }
   try {
-    return statSync(path).isFile();
+    const regular = statSync(path).isFile();
+    if (!regular) onNotRegular?.(path);
+    return regular;
   } catch (error) {
     onUnreadable?.(path, error as Error);
     return false;
@@ -78,8 +88,7 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
   const paths: string[] = [];
   const top = readDir(root, onUnreadable);
   if (layout !== "per-cwd") {
-    for (const e of top)
-      if (isJsonl(e.name) && isRegularFile(root, e, onUnreadable)) paths.push(join(root, e.name));
+    for (const e of top) if (isJsonl(e.name) && isRegularFile(root, e, opts)) paths.push(join(root, e.name));
   }
   if (layout !== "flat") {
     for (const e of top) {
@@ -94,10 +103,11 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
   const probe = new StatProbe();
   for (const path of paths) {
     if (!probe.stat(path)) {
-      // Gone, denied, replaced since the directory was read, or no regular file (a FIFO,
-      // socket, device or directory: passed by, not reported, as `unreadableError` says).
-      const error = onUnreadable ? unreadableError(path) : undefined;
+      // Gone, denied, replaced since the directory was read (reported as unreadable), or no
+      // regular file (a FIFO, socket, device or directory: passed by, told to onNotRegular).
+      const error = onUnreadable || opts.onNotRegular ? unreadableError(path) : undefined;
       if (error) onUnreadable?.(path, error);
+      else opts.onNotRegular?.(path);
       continue;
     }
     out.push({ path, size: probe.size, mtimeMs: probe.mtimeMs, ctimeMs: probe.ctimeMs, ino: probe.ino });

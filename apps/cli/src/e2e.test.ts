@@ -5,7 +5,7 @@
  * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import {
   cpSync,
   existsSync,
@@ -17,7 +17,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { upstreamFixture, upstreamFixtureNames } from "@pi-session/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
@@ -828,7 +828,9 @@ describe("write commands", () => {
     const file = copy(V1);
     const before = readFileSync(file);
     const dry = run(["migrate", file]);
-    expect(dry.code).toBe(0);
+    // Something to migrate is a finding of the dry run.
+    expect(dry.code).toBe(1);
+    expect(dry.stdout).toContain("1 session checked: 0 up to date, 1 needs migration (v1: 1)");
     expect(dry.stdout).toContain("v1 -> v3");
     expect(dry.stderr).toContain("dry run");
     expect(readFileSync(file)).toEqual(before);
@@ -864,40 +866,98 @@ describe("write commands", () => {
     expect(fixtures.files.every((f: any) => f.written === false)).toBe(true);
   });
 
-  it("name and label append pi's entries and keep a backup", () => {
+  it("name and label append pi's entries to a v3 file and keep no backup (an append destroys nothing)", () => {
     const file = copy(V3);
     const before = readFileSync(file);
     const named = json(run(["name", file, "renamed", "--json"]));
-    expect(named.name).toBe("renamed");
-    expect(readFileSync(named.backupPath)).toEqual(before);
+    expect(named).toMatchObject({ name: "renamed", backupPath: null, convertedFrom: null });
     const after = readFileSync(file);
     expect(after.subarray(0, before.length)).toEqual(before);
+    // One line more, nothing else.
+    expect(after.toString("utf8").split("\n").length).toBe(before.toString("utf8").split("\n").length + 1);
     const last = JSON.parse(after.toString("utf8").trim().split("\n").pop() as string);
     expect(last).toMatchObject({ type: "session_info", name: "renamed", parentId: "b2000022" });
     const beforeLabel = readFileSync(file);
-    const labelled = json(run(["label", file, "b2000003", "start", "--json"]));
-    expect(labelled).toMatchObject({ targetId: "b2000003", label: "start" });
-    expect(readFileSync(labelled.backupPath)).toEqual(beforeLabel);
-    expect(dirname(labelled.backupPath)).toBe(dirname(file));
+    const labelled = run(["label", file, "b2000003", "start"]);
+    expect(labelled.code).toBe(0);
+    expect(labelled.stderr).toBe("");
+    expect(labelled.stdout).toContain('labelled "start": b2000003');
+    const afterLabel = readFileSync(file);
+    expect(afterLabel.subarray(0, beforeLabel.length)).toEqual(beforeLabel);
+    expect(afterLabel.toString("utf8").split("\n").length).toBe(
+      beforeLabel.toString("utf8").split("\n").length + 1,
+    );
     expect(json(run(["show", file, "--json"])).labels.b2000003).toBe("start");
-    run(["label", file, "b2000003"]);
-    expect(json(run(["show", file, "--json"])).labels.b2000003).toBeUndefined();
-    const backupsBefore = backups(file).length;
-    expect(run(["label", file, "nope", "x"]).code).toBe(2);
-    expect(run(["name", file]).code).toBe(2);
-    // A failed write leaves no backup behind.
-    expect(backups(file)).toHaveLength(backupsBefore);
+    expect(backups(file)).toEqual([]);
+    expect(readdirSync(dirname(file)).filter((n) => n.startsWith(`${basename(file)}.`))).toEqual([]);
   });
 
-  it("name on a v1 file keeps the previous (v1) bytes as the backup", () => {
-    const file = copy(V1);
+  it("label without text is a usage error; --clear clears it; failures write nothing", () => {
+    const file = copy(V3);
+    expect(run(["label", file, "b2000003", "start"]).code).toBe(0);
     const before = readFileSync(file);
-    const named = json(run(["name", file, "old one", "--json"]));
-    expect(readFileSync(named.backupPath)).toEqual(before);
+    const bare = run(["label", file, "b2000003"]);
+    expect(bare.code).toBe(2);
+    expect(bare.stderr).toContain("missing <label>");
+    expect(bare.stderr).toContain("--clear");
+    expect(run(["label", file, "b2000003", ""]).code).toBe(2);
+    expect(run(["label", file, "b2000003", "x", "--clear"]).code).toBe(2);
+    expect(run(["label", file, "nope", "x"]).code).toBe(2);
+    expect(run(["name", file]).code).toBe(2);
+    expect(readFileSync(file)).toEqual(before);
+    expect(json(run(["show", file, "--json"])).labels.b2000003).toBe("start");
+    const cleared = json(run(["label", file, "b2000003", "--clear", "--json"]));
+    expect(cleared).toMatchObject({ targetId: "b2000003", label: null, backupPath: null });
+    expect(json(run(["show", file, "--json"])).labels.b2000003).toBeUndefined();
+    const last = JSON.parse(readFileSync(file, "utf8").trim().split("\n").pop() as string);
+    expect(last).toMatchObject({ type: "label", targetId: "b2000003" });
+    expect(last.label).toBeUndefined();
+    expect(readdirSync(dirname(file)).filter((n) => n.startsWith(`${basename(file)}.`))).toEqual([]);
+  });
+
+  it("name on a v1 file says it converted it and keeps exactly one backup, of the v1 bytes", () => {
+    const dir = join(scratch, "v1-name");
+    mkdirSync(dir, { recursive: true });
+    const file = join(dir, V1.split("/").pop() as string);
+    cpSync(join(EXAMPLES, V1), file);
+    const before = readFileSync(file);
+    const r = run(["name", file, "old one"]);
+    expect(r.code).toBe(0);
+    expect(r.stderr).toBe(`converted v1 -> v3 to add the name; backup: ${file}.v1.bak\n`);
+    const kept = readdirSync(dir).filter((n) => n !== basename(file));
+    expect(kept).toEqual([`${basename(file)}.v1.bak`]);
+    expect(readFileSync(`${file}.v1.bak`)).toEqual(before);
     expect(json(run(["show", file, "--json"])).version).toBe(3);
     expect(
-      json(run(["ls", "--all", "--session-dir", scratch, "--json"])).find((x: any) => x.path === file).name,
+      json(run(["ls", "--all", "--session-dir", dir, "--json"])).find((x: any) => x.path === file).name,
     ).toBe("old one");
+    // Now v3: the next name is an append, with no word about converting.
+    const again = run(["name", file, "newer", "--json"]);
+    expect(again.stderr).toBe("");
+    expect(JSON.parse(again.stdout)).toMatchObject({ backupPath: null, convertedFrom: null });
+    expect(readdirSync(dir).filter((n) => n !== basename(file))).toEqual([`${basename(file)}.v1.bak`]);
+  });
+
+  it("labels run at once all land", async () => {
+    const file = copy(V3);
+    const lines = readFileSync(file, "utf8").split("\n").length;
+    const targets = ["b2000001", "b2000002", "b2000003", "b2000004", "b2000005", "b2000006"];
+    const codes = await Promise.all(
+      targets.map(
+        (t) =>
+          new Promise<number | null>((done) => {
+            const child = spawn(process.execPath, [BIN, "label", file, t, `l-${t}`], {
+              env: { PATH: process.env.PATH ?? "", HOME: home, PI_CODING_AGENT_DIR: agentDir, TZ: "UTC" },
+              stdio: "ignore",
+            });
+            child.on("exit", (code) => done(code));
+          }),
+      ),
+    );
+    expect(codes).toEqual(targets.map(() => 0));
+    expect(readFileSync(file, "utf8").split("\n").length).toBe(lines + targets.length);
+    const labels = json(run(["show", file, "--json"])).labels;
+    for (const t of targets) expect(labels[t]).toBe(`l-${t}`);
   });
 
   describe("repair", () => {
@@ -999,7 +1059,10 @@ describe("write commands", () => {
       expect(readFileSync(garbage, "utf8")).toBe('not json at all\n{"half":');
       expect(run(["repair", join(scratch, "missing.jsonl")]).code).toBe(1);
       expect(run(["repair", "deadbeef"]).code).toBe(1);
-      expect(run(["repair"]).code).toBe(2);
+      // No argument: the current project's sessions (there are none for HOME).
+      const bare = run(["repair"]);
+      expect(bare.code).toBe(1);
+      expect(bare.stderr).toContain("no sessions for");
       // Last: without pi's real sessions the test is skipped here (upstreamFixture).
       for (const name of upstreamFixtureNames)
         expect(json(run(["repair", upstreamFixture(name), "--json"])).clean).toBe(true);

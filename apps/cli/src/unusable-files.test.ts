@@ -132,7 +132,7 @@ describe("a FIFO named like a session", () => {
     expect(stats.code, stats.stderr).toBe(0);
     for (const args of [
       ["validate", dir],
-      ["migrate", dir],
+      ["migrate", dir, "--verbose"],
     ]) {
       const r = run(args);
       expect(r.code, r.stderr).toBe(0);

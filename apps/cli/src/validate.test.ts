@@ -76,7 +76,8 @@ describe("validate on a file with many problems", () => {
     expect(out[1001]).toBe(
       "  … 4001 more not listed (counted above; `--max-diagnostics all` lists every one)",
     );
-    expect(out).toHaveLength(1002);
+    expect(out[1002]).toBe("1 session checked: 0 valid, 1 has errors (5001 diagnostics)");
+    expect(out).toHaveLength(1003);
   });
 
   it("--json says the same, and --max-diagnostics sets the limit (all, or none)", () => {
@@ -96,6 +97,7 @@ describe("validate on a file with many problems", () => {
     expect(none.stdout.trimEnd().split("\n")).toEqual([
       `${path}: errors (v3, 2 entries, 5001 errors, 0 warnings)`,
       "  … 5001 more not listed (counted above; `--max-diagnostics all` lists every one)",
+      "1 session checked: 0 valid, 1 has errors (5001 diagnostics)",
     ]);
 
     const bad = run(["validate", path, "--max-diagnostics", "some"]);

@@ -22,7 +22,7 @@ const asRoot = process.getuid?.() === 0;
 let cli: CliHome;
 let project: string;
 let other: string;
-const paths: Record<string, string> = {};
+const paths = {} as Record<"old" | "new" | "v1" | "torn" | "other", string>;
 
 /** `n` user messages in a chain (valid under the schema), ids `<prefix>0000001`…, a minute apart. */
 function users(prefix: string, start: string, n: number): Record<string, unknown>[] {
@@ -249,6 +249,12 @@ describe("every file left out is warned about, with a count", () => {
     const stats = store.run(["stats", "--all"]);
     expect(stats.stderr).toMatch(/warning: \d+ files? skipped: .*not (a session|sessions)/);
     expect(stats.stderr).toContain(join(dir, "notes.jsonl"));
+
+    // search reads through the same index: what it could not read is said, with the count.
+    const search = store.run(["search", "message"]);
+    expect(search.code, search.stderr).toBe(0);
+    expect(search.stderr).toContain(`${join(dir, "dangling.jsonl")}: cannot read`);
+    expect(search.stderr).toContain("1 file skipped: 1 unreadable (dangling link or gone)");
 
     // validate reports what is wrong inside each file it reads; the link is counted as skipped.
     const validate = store.run(["validate", dir]);

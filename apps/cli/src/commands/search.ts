@@ -17,6 +17,7 @@ import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
+import { unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
@@ -149,11 +150,19 @@ export const action: Action = async (ctx, [query], options) => {
   });
   try {
     const progress = ctx.io.progress("indexing");
+    let synced: Awaited<ReturnType<typeof db.sync>>;
     try {
-      await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+      synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
     } finally {
       progress.end();
     }
+    // What the index could not read is not searched: said, with a count (the exit code stays found/not).
+    warnSkipped(
+      ctx.io,
+      synced.unreadable.map(
+        ({ path, error }) => unreadable(path, error) ?? { path, code: null, reason: error.message },
+      ),
+    );
     const width = ctx.io.columns;
     let result: Awaited<ReturnType<typeof db.search>>;
     try {

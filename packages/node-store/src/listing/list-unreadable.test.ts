@@ -77,3 +77,25 @@ describe("listStoreFiles onUnreadable", () => {
     expect(seen).toEqual([[join(project, "dangling.jsonl"), "ENOENT"]]);
   });
 });
+
+describe("listStoreFiles onNotRegular", () => {
+  it("tells each .jsonl entry that is no regular file (directory, FIFO), in the root and the projects", () => {
+    const { root, project } = store();
+    mkdirSync(join(root, "odd.jsonl"));
+    const notRegular: string[] = [];
+    const unreadable: string[] = [];
+    const files = listStoreFiles(root, {
+      onNotRegular: (path) => notRegular.push(path),
+      onUnreadable: (path) => unreadable.push(path),
+    });
+    expect(files.map((f) => f.path)).toEqual([join(project, "good.jsonl")]);
+    expect(notRegular.sort()).toEqual(
+      [join(root, "odd.jsonl"), join(project, "dir.jsonl"), join(project, "fifo.jsonl")].sort(),
+    );
+    // The dangling link is unreadable, not "no regular file"; without onUnreadable it is still not told here.
+    expect(unreadable).toEqual([join(project, "dangling.jsonl")]);
+    const alone: string[] = [];
+    listStoreFiles(root, { onNotRegular: (path) => alone.push(path) });
+    expect(alone.sort()).toEqual(notRegular.sort());
+  });
+});

@@ -597,7 +597,7 @@ describe("one unreadable file or directory does not stop a batch", () => {
     const report = JSON.parse(asJson.stdout);
     expect(report.files).toHaveLength(good.length);
     expectUnreadableJson(report.unreadable);
-    const migrated = run(["migrate", store], runner);
+    const migrated = run(["migrate", store, "--verbose"], runner);
     expectReported(migrated, "migrate");
     expect(migrated.stdout.match(/\.jsonl: v\d/g)).toHaveLength(good.length);
     const migratedJson = JSON.parse(run(["migrate", store, "--json"], runner).stdout);

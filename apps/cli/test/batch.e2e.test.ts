@@ -3,14 +3,16 @@
  * prefixes, `latest`, several, `--all`, nothing = the current project), end with a summary line
  * and exit 1 when something needs fixing; and every file a listing or batch leaves out is
  * warned about, with its reason and a count line (empty, binary, another program's `.jsonl`,
- * a dangling link, a directory named `x.jsonl`, a file without read permission).
+ * a dangling link, a directory named `x.jsonl`, a file without read permission: as `nobody` when
+ * the tests run as root, whom permissions do not stop).
  * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
+import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliHome, chat, dirFor, line, message } from "./harness.js";
+import { BIN, CliHome, chat, dirFor, line, message } from "./harness.js";
 
 const V3_OLD = "a3000001-0000-7000-8000-000000000001";
 const V3_NEW = "a3000002-0000-7000-8000-000000000002";
@@ -18,6 +20,9 @@ const V1 = "b1000003-0000-4000-8000-000000000003";
 const TORN = "c3000004-0000-7000-8000-000000000004";
 const OTHER = "0e000000-0000-4000-8000-000000000005";
 const asRoot = process.getuid?.() === 0;
+/** Root reads through chmod 000: then the permission test runs as `nobody`, if it can. */
+const deniedAs = asRoot ? { uid: 65534, gid: 65534 } : undefined;
+const canDeny = !deniedAs || spawnSync(process.execPath, ["-e", "0"], deniedAs).status === 0;
 
 let cli: CliHome;
 let project: string;
@@ -290,7 +295,7 @@ describe("every file left out is warned about, with a count", () => {
     }
   });
 
-  it.skipIf(asRoot)("a file without read permission: named, counted, never a bare EACCES", () => {
+  it.skipIf(!canDeny)("a file without read permission: named, counted, never a bare EACCES", () => {
     const locked = new CliHome("pi-session-denied-");
     try {
       const cwd = locked.dir("proj");
@@ -300,19 +305,34 @@ describe("every file left out is warned about, with a count", () => {
         created: "2026-03-01T10:00:00.000Z",
         entries: chat("a", "2026-03-01T10:00:00.000Z", 1),
       });
+      // Directories `nobody` may enter, a file no one but root may read.
+      for (let d = dirname(path); d.startsWith(locked.home); d = dirname(d)) chmodSync(d, 0o755);
       chmodSync(path, 0o000);
-      const ls = locked.run(["ls"], { cwd });
-      expect(ls.code).toBe(3);
+      const run = (args: string[]) => {
+        // `ls` without its cache: `nobody` may not write the one in this HOME.
+        const argv = [BIN, ...args, ...(args[0] === "ls" ? ["--no-cache"] : [])];
+        const r = spawnSync(process.execPath, argv, {
+          ...deniedAs,
+          env: locked.env(),
+          cwd,
+          encoding: "utf8",
+          timeout: 120_000,
+        });
+        return { code: r.status, stderr: r.stderr };
+      };
+      const ls = run(["ls"]);
+      expect(ls.code, ls.stderr).toBe(3);
+      expect(ls.stderr).toContain(`${path}: cannot read: permission denied (EACCES); skipped`);
       expect(ls.stderr).toContain("1 file skipped: 1 unreadable (permission denied)");
       expect(ls.stderr).toContain("chmod u+r");
-      const show = locked.run(["show", path]);
+      const show = run(["show", path]);
       expect(show.code).toBe(1);
       expect(show.stderr).toContain(`${path}: permission denied (EACCES)`);
       expect(show.stderr).not.toMatch(/^error: EACCES/m);
       expect(show.stderr).toContain("chmod u+r");
-      const name = locked.run(["name", path, "x"]);
+      const name = run(["name", path, "x"]);
       expect(name.code).toBe(1);
-      expect(name.stderr).toContain("permission denied (EACCES)");
+      expect(name.stderr).toContain(`${path}: permission denied (EACCES)`);
       chmodSync(path, 0o600);
     } finally {
       locked.cleanup();

@@ -205,19 +205,23 @@ describe("validate, migrate and repair take sessions as every command does", () 
   });
 });
 
+/** A home whose project `proj` has one session, `id`; its path. */
+function oneSession(home: CliHome, id: string): string {
+  const cwd = home.dir("proj");
+  return home.write({
+    id,
+    cwd,
+    created: "2026-03-01T10:00:00.000Z",
+    entries: chat("a", "2026-03-01T10:00:00.000Z", 1),
+  });
+}
+
 describe("every file left out is warned about, with a count", () => {
   let store: CliHome;
   let dir: string;
   beforeAll(() => {
     store = new CliHome("pi-session-skips-");
-    const cwd = store.dir("proj");
-    const good = store.write({
-      id: "c3000000-0000-7000-8000-000000000001",
-      cwd,
-      created: "2026-03-01T10:00:00.000Z",
-      entries: chat("a", "2026-03-01T10:00:00.000Z", 1),
-    });
-    dir = dirname(good);
+    dir = dirname(oneSession(store, "c3000000-0000-7000-8000-000000000001"));
     writeFileSync(join(dir, "empty.jsonl"), "");
     writeFileSync(join(dir, "binary.jsonl"), Buffer.from([0, 159, 146, 150, 255, 0, 10, 1, 2]));
     writeFileSync(join(dir, "notes.jsonl"), `${JSON.stringify({ hello: "world" })}\n`);
@@ -298,13 +302,8 @@ describe("every file left out is warned about, with a count", () => {
   it.skipIf(!canDeny)("a file without read permission: named, counted, never a bare EACCES", () => {
     const locked = new CliHome("pi-session-denied-");
     try {
-      const cwd = locked.dir("proj");
-      const path = locked.write({
-        id: "d3000000-0000-7000-8000-000000000001",
-        cwd,
-        created: "2026-03-01T10:00:00.000Z",
-        entries: chat("a", "2026-03-01T10:00:00.000Z", 1),
-      });
+      const path = oneSession(locked, "d3000000-0000-7000-8000-000000000001");
+      const cwd = join(locked.home, "proj");
       // Directories `nobody` may enter, a file no one but root may read.
       for (let d = dirname(path); d.startsWith(locked.home); d = dirname(d)) chmodSync(d, 0o755);
       chmodSync(path, 0o000);

@@ -87,15 +87,12 @@ export const action: Action = async (ctx, [paths], options) => {
     throw new UsageError("give either --deterministic or --random-ids, not both");
   }
   const randomId = options.randomIds === true ? () => randomUUID().slice(0, 8) : undefined;
-  const {
-    files,
-    unreadable: skipped,
-    notSessions,
-    single,
-  } = await sessionTargets(ctx, args, options, "checking");
+  const named = await sessionTargets(ctx, args, options, "checking");
+  const { files, notSessions } = named;
+  const skipped = named.unreadable;
   const write = options.write === true;
   // One file, or --verbose: every file's line; else those that change, the first ones in a dry run.
-  const verbose = options.verbose === true || single;
+  const verbose = options.verbose === true || named.single;
   const progress = ctx.io.progress(write ? "migrating" : "checking");
   const results: Result[] = [];
   let listed = 0;

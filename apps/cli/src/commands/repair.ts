@@ -292,16 +292,13 @@ function summaryLine(
 export const action: Action = async (ctx, [paths], options) => {
   const args = (paths ?? []) as string[];
   const write = options.write === true;
-  const {
-    files,
-    unreadable: skipped,
-    notSessions,
-    single,
-  } = await sessionTargets(ctx, args, options, "checking");
+  const named = await sessionTargets(ctx, args, options, "checking");
+  const { files, notSessions } = named;
+  const skipped = named.unreadable;
   const tempDirs = new Set<string>();
   // A dry run that finds something to fix is a finding (exit 1); a clean or repaired file is 0.
   const needsFixing = (r: RepairResult) => !r.clean && !r.written;
-  if (single) {
+  if (named.single) {
     // One file: its report as it always was (an error when it cannot be repaired).
     const result = (await repairFile(ctx, files[0] as string, write, tempDirs)) as RepairResult;
     if (ctx.json) ctx.io.printJson(result);

@@ -7,18 +7,21 @@ import { resolve } from "node:path";
 import { type PathStat, listSessionFilesUnder, statPath } from "@pi-session/node-store";
 import { CliError } from "./errors.js";
 import type { Context } from "./program.js";
-import { type Unreadable, unreadable } from "./unreadable.js";
+import { type NotSession, type Unreadable, unreadable } from "./unreadable.js";
 
 export interface ExpandedPaths {
   /** The files to read, in order. */
   files: string[];
   /** Directories that cannot be read, and `*.jsonl` links that lead nowhere (or are denied). */
   unreadable: Unreadable[];
+  /** `*.jsonl` entries of walked directories that are no regular file (passed by, said). */
+  notSessions: NotSession[];
 }
 
 /**
  * Files named by the arguments: files as given, directories searched for `*.jsonl` regular
- * files (FIFOs, sockets and devices are never sessions: passed by, never opened). A directory
+ * files (FIFOs, sockets and devices are never sessions: passed by, never opened, listed in
+ * `notSessions`). A directory
  * or link that cannot be read is reported in `unreadable` and the walk goes on; an argument
  * that does not exist, or is neither a regular file nor a directory, is an error (nothing is
  * done).
@@ -26,6 +29,8 @@ export interface ExpandedPaths {
 export function expandPaths(ctx: Context, args: readonly string[]): ExpandedPaths {
   const files: string[] = [];
   const skipped: Unreadable[] = [];
+  const notSessions: NotSession[] = [];
+  const onNotRegular = (path: string) => notSessions.push({ path, kind: "not a regular file" });
   const onUnreadable = (path: string, error: unknown) => {
     const item = unreadable(path, error);
     if (!item) throw error;
@@ -45,7 +50,7 @@ export function expandPaths(ctx: Context, args: readonly string[]): ExpandedPath
       continue;
     }
     if (st.kind !== "a directory") throw new CliError(`${arg}: not a regular file (${st.kind})`);
-    files.push(...listSessionFilesUnder(full, { onUnreadable }));
+    files.push(...listSessionFilesUnder(full, { onUnreadable, onNotRegular }));
   }
-  return { files, unreadable: skipped };
+  return { files, unreadable: skipped, notSessions };
 }

@@ -113,6 +113,7 @@ export async function sessionTargets(
       if (expanded.files.length !== 1 || expanded.files[0] !== full) directories++;
       files.push(...expanded.files);
       skipped.push(...expanded.unreadable);
+      notSessions.push(...expanded.notSessions);
     } else {
       files.push(await resolveSession(arg, { env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir }));
     }

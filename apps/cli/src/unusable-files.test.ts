@@ -121,12 +121,15 @@ describe("a FIFO named like a session", () => {
     return { dir, real, fifo };
   }
 
-  it("ls, ls --all, stats --all, validate DIR and migrate DIR pass it by", () => {
-    const { dir, real } = storeWithFifo();
+  it("ls, ls --all, stats --all, validate DIR and migrate DIR pass it by (never opened), and say so", () => {
+    const { dir, real, fifo } = storeWithFifo();
+    const said = `warning: ${fifo}: not a regular file; skipped`;
     for (const args of [["ls"], ["ls", "--all"]]) {
       const r = run([...args, "--json"]);
       expect(r.code, r.stderr).toBe(0);
       expect(JSON.parse(r.stdout).map((s: { path: string }) => s.path)).toEqual([real]);
+      expect(r.stderr).toContain(said);
+      expect(r.stderr).toContain("1 file skipped: 1 not a regular file");
     }
     const stats = run(["stats", "--all", "--json"]);
     expect(stats.code, stats.stderr).toBe(0);
@@ -138,6 +141,7 @@ describe("a FIFO named like a session", () => {
       expect(r.code, r.stderr).toBe(0);
       expect(r.stdout).toContain(real);
       expect(r.stdout).not.toContain("000000000002");
+      expect(r.stderr).toContain(said);
     }
   });
 

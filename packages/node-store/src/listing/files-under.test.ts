@@ -35,6 +35,13 @@ describe("listSessionFilesUnder", () => {
     symlinkSync(outside, join(dir, "dirlink"));
     expect(spawnSync("mkfifo", [join(dir, "fifo.jsonl")]).status).toBe(0);
     expect(listSessionFilesUnder(dir)).toEqual([join(dir, "linked.jsonl")]);
+    // What is passed by is told to onNotRegular: the FIFO and a .jsonl link to a directory.
+    symlinkSync(outside, join(dir, "dir-link.jsonl"));
+    const notRegular: string[] = [];
+    expect(listSessionFilesUnder(dir, { onNotRegular: (path) => notRegular.push(path) })).toEqual([
+      join(dir, "linked.jsonl"),
+    ]);
+    expect(notRegular.sort()).toEqual([join(dir, "dir-link.jsonl"), join(dir, "fifo.jsonl")]);
   });
 
   it("a dangling .jsonl link is reported and the walk goes on; without a callback it is thrown", () => {

@@ -4,7 +4,7 @@
  * sessions may sit anywhere below; a sessions root, with its fixed layout, is listed by
  * `listStoreFiles` and the listings.
  */
-import { type Dirent, readdirSync, statSync } from "node:fs";
+import { type Dirent, existsSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 
 export interface FilesUnderOptions {
@@ -13,6 +13,8 @@ export interface FilesUnderOptions {
    * denied); the walk goes on. It may throw to stop the walk. Without it such errors are thrown.
    */
   onUnreadable?: (path: string, error: unknown) => void;
+  /** Called for a `.jsonl` entry that is no regular file (a FIFO, socket or device, or a link to one or to a directory), passed by. */
+  onNotRegular?: (path: string) => void;
 }
 
 /**
@@ -42,7 +44,9 @@ export function listSessionFilesUnder(dir: string, opts: FilesUnderOptions = {})
       if (entry.isDirectory()) stack.push(path);
       else if (!entry.name.endsWith(".jsonl")) continue;
       else if (entry.isFile()) found.push(path);
-      else if (entry.isSymbolicLink() && linksToFile(path, report)) found.push(path);
+      else if (!entry.isSymbolicLink()) opts.onNotRegular?.(path);
+      else if (linksToFile(path, report)) found.push(path);
+      else if (opts.onNotRegular && existsSync(path)) opts.onNotRegular(path);
     }
   }
   return found.sort();

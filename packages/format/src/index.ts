@@ -82,6 +82,7 @@ export {
 } from "./records.js";
 export { isObject } from "./object.js";
 export { type EntryOfType, isEntryOfType } from "./entry-type.js";
+export { sessionInfoName } from "./session-name.js";
 export { utf8 } from "./bytes.js";
 export { type DecoderOptions, type TornTail, SessionLineDecoder } from "./codec/decoder.js";
 export { type ParseResult, parseSessionBytes, parseSessionText } from "./codec/parse.js";

@@ -62,7 +62,6 @@ export { type StreamSessionOptions, streamSessionRecords, streamSessionRecordsSy
 export type { ReadStats } from "./read/read-options.js";
 export { type ScanHeaderOptions, scanHeader, scanHeaderSync } from "./read/header-scan.js";
 export { type ScanTailOptions, type TailScan, scanTail } from "./read/tail-scan.js";
-export { sessionInfoName } from "./read/entry-fields.js";
 export {
   type LinesAsPi,
   firstValueAsPi,

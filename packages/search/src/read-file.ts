@@ -8,9 +8,9 @@
  * from where it was indexed last.
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { isValidSessionHeader, rawRecordValue, splitSession } from "@pi-session/format";
+import { isValidSessionHeader, rawRecordValue, sessionInfoName, splitSession } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
-import { recordObject, sessionInfoName, streamSessionRecordsSync } from "@pi-session/node-store";
+import { recordObject, streamSessionRecordsSync } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
 import type { EntryRow, FileWriter, IndexedFile, SessionMeta } from "./database.js";
 import {

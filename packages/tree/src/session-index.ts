@@ -13,7 +13,7 @@
  * map (`byId`), the children lists, the structural analysis (`analysis.ts`) and the tree
  * (`tree-view.ts`) are built on first use and then kept up to date.
  */
-import { type SessionEntry, type SessionRecord, isObject } from "@pi-session/format";
+import { type SessionEntry, type SessionRecord, isObject, sessionInfoName } from "@pi-session/format";
 import { type Analysis, type ParentCycle, type TreeDiagnostic, analyzeStructure } from "./analysis.js";
 import { IdTable } from "./id-table.js";
 import { type EntryPosition, EntryPositions } from "./positions.js";
@@ -152,9 +152,7 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     this.#leafId = id;
     if (entry.type === "label") this.#applyLabel(item);
     else if (entry.type === "session_info") {
-      const name = item.name;
-      const trimmed = typeof name === "string" ? name.trim() : "";
-      this.#sessionName = trimmed === "" ? undefined : trimmed;
+      this.#sessionName = sessionInfoName(item);
     }
   }
 

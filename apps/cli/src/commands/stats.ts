@@ -11,8 +11,8 @@
  * `--json` has every figure, costs to 1e-6 (docs/cli.md has the shape).
  */
 import { dirname, join, resolve } from "node:path";
-import { splitSession } from "@pi-session/format";
-import { readLinesAsPi, sessionInfoName } from "@pi-session/node-store";
+import { sessionInfoName, splitSession } from "@pi-session/format";
+import { readLinesAsPi } from "@pi-session/node-store";
 import { openSearchDatabase } from "@pi-session/search";
 import {
   GROUPINGS,

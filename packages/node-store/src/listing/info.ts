@@ -18,8 +18,8 @@
  * a content that is neither a string nor an array, a null content block, a `session_info` name
  * that is not a string) this code is tolerant instead.
  */
-import type { SessionRecord } from "@pi-session/format";
-import { messageActivityTimeOrThrow, sessionInfoName } from "../read/entry-fields.js";
+import { type SessionRecord, sessionInfoName } from "@pi-session/format";
+import { messageActivityTimeOrThrow } from "../read/entry-fields.js";
 import { rawRecordValue } from "@pi-session/format";
 import { objectShaped } from "../read/pi-lines.js";
 import { dateOf, isExactIso, isoTimeMs } from "./iso-time.js";

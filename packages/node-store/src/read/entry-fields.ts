@@ -1,7 +1,7 @@
 /**
- * The two fields pi's listing reads from an entry besides its header: the time of a user or
- * assistant message, and the name a `session_info` entry sets. Shared by the tail scan and the
- * listing, so both read them by pi's rules.
+ * The time of a user or assistant message as pi's listing reads it (beside the name a
+ * `session_info` entry sets: format's `sessionInfoName`). Shared by the tail scan and the
+ * listing, so both read it by pi's rules.
  */
 
 /**
@@ -34,12 +34,4 @@ export function messageActivityTime(entry: Record<string, unknown>): number | un
   } catch {
     return undefined;
   }
-}
-
-/** The trimmed name of a `session_info` entry; empty or missing clears it (undefined). */
-export function sessionInfoName(entry: Record<string, unknown>): string | undefined {
-  const name = entry.name;
-  if (typeof name !== "string") return undefined;
-  const trimmed = name.trim();
-  return trimmed === "" ? undefined : trimmed;
 }

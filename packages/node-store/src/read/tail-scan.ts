@@ -4,9 +4,10 @@
  */
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
+import { sessionInfoName } from "@pi-session/format";
 import { SessionFileNotFoundError, errorCode } from "../errors.js";
 import { openRegularFile } from "../fs/regular-files.js";
-import { messageActivityTime, sessionInfoName } from "./entry-fields.js";
+import { messageActivityTime } from "./entry-fields.js";
 import type { ReadStats } from "./read-options.js";
 import { HEADER_SCAN_MAX_BYTES } from "./header-scan.js";
 

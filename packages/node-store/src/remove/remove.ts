@@ -19,6 +19,7 @@ import { SessionFileNotFoundError, SessionFileNotRegularError, errorCode } from 
 import type { Env } from "../layout/sessions-root.js";
 import { type LockOptions, withLock } from "../lock/lock.js";
 import { nonRegularKind } from "../fs/regular-files.js";
+import { isCompanionSuffix } from "../write/companion-names.js";
 import { lstatOf, removerFor } from "./trash.js";
 
 /** The `node:fs` functions removal uses; override some of them to inject faults (tests). */
@@ -86,24 +87,6 @@ export interface RemoveSessionResult {
    * the session itself was removed. Absent when there were none.
    */
   failed?: { path: string; error: unknown }[];
-}
-
-/** `<time>` in our backup and sidecar names: an ISO time with `:` and `.` as `-`. */
-const STAMP = String.raw`\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d-\d{3}Z`;
-/**
- * What follows the session file name in the name of one of its companions:
- * `.bak-<time>[-N]` (backup of a rewrite: node-store's `rewriteSessionFile`, the CLI's `name`
- * and `label`), `.torn-<time>[-N]` (a torn last line moved aside by the appender or
- * `repairTornTail`), `.removed-<time>[-N]` (bytes the CLI's `repair` cut), `.v<N>[.<n>].bak`
- * (the SDK's backup of a file it migrated).
- */
-const COMPANION_SUFFIX = new RegExp(
-  String.raw`^\.(?:(?:bak|torn|removed)-${STAMP}(?:-\d+)?|v\d+(?:\.\d+)?\.bak)$`,
-);
-
-/** Whether `suffix` (what follows a session file's name) names one of its companions. */
-export function isCompanionSuffix(suffix: string): boolean {
-  return COMPANION_SUFFIX.test(suffix);
 }
 
 /** The companion files of `path` (regular files only), in name order. */

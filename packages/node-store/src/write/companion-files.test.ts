@@ -10,7 +10,7 @@ import { basename, join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import { afterEach, describe, expect, it } from "vitest";
 import { SessionFileChangedError, SessionFileNotRegularError } from "../errors.js";
-import { isCompanionSuffix } from "../remove/remove.js";
+import { isCompanionSuffix } from "./companion-names.js";
 import { backupSessionFile } from "./companion-files.js";
 import { companionPaths, fileTimestamp, migrationBackupPath } from "./companion-names.js";
 import { rewriteSessionFile } from "./rewrite.js";

@@ -6,7 +6,7 @@
  */
 
 /** sha256 of {@link CLIENT_SCRIPT}, base64url: the script's name on the server. */
-export const CLIENT_SCRIPT_HASH = "xmCneJ3pK59oLhlq1qFlg0rHKNDclvxRDvgCxlZ7hVU";
+export const CLIENT_SCRIPT_HASH = "29iMuyEq4vhycJwA8zP0X8RuRLeelkpW6qar_6ZLxqk";
 
 /** sha256 of {@link CLIENT_STYLE}, base64url. */
 export const CLIENT_STYLE_HASH = "LmvmCb10m922daso5cKVi-qCJ04ZP2_apXQp50290y0";
@@ -69,6 +69,14 @@ export const CLIENT_SCRIPT: string = [
   "  // ../../packages/format/src/entry-type.ts\n",
   "  function isEntryOfType(entry, type) {\n",
   "    return entry.type === type;\n",
+  "  }\n",
+  "\n",
+  "  // ../../packages/format/src/session-name.ts\n",
+  "  function sessionInfoName(entry) {\n",
+  "    let name = entry.name;\n",
+  '    if (typeof name != "string") return;\n',
+  "    let trimmed = name.trim();\n",
+  '    return trimmed === "" ? void 0 : trimmed;\n',
   "  }\n",
   "\n",
   "  // ../../packages/format/src/json-text.ts\n",
@@ -481,11 +489,7 @@ export const CLIENT_SCRIPT: string = [
   "      let entry = item, id = entry.id;\n",
   "      this.#analysis = void 0;\n",
   "      let slot = this.#positions.add(position);\n",
-  '      if (this.#entries.push(entry), this.#slotOf.add(slot) || (this.#hasDuplicates = !0), this.#byId !== void 0 && this.#byId.set(id, entry), this.#children !== void 0 && addChild(this.#children, entry), this.#leafId = id, entry.type === "label") this.#applyLabel(item);\n',
-  '      else if (entry.type === "session_info") {\n',
-  '        let name = item.name, trimmed = typeof name == "string" ? name.trim() : "";\n',
-  '        this.#sessionName = trimmed === "" ? void 0 : trimmed;\n',
-  "      }\n",
+  '      this.#entries.push(entry), this.#slotOf.add(slot) || (this.#hasDuplicates = !0), this.#byId !== void 0 && this.#byId.set(id, entry), this.#children !== void 0 && addChild(this.#children, entry), this.#leafId = id, entry.type === "label" ? this.#applyLabel(item) : entry.type === "session_info" && (this.#sessionName = sessionInfoName(item));\n',
   "    }\n",
   "    /** A label entry sets its target's label (and label time), or clears it when empty or absent. */\n",
   "    #applyLabel(entry) {\n",

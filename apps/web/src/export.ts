@@ -1,22 +1,12 @@
 /**
  * The export buttons' downloads: a session as Markdown, one HTML page, the document model as
- * JSON or a branch as JSONL, made by the render layer's renderers with the options
- * `pi-session export` gives them (the same view, leaf and cut hints), so a download equals
- * the CLI's output for the same session and options.
+ * JSON or a branch as JSONL, made by render's `exportChunks` with the options `pi-session
+ * export` gives it (the same view, leaf and cut hint), so a download equals the CLI's output
+ * for the same session and options; this adds the file's name and content type.
  */
-import {
-  type RenderSession,
-  type ViewKind,
-  branchJsonlLines,
-  buildDocument,
-  escapeTerminalUnsafe,
-  renderHtmlChunks,
-  renderMarkdown,
-  writeJson,
-} from "@pi-session/render";
+import { type ExportFormat, type RenderSession, type ViewKind, exportChunks } from "@pi-session/render";
 
-export const EXPORT_FORMATS = ["md", "html", "json", "jsonl"] as const;
-export type ExportFormat = (typeof EXPORT_FORMATS)[number];
+export { EXPORT_FORMATS, type ExportFormat } from "@pi-session/render";
 
 const CONTENT_TYPES: Record<ExportFormat, string> = {
   md: "text/markdown; charset=utf-8",
@@ -42,35 +32,12 @@ export interface ExportResult {
 export function exportSession(session: RenderSession, id: string, request: ExportRequest): ExportResult {
   const { format, view, leafId } = request;
   const stem = `${id.replace(/[^A-Za-z0-9._-]/g, "_") || "session"}${view === "branch" ? "" : `-${view}`}`;
-  let chunks: Iterable<string>;
-  switch (format) {
-    case "md":
-      chunks = [
-        renderMarkdown(buildDocument(session, { view, leafId }), {
-          cutHint: "; `pi-session export --full` keeps them",
-        }),
-      ];
-      break;
-    case "html":
-      chunks = renderHtmlChunks(session, {
-        view,
-        ...(leafId !== undefined ? { leafId } : {}),
-        generator: request.generator,
-      });
-      break;
-    case "json": {
-      const pieces: string[] = [];
-      writeJson(buildDocument(session, { view, leafId }), (piece) => pieces.push(piece), 2);
-      pieces.push("\n");
-      chunks = pieces;
-      break;
-    }
-    case "jsonl":
-      chunks = (function* () {
-        for (const line of branchJsonlLines(session, { leafId, allBranches: view === "all-branches" }))
-          yield `${escapeTerminalUnsafe(line)}\n`;
-      })();
-      break;
-  }
+  const chunks = exportChunks(session, {
+    format,
+    view,
+    leafId,
+    cutHint: "; `pi-session export --full` keeps them",
+    generator: request.generator,
+  });
   return { contentType: CONTENT_TYPES[format], fileName: `${stem}.${format}`, chunks };
 }

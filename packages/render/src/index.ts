@@ -57,6 +57,7 @@ export {
 export { localTime, utcTime } from "./readable.js";
 export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
 export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
+export { EXPORT_FORMATS, type ExportFormat, type ExportOptions, exportChunks } from "./export.js";
 export {
   DEFAULT_REDACTION_RULES,
   type RedactionReport,

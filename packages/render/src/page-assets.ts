@@ -6,7 +6,7 @@
  */
 
 /** sha256 of {@link PAGE_SCRIPT}, base64, for the page's Content-Security-Policy. */
-export const PAGE_SCRIPT_SHA256 = "AxWeNZywv6UgSWAFTNXDBuvhkO4YtlUpchqceaPJMYo=";
+export const PAGE_SCRIPT_SHA256 = "V3t77g1900yildEzt1oEzuKsfcPEHzdoTffEI+I8MGY=";
 
 /** sha256 of {@link PAGE_STYLE}, base64. */
 export const PAGE_STYLE_SHA256 = "D8AW/1zmHAUNPALhbueHNxxlz8//M6gUbba6lNekd3A=";
@@ -28,6 +28,14 @@ export const PAGE_SCRIPT: string = [
   "  // ../format/src/entry-type.ts\n",
   "  function isEntryOfType(entry, type) {\n",
   "    return entry.type === type;\n",
+  "  }\n",
+  "\n",
+  "  // ../format/src/session-name.ts\n",
+  "  function sessionInfoName(entry) {\n",
+  "    let name = entry.name;\n",
+  '    if (typeof name != "string") return;\n',
+  "    let trimmed = name.trim();\n",
+  '    return trimmed === "" ? void 0 : trimmed;\n',
   "  }\n",
   "\n",
   "  // ../format/src/json-text.ts\n",
@@ -622,11 +630,7 @@ export const PAGE_SCRIPT: string = [
   "      let entry = item, id = entry.id;\n",
   "      this.#analysis = void 0;\n",
   "      let slot = this.#positions.add(position);\n",
-  '      if (this.#entries.push(entry), this.#slotOf.add(slot) || (this.#hasDuplicates = !0), this.#byId !== void 0 && this.#byId.set(id, entry), this.#children !== void 0 && addChild(this.#children, entry), this.#leafId = id, entry.type === "label") this.#applyLabel(item);\n',
-  '      else if (entry.type === "session_info") {\n',
-  '        let name = item.name, trimmed = typeof name == "string" ? name.trim() : "";\n',
-  '        this.#sessionName = trimmed === "" ? void 0 : trimmed;\n',
-  "      }\n",
+  '      this.#entries.push(entry), this.#slotOf.add(slot) || (this.#hasDuplicates = !0), this.#byId !== void 0 && this.#byId.set(id, entry), this.#children !== void 0 && addChild(this.#children, entry), this.#leafId = id, entry.type === "label" ? this.#applyLabel(item) : entry.type === "session_info" && (this.#sessionName = sessionInfoName(item));\n',
   "    }\n",
   "    /** A label entry sets its target's label (and label time), or clears it when empty or absent. */\n",
   "    #applyLabel(entry) {\n",

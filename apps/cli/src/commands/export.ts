@@ -7,28 +7,23 @@
 import { closeSync, fsyncSync, mkdirSync, openSync, renameSync, rmSync, writeSync } from "node:fs";
 import { basename, dirname, extname, join, relative } from "node:path";
 import {
-  branchJsonlLines,
-  buildDocument,
+  EXPORT_FORMATS,
+  type ExportFormat,
   compilePattern,
   createRenderSession,
   decodeBase64,
+  exportChunks,
   type RedactionReport,
   type RenderSession,
   redactSession,
-  renderHtmlChunks,
-  renderMarkdown,
   type ViewKind,
 } from "@pi-session/render";
 import { CliError, UsageError } from "../errors.js";
-import { escapeTerminalUnsafe, writeJson } from "../json.js";
 import type { Action, Context } from "../program.js";
 import { VERSION } from "../version.js";
 import { entryIdOption, openSession, stringOption } from "./common.js";
 
-const FORMATS = ["md", "html", "json", "jsonl"] as const;
-type Format = (typeof FORMATS)[number];
-
-const EXTENSIONS: Record<string, Format> = {
+const EXTENSIONS: Record<string, ExportFormat> = {
   ".md": "md",
   ".markdown": "md",
   ".html": "html",
@@ -37,13 +32,17 @@ const EXTENSIONS: Record<string, Format> = {
   ".jsonl": "jsonl",
 };
 
-function formatOption(ctx: Context, options: Record<string, unknown>, output: string | undefined): Format {
+function formatOption(
+  ctx: Context,
+  options: Record<string, unknown>,
+  output: string | undefined,
+): ExportFormat {
   const given = stringOption(options, "format", "--format");
   if (given !== undefined) {
-    if (!(FORMATS as readonly string[]).includes(given))
-      throw new UsageError(`--format ${given}: not one of ${FORMATS.join(", ")}`);
+    if (!(EXPORT_FORMATS as readonly string[]).includes(given))
+      throw new UsageError(`--format ${given}: not one of ${EXPORT_FORMATS.join(", ")}`);
     if (ctx.json && given !== "json") throw new UsageError(`--json and --format ${given} disagree`);
-    return given as Format;
+    return given as ExportFormat;
   }
   if (ctx.json) return "json";
   if (output !== undefined) return EXTENSIONS[extname(output).toLowerCase()] ?? "md";
@@ -168,41 +167,16 @@ export const action: Action = async (ctx, [arg], options) => {
 
   const view: ViewKind = context ? "context" : allBranches ? "all-branches" : "branch";
   const images = format === "md" && output !== undefined ? new ImageFiles(output) : undefined;
-  let chunks: Iterable<string>;
-  switch (format) {
-    case "md":
-      chunks = [
-        renderMarkdown(buildDocument(session, { view, leafId }), {
-          full,
-          cutHint: full ? "" : "; `pi-session export --full` keeps them",
-          ...(images ? { images: (image, number) => images.add(image.data, image.extension, number) } : {}),
-        }),
-      ];
-      break;
-    case "html":
-      chunks = renderHtmlChunks(session, {
-        view,
-        ...(leafId !== undefined ? { leafId } : {}),
-        ...(report ? { redaction: report } : {}),
-        generator: `pi-session ${VERSION}`,
-      });
-      break;
-    case "json": {
-      // writeJson: any depth, and DEL, C1 and bidi controls as \u escapes.
-      const pieces: string[] = [];
-      writeJson(buildDocument(session, { view, leafId }), (piece) => pieces.push(piece), 2);
-      pieces.push("\n");
-      chunks = pieces;
-      break;
-    }
-    case "jsonl":
-      // DEL, C1 and bidi controls as \u escapes: the same values, nothing a terminal acts on.
-      chunks = (function* () {
-        for (const line of branchJsonlLines(session, { leafId, allBranches }))
-          yield `${escapeTerminalUnsafe(line)}\n`;
-      })();
-      break;
-  }
+  const chunks = exportChunks(session, {
+    format,
+    view,
+    leafId,
+    full,
+    cutHint: full ? "" : "; `pi-session export --full` keeps them",
+    ...(images ? { images: (image, number) => images.add(image.data, image.extension, number) } : {}),
+    ...(report ? { redaction: report } : {}),
+    generator: `pi-session ${VERSION}`,
+  });
 
   if (report) ctx.io.info(describeRedaction(report));
   if (output === undefined) {

@@ -752,7 +752,7 @@ async function searchTask(t: Task): Promise<WorkerResult> {
     );
     const asPi = need(fn(L.store, "readLinesAsPi"), "node-store readLinesAsPi");
     const split = need(fn(L.format, "splitSession"), "format splitSession");
-    const usageRows = need(fn(L.searchDocuments, "usageRows"), "search/documents usageRows");
+    const statsSessionOf = need(fn(L.searchDocuments, "statsSessionOf"), "search/documents statsSessionOf");
     const computeStats = need(fn(L.searchDocuments, "computeStats"), "search/documents computeStats");
     // The old `stats --all`: every *.jsonl in the root and its project directories.
     const files: { path: string; project: string }[] = [];
@@ -769,21 +769,14 @@ async function searchTask(t: Task): Promise<WorkerResult> {
       const lines = asPi((await read(f.path)).records) as { records: Rec[]; isSession: boolean };
       const view = split(lines.records) as { header?: { value: Record<string, unknown> }; entries: Rec[] };
       if (!view.header || !lines.isSession) continue;
-      const h = view.header.value;
-      const parent =
-        typeof h.parentSession === "string"
-          ? h.parentSession
-          : typeof h.branchedFrom === "string"
-            ? h.branchedFrom
-            : undefined;
-      sessions.push({
-        path: f.path,
-        id: h.id,
-        project: typeof h.cwd === "string" && h.cwd !== "" ? h.cwd : f.project,
-        parentPath: parent,
-        created: typeof h.timestamp === "string" ? h.timestamp : "",
-        usage: usageRows(view.entries.map((r) => r.value)),
-      });
+      sessions.push(
+        statsSessionOf({
+          path: f.path,
+          project: f.project,
+          header: view.header.value,
+          entries: view.entries.map((r) => r.value),
+        }),
+      );
     }
     const result = computeStats(sessions, {}) as { sessions: number; totals: Record<string, number> };
     return { ok: true, samples: [0], extra: { sessions: result.sessions, totals: result.totals } };

@@ -4,30 +4,11 @@
  * with its legend and a table of every series' totals. The numbers are the server's, counted
  * once per fork lineage like `pi-session stats`; the totals row equals `stats --json`'s.
  */
+import type { TokenTotals as Totals } from "@pi-session/search/documents";
+import type { UsageChart as Chart } from "../src/usage.js";
 import { getJson, onChange } from "./api.js";
 import { formatCost, formatInt, formatTokens, h, oneLine, projectName, svg } from "./dom.js";
 import { type View, replaceHash } from "./view.js";
-
-interface Totals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  cost: number;
-  records: number;
-  zeroCostWithTokens: number;
-}
-
-interface Chart {
-  period: string;
-  split: string;
-  periods: string[];
-  series: { key: string; totals: Totals; tokens: number[]; cost: number[] }[];
-  totals: Totals;
-  sessions: number;
-  duplicatesSkipped: number;
-}
 
 /** Series drawn with their own colour; the rest are one "other" stack. */
 const MAX_SERIES = 8;

@@ -20,6 +20,7 @@ import {
   entryDocument,
   extendsBranch,
   indexTexts,
+  sessionParent,
   usageRow,
 } from "./documents/index.js";
 
@@ -199,17 +200,11 @@ function offBranch(flags: Uint8Array, written: number): { ordinal: number; onBra
 }
 
 function newMeta(header: SessionHeader): SessionMeta {
-  const parent =
-    typeof header.parentSession === "string"
-      ? header.parentSession
-      : typeof (header as Record<string, unknown>).branchedFrom === "string"
-        ? ((header as Record<string, unknown>).branchedFrom as string)
-        : null;
   return {
     sessionId: header.id,
     cwd: typeof header.cwd === "string" ? header.cwd : "",
     created: typeof header.timestamp === "string" ? header.timestamp : "",
-    parentPath: parent,
+    parentPath: sessionParent(header) ?? null,
     name: null,
     firstMessage: "",
     modifiedMs: 0,

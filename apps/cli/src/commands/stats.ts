@@ -11,7 +11,7 @@
  * `--json` has every figure, costs to 1e-6 (docs/cli.md has the shape).
  */
 import { dirname, join, resolve } from "node:path";
-import { sessionInfoName, splitSession } from "@pi-session/format";
+import { splitSession } from "@pi-session/format";
 import { readLinesAsPi } from "@pi-session/node-store";
 import { openSearchDatabase } from "@pi-session/search";
 import {
@@ -26,7 +26,7 @@ import {
   type ZonedCalendar,
   computeStats,
   roundCost,
-  usageRows,
+  statsSessionOf,
   zonedCalendar,
 } from "@pi-session/search/documents";
 import { type Cell, type Column, fitTable, joinNotes } from "../columns.js";
@@ -49,25 +49,12 @@ export async function statsSession(path: string, project: string): Promise<Stats
   const { records } = await readRecords(path, { onlyLinesPiReads: true });
   const view = splitSession(records);
   if (!view.header || !readLinesAsPi(records).isSession) return undefined;
-  const h = view.header.value;
-  const parent =
-    typeof h.parentSession === "string"
-      ? h.parentSession
-      : typeof h.branchedFrom === "string"
-        ? h.branchedFrom
-        : undefined;
-  const entries = view.entries.map((r) => r.value);
-  let name: string | null = null;
-  for (const entry of entries) if (entry.type === "session_info") name = sessionInfoName(entry) ?? null;
-  return {
+  return statsSessionOf({
     path,
-    id: h.id,
-    project: typeof h.cwd === "string" && h.cwd !== "" ? h.cwd : project,
-    parentPath: parent,
-    created: typeof h.timestamp === "string" ? h.timestamp : "",
-    name,
-    usage: usageRows(entries),
-  };
+    project,
+    header: view.header.value,
+    entries: view.entries.map((r) => r.value),
+  });
 }
 
 const iso = (ms: number) => (Number.isNaN(ms) ? null : new Date(ms).toISOString());

@@ -30,7 +30,6 @@ export { type Snippet, documentMatches, snippetOf } from "./match.js";
 export { type TreeLink, currentBranchFlags, extendsBranch } from "./branch.js";
 export { escapeRegExp, hasCjk, segmentCjk, substringPattern } from "./text.js";
 export {
-  type Accumulator,
   GROUPINGS,
   type GroupBy,
   PERIODS,
@@ -40,20 +39,20 @@ export {
   type StatsRowSession,
   type StatsSession,
   type SummedSession,
-  type TokenTotals,
   UNKNOWN_TIME,
   type UsagePart,
-  type UsageRow,
-  type UsageSource,
-  addUsage,
   computeStats,
+} from "./usage.js";
+export { type UsageRow, type UsageSource, usageRow, usageRows } from "./usage-rows.js";
+export {
+  type Accumulator,
+  type TokenTotals,
+  addUsage,
   costNanos,
   emptyAccumulator,
-  lineageRoots,
   roundCost,
-  usageRow,
-  usageRows,
-} from "./usage.js";
+} from "./usage-totals.js";
+export { lineageRoots, sessionParent, statsSessionOf } from "./lineage.js";
 export {
   QUARTER_HOUR_MS,
   type ZonedCalendar,

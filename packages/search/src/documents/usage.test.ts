@@ -17,7 +17,7 @@ import {
   lineageRoots,
   roundCost,
   usageRows,
-} from "./usage.js";
+} from "./index.js";
 
 function assistant(id: string, input: number, cost: number): Record<string, unknown> {
   return {

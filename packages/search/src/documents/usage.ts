@@ -1,6 +1,7 @@
 /**
- * Token and cost totals across sessions, counted once per lineage. Pure: the session
- * database stores the {@link UsageRow}s of every entry, and `computeStats` adds them up.
+ * `computeStats`: token and cost totals across sessions, counted once per lineage. Pure: the
+ * session database stores the usage rows of every entry (`usage-rows.ts`), and this adds them
+ * up (`usage-totals.ts`), by lineage (`lineage.ts`). Use it for any report of usage.
  *
  * A fork (`parentSession`, legacy `branchedFrom`) starts with a verbatim copy of its parent's
  * entries, ids included, so summing files naively counts the parent's spend once per fork.
@@ -15,37 +16,16 @@
  * totals, costs exactly (they are summed in billionths).
  */
 import { zonedCalendar } from "./calendar.js";
-import { entryTime } from "./entry.js";
-
-type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-function num(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
-}
-
-export type UsageSource = "assistant" | "usage" | "compaction" | "branch_summary" | "toolResult";
-
-/** The usage one entry carries, as numbers. */
-export interface UsageRow {
-  /** The entry within its lineage: `id:<id>`, or for v1 entries (no ids) their times and type. */
-  key: string;
-  source: UsageSource;
-  /** The model to credit it to (`provider/model`, or `(compaction)` and the like). */
-  model: string;
-  /** Entry time in ms, NaN when unknown. */
-  time: number;
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  /** `usage.cost.total`, 0 when missing. */
-  cost: number;
-}
+import { lineageRoots } from "./lineage.js";
+import type { UsageRow } from "./usage-rows.js";
+import {
+  type Accumulator,
+  type TokenTotals,
+  addSum,
+  addUsage,
+  emptyAccumulator,
+  totalsOf,
+} from "./usage-totals.js";
 
 /** What stats needs of one session: its header fields and its usage rows in file order. */
 export interface StatsSession {
@@ -69,29 +49,6 @@ export const GROUPINGS: readonly GroupBy[] = ["day", "week", "month", "session",
 
 /** The groupings by calendar period. */
 export const PERIODS: readonly GroupBy[] = ["day", "week", "month"];
-
-export interface TokenTotals {
-  input: number;
-  output: number;
-  cacheRead: number;
-  cacheWrite: number;
-  totalTokens: number;
-  /**
-   * Sum of `usage.cost.total`, in the provider's currency (USD for pi). Added up exactly in
-   * billionths (each record's cost rounded to 1e-9 first), so a row's cost is the sum of its
-   * parts whatever the order; round it for display with {@link roundCost}.
-   */
-  cost: number;
-  /** Usage records counted. */
-  records: number;
-  /**
-   * Records whose cost is 0 or missing although they carry tokens: their price is unknown, so
-   * `cost` leaves them out (it is too low by their price).
-   */
-  zeroCostWithTokens: number;
-  /** The tokens (`totalTokens`) of those records. */
-  unpricedTokens: number;
-}
 
 /** A session a `by: "session"` row stands for. */
 export interface StatsRowSession {
@@ -151,214 +108,6 @@ export interface StatsOptions {
    * the record's (NaN when unknown), or the start of its quarter hour for usage summed elsewhere.
    */
   groupOf?: (usage: { model: string; time: number }, session: Omit<StatsSession, "usage">) => string;
-}
-
-/** A cost rounded to `decimals` places (6 by default: what JSON output shows). */
-export function roundCost(cost: number, decimals = 6): number {
-  const scale = 10 ** decimals;
-  return Math.round(cost * scale) / scale;
-}
-
-/** The usage an entry carries, if any, and the model to credit it to. */
-function usageOf(entry: Obj): { source: UsageSource; model: string; usage: Obj } | undefined {
-  const type = entry.type;
-  if (type === "message" && isObject(entry.message)) {
-    const message = entry.message;
-    if (!isObject(message.usage)) return undefined;
-    if (message.role === "assistant") {
-      const provider = typeof message.provider === "string" ? message.provider : "";
-      const model = typeof message.model === "string" ? message.model : "unknown";
-      return { source: "assistant", model: provider ? `${provider}/${model}` : model, usage: message.usage };
-    }
-    if (message.role === "toolResult")
-      return { source: "toolResult", model: "(tool results)", usage: message.usage };
-    return undefined;
-  }
-  if (type === "usage" && isObject(entry.usage)) {
-    const provider = typeof entry.provider === "string" ? entry.provider : "";
-    const model = typeof entry.model === "string" ? entry.model : "unknown";
-    return { source: "usage", model: provider ? `${provider}/${model}` : model, usage: entry.usage };
-  }
-  if ((type === "compaction" || type === "branch_summary") && isObject(entry.usage)) {
-    return {
-      source: type,
-      model: type === "compaction" ? "(compaction)" : "(branch summary)",
-      usage: entry.usage,
-    };
-  }
-  return undefined;
-}
-
-/** A key for an entry within its lineage: its id, or (v1 files, no ids) its timestamps and type. */
-function entryKey(entry: Obj): string {
-  if (typeof entry.id === "string") return `id:${entry.id}`;
-  const message = isObject(entry.message) ? entry.message : undefined;
-  return `v1:${String(entry.type)}:${String(entry.timestamp)}:${String(message?.timestamp ?? "")}:${String(message?.role ?? "")}`;
-}
-
-/**
- * The usage row of one entry as it is in the file (any version: v1 entries are keyed by their
- * times, so read usage from the records, not from migrated entries), or undefined.
- */
-export function usageRow(entry: Obj): UsageRow | undefined {
-  const found = usageOf(entry);
-  if (!found) return undefined;
-  const usage = found.usage;
-  const input = num(usage.input);
-  const output = num(usage.output);
-  const cacheRead = num(usage.cacheRead);
-  const cacheWrite = num(usage.cacheWrite);
-  const tokens = input + output + cacheRead + cacheWrite;
-  return {
-    key: entryKey(entry),
-    source: found.source,
-    model: found.model,
-    time: entryTime(entry),
-    input,
-    output,
-    cacheRead,
-    cacheWrite,
-    totalTokens: typeof usage.totalTokens === "number" ? num(usage.totalTokens) : tokens,
-    cost: isObject(usage.cost) ? num(usage.cost.total) : 0,
-  };
-}
-
-/** The usage rows of entries in file order. */
-export function usageRows(entries: Iterable<Obj>): UsageRow[] {
-  const rows: UsageRow[] = [];
-  for (const entry of entries) {
-    const row = usageRow(entry);
-    if (row) rows.push(row);
-  }
-  return rows;
-}
-
-/**
- * Totals being added up, cost in billionths (an integer), so sums are exact in any order; a
- * database keeps the same figures, so what it sums equals what is added up here.
- */
-export interface Accumulator extends Omit<TokenTotals, "cost"> {
-  costNanos: number;
-}
-
-/** Totals of nothing. */
-export function emptyAccumulator(): Accumulator {
-  return {
-    input: 0,
-    output: 0,
-    cacheRead: 0,
-    cacheWrite: 0,
-    totalTokens: 0,
-    costNanos: 0,
-    records: 0,
-    zeroCostWithTokens: 0,
-    unpricedTokens: 0,
-  };
-}
-
-/**
- * A cost in billionths, rounded half away from zero (as SQLite's `round` does, so a sum in SQL
- * of `round(cost * 1e9)` is the same integer).
- */
-export function costNanos(cost: number): number {
-  const n = cost * 1e9;
-  return n < 0 ? -Math.round(-n) : Math.round(n);
-}
-
-/** Whether a row's cost is unknown: 0 (or none) next to tokens. */
-export function unpriced(row: UsageRow): boolean {
-  return (
-    row.cost === 0 && (row.input + row.output + row.cacheRead + row.cacheWrite > 0 || row.totalTokens > 0)
-  );
-}
-
-/** Adds one usage row to `into`. */
-export function addUsage(into: Accumulator, row: UsageRow): void {
-  into.input += row.input;
-  into.output += row.output;
-  into.cacheRead += row.cacheRead;
-  into.cacheWrite += row.cacheWrite;
-  into.totalTokens += row.totalTokens;
-  into.costNanos += costNanos(row.cost);
-  into.records += 1;
-  if (unpriced(row)) {
-    into.zeroCostWithTokens += 1;
-    into.unpricedTokens += row.totalTokens;
-  }
-}
-
-/** Adds totals summed elsewhere to `into`. */
-function addSum(into: Accumulator, sum: Accumulator): void {
-  into.input += sum.input;
-  into.output += sum.output;
-  into.cacheRead += sum.cacheRead;
-  into.cacheWrite += sum.cacheWrite;
-  into.totalTokens += sum.totalTokens;
-  into.costNanos += sum.costNanos;
-  into.records += sum.records;
-  into.zeroCostWithTokens += sum.zeroCostWithTokens;
-  into.unpricedTokens += sum.unpricedTokens;
-}
-
-function totalsOf(acc: Accumulator): TokenTotals {
-  const { costNanos, ...rest } = acc;
-  return {
-    input: rest.input,
-    output: rest.output,
-    cacheRead: rest.cacheRead,
-    cacheWrite: rest.cacheWrite,
-    totalTokens: rest.totalTokens,
-    cost: costNanos / 1e9,
-    records: rest.records,
-    zeroCostWithTokens: rest.zeroCostWithTokens,
-    unpricedTokens: rest.unpricedTokens,
-  };
-}
-
-/** The file name's last segment without directories (either separator). */
-function baseName(path: string): string {
-  const cut = Math.max(path.lastIndexOf("/"), path.lastIndexOf("\\"));
-  return cut >= 0 ? path.slice(cut + 1) : path;
-}
-
-/** Session id from a path pi wrote (`<timestamp>_<id>.jsonl`), else the path itself. */
-function idFromPath(path: string): string {
-  const name = baseName(path);
-  const stem = name.endsWith(".jsonl") ? name.slice(0, -6) : name;
-  const cut = stem.indexOf("_");
-  return cut >= 0 ? stem.slice(cut + 1) : stem;
-}
-
-/**
- * The lineage root of every session: follow parent links through the sessions given (by path,
- * or by the id in the parent's file name, since a store may have moved); a parent that is not
- * among them still names the root by its id, so two forks of a missing parent share a root.
- */
-export function lineageRoots<S extends Pick<StatsSession, "path" | "id" | "parentPath">>(
-  sessions: readonly S[],
-): Map<S, string> {
-  const byPath = new Map<string, S>();
-  const byId = new Map<string, S>();
-  for (const s of sessions) {
-    byPath.set(s.path, s);
-    if (!byId.has(s.id)) byId.set(s.id, s);
-  }
-  const roots = new Map<S, string>();
-  for (const start of sessions) {
-    let current = start;
-    let root = start.id;
-    const seen = new Set<S>([start]);
-    while (current.parentPath !== undefined) {
-      const parentId = idFromPath(current.parentPath);
-      const parent = byPath.get(current.parentPath) ?? byId.get(parentId);
-      root = parent ? parent.id : parentId;
-      if (!parent || seen.has(parent)) break;
-      seen.add(parent);
-      current = parent;
-    }
-    roots.set(start, root);
-  }
-  return roots;
 }
 
 /** The key of the row of usage records whose time is unknown, in a report by period. */

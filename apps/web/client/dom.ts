@@ -1,41 +1,12 @@
 /**
- * DOM helpers of the app. Every node is made with `createElement` and every piece of text is
- * set as text: nothing from a session (or from the server) is ever parsed as HTML, and the
- * page's Content-Security-Policy (Trusted Types for none) would refuse it anyway.
+ * DOM helpers of the app: render's element helper and session text as shown
+ * (`@pi-session/render/dom`, shared with the exported page), and the app's own formatting of
+ * numbers, times and projects. Every node is made with `createElement` and every piece of
+ * text is set as text: nothing from a session (or from the server) is ever parsed as HTML.
  */
-import { lineEndsAsLf, stripColorCodes, visibleControls } from "@pi-session/render";
+import { h, shown } from "@pi-session/render/dom";
 
-export type Child = Node | string | null | undefined | false;
-
-export interface Props {
-  class?: string;
-  text?: string;
-  title?: string;
-  /** Attributes set with setAttribute (never `style`, never an event handler). */
-  attrs?: Record<string, string>;
-  /** A click handler. */
-  onClick?: (event: MouseEvent) => void;
-}
-
-/** An element with a class, text and children. */
-export function h<K extends keyof HTMLElementTagNameMap>(
-  tag: K,
-  props: Props = {},
-  children: Child[] = [],
-): HTMLElementTagNameMap[K] {
-  const el = document.createElement(tag);
-  if (props.class) el.className = props.class;
-  if (props.title) el.title = props.title;
-  if (props.attrs) for (const [name, value] of Object.entries(props.attrs)) el.setAttribute(name, value);
-  if (props.text !== undefined) el.textContent = props.text;
-  const onClick = props.onClick;
-  if (onClick) el.addEventListener("click", (event) => onClick(event as MouseEvent));
-  for (const child of children) {
-    if (child === null || child === undefined || child === false) continue;
-    el.append(typeof child === "string" ? document.createTextNode(child) : child);
-  }
-  return el;
-}
+export { type Child, h, shown } from "@pi-session/render/dom";
 
 const SVG = "http://www.w3.org/2000/svg";
 
@@ -49,11 +20,6 @@ export function svg(
   for (const [name, value] of Object.entries(attrs)) el.setAttribute(name, String(value));
   for (const child of children) el.append(child);
   return el;
-}
-
-/** Session text as shown: colour codes dropped, CRLF as LF, other control characters visible. */
-export function shown(text: string): string {
-  return visibleControls(stripColorCodes(lineEndsAsLf(text)));
 }
 
 /** One line of session text (newlines as spaces) cut to `width` characters. */

@@ -24,8 +24,8 @@ import {
   siblingsOf,
   treeFilterPasses,
 } from "@pi-session/render";
+import { itemEl } from "@pi-session/render/dom";
 import { getJson, onChange } from "./api.js";
-import { itemEl } from "./blocks.js";
 import { formatInt, h, oneLine, projectName, shown } from "./dom.js";
 import { type View, replaceHash } from "./view.js";
 
@@ -362,13 +362,21 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
 
   function itemElement(item: DocumentItem): HTMLElement {
     const pos = positionOfId(item.id);
+    const leafId = idAt(sessionLeaf);
     const node = itemEl(item, {
-      linkOf: (id) => href({ entry: id, view: state.view === "branch" ? undefined : state.view }),
-      leafId: idAt(sessionLeaf) ?? null,
+      hideToolCalls: false,
+      isLeaf: item.id !== undefined && item.id === leafId,
       extra: branchSwitch(pos, item),
-      selected: pos !== -1 && pos === state.selected,
       time: localTime,
+      idEl: (id) =>
+        h("a", {
+          class: "entry-link",
+          text: shown(id),
+          title: "Link to this entry",
+          attrs: { href: href({ entry: id, view: state.view === "branch" ? undefined : state.view }) },
+        }),
     });
+    if (pos !== -1 && pos === state.selected) node.classList.add("selected");
     if (state.view === "all-branches" && pos >= 0 && (indent[pos] ?? 0) > 0) {
       node.classList.add("nested");
       node.style.marginLeft = `${Math.min(indent[pos] as number, 12) * 16}px`;

@@ -6,7 +6,8 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import { context } from "esbuild";
 import { startServer } from "../dist/index.js";
-import { clientBuildOptions } from "./build-client.mjs";
+import { joinStyles } from "../../../packages/render/scripts/browser-assets.mjs";
+import { CLIENT_STYLES, clientBuildOptions } from "./build-client.mjs";
 
 const root =
   process.argv[2] ?? process.env.PI_CODING_AGENT_SESSION_DIR ?? join(homedir(), ".pi", "agent", "sessions");
@@ -21,11 +22,7 @@ const ctx = await context({
       setup(build) {
         build.onEnd(async (result) => {
           if (result.errors.length > 0) return;
-          const { readFileSync } = await import("node:fs");
-          assets = {
-            script: result.outputFiles[0].text,
-            style: readFileSync(new URL("../client/style.css", import.meta.url), "utf8"),
-          };
+          assets = { script: result.outputFiles[0].text, style: joinStyles(CLIENT_STYLES) };
           server?.reload();
           console.error(`rebuilt the client (${assets.script.length} bytes)`);
         });

@@ -8,7 +8,7 @@ import { TREE_FILTERS, type TreeFilter } from "../src/filters.js";
 import type { ViewKind } from "../src/model/shapes.js";
 import { formatInt, localTime } from "../src/readable.js";
 import { settings } from "./data.js";
-import { h, shown } from "./dom.js";
+import { h, shown } from "../src/dom/elements.js";
 import { state } from "./state.js";
 
 const app = document.getElementById("app") as HTMLElement;

@@ -1,65 +1,17 @@
 /**
- * The element of one item of the transcript: its heading (kind, title, details, label, leaf,
- * branch switch, time, id) and its blocks, with the search's matches marked.
+ * The element of one item of the transcript: the shared item element (`src/dom/item.ts`) with
+ * the page's own parts: its branch switch, position, selection, nesting and the search's
+ * matches marked.
  */
 import type { DocumentItem } from "../src/model/shapes.js";
 import { localTime } from "../src/readable.js";
 import { siblingsOf } from "../src/tree-layout.js";
-import { type RenderOptions, blockEl } from "./blocks.js";
+import type { BlockOptions } from "../src/dom/blocks.js";
+import { h, shown } from "../src/dom/elements.js";
+import { itemEl as sharedItemEl } from "../src/dom/item.js";
 import { settings } from "./data.js";
-import { h, shown } from "./dom.js";
 import { indent } from "./indentation.js";
 import { actions, layout, state } from "./state.js";
-
-const KIND_LABEL: Record<string, string> = {
-  user: "user",
-  assistant: "assistant",
-  toolResult: "tool result",
-  bashExecution: "bash",
-  custom: "custom",
-  customMessage: "custom message",
-  branchSummary: "branch summary",
-  branchSummaryEntry: "branch summary",
-  compactionSummary: "compaction summary",
-  compaction: "compaction",
-  system: "system",
-  modelChange: "model",
-  thinkingLevelChange: "thinking level",
-  label: "label",
-  sessionInfo: "name",
-  customEntry: "extension data",
-  usage: "usage",
-  contextEdit: "context edit",
-  unknownRole: "message",
-  unknownEntry: "entry",
-};
-
-/** A detail as shown in a heading: bare for model, tokens and cost, else `name value`. */
-function detailText(detail: { name: string; value: string }): string {
-  return detail.name === "model" ||
-    detail.name === "tokens" ||
-    detail.name === "cost" ||
-    detail.name === "level"
-    ? detail.value
-    : `${detail.name} ${detail.value}`;
-}
-
-function titleOf(item: DocumentItem): string {
-  switch (item.kind) {
-    case "toolResult":
-      return `← ${item.toolName || "tool"}`;
-    case "bashExecution":
-    case "custom":
-    case "customMessage":
-    case "unknownRole":
-    case "unknownEntry":
-      return item.title;
-    case "customEntry":
-      return item.title.replace(/ data$/, "");
-    default:
-      return "";
-  }
-}
 
 function branchSwitch(pos: number, item: DocumentItem): HTMLElement | null {
   if (!item.branch || pos < 0) return null;
@@ -92,12 +44,14 @@ function branchSwitch(pos: number, item: DocumentItem): HTMLElement | null {
   ]);
 }
 
-export function itemEl(item: DocumentItem, pos: number, options: RenderOptions): HTMLElement {
-  const el = h("article", {
-    class: `item kind-${item.kind}${item.isError ? " is-error" : ""}${item.conversational ? "" : " bookkeeping"}`,
+export function itemEl(item: DocumentItem, pos: number, options: BlockOptions): HTMLElement {
+  const el = sharedItemEl(item, {
+    ...options,
+    isLeaf: item.id !== undefined && item.id === settings.leafId && state.view !== "context",
+    extra: state.view !== "context" ? branchSwitch(pos, item) : null,
+    time: localTime,
+    idEl: (id) => h("span", { class: "entry-id", text: shown(id) }),
   });
-  el.dataset.kind = item.kind;
-  if (item.id !== undefined) el.dataset.entryId = item.id;
   if (pos >= 0) el.dataset.pos = String(pos);
   if (pos === state.selected) el.classList.add("selected");
   const nesting = state.view === "all-branches" && pos >= 0 ? (indent[pos] ?? 0) : 0;
@@ -105,32 +59,6 @@ export function itemEl(item: DocumentItem, pos: number, options: RenderOptions):
     el.classList.add("nested");
     el.style.marginLeft = `${Math.min(nesting, 12) * 16}px`;
   }
-  const head = h("div", { class: "item-head" }, [
-    h("span", { class: "kind", text: KIND_LABEL[item.kind] ?? item.kind }),
-    titleOf(item) ? h("span", { class: "title", text: shown(titleOf(item)) }) : null,
-    item.details.length > 0
-      ? h("span", { class: "details", text: shown(item.details.map(detailText).join(" · ")) })
-      : null,
-    item.label !== undefined
-      ? h("span", { class: "label-badge", title: "label", text: shown(item.label) })
-      : null,
-    item.id !== undefined && item.id === settings.leafId && state.view !== "context"
-      ? h("span", { class: "leaf-badge", text: "leaf" })
-      : null,
-    h("span", { class: "spacer" }),
-    state.view !== "context" ? branchSwitch(pos, item) : null,
-    item.timestamp !== undefined
-      ? h("time", { text: localTime(item.timestamp), attrs: { datetime: item.timestamp } })
-      : null,
-    item.id !== undefined ? h("span", { class: "entry-id", text: shown(item.id) }) : null,
-  ]);
-  el.append(head);
-  const body = h("div", { class: "item-body" });
-  for (const block of item.blocks) {
-    const child = blockEl(block, item, options);
-    if (child) body.append(child);
-  }
-  if (body.childNodes.length > 0) el.append(body);
   if (state.tokens.length > 0) markMatches(el, state.tokens);
   return el;
 }

@@ -10,7 +10,7 @@ import { buildDocument } from "../src/model/document.js";
 import type { DocumentItem } from "../src/model/shapes.js";
 import { FIRST_SCREEN_ITEMS, type PageFirstScreen } from "../src/page-data.js";
 import { formatInt } from "../src/readable.js";
-import type { RenderOptions } from "./blocks.js";
+import type { BlockOptions } from "../src/dom/blocks.js";
 import { first, settings } from "./data.js";
 import {
   FILTER_LABELS,
@@ -80,7 +80,7 @@ function computeRows(): Row[] {
   return out;
 }
 
-function renderOptions(): RenderOptions {
+function renderOptions(): BlockOptions {
   return { hideToolCalls: state.filter === "no-tools" };
 }
 

@@ -7,7 +7,7 @@ import type { AnyEntry } from "@pi-session/format";
 import { isToolOnlyAssistant, treeFilterPasses } from "../src/filters.js";
 import { formatInt } from "../src/readable.js";
 import { entrySummary } from "../src/summary.js";
-import { h, shown } from "./dom.js";
+import { h, shown } from "../src/dom/elements.js";
 import { FILTER_LABELS, treeClose, treeCount, treeScroll, treeSpace, treeToggle } from "./elements.js";
 import { indent, startsSideBranch } from "./indentation.js";
 import {

@@ -1,5 +1,6 @@
+/// <reference lib="dom" preserve="true" />
 /**
- * Markdown to DOM for the exported page: the subset people write in chats (paragraphs with
+ * Markdown to DOM for the exported page and the web app: the subset people write in chats (paragraphs with
  * line breaks, ATX headings, fenced and indented code, block quotes, lists, GFM tables, rules;
  * code spans, strong, emphasis, strike-through, links and bare URLs). Raw HTML is text. Links
  * are anchors only for http(s) and mailto. Built with createElement and text nodes only.
@@ -7,7 +8,7 @@
  * Cost is linear in practice: delimiters are searched within a bounded window, and texts over
  * {@link MARKDOWN_LIMIT} are shown as plain pre-wrapped text.
  */
-import { type Child, h, highlighted, safeLink, shown } from "./dom.js";
+import { type Child, h, highlighted, safeLink, shown } from "./elements.js";
 
 export const MARKDOWN_LIMIT = 60_000;
 

@@ -1,10 +1,13 @@
+/// <reference lib="dom" preserve="true" />
 /**
- * DOM helpers of the exported page. Every node is made with `createElement` and every piece of
- * text is set with `textContent` (or a text node): the page has no way to parse session text
- * as HTML, and the page's Content-Security-Policy (Trusted Types) would refuse it anyway.
+ * DOM helpers of the exported page and the web app: `h` makes an element, `shown` is session
+ * text as it may be shown. Every node is made with `createElement` and every piece of text is
+ * set with `textContent` (or a text node): nothing can parse session text as HTML, and both
+ * pages' Content-Security-Policy (Trusted Types) would refuse it anyway. Use these for every
+ * element that holds session content.
  */
-import { highlight } from "../src/highlight.js";
-import { lineEndsAsLf, stripColorCodes, visibleControls } from "../src/sanitize.js";
+import { highlight } from "../highlight.js";
+import { lineEndsAsLf, stripColorCodes, visibleControls } from "../sanitize.js";
 
 export type Child = Node | string | null | undefined | false;
 
@@ -14,6 +17,8 @@ export interface Props {
   title?: string;
   /** Attributes set with setAttribute (never `style`, never an event handler). */
   attrs?: Record<string, string>;
+  /** A click handler. */
+  onClick?: (event: MouseEvent) => void;
 }
 
 /** An element with a class, text and children. */
@@ -27,6 +32,8 @@ export function h<K extends keyof HTMLElementTagNameMap>(
   if (props.title) el.title = props.title;
   if (props.attrs) for (const [name, value] of Object.entries(props.attrs)) el.setAttribute(name, value);
   if (props.text !== undefined) el.textContent = props.text;
+  const onClick = props.onClick;
+  if (onClick) el.addEventListener("click", (event) => onClick(event as MouseEvent));
   for (const child of children) {
     if (child === null || child === undefined || child === false) continue;
     el.append(typeof child === "string" ? document.createTextNode(child) : child);

@@ -1,12 +1,14 @@
+/// <reference lib="dom" preserve="true" />
 /**
  * The elements of one block of an item (text, thinking, tool call, output, image, code,
  * note): Markdown made into elements, long outputs folded with a "show all", images only when
- * their type and data are safe. Everything from the session is set as text (dom.ts).
+ * their type and data are safe. Everything from the session is set as text (elements.ts).
+ * Use `blockEl` for each block of a document item (`itemEl` does).
  */
-import { decodedSize, imageDataUrl, imageProblem } from "../src/images.js";
-import type { Block, DocumentItem, OutputBlock } from "../src/model/shapes.js";
-import { formatInt, formatSize } from "../src/readable.js";
-import { type Child, h, shown } from "./dom.js";
+import { decodedSize, imageDataUrl, imageProblem } from "../images.js";
+import type { Block, DocumentItem, OutputBlock } from "../model/shapes.js";
+import { formatInt, formatSize } from "../readable.js";
+import { type Child, h, shown } from "./elements.js";
 import { codeBlock, markdown } from "./markdown.js";
 
 /** Output lines shown before "show all". */
@@ -18,7 +20,7 @@ const OPEN_CODE_LINES = 6;
 /** A tool call's code with more lines than this starts folded. */
 const FOLDED_CALL_LINES = 20;
 
-export interface RenderOptions {
+export interface BlockOptions {
   /** The "no tools" filter: items show no tool calls. */
   hideToolCalls: boolean;
 }
@@ -100,7 +102,7 @@ function imageEl(block: Extract<Block, { type: "image" }>): HTMLElement {
   return img;
 }
 
-export function blockEl(block: Block, item: DocumentItem, options: RenderOptions): HTMLElement | null {
+export function blockEl(block: Block, item: DocumentItem, options: BlockOptions): HTMLElement | null {
   switch (block.type) {
     case "text":
       if (block.text.trim() === "") return null;

@@ -1,0 +1,78 @@
+// What the exported page's build (build-page.mjs) and the web app's (apps/web's
+// build-client.mjs) share: esbuild's options for one browser script bundled from the layers'
+// sources (every `@pi-session/<name>[/<subpath>]` export built from `src/` resolves to its
+// source, so no build of theirs is needed), a stylesheet made of several files, and the
+// generated module that holds both as strings, written only when it changes (`--check`: exit 1
+// when it is stale, nothing written).
+import { createHash } from "node:crypto";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+/** The repository's `packages/` directory. */
+export const PACKAGES = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
+
+/** `@pi-session/<name>[/<subpath>]` → its source file, for each export built from `src/`. */
+export function sourceAliases(names) {
+  const aliases = {};
+  for (const name of names) {
+    const dir = join(PACKAGES, name);
+    const { exports } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
+    for (const [key, target] of Object.entries(exports ?? {})) {
+      const built = (typeof target === "string" ? target : target.default)?.match(/^\.\/dist\/(.+)\.js$/);
+      if (built) aliases[`@pi-session/${name}${key.slice(1)}`] = join(dir, "src", `${built[1]}.ts`);
+    }
+  }
+  return aliases;
+}
+
+/** esbuild's options for one classic browser script (an IIFE) from `entry`. */
+export function bundleOptions({ root, entry, layers }) {
+  return {
+    entryPoints: [join(root, entry)],
+    // The bundle names its modules by path (comments), relative to this: the same from any cwd.
+    absWorkingDir: root,
+    alias: sourceAliases(layers),
+    bundle: true,
+    write: false,
+    format: "iife",
+    platform: "browser",
+    target: "es2022",
+    charset: "utf8",
+    legalComments: "none",
+    minifySyntax: true,
+    logLevel: "warning",
+  };
+}
+
+/** The stylesheet: the files in order, one after the other. */
+export function joinStyles(paths) {
+  return paths.map((path) => readFileSync(path, "utf8")).join("\n");
+}
+
+/** Refuses text that would end its `<script>` / `<style>` element early. */
+export function assertEmbeddable(kind, text) {
+  const end = kind === "script" ? /<\/script|<!--/i : /<\/style|<!--/i;
+  if (end.test(text)) throw new Error(`${kind} contains text that would end its element early`);
+}
+
+export const sha256 = (text, encoding) => createHash("sha256").update(text, "utf8").digest(encoding);
+
+/**
+ * `text` as one string literal on one line: a generated module holds a bundle as data, and the
+ * bundle's lines (the layers' code again) are not code of this repository to compare or edit.
+ */
+export const literal = (text) => JSON.stringify(text);
+
+/** Writes `text` to `out` when it differs; with `--check` only says whether it would. */
+export function writeGenerated(out, text, staleHint) {
+  const current = existsSync(out) ? readFileSync(out, "utf8") : "";
+  if (process.argv.includes("--check")) {
+    if (current !== text) {
+      console.error(`${out} is stale: ${staleHint}`);
+      process.exit(1);
+    }
+  } else if (current !== text) {
+    writeFileSync(out, text);
+  }
+}

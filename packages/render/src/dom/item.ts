@@ -1,0 +1,103 @@
+/// <reference lib="dom" preserve="true" />
+/**
+ * The element of one document item: its heading (kind, title, details, label, leaf, an extra
+ * element such as a branch switch, time, id) and its blocks. Use `itemEl` for every item a
+ * page shows; the page adds what is its own (position, selection, nesting, search marks).
+ */
+import type { DocumentItem } from "../model/shapes.js";
+import { type BlockOptions, blockEl } from "./blocks.js";
+import { h, shown } from "./elements.js";
+
+const KIND_LABEL: Record<string, string> = {
+  user: "user",
+  assistant: "assistant",
+  toolResult: "tool result",
+  bashExecution: "bash",
+  custom: "custom",
+  customMessage: "custom message",
+  branchSummary: "branch summary",
+  branchSummaryEntry: "branch summary",
+  compactionSummary: "compaction summary",
+  compaction: "compaction",
+  system: "system",
+  modelChange: "model",
+  thinkingLevelChange: "thinking level",
+  label: "label",
+  sessionInfo: "name",
+  customEntry: "extension data",
+  usage: "usage",
+  contextEdit: "context edit",
+  unknownRole: "message",
+  unknownEntry: "entry",
+};
+
+/** Details shown bare (their value says what they are); others as `name value`. */
+const BARE_DETAILS = new Set(["model", "tokens", "cost", "level"]);
+
+function detailText(detail: { name: string; value: string }): string {
+  return BARE_DETAILS.has(detail.name) ? detail.value : `${detail.name} ${detail.value}`;
+}
+
+function titleOf(item: DocumentItem): string {
+  switch (item.kind) {
+    case "toolResult":
+      return `← ${item.toolName || "tool"}`;
+    case "bashExecution":
+    case "custom":
+    case "customMessage":
+    case "unknownRole":
+    case "unknownEntry":
+      return item.title;
+    case "customEntry":
+      return item.title.replace(/ data$/, "");
+    default:
+      return "";
+  }
+}
+
+export interface ItemElOptions extends BlockOptions {
+  /** Mark the item "leaf" (it is the leaf of the branch shown). */
+  isLeaf: boolean;
+  /** Put in the heading before the time (a branch switch), if any. */
+  extra?: HTMLElement | null;
+  /** An ISO time as shown. */
+  time(iso: string): string;
+  /** The element that shows the item's id (plain text, or a link to the entry). */
+  idEl(id: string): HTMLElement;
+}
+
+/** `<article class="item kind-…">` with its heading and blocks (`data-kind`, `data-entry-id`). */
+export function itemEl(item: DocumentItem, options: ItemElOptions): HTMLElement {
+  const el = h("article", {
+    class: `item kind-${item.kind}${item.isError ? " is-error" : ""}${item.conversational ? "" : " bookkeeping"}`,
+  });
+  el.dataset.kind = item.kind;
+  if (item.id !== undefined) el.dataset.entryId = item.id;
+  const title = titleOf(item);
+  el.append(
+    h("div", { class: "item-head" }, [
+      h("span", { class: "kind", text: KIND_LABEL[item.kind] ?? item.kind }),
+      title ? h("span", { class: "title", text: shown(title) }) : null,
+      item.details.length > 0
+        ? h("span", { class: "details", text: shown(item.details.map(detailText).join(" · ")) })
+        : null,
+      item.label !== undefined
+        ? h("span", { class: "label-badge", title: "label", text: shown(item.label) })
+        : null,
+      options.isLeaf ? h("span", { class: "leaf-badge", text: "leaf" }) : null,
+      h("span", { class: "spacer" }),
+      options.extra ?? null,
+      item.timestamp !== undefined
+        ? h("time", { text: options.time(item.timestamp), attrs: { datetime: item.timestamp } })
+        : null,
+      item.id !== undefined ? options.idEl(item.id) : null,
+    ]),
+  );
+  const body = h("div", { class: "item-body" });
+  for (const block of item.blocks) {
+    const child = blockEl(block, item, options);
+    if (child) body.append(child);
+  }
+  if (body.childNodes.length > 0) el.append(body);
+  return el;
+}

@@ -4,33 +4,31 @@
  * the tree beside it (virtualized rows, pi's /tree filters, labels, the leaf, the path shown)
  * to switch branches, a switch at every branch point, deep links to entries
  * (`#/s/<key>?entry=<id>`), export downloads, and live updates: when the file grows, only the
- * new entries are fetched, and "Follow" keeps the newest in view.
+ * new entries are fetched, and "Follow" keeps the newest in view. The header is
+ * `session-bar.ts`, the tree panel `session-tree.ts`, each item render's `itemEl`.
  */
 import type { AnyEntry, SessionHeader } from "@pi-session/format";
 import {
   type DocumentItem,
   type RenderSession,
-  TREE_FILTERS,
-  type TreeFilter,
   type TreeLayout,
   type ViewKind,
+  branchIndentation,
   buildDocument,
   createRenderSession,
-  entrySummary,
   layoutTree,
   localTime,
   newestLeafBelow,
   sessionTitle,
   siblingsOf,
-  treeFilterPasses,
 } from "@pi-session/render";
 import { itemEl } from "@pi-session/render/dom";
 import { getJson, onChange } from "./api.js";
-import { formatInt, h, oneLine, projectName, shown } from "./dom.js";
+import { formatInt, h, shown } from "./dom.js";
+import { VIEW_LABELS, sessionBar } from "./session-bar.js";
+import { treePanel } from "./session-tree.js";
 import { type View, replaceHash } from "./view.js";
 
-/** Tree row height in px (must match `.tree-row` in the style). */
-const ROW_HEIGHT = 26;
 /** Items rendered at a time, and added per step at either end. */
 const WINDOW = 120;
 
@@ -47,28 +45,6 @@ interface SessionPayload {
   diagnosticCount: number;
 }
 
-const FILTER_LABELS: Record<TreeFilter, string> = {
-  default: "Default",
-  "no-tools": "No tools",
-  "user-only": "User only",
-  "labeled-only": "Labeled only",
-  all: "All",
-};
-
-/** Tree row kinds as the exported page names them. */
-const ROW_KIND_LABEL: Record<string, string> = {
-  toolResult: "tool",
-  branchSummary: "branch summary",
-  compactionSummary: "compaction summary",
-  hookMessage: "custom",
-};
-
-const VIEW_LABELS: Record<ViewKind, string> = {
-  branch: "Branch",
-  "all-branches": "All branches",
-  context: "Context",
-};
-
 export function sessionView(key: string, params: URLSearchParams, back: () => void): View {
   const href = (p: Record<string, string | undefined>) => {
     const q = new URLSearchParams();
@@ -82,10 +58,8 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   let session: RenderSession | undefined;
   let layout: TreeLayout | undefined;
   let sessionLeaf = -1;
-  let indent = new Int32Array(0);
-  let mainChild = new Uint8Array(0);
-  let onPath = new Uint8Array(0);
-  let treeRows: number[] = [];
+  let indent: Int32Array = new Int32Array(0);
+  let mainChild: Uint8Array = new Uint8Array(0);
   let items: DocumentItem[] = [];
   let windowStart = 0;
   let windowEnd = 0;
@@ -94,72 +68,17 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     view: (params.get("view") as ViewKind | null) ?? "branch",
     leaf: -1,
     selected: -1,
-    filter: "default" as TreeFilter,
     follow: params.get("follow") === "1",
   };
   if (!(state.view in VIEW_LABELS)) state.view = "branch";
 
   // --- elements
-  const backButton = h(
-    "button",
-    { class: "back", title: "Back (Esc)", attrs: { type: "button", "aria-label": "Back" }, onClick: back },
-    ["←", h("span", { class: "back-label", text: " Back" })],
-  );
-  const title = h("h1", { class: "session-title", text: "Loading…" });
-  const facts = h("p", { class: "facts" });
-  const viewButtons = Object.fromEntries(
-    (Object.keys(VIEW_LABELS) as ViewKind[]).map((v) => [
-      v,
-      h("button", {
-        class: "seg",
-        text: VIEW_LABELS[v],
-        attrs: { type: "button", "data-view": v },
-        onClick: () => setView(v),
-      }),
-    ]),
-  ) as Record<ViewKind, HTMLButtonElement>;
-  const followButton = h("button", {
-    class: "follow",
-    text: "Follow",
-    title: "Keep the newest entry in view as the session is written",
-    attrs: { type: "button", "aria-pressed": String(state.follow) },
-    onClick: () => setFollow(!state.follow),
+  const bar = sessionBar({
+    back,
+    view: (v) => setView(v),
+    follow: () => setFollow(!state.follow),
+    toggleTree: () => toggleTree(!el.classList.contains("show-tree")),
   });
-  const exportLinks = h("span", { class: "exports" }, [
-    h("span", { class: "exports-label", text: "Export" }),
-    ...(["md", "html", "json", "jsonl"] as const).map((format) =>
-      h("a", {
-        class: "export",
-        text: format === "md" ? "Markdown" : format.toUpperCase(),
-        attrs: { "data-format": format, download: "" },
-      }),
-    ),
-  ]);
-  const treeToggle = h("button", {
-    class: "tree-toggle",
-    text: "Tree",
-    attrs: { type: "button", "aria-expanded": "false" },
-    onClick: () => toggleTree(!el.classList.contains("show-tree")),
-  });
-  const filterSelect = h(
-    "select",
-    { class: "filter", title: "pi's /tree filters", attrs: { "aria-label": "Tree filter" } },
-    TREE_FILTERS.map((f) => h("option", { text: FILTER_LABELS[f], attrs: { value: f } })),
-  );
-  const treeCount = h("span", { class: "tree-count" });
-  const treeScroll = h("div", { class: "tree-scroll", attrs: { tabindex: "0" } });
-  const treeSpace = h("div", { class: "tree-space" });
-  treeScroll.append(treeSpace);
-  const treeClose = h("button", {
-    class: "tree-close",
-    text: "Close",
-    attrs: { type: "button" },
-    onClick: () => toggleTree(false),
-  });
-  const sidebar = h("nav", { class: "sidebar", attrs: { "aria-label": "Session tree" } }, [
-    h("div", { class: "tree-head" }, [filterSelect, treeCount, h("span", { class: "spacer" }), treeClose]),
-    treeScroll,
-  ]);
   const statusLine = h("div", { class: "status" });
   const earlier = h("button", {
     class: "more earlier",
@@ -180,21 +99,27 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     itemsEl,
     h("div", { class: "more-row" }, [later, jumpEnd]),
   ]);
+  const tree = treePanel({
+    source: () => ({
+      entries,
+      session,
+      layout,
+      sessionLeaf,
+      indent,
+      mainChild,
+      leaf: state.leaf,
+      selected: state.selected,
+    }),
+    onPick(pos, id) {
+      select(pos, { scroll: true });
+      if (id) replaceHash(href({ entry: id, view: state.view === "branch" ? undefined : state.view }));
+      if (el.classList.contains("show-tree")) toggleTree(false);
+    },
+    onClose: () => toggleTree(false),
+  });
   const el = h("section", { class: "view session-view" }, [
-    h("header", { class: "session-bar" }, [
-      h("div", { class: "heading" }, [h("div", { class: "heading-row" }, [backButton, title]), facts]),
-      h("div", { class: "controls" }, [
-        treeToggle,
-        h(
-          "div",
-          { class: "segmented", attrs: { role: "group", "aria-label": "View" } },
-          Object.values(viewButtons),
-        ),
-        followButton,
-        exportLinks,
-      ]),
-    ]),
-    h("div", { class: "session-body" }, [sidebar, transcript]),
+    bar.el,
+    h("div", { class: "session-body" }, [tree.sidebar, transcript]),
   ]);
 
   // --- positions
@@ -222,109 +147,13 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
 
   // --- indentation: the line the session went on with stays in line, side branches step in.
   function computeIndent(): void {
-    if (!layout) return;
-    const n = entries.length;
-    indent = new Int32Array(n);
-    mainChild = new Uint8Array(n);
-    const onLeafPath = new Uint8Array(n);
-    for (let p = sessionLeaf; p !== -1; p = layout.parent[p] as number) onLeafPath[p] = 1;
-    for (let pos = 0; pos < n; pos++) {
-      const kids = layout.children[pos] as readonly number[];
-      if (kids.length === 0) continue;
-      mainChild[kids.find((k) => onLeafPath[k] === 1) ?? (kids[kids.length - 1] as number)] = 1;
-    }
-    for (const pos of layout.order) {
-      const parent = layout.parent[pos] as number;
-      if (parent !== -1) indent[pos] = (indent[parent] as number) + (mainChild[pos] ? 0 : 1);
-    }
-  }
-
-  // --- tree
-  function computeTreeRows(): void {
-    if (!layout || !session) return;
-    onPath = new Uint8Array(entries.length);
-    if (state.leaf !== -1) for (let p = state.leaf; p !== -1; p = layout.parent[p] as number) onPath[p] = 1;
-    const out: number[] = [];
-    for (const pos of layout.order) {
-      const id = idAt(pos);
-      if (
-        treeFilterPasses(entries[pos] as AnyEntry, state.filter, {
-          labelled: id !== undefined && session.index.getLabel(id) !== undefined,
-          isLeaf: pos === state.leaf,
-        })
-      )
-        out.push(pos);
-    }
-    treeRows = out;
-    treeSpace.style.height = `${treeRows.length * ROW_HEIGHT}px`;
-    treeCount.textContent = `${formatInt(treeRows.length)} of ${formatInt(entries.length)}`;
-  }
-
-  function treeRowEl(pos: number, row: number): HTMLElement {
-    const entry = entries[pos] as AnyEntry;
-    const summary = entrySummary(entry, 90);
-    const id = idAt(pos);
-    const label = id !== undefined ? session?.index.getLabel(id) : undefined;
-    const side = layout && layout.parent[pos] !== -1 && mainChild[pos] === 0;
-    const el = h("div", { class: `tree-row kind-${summary.kind.replace(/[^a-z]/gi, "")}` }, [
-      h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
-      h("span", { class: "connector", text: side ? "↳ " : "" }),
-      h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
-      h("span", { class: "row-preview", text: summary.preview }),
-      label !== undefined ? h("span", { class: "label-badge", text: shown(label) }) : null,
-      pos === sessionLeaf ? h("span", { class: "leaf-badge", text: "leaf" }) : null,
-    ]);
-    el.dataset.pos = String(pos);
-    if (id !== undefined) el.dataset.entryId = id;
-    el.style.top = `${row * ROW_HEIGHT}px`;
-    el.style.paddingLeft = `${4 + Math.min(indent[pos] as number, 12) * 14}px`;
-    if (onPath[pos]) el.classList.add("on-path");
-    if (pos === state.selected) el.classList.add("selected");
-    el.title = `${id ?? "(no id)"} · ${summary.kind}`;
-    return el;
-  }
-
-  let treeFrame = 0;
-  function renderTreeRows(): void {
-    treeFrame = 0;
-    const top = treeScroll.scrollTop;
-    const height = treeScroll.clientHeight || 600;
-    const first = Math.max(0, Math.floor(top / ROW_HEIGHT) - 10);
-    const last = Math.min(treeRows.length, Math.ceil((top + height) / ROW_HEIGHT) + 10);
-    const frag = document.createDocumentFragment();
-    for (let i = first; i < last; i++) frag.append(treeRowEl(treeRows[i] as number, i));
-    treeSpace.replaceChildren(frag);
-  }
-  const scheduleTree = () => {
-    if (treeFrame === 0) treeFrame = requestAnimationFrame(renderTreeRows);
-  };
-  treeScroll.addEventListener("scroll", scheduleTree, { passive: true });
-  treeSpace.addEventListener("click", (event) => {
-    const row = (event.target as HTMLElement).closest(".tree-row") as HTMLElement | null;
-    if (!row) return;
-    const id = row.dataset.entryId;
-    select(Number(row.dataset.pos), { scroll: true });
-    if (id) replaceHash(href({ entry: id, view: state.view === "branch" ? undefined : state.view }));
-    if (el.classList.contains("show-tree")) toggleTree(false);
-  });
-  filterSelect.addEventListener("change", () => {
-    state.filter = filterSelect.value as TreeFilter;
-    computeTreeRows();
-    renderTreeRows();
-  });
-
-  function scrollTreeTo(pos: number): void {
-    const i = treeRows.indexOf(pos);
-    if (i === -1) return;
-    const top = i * ROW_HEIGHT;
-    if (top < treeScroll.scrollTop || top > treeScroll.scrollTop + treeScroll.clientHeight - ROW_HEIGHT)
-      treeScroll.scrollTop = Math.max(0, top - treeScroll.clientHeight / 3);
+    if (layout) ({ indent, mainChild } = branchIndentation(layout, sessionLeaf));
   }
 
   function toggleTree(open: boolean): void {
     el.classList.toggle("show-tree", open);
-    treeToggle.setAttribute("aria-expanded", String(open));
-    if (open) scheduleTree();
+    bar.setTreeOpen(open);
+    if (open) tree.schedule();
   }
 
   // --- transcript
@@ -469,8 +298,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     itemsEl.replaceChildren();
     appendRange(windowStart, windowEnd, "end");
     updateMore();
-    for (const [v, button] of Object.entries(viewButtons))
-      button.setAttribute("aria-pressed", String(v === state.view));
+    bar.setView(state.view);
     transcript.dataset.view = state.view;
     el.dataset.view = state.view;
     el.dataset.leaf = leafId ?? "";
@@ -482,7 +310,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     } else {
       statusLine.textContent = `The branch to ${leafId ?? "(none)"}: ${formatInt(items.length)} items.`;
     }
-    updateExports(leafId);
+    bar.setExports(key, state.view, leafId);
     if (state.follow) transcript.scrollTop = transcript.scrollHeight;
     else if (place) restorePlace(place);
     else if (at !== -1) {
@@ -509,26 +337,16 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       target.getBoundingClientRect().top - transcript.getBoundingClientRect().top - place.offset;
   }
 
-  function updateExports(leafId: string | null): void {
-    for (const link of exportLinks.querySelectorAll<HTMLAnchorElement>("a.export")) {
-      const format = link.dataset.format as string;
-      const q = new URLSearchParams({ format, view: state.view });
-      if (leafId && state.view !== "all-branches") q.set("leaf", leafId);
-      link.href = `/api/sessions/${encodeURIComponent(key)}/export?${q.toString()}`;
-      link.hidden = format === "jsonl" && state.view === "context";
-    }
-  }
-
   // --- actions
   function select(pos: number, options: { scroll: boolean; newBranch?: boolean }): void {
     if (!layout || pos < 0 || pos >= entries.length) return;
     state.selected = pos;
     state.leaf = leafFor(pos);
     if (state.view === "context" && options.newBranch !== true) state.view = "branch";
-    computeTreeRows();
+    tree.computeRows();
     renderTranscript(options.scroll ? pos : -1);
-    scrollTreeTo(pos);
-    renderTreeRows();
+    tree.scrollTo(pos);
+    tree.render();
   }
 
   function setView(view: ViewKind): void {
@@ -546,12 +364,12 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
 
   function setFollow(on: boolean): void {
     state.follow = on;
-    followButton.setAttribute("aria-pressed", String(on));
+    bar.setFollow(on);
     el.dataset.follow = String(on);
     if (on) {
       if (sessionLeaf !== -1) state.leaf = sessionLeaf;
-      computeTreeRows();
-      renderTreeRows();
+      tree.computeRows();
+      tree.render();
       renderTranscript(-1);
     }
   }
@@ -564,24 +382,6 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     layout = layoutTree(session.index);
     sessionLeaf = positionOfId(session.index.leafId);
     computeIndent();
-  }
-
-  function showFacts(data: SessionPayload): void {
-    const header = data.header as (SessionHeader & Record<string, unknown>) | null;
-    title.textContent = oneLine(session ? sessionTitle(session) : key, 160);
-    const parts: string[] = [];
-    if (header?.id) parts.push(String(header.id));
-    if (typeof header?.cwd === "string" && header.cwd) parts.push(projectName(header.cwd));
-    if (typeof header?.timestamp === "string") parts.push(`created ${localTime(header.timestamp)}`);
-    parts.push(`${formatInt(entries.length)} entries`);
-    if (data.formatVersion !== 3) parts.push(`v${data.formatVersion} file, shown as v3`);
-    if (data.diagnosticCount > 0)
-      parts.push(
-        `${formatInt(data.diagnosticCount)} unreadable line${data.diagnosticCount === 1 ? "" : "s"} skipped`,
-      );
-    facts.textContent = shown(parts.join(" · "));
-    facts.title = data.path;
-    document.title = `${title.textContent} · pi-session`;
   }
 
   let formatVersion = 3;
@@ -612,7 +412,14 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       const wasAtSessionLeaf = state.leaf === -1 || state.leaf === sessionLeaf;
       const oldCount = entries.length;
       rebuild(data.from > 0 ? [...entries, ...data.entries] : data.entries, header, formatVersion);
-      showFacts(data);
+      bar.showFacts({
+        title: session ? sessionTitle(session) : key,
+        path: data.path,
+        header: data.header,
+        entryCount: entries.length,
+        formatVersion: data.formatVersion,
+        diagnosticCount: data.diagnosticCount,
+      });
       if (first) {
         const target = positionOfId(params.get("entry"));
         const leafParam = positionOfId(params.get("leaf"));
@@ -621,16 +428,16 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
           state.selected = target;
           state.leaf = leafFor(target);
         }
-        computeTreeRows();
+        tree.computeRows();
         renderTranscript(target);
-        if (target !== -1) scrollTreeTo(target);
-        renderTreeRows();
+        if (target !== -1) tree.scrollTo(target);
+        tree.render();
         el.dataset.loaded = "true";
       } else {
         if (wasAtSessionLeaf) state.leaf = sessionLeaf;
-        computeTreeRows();
+        tree.computeRows();
         renderTranscript(-1, true);
-        renderTreeRows();
+        tree.render();
         el.dataset.updates = String(Number(el.dataset.updates ?? "0") + 1);
         el.dataset.entries = String(entries.length);
         if (entries.length > oldCount) transcript.classList.add("grew");
@@ -638,7 +445,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       el.dataset.entries = String(entries.length);
     } catch (error) {
       statusLine.textContent = `Cannot load this session: ${(error as Error).message}`;
-      if (first) title.textContent = "Session not found";
+      if (first) bar.setTitle("Session not found");
       el.dataset.loaded = "error";
     } finally {
       fetching = false;
@@ -660,15 +467,11 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   return {
     el,
     move(delta) {
-      if (!layout || treeRows.length === 0) return;
-      const i = treeRows.indexOf(state.selected);
+      const rows = tree.rows();
+      if (!layout || rows.length === 0) return;
+      const i = rows.indexOf(state.selected);
       const next =
-        treeRows[
-          Math.max(
-            0,
-            Math.min(treeRows.length - 1, (i === -1 ? (delta > 0 ? -1 : treeRows.length) : i) + delta),
-          )
-        ];
+        rows[Math.max(0, Math.min(rows.length - 1, (i === -1 ? (delta > 0 ? -1 : rows.length) : i) + delta))];
       if (next !== undefined) select(next, { scroll: true });
     },
     escape() {

@@ -110,5 +110,12 @@ export {
   wrapLine,
 } from "./width.js";
 export { MAX_INDENTED_DEPTH, escapeTerminalUnsafe, jsonText, serializeJson, writeJson } from "./json.js";
-export { type TreeLayout, layoutTree, newestLeafBelow, siblingsOf } from "./tree-layout.js";
+export {
+  type BranchIndentation,
+  type TreeLayout,
+  branchIndentation,
+  layoutTree,
+  newestLeafBelow,
+  siblingsOf,
+} from "./tree-layout.js";
 export { TREE_COLLAPSE_AFTER, type TreeTextOptions, renderTreeLines } from "./tree-text.js";

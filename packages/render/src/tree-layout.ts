@@ -95,3 +95,36 @@ export function newestLeafBelow(layout: TreeLayout, at: number): number {
     cur = kids[kids.length - 1] as number;
   }
 }
+
+/** How far each entry is indented: see {@link branchIndentation}. */
+export interface BranchIndentation {
+  /** Steps of indentation per position. */
+  indent: Int32Array;
+  /** Per position: 1 for the child a branch point went on with (it stays in line). */
+  mainChild: Uint8Array;
+}
+
+/**
+ * The indentation of a tree as pi draws it: where the conversation branches, the child the
+ * session went on with (the one holding `sessionLeaf`, else the newest) stays in line with its
+ * parent and every other child steps in by one, so a long session's main line never drifts
+ * right and each side branch nests where it starts. `sessionLeaf` is a position, or -1.
+ */
+export function branchIndentation(layout: TreeLayout, sessionLeaf: number): BranchIndentation {
+  const count = layout.parent.length;
+  const indent = new Int32Array(count);
+  const mainChild = new Uint8Array(count);
+  const onLeafPath = new Uint8Array(count);
+  for (let at = sessionLeaf; at !== -1; at = layout.parent[at] as number) onLeafPath[at] = 1;
+  for (let pos = 0; pos < count; pos++) {
+    const children = layout.children[pos] as readonly number[];
+    if (children.length === 0) continue;
+    const main = children.find((child) => onLeafPath[child] === 1) ?? (children[children.length - 1] as number);
+    mainChild[main] = 1;
+  }
+  for (const pos of layout.order) {
+    const parent = layout.parent[pos] as number;
+    if (parent !== -1) indent[pos] = (indent[parent] as number) + (mainChild[pos] ? 0 : 1);
+  }
+  return { indent, mainChild };
+}

@@ -1,0 +1,115 @@
+/**
+ * The benchmark's `search` task: the session database against pi's `/resume` search and the
+ * file-reading `stats --all` of before the database. The ops:
+ * - `build`: open the session database of `root` in `cacheDir` (deleted by the runner first)
+ *   and bring it up to date: the cold index build, timed in the process (module loading left
+ *   out, as for pi's `listAll`); extra: the database's size on disk once closed;
+ * - `peer-search` (pi): `SessionManager.listAll()` then the picker's `filterAndSortSessions`
+ *   with `query`, what pi's `/resume` does for a search (timed in the process);
+ * - `stats-files`: `stats --all` as it was before the database: every file read (node-store's
+ *   reader, lines as pi reads them), usage rows, the lineage-aware totals; run as a whole
+ *   process by the runner, which times it from spawn to exit.
+ */
+import { readdirSync, statSync } from "node:fs";
+import { join } from "node:path";
+import { type Rec, fn, loadLayers, loadPeer, loadPeerFilter } from "./layers.js";
+import { type WorkerResult, nowMs } from "./measure.js";
+import { type Task, need } from "./worker-task.js";
+
+export type SearchOp = "build" | "peer-search" | "stats-files";
+
+export async function searchTask(t: Task): Promise<WorkerResult> {
+  const op = need(t.op, "op") as SearchOp;
+  const root = need(t.root, "root");
+  if (op === "peer-search") {
+    const t0 = nowMs();
+    const peer = await loadPeer(t.peer);
+    const filter = need(fn(await loadPeerFilter(), "filterAndSortSessions"), "peer filterAndSortSessions");
+    const SM = peer.SessionManager as { listAll(): Promise<unknown[]> };
+    const t1 = nowMs();
+    const infos = await SM.listAll();
+    const t2 = nowMs();
+    const hits = filter(infos, need(t.query, "query"), "relevance") as unknown[];
+    const t3 = nowMs();
+    return {
+      ok: true,
+      samples: [t3 - t1],
+      extra: {
+        importMs: t1 - t0,
+        listMs: t2 - t1,
+        filterMs: t3 - t2,
+        sessions: infos.length,
+        hits: hits.length,
+      },
+    };
+  }
+  if (op === "build") {
+    const L = await loadLayers(["search"]);
+    const open = need(
+      fn(L.search, "openSearchDatabase"),
+      `search ${L.missing.search ?? "has no openSearchDatabase"}`,
+    );
+    const pathOf = need(fn(L.search, "databasePath"), "search databasePath");
+    const cacheDir = need(t.cacheDir, "cacheDir");
+    const t0 = nowMs();
+    const db = (await open({ root, cacheDir })) as {
+      sync(): Promise<{ files: number; indexed: number; bytesRead: number }>;
+      close(): void;
+    };
+    const stats = await db.sync();
+    db.close();
+    const ms = nowMs() - t0;
+    const path = pathOf(cacheDir, root) as string;
+    let bytes = 0;
+    for (const suffix of ["", "-wal"]) {
+      try {
+        bytes += statSync(path + suffix).size;
+      } catch {
+        // No WAL once closed.
+      }
+    }
+    return {
+      ok: true,
+      samples: [ms],
+      extra: { files: stats.files, indexed: stats.indexed, bytesRead: stats.bytesRead, dbBytes: bytes },
+    };
+  }
+  if (op === "stats-files") {
+    const L = await loadLayers(["format", "store", "searchDocuments"]);
+    const read = need(
+      fn(L.store, "readSessionFile"),
+      `node-store ${L.missing.store ?? "has no readSessionFile"}`,
+    );
+    const asPi = need(fn(L.store, "readLinesAsPi"), "node-store readLinesAsPi");
+    const split = need(fn(L.format, "splitSession"), "format splitSession");
+    const statsSessionOf = need(fn(L.searchDocuments, "statsSessionOf"), "search/documents statsSessionOf");
+    const computeStats = need(fn(L.searchDocuments, "computeStats"), "search/documents computeStats");
+    // The old `stats --all`: every *.jsonl in the root and its project directories.
+    const files: { path: string; project: string }[] = [];
+    for (const entry of readdirSync(root, { withFileTypes: true })) {
+      if (entry.isFile() && entry.name.endsWith(".jsonl"))
+        files.push({ path: join(root, entry.name), project: "" });
+      else if (entry.isDirectory())
+        for (const name of readdirSync(join(root, entry.name)))
+          if (name.endsWith(".jsonl"))
+            files.push({ path: join(root, entry.name, name), project: entry.name });
+    }
+    const sessions: unknown[] = [];
+    for (const f of files) {
+      const lines = asPi((await read(f.path)).records) as { records: Rec[]; isSession: boolean };
+      const view = split(lines.records) as { header?: { value: Record<string, unknown> }; entries: Rec[] };
+      if (!view.header || !lines.isSession) continue;
+      sessions.push(
+        statsSessionOf({
+          path: f.path,
+          project: f.project,
+          header: view.header.value,
+          entries: view.entries.map((r) => r.value),
+        }),
+      );
+    }
+    const result = computeStats(sessions, {}) as { sessions: number; totals: Record<string, number> };
+    return { ok: true, samples: [0], extra: { sessions: result.sessions, totals: result.totals } };
+  }
+  return { ok: false, error: `unknown search op ${String(op)}` };
+}

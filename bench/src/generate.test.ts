@@ -11,14 +11,8 @@ import { parseSessionBytes } from "@pi-session/format";
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import {
-  chainLines,
-  ensureMalformed,
-  ensureSession,
-  ensureStore,
-  mulberry32,
-  sessionLines,
-} from "./generate.js";
+import { chainLines, ensureMalformed, ensureSession, ensureStore, sessionLines } from "./generate.js";
+import { mulberry32 } from "./random-text.js";
 
 const tmp = mkdtempSync(join(tmpdir(), "pi-bench-gen-"));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));

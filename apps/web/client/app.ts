@@ -3,6 +3,7 @@
  * over the hash: `#/` the sessions, `#/search?q=` search, `#/s/<key>?entry=<id>` a session
  * (opened at an entry), `#/usage` the charts. Each view is a module; this one swaps them.
  */
+import { setUpTheme } from "@pi-session/render/dom";
 import { onLive } from "./api.js";
 import { h } from "./dom.js";
 import { listView } from "./list-view.js";
@@ -13,47 +14,8 @@ import type { View } from "./view.js";
 
 const app = document.getElementById("app") as HTMLElement;
 
-// ---------------------------------------------------------------------------------------
-// Theme: the system's, or the toggle's (kept in localStorage).
-
-const THEMES = ["auto", "light", "dark"] as const;
-type Theme = (typeof THEMES)[number];
-const THEME_LABELS: Record<Theme, string> = { auto: "◐ Auto", light: "☀ Light", dark: "☾ Dark" };
 const themeButton = h("button", { class: "theme", attrs: { type: "button" } });
-
-function readTheme(): Theme {
-  try {
-    const saved = localStorage.getItem("pi-session-theme");
-    if (saved === "light" || saved === "dark") return saved;
-  } catch {
-    // No storage: the theme lasts the visit.
-  }
-  return "auto";
-}
-
-function applyTheme(theme: Theme): void {
-  if (theme === "auto") delete document.documentElement.dataset.theme;
-  else document.documentElement.dataset.theme = theme;
-  const [icon, ...word] = THEME_LABELS[theme].split(" ");
-  themeButton.replaceChildren(
-    icon as string,
-    h("span", { class: "theme-label", text: ` ${word.join(" ")}` }),
-  );
-  themeButton.title = theme === "auto" ? "Theme: the system's (click for light)" : `Theme: ${theme}`;
-  try {
-    if (theme === "auto") localStorage.removeItem("pi-session-theme");
-    else localStorage.setItem("pi-session-theme", theme);
-  } catch {
-    // See readTheme.
-  }
-}
-
-let theme = readTheme();
-applyTheme(theme);
-themeButton.addEventListener("click", () => {
-  theme = THEMES[(THEMES.indexOf(theme) + 1) % THEMES.length] as Theme;
-  applyTheme(theme);
-});
+setUpTheme(themeButton);
 
 // ---------------------------------------------------------------------------------------
 // Shell

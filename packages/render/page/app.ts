@@ -11,18 +11,26 @@
  * only, no network and Trusted Types for none, so innerHTML would throw anyway.
  *
  * The modules, in the order the page needs them: data.ts (the embedded JSON), state.ts (the
- * session and what is shown), elements.ts (the fixed elements), theme.ts, indentation.ts,
+ * session and what is shown), elements.ts (the fixed elements), indentation.ts,
  * blocks.ts and items.ts (one item's elements), transcript.ts, tree-panel.ts, search.ts,
  * navigation.ts (selecting, views, filters).
  */
+import { setUpTheme } from "../src/dom/theme.js";
 import { ENTRIES_ID, type PageEntries } from "../src/page-data.js";
 import { readJson, settings } from "./data.js";
-import { filterSelect, nextMatch, prevMatch, searchInput, transcript, viewButtons } from "./elements.js";
+import {
+  filterSelect,
+  nextMatch,
+  prevMatch,
+  searchInput,
+  themeButton,
+  transcript,
+  viewButtons,
+} from "./elements.js";
 import { computeIndent } from "./indentation.js";
 import { refreshViewButtons, wireNavigation } from "./navigation.js";
 import { wireSearch } from "./search.js";
 import { NONE, loadSession, markReady, positionOfId, sessionLeaf, state } from "./state.js";
-import { setUpTheme } from "./theme.js";
 import {
   enableLater,
   readingPlace,
@@ -66,7 +74,7 @@ function boot(): void {
   performance.mark("pi-session:rendered");
 }
 
-setUpTheme();
+setUpTheme(themeButton);
 wireTranscript();
 wireTree();
 wireNavigation();

@@ -76,3 +76,42 @@ export function writeGenerated(out, text, staleHint) {
     writeFileSync(out, text);
   }
 }
+
+/**
+ * The text of a generated assets module: `<PREFIX>_SCRIPT` and `<PREFIX>_STYLE` as string
+ * literals and the sha256 of each (`<PREFIX>_<SCRIPT|STYLE>_<hashName>`, in `encoding`), under
+ * `about` (the module's doc comment, lines without the comment markers); `scriptName` and
+ * `styleOwner` name what the script is and whose the style is in their doc comments.
+ */
+export function assetsModule({
+  about,
+  prefix,
+  hashName,
+  encoding,
+  hashDoc,
+  scriptName,
+  styleOwner,
+  script,
+  style,
+}) {
+  const doc = about.map((line) => ` * ${line}`.trimEnd()).join("\n");
+  return `// biome-ignore-all lint: generated code (a bundle, as strings)
+/**
+${doc}
+ */
+
+/** sha256 of {@link ${prefix}_SCRIPT}, ${encoding}${hashDoc}. */
+export const ${prefix}_SCRIPT_${hashName} = ${JSON.stringify(sha256(script, encoding))};
+
+/** sha256 of {@link ${prefix}_STYLE}, ${encoding}. */
+export const ${prefix}_STYLE_${hashName} = ${JSON.stringify(sha256(style, encoding))};
+
+/** The ${scriptName}, one classic script (an IIFE). */
+export const ${prefix}_SCRIPT: string =
+  ${literal(script)};
+
+/** The ${styleOwner}'s style sheet. */
+export const ${prefix}_STYLE: string =
+  ${literal(style)};
+`;
+}

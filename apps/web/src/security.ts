@@ -7,6 +7,7 @@
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
+import { contentSecurityPolicy } from "@pi-session/render";
 
 /** A new token: 32 random bytes, base64url (43 characters). */
 export function newToken(): string {
@@ -78,24 +79,12 @@ export function crossSite(
 }
 
 /** The app's Content-Security-Policy: its own script and style, `data:` images, its own API. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src data:",
-  "connect-src 'self'",
-  "font-src 'none'",
-  "media-src 'none'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "worker-src 'none'",
-  "manifest-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "frame-ancestors 'none'",
-  "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
-].join("; ");
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy({
+  script: "'self'",
+  style: "'self'",
+  connect: "'self'",
+  frameAncestors: true,
+});
 
 /** Headers on every response. */
 export const COMMON_HEADERS: Record<string, string> = {

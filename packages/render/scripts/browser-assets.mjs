@@ -59,10 +59,27 @@ export function assertEmbeddable(kind, text) {
 export const sha256 = (text, encoding) => createHash("sha256").update(text, "utf8").digest(encoding);
 
 /**
- * `text` as one string literal on one line: a generated module holds a bundle as data, and the
- * bundle's lines (the layers' code again) are not code of this repository to compare or edit.
+ * `text` as one string literal on one line, in the quotes Biome would choose (the one needing
+ * fewer escapes): a generated module holds a bundle as data, and the bundle's lines (the
+ * layers' code again) are not code of this repository to compare or edit.
  */
-export const literal = (text) => JSON.stringify(text);
+export function literal(text) {
+  const json = JSON.stringify(text);
+  const doubles = (text.match(/"/g) ?? []).length;
+  const singles = (text.match(/'/g) ?? []).length;
+  if (doubles <= singles) return json;
+  let out = "";
+  const inner = json.slice(1, -1);
+  for (let i = 0; i < inner.length; i++) {
+    const ch = inner[i];
+    if (ch === "\\") {
+      const next = inner[i + 1];
+      out += next === '"' ? '"' : `\\${next}`;
+      i++;
+    } else out += ch === "'" ? "\\'" : ch;
+  }
+  return `'${out}'`;
+}
 
 /** Writes `text` to `out` when it differs; with `--check` only says whether it would. */
 export function writeGenerated(out, text, staleHint) {

@@ -12,6 +12,7 @@
  *
  * Use `renderHtml` for a string, `renderHtmlChunks` to write a large session piece by piece.
  */
+import { contentSecurityPolicy } from "./csp.js";
 import type { TreeFilter } from "./filters.js";
 import { jsonText } from "./json.js";
 import { sessionTitle } from "./model/document.js";
@@ -62,23 +63,10 @@ export function scriptJson(value: unknown): string {
 }
 
 /** The page's Content-Security-Policy. */
-export const CONTENT_SECURITY_POLICY = [
-  "default-src 'none'",
-  `script-src 'sha256-${PAGE_SCRIPT_SHA256}'`,
-  `style-src 'sha256-${PAGE_STYLE_SHA256}'`,
-  "img-src data:",
-  "connect-src 'none'",
-  "font-src 'none'",
-  "media-src 'none'",
-  "object-src 'none'",
-  "frame-src 'none'",
-  "worker-src 'none'",
-  "manifest-src 'none'",
-  "base-uri 'none'",
-  "form-action 'none'",
-  "require-trusted-types-for 'script'",
-  "trusted-types 'none'",
-].join("; ");
+export const CONTENT_SECURITY_POLICY = contentSecurityPolicy({
+  script: `'sha256-${PAGE_SCRIPT_SHA256}'`,
+  style: `'sha256-${PAGE_STYLE_SHA256}'`,
+});
 
 /** About 1 MiB of JSON per chunk of entries. */
 const CHUNK_CHARS = 1 << 20;

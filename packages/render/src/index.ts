@@ -56,6 +56,7 @@ export {
 } from "./markdown.js";
 export { localTime, utcTime } from "./readable.js";
 export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
+export { type PolicySources, contentSecurityPolicy } from "./csp.js";
 export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
 export { EXPORT_FORMATS, type ExportFormat, type ExportOptions, exportChunks } from "./export.js";
 export {

@@ -119,7 +119,8 @@ export function branchIndentation(layout: TreeLayout, sessionLeaf: number): Bran
   for (let pos = 0; pos < count; pos++) {
     const children = layout.children[pos] as readonly number[];
     if (children.length === 0) continue;
-    const main = children.find((child) => onLeafPath[child] === 1) ?? (children[children.length - 1] as number);
+    const main =
+      children.find((child) => onLeafPath[child] === 1) ?? (children[children.length - 1] as number);
     mainChild[main] = 1;
   }
   for (const pos of layout.order) {

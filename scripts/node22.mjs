@@ -1,7 +1,8 @@
 // Prints the path of a Node 22 binary, installing it first when missing: the official binary
 // the npm package `node-<platform>-<arch>` ships (a registry package), into the ignored
 // bench/.peer/node-22.23.5 (the bench's peer runs on the same one). Exits 1, saying why, when
-// it cannot be installed (no registry).
+// it cannot be installed (no registry). The one installer of it: the bench's `peer-install`
+// runs this too. The version is also `NODE22` in bench/src/layers.ts.
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync } from "node:fs";
 import { dirname, join } from "node:path";

@@ -7,6 +7,7 @@
  */
 import { spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import {
   NODE22,
   node22Installed,
@@ -16,6 +17,8 @@ import {
   peerInstalled,
   peerPrefix,
 } from "./layers.js";
+
+const NODE22_INSTALLER = fileURLToPath(new URL("../../scripts/node22.mjs", import.meta.url));
 
 function npmInstall(prefix: string, spec: string): boolean {
   mkdirSync(prefix, { recursive: true });
@@ -48,6 +51,7 @@ function installPeer(spec: PeerSpec): boolean {
   return npmInstall(peerPrefix(spec), name) && peerInstalled(spec);
 }
 
+/** The Node 22 binary, by the repository's one installer of it (`scripts/node22.mjs`). */
 function installNode22(): boolean {
   const name = `${NODE22.pkg}@${NODE22.version}`;
   if (node22Installed()) {
@@ -55,13 +59,8 @@ function installNode22(): boolean {
     return true;
   }
   process.stderr.write(`installing ${name} (the Node 22 binary) into ${NODE22.prefix}\n`);
-  if (!npmInstall(NODE22.prefix, name) || !node22Installed()) return false;
-  const v = spawnSync(node22Path(), ["--version"], { encoding: "utf8" });
-  if (v.stdout?.trim() !== `v${NODE22.version}`) {
-    process.stderr.write(`${node22Path()} --version said ${JSON.stringify(v.stdout ?? v.error)}\n`);
-    return false;
-  }
-  return true;
+  const r = spawnSync(process.execPath, [NODE22_INSTALLER], { stdio: ["ignore", "ignore", "inherit"] });
+  return r.status === 0 && node22Installed() && node22Path() !== "";
 }
 
 const legacy = process.argv.includes("--legacy");

@@ -3,7 +3,8 @@
  * rules, the metadata cache) over the whole store, then those of one project, newest first by
  * pi's `modified` (the last user or assistant message). `latest` is the first of them, so
  * `show latest` opens the top row of `ls`. Use {@link listSessions} for any command that lists
- * or picks sessions the way `ls` does.
+ * or picks sessions the way `ls` does. From a directory pi has no sessions for (a project's
+ * subdirectory), `nearestProject` lists the nearest enclosing directory that has some.
  */
 import { dirname, join, resolve } from "node:path";
 import {
@@ -25,6 +26,11 @@ export interface ListRequest {
   cwd: string;
   /** Use the listing cache (default true). */
   cache?: boolean;
+  /**
+   * When `cwd` has no sessions, list those of its nearest enclosing directory that has any
+   * (`Listing.project` says which).
+   */
+  nearestProject?: boolean;
   progress?: Progress;
   /** Also find the files of the listed part that are no sessions (a second pass over the names). */
   notSessions?: boolean;
@@ -42,6 +48,15 @@ export interface Listing {
    * session (empty, no header, or no regular file); else empty.
    */
   notSessions: NotSession[];
+  /** The directory whose sessions are listed (without `all`): `cwd`, or an enclosing one. */
+  project: string;
+}
+
+/** `cwd`'s enclosing directories, nearest first (`/a/b/c` -> `/a/b`, `/a`, `/`). */
+function enclosingDirs(cwd: string): string[] {
+  const dirs: string[] = [];
+  for (let dir = cwd, up = dirname(dir); up !== dir; dir = up, up = dirname(up)) dirs.push(up);
+  return dirs;
 }
 
 /** `ls`'s order: `modified` descending, then the path. */
@@ -78,10 +93,21 @@ export async function listSessions(request: ListRequest): Promise<Listing> {
     progress?.end();
   }
   // pi's rule for a header's cwd (as the SDK's list filters a flat directory).
-  const sessions = request.all ? [...store] : store.filter((s) => headerCwdMatches(s.cwd, want));
+  const of = (dir: string) => store.filter((s) => headerCwdMatches(s.cwd, dir));
+  let project = want;
+  let sessions = request.all ? [...store] : of(want);
+  if (!request.all && sessions.length === 0 && request.nearestProject === true) {
+    for (const dir of enclosingDirs(want)) {
+      const found = of(dir);
+      if (found.length === 0) continue;
+      project = dir;
+      sessions = found;
+      break;
+    }
+  }
   sessions.sort(byNewest);
   const notSessions = request.notSessions ? leftOut(root, store, skipped, mine) : [];
-  return { sessions, store, unreadable: skipped, notSessions };
+  return { sessions, store, unreadable: skipped, notSessions, project };
 }
 
 /**

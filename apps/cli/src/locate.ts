@@ -115,7 +115,13 @@ export async function resolveSession(arg: string, options: LocateOptions): Promi
   }
   const { root } = sessionsRoot(options);
   if (arg === "latest") {
-    const { sessions } = await listSessions({ root, env: options.env, all: false, cwd: options.cwd });
+    const { sessions } = await listSessions({
+      root,
+      env: options.env,
+      all: false,
+      cwd: options.cwd,
+      nearestProject: true,
+    });
     const newest = sessions[0];
     if (!newest) {
       throw new CliError(`no sessions for ${options.cwd} under ${root}`, {

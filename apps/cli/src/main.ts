@@ -29,5 +29,6 @@ const code = await runCli({
   stderr: process.stderr,
   stdinIsTTY: process.stdin.isTTY === true,
   prompt,
+  pager: true,
 });
 process.exitCode = code;

@@ -7,6 +7,8 @@ import { CAC } from "cac";
 import { COMMANDS } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
 import { Io, type Stream } from "./io.js";
+import { PagedOutput, PagerClosed, pagerCommand } from "./pager.js";
+import { suggestionHint } from "./suggest.js";
 import { oneLineField } from "./terminal-safe.js";
 import { VERSION } from "./version.js";
 
@@ -27,7 +29,13 @@ export interface Context {
 /** A command action: returns its exit code (0 or 1); throws {@link CliError} on failure. */
 export type Action = (ctx: Context, args: unknown[], options: Record<string, unknown>) => Promise<number>;
 
-type Runner = (load: () => Promise<Action>) => (...args: unknown[]) => void;
+type Runner = (load: () => Promise<Action>, paged: boolean) => (...args: unknown[]) => void;
+
+/** The commands whose output may run longer than a screen: paged on a terminal (`pager.ts`). */
+const PAGED = new Set(["ls", "show", "tree", "context", "stats", "search", "validate"]);
+
+/** Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it. */
+const EXIT_INTERRUPTED = 130;
 
 export interface RunOptions {
   argv: string[];
@@ -37,6 +45,11 @@ export interface RunOptions {
   stderr: Stream;
   stdinIsTTY: boolean;
   prompt(question: string): Promise<string>;
+  /**
+   * Whether long output may go through a pager when stdout is a terminal (the binary: yes;
+   * in-process callers: no, by default).
+   */
+  pager?: boolean;
 }
 
 const GLOBAL_HELP_FOOTER = `Sessions:
@@ -64,12 +77,20 @@ export async function runCli(options: RunOptions): Promise<number> {
   // Decide colours and JSON before cac parses, so even usage errors respect them.
   const json = argv.includes("--json");
   const color = !argv.includes("--no-color");
-  const io = new Io({ stdout: options.stdout, stderr: options.stderr, env, color, json });
+  // stdout as the command sees it: the terminal, or a pager in front of it once one is chosen.
+  let sink: Stream = options.stdout;
+  let pager: PagedOutput | undefined;
+  const stdout: Stream = {
+    write: (chunk) => sink.write(chunk),
+    isTTY: options.stdout.isTTY === true,
+    ...(options.stdout.columns !== undefined ? { columns: options.stdout.columns } : {}),
+  };
+  const io = new Io({ stdout, stderr: options.stderr, env, color, json });
 
   const cli = new CAC("pi-session");
   let pending: Promise<number> | undefined;
   const run: Runner =
-    (load) =>
+    (load, paged) =>
     (...args: unknown[]) => {
       const opts = (args.at(-1) ?? {}) as Record<string, unknown>;
       const sessionDir = opts.sessionDir;
@@ -85,12 +106,20 @@ export async function runCli(options: RunOptions): Promise<number> {
         stdinIsTTY: options.stdinIsTTY,
         prompt: options.prompt,
       };
+      if (paged && options.pager === true && !ctx.json && opts.pager !== false && stdout.isTTY) {
+        const command = pagerCommand(env);
+        if (command !== undefined) {
+          pager = new PagedOutput(command, env, options.stdout);
+          sink = pager;
+        }
+      }
       pending = load().then((action) => action(ctx, args.slice(0, -1), opts));
     };
 
   cli.option("--session-dir <dir>", "Where to look for sessions (overrides pi's settings)");
   cli.option("--json", "Print JSON on stdout (stable shapes, see docs/cli.md)");
   cli.option("--no-color", "No colours (also NO_COLOR=1)");
+  cli.option("--no-pager", "Never page long output (also PI_SESSION_PAGER= or PAGER=cat)");
   cli.option("-v, --version", "Print the version");
   cli.help((sections) => {
     for (const section of sections) {
@@ -113,7 +142,7 @@ export async function runCli(options: RunOptions): Promise<number> {
     return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
 
-  for (const spec of COMMANDS) spec.declare(cli).action(run(spec.load));
+  for (const spec of COMMANDS) spec.declare(cli).action(run(spec.load, PAGED.has(spec.name)));
 
   try {
     cli.parse(["node", "pi-session", ...camelOptions(argv, valuedOptions(cli))], { run: false });
@@ -124,7 +153,7 @@ export async function runCli(options: RunOptions): Promise<number> {
     }
     if (!cli.matchedCommand) {
       const first = cli.args[0];
-      const known = new Set(["--", "sessionDir", "json", "color", "version", "v", "help", "h"]);
+      const known = new Set(["--", "sessionDir", "json", "color", "pager", "version", "v", "help", "h"]);
       const unknown = Object.keys(parsed).find((k) => !known.has(k));
       if (unknown !== undefined) {
         throw new UsageError(`unknown option \`${typedOption(argv, unknown)}\``);
@@ -136,7 +165,10 @@ export async function runCli(options: RunOptions): Promise<number> {
       if (first !== undefined) {
         throw new UsageError(
           `unknown command \`${first}\``,
-          "Run `pi-session --help` for the list of commands.",
+          suggestionHint(
+            String(first),
+            COMMANDS.map((c) => c.name),
+          ) ?? "Run `pi-session --help` for the list of commands.",
         );
       }
       cli.outputHelp();
@@ -147,10 +179,27 @@ export async function runCli(options: RunOptions): Promise<number> {
     }
     cli.runMatchedCommand();
     if (!pending) return EXIT_OK;
-    return await pending;
+    const code = await pending;
+    await pager?.finish();
+    return pager?.interrupted ? EXIT_INTERRUPTED : code;
   } catch (error) {
-    return report(io, error, argv);
+    await pager?.finish();
+    // The reader quit the pager (or pressed Ctrl-C): nothing went wrong.
+    if (error instanceof PagerClosed) return pager?.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+    return report(io, error, argv, optionNames(cli));
   }
+}
+
+/** Every long option the matched command (or the program) takes, as typed: `--all-branches`. */
+function optionNames(cli: CAC): string[] {
+  const commands = [cli.globalCommand, ...(cli.matchedCommand ? [cli.matchedCommand] : [])];
+  const names: string[] = [];
+  for (const command of commands)
+    for (const option of command.options) {
+      const long = option.rawName.split(/[ ,]+/).find((part) => part.startsWith("--"));
+      if (long) names.push(long);
+    }
+  return names;
 }
 
 /** The camelCase names of every option that takes a value (`--limit <n>`), of every command. */
@@ -213,7 +262,7 @@ export function typedOption(argv: readonly string[], key: string): string {
 }
 
 /** Prints a failure: its message on one line (a path or argument in it cannot break it), its details, a hint. */
-function report(io: Io, error: unknown, argv: readonly string[]): number {
+function report(io: Io, error: unknown, argv: readonly string[], options: readonly string[]): number {
   if (error instanceof CliError) {
     io.error(oneLineField(error.message));
     for (const line of error.details) io.info(oneLineField(line));
@@ -222,8 +271,10 @@ function report(io: Io, error: unknown, argv: readonly string[]): number {
   }
   if (error instanceof Error && error.name === "CACError") {
     const unknown = /^Unknown option `-+([^`]+)`$/.exec(error.message);
-    const message = unknown?.[1] ? `unknown option \`${typedOption(argv, unknown[1])}\`` : error.message;
-    io.error(oneLineField(message), "Run `pi-session <command> --help` for usage.");
+    const typed = unknown?.[1] ? typedOption(argv, unknown[1]) : undefined;
+    const message = typed ? `unknown option \`${typed}\`` : error.message;
+    const hint = typed ? suggestionHint(typed, options) : undefined;
+    io.error(oneLineField(message), hint ?? "Run `pi-session <command> --help` for usage.");
     return EXIT_USAGE;
   }
   const message = error instanceof Error ? error.message : String(error);

@@ -292,7 +292,9 @@ export class Tmux {
     const exports = Object.entries(env)
       .map(([k, v]) => `export ${k}=${quote(v)};`)
       .join(" ");
-    const command = `${exports} cd ${quote(opts.cwd ?? this.cli.home)}; ${[process.execPath, BIN, ...args].map(quote).join(" ")}; echo $? > ${quote(this.exitFile)}; sleep 600`;
+    // `trap : INT`: the pane's shell outlives a Ctrl-C, as an interactive one does (dash would
+    // die with it), and records the command's exit code; the command gets SIGINT as usual.
+    const command = `trap : INT; ${exports} cd ${quote(opts.cwd ?? this.cli.home)}; ${[process.execPath, BIN, ...args].map(quote).join(" ")}; echo $? > ${quote(this.exitFile)}; sleep 600`;
     this.tmux([
       "-f",
       "/dev/null",

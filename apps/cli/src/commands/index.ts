@@ -44,7 +44,11 @@ export const COMMANDS: CommandSpec[] = [
         .option("--leaf <id>", "Show the branch ending at this entry instead of the last one")
         .option("--all-branches", "Show every entry in file order, marking where branches start")
         .option("--full", "Do not fold long tool results, outputs, thinking and summaries")
+        .option("--last <n>", "Only the last N entries (after --since / --until)")
+        .option("--since <date>", `Only entries at or after DATE ${SINCE_HELP}`)
+        .option("--until <date>", "Only entries before the end of DATE (a day counts whole)")
         .example("  $ pi-session show latest")
+        .example("  $ pi-session show latest --last 20")
         .example("  $ pi-session show 019a4c1e --leaf b2000009 --full"),
     load: async () => (await import("./show.js")).action,
   },

@@ -5,6 +5,11 @@
  * its metadata cache, so a warm listing only stats the files; `--no-cache` reads every file.
  * A file or directory the listing cannot read is reported on stderr (exit 3); pi leaves such
  * files out silently. Without `--all`, only those in the root or the project's own directory.
+ *
+ * Without `--all` (or `--cwd`), a directory with no sessions of its own lists its nearest
+ * enclosing directory that has some, and says so on stderr. The table is fitted to a terminal's
+ * width (`columns.ts`): the project column goes first, then the message count, then the time;
+ * the id always stays. Without `--all` the project is named once, above the table.
  */
 import { resolve } from "node:path";
 import type { SessionInfo } from "@pi-session/node-store";
@@ -13,7 +18,8 @@ import { shortIds } from "../ids.js";
 import { listSessions } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
-import { oneLine, shortDate, table } from "../text.js";
+import { type Cell, type Column, fitTable } from "../columns.js";
+import { oneLine, shortDate } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
@@ -48,6 +54,7 @@ export const action: Action = async (ctx, _args, options) => {
     cache: options.cache !== false,
     progress: ctx.io.progress("listing"),
     notSessions: true,
+    nearestProject: cwdOption === undefined,
   });
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
@@ -87,17 +94,25 @@ export const action: Action = async (ctx, _args, options) => {
     infos.map((s) => displayId(s)),
     storeIds(root, listing.store),
   );
-  const rows = [["modified", "msgs", "id", "project", "session"].map((h) => c.bold(h))];
-  infos.forEach((s, i) => {
-    rows.push([
-      shortDate(s.modified.getTime()),
-      String(s.messageCount),
-      c.dim(ids[i] as string),
-      s.cwd || "-",
-      s.name ? c.bold(oneLine(s.name, 60)) : oneLine(s.firstMessage, 60),
-    ]);
-  });
-  for (const line of table(rows, new Set([1]))) ctx.io.line(line);
+  const all = options.all === true;
+  if (!all && listing.project !== want)
+    ctx.io.info(oneLineField(`sessions of ${listing.project} (a parent of the current directory)`));
+  const columns: Column[] = [
+    { header: "modified", align: "left", drop: 1 },
+    { header: "msgs", align: "right", drop: 2 },
+    { header: "id", align: "left" },
+    ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
+    { header: "session", align: "left", cut: "start", minWidth: 24 },
+  ];
+  const rows: Cell[][] = infos.map((s, i) => [
+    { text: shortDate(s.modified.getTime()) },
+    { text: String(s.messageCount) },
+    { text: ids[i] as string, style: c.dim },
+    ...(all ? [{ text: s.cwd || "-" }] : []),
+    s.name ? { text: oneLine(s.name, 60), style: c.bold } : { text: oneLine(s.firstMessage, 60) },
+  ]);
+  if (!all) ctx.io.line(c.dim(`project ${oneLineField(listing.project)}`));
+  for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);
 };
 

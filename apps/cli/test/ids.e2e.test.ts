@@ -55,7 +55,8 @@ afterAll(() => cli.cleanup());
 const lsRows = () => {
   const r = cli.run(["ls"], { cwd: project });
   expect(r.code).toBe(0);
-  return r.stdout.trimEnd().split("\n").slice(1);
+  // The project heading, the column header, then the rows.
+  return r.stdout.trimEnd().split("\n").slice(2);
 };
 
 describe("short ids", () => {

@@ -13,8 +13,8 @@
  * Ctrl-C after it is done belongs to the pager alone.
  */
 import { type ChildProcess, spawn } from "node:child_process";
-import { accessSync, constants, statSync } from "node:fs";
 import { delimiter, join } from "node:path";
+import { statPath } from "@pi-session/node-store";
 import type { Stream } from "./io.js";
 
 type Env = Record<string, string | undefined>;
@@ -27,21 +27,19 @@ export class PagerClosed extends Error {
   }
 }
 
-/** Whether `name` is an executable file on `PATH` (or at that path, when it has a `/`). */
+/** Whether `name` is a file on `PATH` (or at that path, when it has a `/`). */
 function findsCommand(name: string, env: Env): boolean {
-  const executable = (path: string) => {
+  const isFile = (path: string) => {
     try {
-      if (!statSync(path).isFile()) return false;
-      if (process.platform !== "win32") accessSync(path, constants.X_OK);
-      return true;
+      return statPath(path)?.kind === "file";
     } catch {
       return false;
     }
   };
-  if (name.includes("/") || name.includes("\\")) return executable(name);
+  if (name.includes("/") || name.includes("\\")) return isFile(name);
   const exts = process.platform === "win32" ? ["", ".exe", ".cmd", ".bat"] : [""];
   for (const dir of (env.PATH ?? "").split(delimiter))
-    if (dir !== "" && exts.some((ext) => executable(join(dir, name + ext)))) return true;
+    if (dir !== "" && exts.some((ext) => isFile(join(dir, name + ext)))) return true;
   return false;
 }
 

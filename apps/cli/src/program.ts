@@ -61,7 +61,9 @@ const GLOBAL_HELP_FOOTER = `Sessions:
 
 Output:
   Data goes to stdout, progress and errors to stderr. --json prints stable JSON (see docs/cli.md).
-  Colours only on a terminal; NO_COLOR or --no-color turns them off.
+  Colours only on a terminal; NO_COLOR or --no-color turns them off. Long output on a terminal
+  goes through a pager: PI_SESSION_PAGER, else PAGER, else less -R (LESS=FRX); --no-pager,
+  PI_SESSION_PAGER= or PAGER=cat turn it off.
 
 Exit codes:
   0 success, 1 findings or failure, 2 usage error, 3 a batch (validate, migrate, stats, ls)

@@ -45,10 +45,13 @@ function findsCommand(name: string, env: Env): boolean {
 
 /**
  * The pager command line to run, or undefined for none: `PI_SESSION_PAGER`, `PAGER`, else
- * `less -R` when `less` is found. A command whose program cannot be found gives none.
+ * `less -R` when `less` is found and the terminal is not `dumb` (or unnamed: less would only
+ * complain that it is "not fully functional"). A command whose program cannot be found gives none.
  */
 export function pagerCommand(env: Env): string | undefined {
   const chosen = env.PI_SESSION_PAGER ?? env.PAGER;
+  if (chosen === undefined && (env.TERM === undefined || env.TERM === "" || env.TERM === "dumb"))
+    return undefined;
   const command = chosen === undefined ? "less -R" : chosen.trim();
   if (command === "" || command === "cat") return undefined;
   const program = command.split(/\s+/)[0] ?? "";

@@ -7,7 +7,7 @@ import { CAC } from "cac";
 import { COMMANDS } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
 import { Io, type Stream } from "./io.js";
-import { PagedOutput, PagerClosed, pagerCommand } from "./pager.js";
+import type { PagedOutput } from "./pager.js";
 import { suggestionHint } from "./suggest.js";
 import { oneLineField } from "./terminal-safe.js";
 import { VERSION } from "./version.js";
@@ -108,14 +108,20 @@ export async function runCli(options: RunOptions): Promise<number> {
         stdinIsTTY: options.stdinIsTTY,
         prompt: options.prompt,
       };
-      if (paged && options.pager === true && !ctx.json && opts.pager !== false && stdout.isTTY) {
-        const command = pagerCommand(env);
-        if (command !== undefined) {
-          pager = new PagedOutput(command, env, options.stdout);
-          sink = pager;
+      const wantsPager = paged && options.pager === true && !ctx.json && opts.pager !== false && stdout.isTTY;
+      pending = (async () => {
+        // Loaded only when it may page: the program itself stays small (see e2e "the frame").
+        if (wantsPager) {
+          const { PagedOutput, pagerCommand } = await import("./pager.js");
+          const command = pagerCommand(env);
+          if (command !== undefined) {
+            pager = new PagedOutput(command, env, options.stdout);
+            sink = pager;
+          }
         }
-      }
-      pending = load().then((action) => action(ctx, args.slice(0, -1), opts));
+        const action = await load();
+        return action(ctx, args.slice(0, -1), opts);
+      })();
     };
 
   cli.option("--session-dir <dir>", "Where to look for sessions (overrides pi's settings)");
@@ -187,7 +193,8 @@ export async function runCli(options: RunOptions): Promise<number> {
   } catch (error) {
     await pager?.finish();
     // The reader quit the pager (or pressed Ctrl-C): nothing went wrong.
-    if (error instanceof PagerClosed) return pager?.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
+    if (error instanceof Error && error.name === "PagerClosed")
+      return pager?.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
     return report(io, error, argv, optionNames(cli));
   }
 }

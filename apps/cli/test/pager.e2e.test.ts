@@ -1,7 +1,7 @@
 /**
  * End-to-end: the pager. Under tmux (a real terminal, keys sent as a person types them): a long
  * `show` opens less (`LESS=FRX` by default), `q` quits it with exit 0 even with output still
- * unread, Ctrl-C leaves less to the reader; a short `show` just prints; `--no-pager` and
+ * unread, Ctrl-C once all is written leaves less to the reader; a short `show` just prints; `--no-pager` and
  * `PAGER=cat` print without waiting. Under `script`, with a pager that copies what it reads to a
  * file: a terminal pages, a pipe and `--json` never do, `PI_SESSION_PAGER` wins over `PAGER`,
  * and a pager command that does not exist means plain output, without an error.
@@ -65,10 +65,13 @@ describe("under tmux", () => {
   it("Ctrl-C leaves less to the reader; q still ends the command", async () => {
     const t = tmux();
     t.start(["show", LONG], { cwd: project });
+    // At the end first: all was written, so the key is the pager's, not a stop of the command.
     await t.waitFor((s) => s.includes("long line 3"));
-    t.keys("C-c");
     t.keys("G");
     await t.waitFor((s) => s.includes("long line 2999"));
+    t.keys("C-c");
+    t.keys("g");
+    await t.waitFor((s) => s.includes("long line 3") && !s.includes("long line 2999"));
     expect(t.running()).toBe(true);
     t.keys("q");
     expect(await t.exitCode()).toBe(0);

@@ -1,8 +1,7 @@
 /**
- * Small presentation helpers shared by the commands: one-line previews, dates, numbers and
- * column padding. No format logic: they only read fields for display.
+ * Small presentation helpers shared by the commands: one-line previews, dates and numbers
+ * (tables fitted to a width are `columns.ts`'s). No format logic: they only read fields for display.
  */
-import { displayWidth, oneLineField } from "./terminal-safe.js";
 
 /** Collapses whitespace and cuts to `max` characters with an ellipsis. */
 export function oneLine(text: string, max: number): string {
@@ -27,33 +26,4 @@ export function formatInt(n: number): string {
 export function formatCost(cost: number): string {
   if (cost > 0 && cost < 0.005) return "<$0.01";
   return `$${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
-}
-
-/** Visible width on a terminal: control characters as shown, style markers left out. */
-export function visibleLength(text: string): number {
-  return displayWidth(text);
-}
-
-/**
- * Renders rows as space-separated columns; `right` lists the right-aligned column indexes.
- * Every cell is a one-line field: a `\n` or `\t` in it is shown, not obeyed.
- */
-export function table(rows: string[][], right: ReadonlySet<number> = new Set()): string[] {
-  const cells = rows.map((row) => row.map(oneLineField));
-  const widths: number[] = [];
-  for (const row of cells) {
-    row.forEach((cell, i) => {
-      widths[i] = Math.max(widths[i] ?? 0, visibleLength(cell));
-    });
-  }
-  return cells.map((row) =>
-    row
-      .map((cell, i) => {
-        const pad = " ".repeat((widths[i] ?? 0) - visibleLength(cell));
-        if (i === row.length - 1 && !right.has(i)) return cell;
-        return right.has(i) ? pad + cell : cell + pad;
-      })
-      .join("  ")
-      .trimEnd(),
-  );
 }

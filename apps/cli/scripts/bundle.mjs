@@ -135,7 +135,10 @@ const result = await build({
     js: "import { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version) },
+  // Whitespace too (decision 131): the installed package stays under its 1.5 MB limit; names are kept,
+  // so stack traces still name functions.
   minifySyntax: true,
+  minifyWhitespace: true,
   legalComments: "none",
   logLevel: "warning",
   metafile: true,

@@ -42,13 +42,18 @@ export const action: Action = async (ctx, [arg], options) => {
   process.on("SIGTERM", stop);
   try {
     const view = new FollowView(ctx, { path, history, last, full: options.full === true });
-    ctx.io.info(ctx.io.err.dim(`following ${basename(path)}; Ctrl-C to stop`));
+    let announced = false;
     for await (const event of followSessionFile(path, {
       signal: controller.signal,
       ...(pollMs !== undefined ? { pollMs } : {}),
       ...(ctx.env.PI_SESSION_FOLLOW_POLL_ONLY === "1" ? { pollOnly: true } : {}),
     })) {
       view.take(event);
+      // Said once the file's starting state is read: whatever lands after this line is new.
+      if (!announced) {
+        announced = true;
+        ctx.io.info(ctx.io.err.dim(`following ${basename(path)}; Ctrl-C to stop`));
+      }
     }
   } finally {
     process.off("SIGINT", stop);

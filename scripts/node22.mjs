@@ -2,11 +2,12 @@
 // the npm package `node-<platform>-<arch>` ships (a registry package), into the ignored
 // bench/.peer/node-22.23.5 (the bench's peer runs on the same one). Exits 1, saying why, when
 // it cannot be installed (no registry). The one installer of it: the bench's `peer-install`
-// runs this too. The version is also `NODE22` in bench/src/layers.ts.
+// runs this too; the npm call is scripts/prefix-install.mjs. The version is also `NODE22` in bench/src/layers.ts.
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync } from "node:fs";
+import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { prefixInstall } from "./prefix-install.mjs";
 
 const VERSION = "22.23.5";
 const pkg = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
@@ -19,22 +20,7 @@ const bin = join(
 );
 
 if (!existsSync(bin)) {
-  mkdirSync(prefix, { recursive: true });
-  const r = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      prefix,
-      "--no-save",
-      "--ignore-scripts",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-      `${pkg}@${VERSION}`,
-    ],
-    { stdio: ["ignore", "ignore", "pipe"], encoding: "utf8" },
-  );
+  const r = prefixInstall(prefix, `${pkg}@${VERSION}`);
   if (r.status !== 0 || !existsSync(bin)) {
     process.stderr.write(`npm install ${pkg}@${VERSION} failed: ${(r.stderr ?? String(r.error)).trim()}\n`);
     process.exit(1);

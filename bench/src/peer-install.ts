@@ -6,7 +6,6 @@
  * is skipped. Exits 1 when an install fails.
  */
 import { spawnSync } from "node:child_process";
-import { mkdirSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
   NODE22,
@@ -20,25 +19,11 @@ import {
 
 const NODE22_INSTALLER = fileURLToPath(new URL("../../scripts/node22.mjs", import.meta.url));
 
+const PREFIX_INSTALL = fileURLToPath(new URL("../../scripts/prefix-install.mjs", import.meta.url));
+
+/** npm install of `spec` into `prefix`, by the repository's one helper for it. */
 function npmInstall(prefix: string, spec: string): boolean {
-  mkdirSync(prefix, { recursive: true });
-  const r = spawnSync(
-    "npm",
-    [
-      "install",
-      "--prefix",
-      prefix,
-      "--no-save",
-      "--ignore-scripts",
-      "--no-audit",
-      "--no-fund",
-      "--loglevel=error",
-      spec,
-    ],
-    { stdio: "inherit" },
-  );
-  if (r.status !== 0) process.stderr.write(`npm install ${spec} failed (exit ${r.status ?? r.signal})\n`);
-  return r.status === 0;
+  return spawnSync(process.execPath, [PREFIX_INSTALL, prefix, spec], { stdio: "inherit" }).status === 0;
 }
 
 function installPeer(spec: PeerSpec): boolean {

@@ -3,29 +3,18 @@
  * stemmed words, "phrases", -exclusions, re:regex; and its filters), each session with its
  * best hits and their snippets, matches marked; a hit opens the session at its entry.
  */
-import { getJson, onChange } from "./api.js";
+import type { EntryHit, Snippet } from "@pi-session/search";
+import { getJson, onChange, type SessionRow } from "./api.js";
 import { h, marked, oneLine, projectName, shortTime } from "./dom.js";
 import { loadSessions, titleOf } from "./list-view.js";
 import { type View, replaceHash } from "./view.js";
 
-interface Hit {
-  entryId: string | null;
-  line: number;
-  type: string;
-  role: string | null;
-  timeMs: number | null;
-  onBranch: boolean;
-  snippet: { text: string; ranges: [number, number][] } | null;
-}
+/** A hit as the server sends it (`searchJson`): search's own, without the score, the snippet's field, or undefined. */
+type Hit = Omit<EntryHit, "score" | "snippet"> & { snippet: Pick<Snippet, "text" | "ranges"> | null };
 
-interface SessionHits {
-  key: string;
-  name: string | null;
-  firstMessage: string;
-  project: string;
-  modifiedMs: number;
+type SessionHits = Pick<SessionRow, "key" | "name" | "firstMessage" | "project" | "modifiedMs"> & {
   hits: Hit[];
-}
+};
 
 interface SearchAnswer {
   query: string;

@@ -2,30 +2,13 @@
  * The app's side of the server's API: JSON reads (the token travels in the HttpOnly cookie the
  * server set, never in script), and the server-sent events that say what changed.
  */
+import type { StoreChange, SessionRow as StoreRow } from "../src/rows.js";
 
-export interface SessionRow {
-  key: string;
-  id: string;
-  path: string;
-  project: string;
-  name: string | null;
-  firstMessage: string;
-  created: string;
-  modifiedMs: number;
-  messageCount: number;
-  entryCount: number;
-  errored: boolean;
-  parentKey: string | null;
-  tokens: number;
-  cost: number;
-  size: number;
-}
+/** A session as `/api/sessions` sends it: the server's list row, without the parent's path. */
+export type SessionRow = Omit<StoreRow, "parentPath">;
 
-export interface Change {
-  generation: number;
-  changed: string[];
-  removed: string[];
-}
+/** What one refresh changed, as the server's events say it. */
+export type Change = StoreChange;
 
 export class ApiError extends Error {
   constructor(

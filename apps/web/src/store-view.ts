@@ -14,40 +14,9 @@ import {
   type StoredFile,
   openSearchDatabase,
 } from "@pi-session/search";
+import type { SessionRow, StoreChange } from "./rows.js";
 
-/** One session as the list shows it. */
-export interface SessionRow {
-  /** The key the app names it by: its session id (with `~2`, `~3` after it for files sharing an id). */
-  key: string;
-  id: string;
-  path: string;
-  /** The header's cwd, else the project directory's name (as `stats --by project`). */
-  project: string;
-  name: string | null;
-  firstMessage: string;
-  /** Header timestamp (ISO). */
-  created: string;
-  /** pi's `modified` (ms): the latest user or assistant message, else the header time. */
-  modifiedMs: number;
-  messageCount: number;
-  entryCount: number;
-  errored: boolean;
-  /** The header's `parentSession` (a path). */
-  parentPath: string | null;
-  /** The key of the session this one was forked from, when it is in the store. */
-  parentKey: string | null;
-  tokens: number;
-  cost: number;
-  size: number;
-  mtimeMs: number;
-}
-
-/** What changed in one refresh. */
-export interface StoreChange {
-  generation: number;
-  changed: string[];
-  removed: string[];
-}
+export type { SessionRow, StoreChange } from "./rows.js";
 
 export interface StoreViewOptions {
   root: string;

@@ -85,7 +85,7 @@ function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const entry = entries[pos] as AnyEntry;
   const summary = entrySummary(entry, PREVIEW_CHARS);
   const connector = startsSideBranch(pos) ? "↳ " : "";
-  const row = h("div", { class: `row kind-${KIND_CLASS[summary.kind] ?? "meta"}` }, [
+  const row = h("div", { class: `tree-row kind-${KIND_CLASS[summary.kind] ?? "meta"}` }, [
     h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
     h("span", { class: "connector", text: connector }),
     h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
@@ -128,7 +128,7 @@ export function wireTree(): void {
   window.addEventListener("resize", scheduleTree);
   treeSpace.addEventListener("click", (event) => {
     if (!ready) return;
-    const row = (event.target as HTMLElement).closest(".row") as HTMLElement | null;
+    const row = (event.target as HTMLElement).closest(".tree-row") as HTMLElement | null;
     if (!row) return;
     actions.select(Number(row.dataset.pos), { keepView: true });
     if (document.body.classList.contains("show-tree")) toggleTree(false);

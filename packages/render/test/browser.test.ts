@@ -126,10 +126,10 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     expect(side).not.toContain("e0000005");
     expect(await page.textContent("#transcript")).toContain("Try a Redis counter instead.");
     // Back to the main line from the tree.
-    await page.click('.tree-space .row[data-entry-id="e0000023"]');
+    await page.click('.tree-space .tree-row[data-entry-id="e0000023"]');
     await page.waitForSelector('#transcript[data-leaf="e0000023"]');
     expect((await shownItems(page)).map((i) => i.id)).toContain("e0000005");
-    expect(await page.textContent('.tree-space .row[data-entry-id="e0000023"]')).toContain("leaf");
+    expect(await page.textContent('.tree-space .tree-row[data-entry-id="e0000023"]')).toContain("leaf");
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -141,7 +141,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
       await page.selectOption("select.filter", filter);
       await page.waitForSelector(`#transcript[data-filter="${filter}"]`);
       await showAll(page);
-      const rows = await page.$$eval(".tree-space .row", (els) =>
+      const rows = await page.$$eval(".tree-space .tree-row", (els) =>
         els.map((el) => el.getAttribute("data-entry-id") ?? ""),
       );
       seen.set(filter, { items: await shownItems(page), rows });
@@ -178,7 +178,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     await hit.waitFor();
     expect(await hit.locator("mark").allTextContents()).toEqual(["Zanzibar", "shore"]);
     expect(await hit.locator("mark").first().isVisible()).toBe(true);
-    expect(await page.$$eval(".tree-space .row", (els) => els.length)).toBe(1);
+    expect(await page.$$eval(".tree-space .tree-row", (els) => els.length)).toBe(1);
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -263,7 +263,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     await page.press("input.search", "Enter");
     // While searching the tree lists the matches only; Escape brings every entry back.
     await page.press("input.search", "Escape");
-    await page.click('.tree-space .row[data-entry-id="e0000041"]');
+    await page.click('.tree-space .tree-row[data-entry-id="e0000041"]');
     await page.evaluate(() => {
       for (const d of document.querySelectorAll("details")) d.open = true;
     });
@@ -292,7 +292,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     expect(await page.locator(".sidebar").isVisible()).toBe(false);
     await page.click(".tree-toggle");
     expect(await page.locator(".sidebar").isVisible()).toBe(true);
-    await page.click('.tree-space .row[data-entry-id="e0000041"]');
+    await page.click('.tree-space .tree-row[data-entry-id="e0000041"]');
     await page.waitForSelector('#transcript[data-leaf="e0000043"]');
     expect(await page.locator(".sidebar").isVisible()).toBe(false);
     await page.close();

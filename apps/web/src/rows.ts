@@ -1,0 +1,38 @@
+/**
+ * The list row and change record the server keeps and sends as JSON: no Node import, so the
+ * browser client (client/api.ts) takes its types from here instead of restating them.
+ */
+
+/** One session as the list shows it. */
+export interface SessionRow {
+  /** The key the app names it by: its session id (with `~2`, `~3` after it for files sharing an id). */
+  key: string;
+  id: string;
+  path: string;
+  /** The header's cwd, else the project directory's name (as `stats --by project`). */
+  project: string;
+  name: string | null;
+  firstMessage: string;
+  /** Header timestamp (ISO). */
+  created: string;
+  /** pi's `modified` (ms): the latest user or assistant message, else the header time. */
+  modifiedMs: number;
+  messageCount: number;
+  entryCount: number;
+  errored: boolean;
+  /** The header's `parentSession` (a path). */
+  parentPath: string | null;
+  /** The key of the session this one was forked from, when it is in the store. */
+  parentKey: string | null;
+  tokens: number;
+  cost: number;
+  size: number;
+  mtimeMs: number;
+}
+
+/** What changed in one refresh. */
+export interface StoreChange {
+  generation: number;
+  changed: string[];
+  removed: string[];
+}

@@ -22,7 +22,7 @@ import {
   sessionTitle,
   siblingsOf,
 } from "@pi-session/render";
-import { itemEl } from "@pi-session/render/dom";
+import { ItemWindow, itemEl } from "@pi-session/render/dom";
 import { getJson, onChange } from "./api.js";
 import { formatInt, h, shown } from "./dom.js";
 import { VIEW_LABELS, sessionBar } from "./session-bar.js";
@@ -61,8 +61,6 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   let indent: Int32Array = new Int32Array(0);
   let mainChild: Uint8Array = new Uint8Array(0);
   let items: DocumentItem[] = [];
-  let windowStart = 0;
-  let windowEnd = 0;
   let version = "";
   const state = {
     view: (params.get("view") as ViewKind | null) ?? "branch",
@@ -83,14 +81,14 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   const earlier = h("button", {
     class: "more earlier",
     attrs: { type: "button" },
-    onClick: () => loadEarlier(),
+    onClick: () => win.earlier(),
   });
-  const later = h("button", { class: "more later", attrs: { type: "button" }, onClick: () => loadLater() });
+  const later = h("button", { class: "more later", attrs: { type: "button" }, onClick: () => win.later() });
   const jumpEnd = h("button", {
     class: "more jump",
     text: "Jump to the end",
     attrs: { type: "button" },
-    onClick: () => showEnd(),
+    onClick: () => win.showLast(),
   });
   const itemsEl = h("div", { class: "items" });
   const transcript = h("div", { class: "transcript", attrs: { id: "transcript" } }, [
@@ -99,6 +97,12 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     itemsEl,
     h("div", { class: "more-row" }, [later, jumpEnd]),
   ]);
+  const win = new ItemWindow(
+    itemsEl,
+    transcript,
+    { count: () => items.length, render: appendRange, changed: updateMore },
+    WINDOW,
+  );
   const tree = treePanel({
     source: () => ({
       entries,
@@ -221,47 +225,19 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   }
 
   function updateMore(): void {
-    earlier.hidden = windowStart === 0;
-    earlier.textContent = `Show ${formatInt(Math.min(WINDOW, windowStart))} earlier (${formatInt(windowStart)} above)`;
-    const below = items.length - windowEnd;
+    earlier.hidden = win.start === 0;
+    earlier.textContent = `Show ${formatInt(Math.min(win.batch, win.start))} earlier (${formatInt(win.start)} above)`;
+    const below = items.length - win.end;
     later.hidden = below === 0;
-    later.textContent = `Show ${formatInt(Math.min(WINDOW, below))} more (${formatInt(below)} below)`;
+    later.textContent = `Show ${formatInt(Math.min(win.batch, below))} more (${formatInt(below)} below)`;
     jumpEnd.hidden = below === 0;
-    transcript.dataset.complete = String(windowStart === 0 && below === 0);
-  }
-
-  function loadLater(): void {
-    if (windowEnd >= items.length) return;
-    const to = Math.min(items.length, windowEnd + WINDOW);
-    appendRange(windowEnd, to, "end");
-    windowEnd = to;
-    updateMore();
-  }
-
-  function loadEarlier(): void {
-    if (windowStart === 0) return;
-    const from = Math.max(0, windowStart - WINDOW);
-    const anchor = itemsEl.firstElementChild as HTMLElement | null;
-    const before = anchor ? anchor.getBoundingClientRect().top : 0;
-    appendRange(from, windowStart, "start");
-    windowStart = from;
-    if (anchor) transcript.scrollTop += anchor.getBoundingClientRect().top - before;
-    updateMore();
-  }
-
-  function showEnd(): void {
-    windowStart = Math.max(0, items.length - WINDOW);
-    windowEnd = items.length;
-    itemsEl.replaceChildren();
-    appendRange(windowStart, windowEnd, "end");
-    updateMore();
-    transcript.scrollTop = transcript.scrollHeight;
+    transcript.dataset.complete = String(win.start === 0 && below === 0);
   }
 
   const nearEnd = new IntersectionObserver(
     (seen) => {
       for (const entry of seen)
-        if (entry.isIntersecting && entry.target === later && !later.hidden) loadLater();
+        if (entry.isIntersecting && entry.target === later && !later.hidden) win.later();
     },
     { root: transcript, rootMargin: "400px 0px" },
   );
@@ -283,20 +259,20 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       at = items.findIndex((item) => item.id === id);
     }
     if (state.follow) {
-      windowStart = Math.max(0, items.length - WINDOW);
-      windowEnd = items.length;
+      win.start = Math.max(0, items.length - win.batch);
+      win.end = items.length;
     } else if (place) {
-      windowStart = Math.max(0, Math.min(windowStart, items.length));
-      windowEnd = Math.min(items.length, Math.max(windowEnd, windowEnd === 0 ? WINDOW : windowEnd));
+      win.start = Math.max(0, Math.min(win.start, items.length));
+      win.end = Math.min(items.length, Math.max(win.end, win.end === 0 ? win.batch : win.end));
     } else if (at !== -1) {
-      windowStart = Math.max(0, at - 10);
-      windowEnd = Math.min(items.length, windowStart + WINDOW);
+      win.start = Math.max(0, at - 10);
+      win.end = Math.min(items.length, win.start + win.batch);
     } else {
-      windowStart = 0;
-      windowEnd = Math.min(items.length, WINDOW);
+      win.start = 0;
+      win.end = Math.min(items.length, win.batch);
     }
     itemsEl.replaceChildren();
-    appendRange(windowStart, windowEnd, "end");
+    appendRange(win.start, win.end, "end");
     updateMore();
     bar.setView(state.view);
     transcript.dataset.view = state.view;

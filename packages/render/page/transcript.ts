@@ -11,6 +11,7 @@ import type { DocumentItem } from "../src/model/shapes.js";
 import { FIRST_SCREEN_ITEMS, type PageFirstScreen } from "../src/page-data.js";
 import { formatInt } from "../src/readable.js";
 import type { BlockOptions } from "../src/dom/blocks.js";
+import { ItemWindow } from "../src/dom/item-window.js";
 import { first, settings } from "./data.js";
 import {
   FILTER_LABELS,
@@ -52,9 +53,13 @@ interface Row {
 }
 
 let rows: Row[] = [];
-/** The rows rendered: [windowStart, windowEnd). */
-let windowStart = 0;
-let windowEnd = 0;
+/** The rows rendered: [win.start, win.end), grown a batch at a time. */
+const win = new ItemWindow(
+  itemsEl,
+  transcript,
+  { count: () => rows.length, render: appendRange, changed: updateMoreButtons },
+  BATCH,
+);
 /** What the status line says of the context view. */
 let contextInfo: PageFirstScreen["context"];
 
@@ -85,17 +90,17 @@ function renderOptions(): BlockOptions {
 }
 
 function updateMoreButtons(): void {
-  earlier.hidden = windowStart === 0;
-  earlier.textContent = `Show ${formatInt(Math.min(BATCH, windowStart))} earlier (${formatInt(windowStart)} above)`;
-  const below = rows.length - windowEnd;
+  earlier.hidden = win.start === 0;
+  earlier.textContent = `Show ${formatInt(Math.min(BATCH, win.start))} earlier (${formatInt(win.start)} above)`;
+  const below = rows.length - win.end;
   later.hidden = below === 0;
   later.textContent = `Show ${formatInt(Math.min(BATCH, below))} more`;
   showAll.hidden = below === 0;
   showAll.textContent = `Show all ${formatInt(below)}`;
   jumpEnd.hidden = below <= BATCH;
-  transcript.dataset.rendered = String(windowEnd - windowStart);
+  transcript.dataset.rendered = String(win.end - win.start);
   transcript.dataset.total = String(rows.length);
-  transcript.dataset.complete = String(windowStart === 0 && windowEnd === rows.length);
+  transcript.dataset.complete = String(win.start === 0 && win.end === rows.length);
 }
 
 function updateStatus(): void {
@@ -146,14 +151,14 @@ export function renderTranscript(target = NONE): void {
     }
   }
   if (at === -1) {
-    windowStart = 0;
-    windowEnd = Math.min(rows.length, FIRST_BATCH);
+    win.start = 0;
+    win.end = Math.min(rows.length, FIRST_BATCH);
   } else {
-    windowStart = Math.max(0, at - ROWS_ABOVE_TARGET);
-    windowEnd = Math.min(rows.length, at + BATCH);
+    win.start = Math.max(0, at - ROWS_ABOVE_TARGET);
+    win.end = Math.min(rows.length, at + BATCH);
   }
   itemsEl.replaceChildren();
-  appendRange(windowStart, windowEnd, "end");
+  appendRange(win.start, win.end, "end");
   updateMoreButtons();
   updateStatus();
   if (at !== -1) {
@@ -185,46 +190,19 @@ function scrollToItem(el: HTMLElement): void {
   transcript.addEventListener("wheel", () => settling++, { once: true, passive: true });
 }
 
-function loadLater(count = BATCH): void {
-  if (windowEnd >= rows.length) return;
-  const to = Math.min(rows.length, windowEnd + count);
-  appendRange(windowEnd, to, "end");
-  windowEnd = to;
-  updateMoreButtons();
-}
-
-function loadEarlier(): void {
-  if (windowStart === 0) return;
-  const from = Math.max(0, windowStart - BATCH);
-  // Keep what is on screen where it is while items are added above it.
-  const anchor = itemsEl.firstElementChild as HTMLElement | null;
-  const before = anchor ? anchor.getBoundingClientRect().top : 0;
-  appendRange(from, windowStart, "start");
-  windowStart = from;
-  if (anchor) transcript.scrollTop += anchor.getBoundingClientRect().top - before;
-  updateMoreButtons();
-}
-
 /** The "more" buttons, and loading more as either end comes near the screen. */
 export function wireTranscript(): void {
-  earlier.addEventListener("click", loadEarlier);
-  later.addEventListener("click", () => loadLater());
-  showAll.addEventListener("click", () => loadLater(rows.length));
-  jumpEnd.addEventListener("click", () => {
-    windowStart = Math.max(0, rows.length - BATCH);
-    windowEnd = rows.length;
-    itemsEl.replaceChildren();
-    appendRange(windowStart, windowEnd, "end");
-    updateMoreButtons();
-    transcript.scrollTop = transcript.scrollHeight;
-  });
+  earlier.addEventListener("click", () => win.earlier());
+  later.addEventListener("click", () => win.later());
+  showAll.addEventListener("click", () => win.later(rows.length));
+  jumpEnd.addEventListener("click", () => win.showLast());
   const nearEnd = new IntersectionObserver(
     (seen) => {
       if (!ready) return;
       for (const entry of seen) {
         if (!entry.isIntersecting) continue;
-        if (entry.target === later) loadLater();
-        else if (entry.target === earlier) loadEarlier();
+        if (entry.target === later) win.later();
+        else if (entry.target === earlier) win.earlier();
       }
     },
     { root: transcript, rootMargin: "600px 0px" },
@@ -236,8 +214,8 @@ export function wireTranscript(): void {
 /** The first screen, from the embedded items: shown before the session is loaded. */
 export function renderFirstScreen(): void {
   rows = first.items.map((item) => ({ pos: NONE, item: () => item }));
-  windowStart = 0;
-  windowEnd = rows.length;
+  win.start = 0;
+  win.end = rows.length;
   appendRange(0, rows.length, "end");
   if (first.context) contextInfo = first.context;
   statusLine.textContent = `Loading ${formatInt(settings.entryCount)} entries…`;

@@ -298,6 +298,36 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     await page.close();
   });
 
+  it("a long transcript grows upward a batch at a time, keeping what is on screen in place", async () => {
+    const long = largeSession(1_000);
+    const session = createRenderSession(long);
+    const ids = session.index.activePath().map((e) => e.id);
+    const { page, log } = await open(renderHtml(session));
+    await page.evaluate(() => (document.querySelector("button.more.jump") as HTMLButtonElement).click());
+    await page.waitForSelector(
+      '#transcript .items > article.item:last-child[data-entry-id="' + ids.at(-1) + '"]',
+    );
+    const before = await shownItems(page);
+    // The one step, looked at and acted on in the page: where the first item is, the click, where it is then.
+    const moved = await page.evaluate(() => {
+      const first = document.querySelector("#transcript .items > article.item") as HTMLElement;
+      const top = first.getBoundingClientRect().top;
+      (document.querySelector("button.more.earlier") as HTMLButtonElement).click();
+      return { id: first.getAttribute("data-entry-id"), shift: first.getBoundingClientRect().top - top };
+    });
+    const after = await shownItems(page);
+    expect(moved.id).toBe(before[0]?.id);
+    expect(Math.abs(moved.shift)).toBeLessThanOrEqual(1);
+    expect(after.length).toBeGreaterThan(before.length);
+    // What was shown is still there, below what was added, and all of it in the branch's order.
+    expect(after.slice(after.length - before.length)).toEqual(before);
+    const order = after.map((i) => ids.indexOf(i.id));
+    expect(order.every((at, k) => at >= 0 && (k === 0 || at > (order[k - 1] as number)))).toBe(true);
+    expect(after.at(-1)?.id).toBe(ids.at(-1));
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it("a 50,000-entry session shows its first screen within 1.5 s (first contentful paint, best of 3)", async () => {
     const big = largeSession(50_000);
     const html = renderHtml(createRenderSession(big));

@@ -139,8 +139,13 @@ export interface SearchRequest {
   terms: readonly QueryTerm[];
   fields: readonly TextField[];
   filters: SearchFilters;
-  /** `branch`: current-branch hits first; `rank`: relevance alone. */
-  order: "branch" | "rank";
+  /**
+   * `branch`: current-branch hits first; `rank`: relevance alone; `newest`: unranked, in index
+   * order newest first (sessions by when they were first indexed, oldest change first, so by
+   * last change; a session's entries last first), at a cost that grows with the rows read
+   * rather than with every match (search as you type).
+   */
+  order: "branch" | "rank" | "newest";
   /**
    * Matches ranked at a time (default 10,000): the newest that many in index order, then the
    * next, so a word found everywhere costs a window, not the whole index.

@@ -61,6 +61,12 @@ export interface SearchOptions {
   toolOutput?: boolean;
   /** Rank hits by relevance alone; by default current-branch hits come first. */
   allBranches?: boolean;
+  /**
+   * Unranked, newest first (sessions by last change, a session's entries last first), current
+   * branch or not: for search as you type, whose cost then grows with the sessions shown rather
+   * than with every match of a short prefix.
+   */
+  newest?: boolean;
   /** Sessions to return (default 20). */
   limit?: number;
   /** Hits per session (default 3). */
@@ -236,7 +242,7 @@ export class SearchDatabase {
       terms: parsed.terms,
       fields,
       filters: options.filters ?? {},
-      order: options.allBranches === true ? "rank" : "branch",
+      order: options.newest === true ? "newest" : options.allBranches === true ? "rank" : "branch",
       ...(options.rankWindow !== undefined ? { window: options.rankWindow } : {}),
     });
     const sessions = new Map<string, SessionHit>();

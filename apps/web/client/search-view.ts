@@ -1,7 +1,8 @@
 /**
  * The search view: results as you type, through the session database (its query syntax:
- * stemmed words, "phrases", -exclusions, re:regex; and its filters), each session with its
- * best hits and their snippets, matches marked; a hit opens the session at its entry.
+ * stemmed words, "phrases", -exclusions, re:regex; and its filters), newest sessions first or
+ * the best matches, each session with its hits and their snippets, matches marked; a hit opens
+ * the session at its entry. Typing searches from 3 characters on; Enter searches shorter input.
  */
 import type { EntryHit, Snippet } from "@pi-session/search";
 import { getJson, onChange, type SessionRow } from "./api.js";
@@ -29,6 +30,14 @@ const ROLE_CHOICES: [string, string][] = [
   ["tool", "Tool output"],
 ];
 
+const ORDER_CHOICES: [string, string][] = [
+  ["", "Newest first"],
+  ["best", "Best match"],
+];
+
+/** Characters typed before searching as you type: 1-2 match nearly everything, at most cost. */
+const MIN_TYPED = 3;
+
 const ROLE_LABEL: Record<string, string> = { toolResult: "tool", bashExecution: "bash" };
 
 export function hitHref(key: string, entryId: string | null): string {
@@ -53,6 +62,12 @@ export function searchView(params: URLSearchParams): View {
     ROLE_CHOICES.map(([value, label]) => h("option", { text: label, attrs: { value } })),
   );
   roleSelect.value = params.get("role") ?? "";
+  const orderSelect = h(
+    "select",
+    { attrs: { "aria-label": "Order" } },
+    ORDER_CHOICES.map(([value, label]) => h("option", { text: label, attrs: { value } })),
+  );
+  orderSelect.value = params.get("sort") === "best" ? "best" : "";
   const projectSelect = h("select", { attrs: { "aria-label": "Project" } }, [
     h("option", { text: "All projects", attrs: { value: "" } }),
   ]);
@@ -67,6 +82,7 @@ export function searchView(params: URLSearchParams): View {
   const el = h("section", { class: "view search-view" }, [
     h("div", { class: "search-bar" }, [input]),
     h("div", { class: "toolbar" }, [
+      orderSelect,
       roleSelect,
       projectSelect,
       h("label", { class: "check" }, [namedBox, " Named"]),
@@ -84,6 +100,13 @@ export function searchView(params: URLSearchParams): View {
   let selected = -1;
   let controller: AbortController | undefined;
   let timer = 0;
+  // The query (with its choices) whose answer is shown or under way: Enter opens its first hit.
+  let asked: string | undefined;
+  const syncBranches = () => {
+    // Newest first ranks nothing, so the current branch has no precedence to give up.
+    branchesBox.disabled = orderSelect.value === "";
+  };
+  syncBranches();
 
   void loadSessions().then((data) => {
     const projects = [...new Set(data.sessions.map((s) => s.project).filter((p) => p !== ""))].sort();
@@ -95,6 +118,7 @@ export function searchView(params: URLSearchParams): View {
   function queryParams(): URLSearchParams {
     const p = new URLSearchParams();
     p.set("q", input.value);
+    if (orderSelect.value) p.set("sort", orderSelect.value);
     if (roleSelect.value) p.set("role", roleSelect.value);
     if (projectSelect.value) p.set("project", projectSelect.value);
     if (namedBox.checked) p.set("named", "1");
@@ -155,23 +179,33 @@ export function searchView(params: URLSearchParams): View {
         ? `No session matches ${oneLine(answer.query, 80)}.`
         : `${n} session${n === 1 ? "" : "s"}${answer.more ? " (more match: narrow the query)" : ""}`;
     el.dataset.results = String(n);
+    el.dataset.query = answer.query;
   }
 
-  async function run(): Promise<void> {
+  async function run(typed = false): Promise<void> {
     const p = queryParams();
     replaceHash(`#/search?${p.toString()}`);
-    if (input.value.trim() === "") {
+    const length = input.value.trim().length;
+    if (length === 0 || (typed && length < MIN_TYPED)) {
       controller?.abort();
+      asked = undefined;
       results.replaceChildren();
-      status.textContent = "Type to search every session.";
+      status.textContent =
+        length === 0
+          ? "Type to search every session."
+          : `Type ${MIN_TYPED} characters to search as you type, or press Enter to search.`;
       el.dataset.results = "0";
       return;
     }
     controller?.abort();
     controller = new AbortController();
+    asked = p.toString();
     status.textContent = "Searching…";
+    const api = new URLSearchParams(p);
+    api.delete("sort");
+    if (orderSelect.value === "") api.set("order", "newest");
     try {
-      const answer = await getJson<SearchAnswer>(`/api/search?${p.toString()}`, controller.signal);
+      const answer = await getJson<SearchAnswer>(`/api/search?${api.toString()}`, controller.signal);
       render(answer);
     } catch (error) {
       if ((error as Error).name === "AbortError") return;
@@ -182,16 +216,22 @@ export function searchView(params: URLSearchParams): View {
   }
 
   // A keystroke gives up the answer under way (the server drops a search not yet run), and
-  // asks 120 ms after the last one; 1-2 characters, the dearest searches, wait for a pause.
+  // asks 120 ms after the last one, from MIN_TYPED characters on.
   const later = () => {
     controller?.abort();
     clearTimeout(timer);
-    timer = window.setTimeout(() => void run(), input.value.trim().length < 3 ? 350 : 120);
+    timer = window.setTimeout(() => void run(true), 120);
   };
   input.addEventListener("input", later);
   input.addEventListener("keydown", (event) => {
     if (event.key === "Enter") {
       event.preventDefault();
+      // Enter searches what is typed (short input too), or opens the first hit of its answer.
+      if (asked !== queryParams().toString()) {
+        clearTimeout(timer);
+        void run();
+        return;
+      }
       const first = links[Math.max(0, selected)];
       if (first) location.hash = first.getAttribute("href") as string;
     } else if (event.key === "ArrowDown") {
@@ -200,10 +240,15 @@ export function searchView(params: URLSearchParams): View {
       select(0);
     }
   });
-  for (const control of [roleSelect, projectSelect, namedBox, branchesBox, thinkingBox])
+  orderSelect.addEventListener("change", syncBranches);
+  for (const control of [orderSelect, roleSelect, projectSelect, namedBox, branchesBox, thinkingBox])
     control.addEventListener("change", () => void run());
+  // The store changed: the answer shown is asked again (short input searched by Enter too).
   const off = onChange(() => {
-    if (input.value.trim() !== "") later();
+    if (asked === undefined) return;
+    controller?.abort();
+    clearTimeout(timer);
+    timer = window.setTimeout(() => void run(), 120);
   });
 
   void run();

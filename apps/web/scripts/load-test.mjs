@@ -1,14 +1,16 @@
 // A load test of `pi-session serve`, run by hand (not in CI):
 //
-//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>] [--typing human|burst] [--bin <pi-session.js>] [--profile <dir>]
+//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>] [--typing human|burst] [--page new|old] [--bin <pi-session.js>] [--profile <dir>]
 //
 // Starts the built CLI's `serve` on loopback (XDG_CACHE_HOME=<cache>, so a session database
 // built there before is reused; the first sync of a cold store is not measured), then runs
 // `--clients` concurrent clients for `--seconds`, each doing what a person browsing does: the
 // list, a session (whole, then its growth check), search as you type, usage charts, an export.
 // Search as you type is what the app does (`--typing human`, the default): a keystroke every
-// 80-250 ms, a request 120 ms after the last keystroke (350 ms while 1-2 characters are typed),
+// 80-250 ms, a request (newest first) 120 ms after the last keystroke from 3 characters on,
 // the request before it aborted by the next keystroke (counted as superseded, not as an error; the latencies are those of answers).
+// `--page old` types as the page of decision 124 did (for a build from before, with `--bin`):
+// ranked, 1-2 characters searched too, 350 ms after their keystroke.
 // `--typing burst` is the older, harsher model: a query per prefix (3, 5 characters, the
 // whole), each sent as soon as the one before it is answered. Prints p50/p90/p99/max per kind and overall, errors, the
 // server's RSS (peak and at the end) and the load average. Stops by itself.
@@ -26,6 +28,7 @@ const { values } = parseArgs({
     cache: { type: "string" },
     seed: { type: "string", default: "7" },
     typing: { type: "string", default: "human" },
+    page: { type: "string", default: "new" },
     // Another build of the CLI to serve with (say, main's, to compare in the same conditions).
     bin: { type: "string" },
     // A CPU profile of the server (node --cpu-prof), written into this directory when it stops.
@@ -139,6 +142,7 @@ const rssTimer = setInterval(() => {
   peakRss = Math.max(peakRss, rssKb());
 }, 500);
 
+const oldPage = values.page === "old";
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Types `q` as the app's search box sends it (see the header); resolves with the last answer. */
 async function typeQuery(q) {
@@ -147,7 +151,13 @@ async function typeQuery(q) {
   const send = () => {
     const controller = new AbortController();
     const typed = q.slice(0, sent);
-    const request = get("search", `/api/search?q=${encodeURIComponent(typed)}`, "json", controller.signal);
+    const order = oldPage ? "" : "&order=newest";
+    const request = get(
+      "search",
+      `/api/search?q=${encodeURIComponent(typed)}${order}`,
+      "json",
+      controller.signal,
+    );
     inFlight = { controller, request };
   };
   let sent = 0;
@@ -156,7 +166,7 @@ async function typeQuery(q) {
     clearTimeout(timer);
     sent = i;
     const typed = q.slice(0, i).trim();
-    if (typed !== "") timer = setTimeout(send, typed.length < 3 ? 350 : 120);
+    if (oldPage ? typed !== "" : typed.length >= 3) timer = setTimeout(send, typed.length < 3 ? 350 : 120);
     await sleep(80 + random() * 170);
   }
   // The last keystroke: its request 120 ms later, and its answer awaited.

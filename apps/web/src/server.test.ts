@@ -212,6 +212,26 @@ describe("pi-session serve: the server", () => {
     expect((await send(server, `/api/search?q=${encodeURIComponent("re:(")}`)).status).toBe(400);
   });
 
+  it("searches newest first when asked (as the page types): the same sessions, hits last first", async () => {
+    const ask = async (q: string, extra: string) =>
+      JSON.parse((await send(server, `/api/search?q=${encodeURIComponent(q)}${extra}`)).body) as {
+        sessions: { key: string; hits: { line: number }[] }[];
+      };
+    const ranked = await ask(`"${PLANTED}"`, "");
+    const newest = await ask(`"${PLANTED}"`, "&order=newest");
+    expect(newest.sessions.map((s) => s.key).sort()).toEqual(ranked.sessions.map((s) => s.key).sort());
+    // A short prefix matches most sessions: the same ones, each one's hits last first (the
+    // order of sessions is the search package's, tested against its oracle there).
+    const short = await ask("th", "&order=newest&limit=200");
+    expect(short.sessions.length).toBeGreaterThan(1);
+    const all = await ask("th", "&limit=200");
+    expect(short.sessions.map((s) => s.key).sort()).toEqual(all.sessions.map((s) => s.key).sort());
+    for (const s of short.sessions) {
+      const lines = s.hits.map((h) => h.line);
+      expect(lines).toEqual([...lines].sort((a, b) => b - a));
+    }
+  });
+
   it("usage: every chart's totals equal the database's stats (fork copies counted once)", async () => {
     const stats = await server.store.exclusive(() => server.store.db.stats());
     for (const period of ["day", "week", "month"])

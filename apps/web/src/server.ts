@@ -302,6 +302,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           thinking: params.get("thinking") === "1",
           toolOutput: params.get("toolOutput") !== "0",
           allBranches: params.get("allBranches") === "1",
+          // Search as you type: newest first, a cost bounded by the page rather than the matches.
+          ...(params.get("order") === "newest" ? { newest: true } : {}),
         },
       };
       // A request closed before its answer (the page typed on): the search need not run.

@@ -100,9 +100,11 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     await page.keyboard.press("/");
     await page.waitForSelector(".search-view .search-input");
     await page.keyboard.type(`"${PLANTED}"`);
-    await page.waitForFunction(
-      () => Number(document.querySelector(".search-view")?.getAttribute("data-results")) >= 1,
-    );
+    // The answer to the whole query (Enter before it searches rather than opens).
+    await page.waitForFunction((q: string) => {
+      const view = document.querySelector(".search-view");
+      return Number(view?.getAttribute("data-results")) >= 1 && view?.getAttribute("data-query") === q;
+    }, `"${PLANTED}"`);
     const marks = await page.$$eval(".hit mark", (els) => els.map((el) => el.textContent));
     expect(marks.join(" ").toLowerCase()).toContain("zebra");
     await page.keyboard.press("Enter");
@@ -117,6 +119,35 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     });
     expect(inView).toBe(true);
     expect(page.url()).toContain(`entry=${store.entries.planted}`);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("searches as you type from 3 characters, newest first; Enter searches shorter input", async () => {
+    const { page, log } = await open("#/search");
+    await page.waitForSelector(".search-view .search-input");
+    await page.keyboard.type("ze");
+    await page.waitForFunction(() =>
+      document.querySelector(".search-view .status")?.textContent?.includes("Type 3 characters"),
+    );
+    expect(log.requests.filter((u) => u.includes("/api/search"))).toEqual([]);
+    await page.keyboard.press("Enter");
+    await page.waitForFunction(
+      () => Number(document.querySelector(".search-view")?.getAttribute("data-results")) >= 1,
+    );
+    const asked = log.requests.filter((u) => u.includes("/api/search"));
+    expect(asked).toHaveLength(1);
+    expect(new URL(asked[0] as string).searchParams.get("order")).toBe("newest");
+    expect(await page.textContent(".hit mark")).toMatch(/^ze/i);
+    // Best match asks for the ranked answer.
+    await page.selectOption(".search-view select[aria-label='Order']", "best");
+    await page.waitForFunction(() => window.location.hash.includes("sort=best"));
+    await vi.waitFor(() => expect(log.requests.filter((u) => u.includes("/api/search"))).toHaveLength(2), {
+      timeout: 30_000,
+    });
+    expect(
+      new URL(log.requests.filter((u) => u.includes("/api/search"))[1] as string).searchParams.has("order"),
+    ).toBe(false);
     expect(log.errors).toEqual([]);
     await page.close();
   });

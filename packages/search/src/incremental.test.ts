@@ -17,8 +17,18 @@ afterEach(dirs.cleanup);
 
 const QUERIES = ["parse", "timeo", '"auth.ts"', "日本", "re:run\\w*", "error -fix", "JSON.parse"];
 
-async function hitsOf(db: Awaited<ReturnType<typeof openSearchDatabase>>, q: string): Promise<string[]> {
-  const r = await db.search(q, { limit: Number.POSITIVE_INFINITY, hitsPerSession: Number.POSITIVE_INFINITY });
+const NEWEST_QUERIES = ["pa", "ti", "e", "parse t", "ab"];
+
+async function hitsOf(
+  db: Awaited<ReturnType<typeof openSearchDatabase>>,
+  q: string,
+  newest = false,
+): Promise<string[]> {
+  const r = await db.search(q, {
+    limit: Number.POSITIVE_INFINITY,
+    hitsPerSession: Number.POSITIVE_INFINITY,
+    ...(newest ? { newest } : {}),
+  });
   return r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}:${h.onBranch}`)).sort();
 }
 
@@ -163,6 +173,9 @@ describe("incremental indexing", () => {
               await db.sync();
               for (const q of QUERIES)
                 expect(await hitsOf(db, q), `${op.kind} then ${q}`).toEqual(oracle(root, q));
+              // Newest first spells short prefixes out from the index's terms, kept until it changes.
+              for (const q of NEWEST_QUERIES)
+                expect(await hitsOf(db, q, true), `${op.kind} then newest ${q}`).toEqual(oracle(root, q));
             }
             const again = await db.sync();
             expect(again.indexed + again.resumed).toBe(0);
@@ -199,6 +212,35 @@ describe("incremental indexing", () => {
     expect(again).toMatchObject({ indexed: 0, resumed: 0, removed: 1 });
     for (const q of QUERIES) expect(await hitsOf(db, q)).toEqual(oracle(root, q));
     db.close();
+  });
+
+  it("newest first in a second connection sees the terms the first one adds", async () => {
+    const root = dirs.make();
+    const cacheDir = dirs.make();
+    const [s] = fc.sample(arbVocabularySession(8), { numRuns: 1, seed: 11 });
+    const [file] = writeStore(root, [s as never]);
+    const writer = await openSearchDatabase({ root, cacheDir });
+    await writer.sync();
+    const reader = await openSearchDatabase({ root, cacheDir, recover: false });
+    try {
+      const lines = async () =>
+        (await reader.search("zq", { newest: true, hitsPerSession: 10 })).sessions.flatMap((x) =>
+          x.hits.map((h) => h.line),
+        );
+      appendFileSync(file as string, userLine("zq1", null, "zqalpha"));
+      await writer.sync();
+      // Spelled out as the one term `zqalpha`, until the writer's commit.
+      const first = await lines();
+      expect(first).toHaveLength(1);
+      appendFileSync(file as string, userLine("zq2", null, "zqbeta"));
+      await writer.sync();
+      const second = await lines();
+      expect(second).toHaveLength(2);
+      expect(second[1]).toBe(first[0]);
+    } finally {
+      reader.close();
+      writer.close();
+    }
   });
 
   it("reads only the new bytes of a file that grew", async () => {

@@ -59,6 +59,30 @@ const FIRST_NEWEST_WINDOW = 128;
 function spelledOut(statements: StatementCache, prefix: string): string | undefined {
   const lower = prefix.toLowerCase();
   if (!/^[a-z0-9]+$/.test(lower)) return undefined;
+  // Reading the terms reads their doclists (40 ms for a common prefix): kept per connection
+  // until the index changes, here (total_changes) or from another connection (data_version).
+  const dataVersion = num(statements.get(`PRAGMA data_version`).get()?.data_version);
+  const version = `${dataVersion}:${num(statements.get(`SELECT total_changes() AS n`).get()?.n)}`;
+  let kept = spelledOutKept.get(statements);
+  if (kept?.version !== version) {
+    kept = { version, forms: new Map() };
+    spelledOutKept.set(statements, kept);
+  }
+  if (kept.forms.has(lower)) return kept.forms.get(lower);
+  const form = readSpelledOut(statements, lower);
+  if (kept.forms.size >= MAX_KEPT_PREFIXES) kept.forms.clear();
+  kept.forms.set(lower, form);
+  return form;
+}
+
+/** Spelled-out prefixes per connection, while its index is at `version`. */
+const spelledOutKept = new WeakMap<
+  StatementCache,
+  { version: string; forms: Map<string, string | undefined> }
+>();
+const MAX_KEPT_PREFIXES = 1_000;
+
+function readSpelledOut(statements: StatementCache, lower: string): string | undefined {
   statements
     .get(`CREATE VIRTUAL TABLE IF NOT EXISTS temp.words_terms USING fts5vocab(main, words, row)`)
     .run();

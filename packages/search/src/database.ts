@@ -151,6 +151,11 @@ export interface SearchRequest {
    * next, so a word found everywhere costs a window, not the whole index.
    */
   window?: number;
+  /**
+   * `newest`: the rows of a file the caller takes (its hits per session); where every row is a
+   * hit, the rest of a file's matches are skipped in the index.
+   */
+  perFile?: number;
 }
 
 /** A candidate hit, in result order (best first). */

@@ -244,6 +244,7 @@ export class SearchDatabase {
       filters: options.filters ?? {},
       order: options.newest === true ? "newest" : options.allBranches === true ? "rank" : "branch",
       ...(options.rankWindow !== undefined ? { window: options.rankWindow } : {}),
+      ...(options.newest === true ? { perFile: perSession } : {}),
     });
     const sessions = new Map<string, SessionHit>();
     let more = false;

@@ -107,8 +107,13 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
   const phrases = (ps: readonly NarrowingPhrase[]) => ps.map((p) => inColumns(texts, phrase(p)));
   const newest = request.order === "newest";
   // A prefix form: spelled out as its terms for `newest` (BM25 would rank an OR differently).
-  const prefixed = (text: string) =>
-    (newest ? spelledOut(statements, text) : undefined) ?? `${ftsString(text)}*`;
+  // Whether FTS5 can seek in the match (no prefix merged whole at every statement run).
+  let seekable = true;
+  const prefixed = (text: string) => {
+    const out = newest ? spelledOut(statements, text) : undefined;
+    if (out === undefined) seekable = false;
+    return out ?? `${ftsString(text)}*`;
+  };
   const words: string[] = [];
   const wordsNot: string[] = [];
   const undecided: QueryTerm[] = [];
@@ -222,6 +227,21 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
     FROM entries e JOIN files f ON f.id = e.file_id WHERE e.id = ?`;
   const st = (sql: string) => statements.get(sql);
   const byBranch = request.order === "branch";
+  // Newest first with every row a hit (nothing undecided) and a match FTS5 seeks in cheaply
+  // (no negation or facet subquery, run again by each statement): `perFile` rows of a file,
+  // then on from below its first entry, skipping the rest of its matches in the index.
+  const perFile = request.perFile ?? Number.POSITIVE_INFINITY;
+  const skipFiles =
+    newest &&
+    Number.isInteger(perFile) &&
+    perFile >= 1 &&
+    seekable &&
+    match !== undefined &&
+    undecided.length === 0 &&
+    wordsNot.length === 0 &&
+    f.tool === undefined &&
+    f.model === undefined &&
+    f.file === undefined;
   interface Hit {
     id: number;
     timeMs: number | null;
@@ -255,7 +275,7 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
     const later: Hit[][] = [];
     let upper: number | undefined;
     // Newest first wants a page of sessions: small windows first, in case it is found early.
-    let window = newest ? Math.min(FIRST_NEWEST_WINDOW, fullWindow) : fullWindow;
+    let window = skipFiles ? perFile : newest ? Math.min(FIRST_NEWEST_WINDOW, fullWindow) : fullWindow;
     for (;;) {
       const args: (string | number)[] = [];
       if (match !== undefined) {
@@ -274,11 +294,21 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
         onBranch: num(r.on_branch) === 1,
         score: 0,
       }));
-      const newest = (hits[0] as Hit).id;
+      const top = (hits[0] as Hit).id;
       const oldest = (hits[hits.length - 1] as Hit).id;
+      if (skipFiles) {
+        const file = Math.floor(top / ENTRY_ID_SCALE);
+        for (const h of hits) {
+          if (Math.floor(h.id / ENTRY_ID_SCALE) !== file) break;
+          const row = full(h);
+          if (row) yield row;
+        }
+        upper = file * ENTRY_ID_SCALE;
+        continue;
+      }
       if (ranked) {
         const scores = new Map<number, number>();
-        for (const r of st(scoreSql).iterate(match as string, oldest, newest))
+        for (const r of st(scoreSql).iterate(match as string, oldest, top))
           scores.set(num(r.id), num(r.score));
         for (const h of hits) h.score = scores.get(h.id) ?? 0;
         hits.sort(byRank);

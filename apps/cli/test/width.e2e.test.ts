@@ -2,7 +2,7 @@
  * End-to-end: output fitted to the terminal's width, on a pseudo-terminal 60 and 100 columns
  * wide: no line of `show`, `context` or `tree` is wider than the terminal (wide CJK
  * counted twice), bodies keep their indent, deep trees fold their indentation; on a pipe
- * nothing is cut.
+ * nothing is cut; colours on the terminal only (never with NO_COLOR or --no-color).
  * @module-tag processes
  */
 import { textWidth } from "@pi-session/render";
@@ -81,5 +81,21 @@ describe("deep trees and pipes", () => {
   it("a pipe gets whole lines", () => {
     const r = cli.run(["show", CJK], { cwd: project });
     expect(r.stdout).toContain(`0: ${LONG_TEXT}`);
+  });
+});
+
+describe("colours", () => {
+  const ESC = "\x1b[";
+  it("a terminal gets colours; NO_COLOR, --no-color and a pipe get none", () => {
+    for (const args of [["ls"], ["show", CJK], ["tree", DEEP]]) {
+      expect(cli.runTty(args, { cwd: project }).out, args.join(" ")).toContain(ESC);
+      expect(cli.runTty(args, { cwd: project, env: { NO_COLOR: "1" } }).out, args.join(" ")).not.toContain(
+        ESC,
+      );
+      expect(cli.runTty([...args, "--no-color"], { cwd: project }).out, args.join(" ")).not.toContain(ESC);
+      const piped = cli.run(args, { cwd: project });
+      expect(piped.code, args.join(" ")).toBe(0);
+      expect(piped.stdout + piped.stderr, args.join(" ")).not.toContain(ESC);
+    }
   });
 });

@@ -23,6 +23,7 @@ import {
   renderTextItem,
 } from "@pi-session/render";
 import { SessionIndex } from "@pi-session/tree";
+import { cutText } from "../columns.js";
 import { UsageError } from "../errors.js";
 import { assertFile } from "../load.js";
 import { migrateForReading } from "../migration.js";
@@ -52,7 +53,10 @@ export const action: Action = async (ctx, [arg], options) => {
       // Said once the file's starting state is read: whatever lands after this line is new.
       if (!announced) {
         announced = true;
-        ctx.io.info(ctx.io.err.dim(`following ${basename(path)}; Ctrl-C to stop`));
+        // On a terminal the file name gives way (keeping its end, the session id) so the line fits.
+        const room = ctx.io.columns === undefined ? undefined : Math.max(12, ctx.io.columns - 27);
+        const name = room === undefined ? basename(path) : cutText(basename(path), room, "end");
+        ctx.io.info(ctx.io.err.dim(`following ${name}; Ctrl-C to stop`));
       }
     }
   } finally {

@@ -682,6 +682,35 @@ describe("safer than upstream", () => {
     expect(lines(path).map((l) => l.type)).toEqual(["session", "message", "message"]);
   });
 
+  it("a file deleted within a held lock lease is written back whole with every entry (decision 132)", () => {
+    const sm = SessionManager.create(dir, dir);
+    sm.appendMessage(U("hi"));
+    sm.appendMessage(A("opens the writer"));
+    const path = sm.getSessionFile() as string;
+    rmSync(path);
+    // Within the lease the appends cannot see the deletion at once; within 101 appends they do.
+    for (let i = 0; i < 120; i++) sm.appendMessage(U(`m${i}`));
+    expect(lines(path).map((l) => l.type)).toEqual(["session", ...Array(122).fill("message")]);
+    expect(
+      lines(path)
+        .slice(1)
+        .map((l) => l.id),
+    ).toEqual(sm.getEntries().map((e) => e.id));
+
+    // And when the lease is given up (close here) before the stat comes round.
+    sm.appendMessage(U("one more"));
+    rmSync(path);
+    sm.appendMessage(U("into the deleted file"));
+    sm.close();
+    sm.appendMessage(U("after the lease"));
+    expect(
+      lines(path)
+        .slice(1)
+        .map((l) => l.id),
+    ).toEqual(sm.getEntries().map((e) => e.id));
+    expect(lines(path)[0]?.type).toBe("session");
+  });
+
   it("a read-only view of a legacy file with a torn tail never writes, whatever is called", () => {
     const path = join(dir, "legacy.jsonl");
     const bytes = `${JSON.stringify({ type: "session", id: "s1", timestamp: "2025-01-01T00:00:00.000Z", cwd: dir })}\n${JSON.stringify({ type: "message", timestamp: "2025-01-01T00:00:01.000Z", message: U("hi") })}\n{"type":"mess`;

@@ -10,6 +10,7 @@ import type {
   FileEntry,
   ImageContent,
   SessionEntry,
+  SessionRecord,
   SessionHeader,
   TextContent,
   Usage,
@@ -86,8 +87,18 @@ const isSessionEntry = (entry: FileEntry): entry is SessionEntry => entry.type !
 const isConversation = (entry: FileEntry): boolean =>
   entry.type === "message" && (entry.message.role === "user" || entry.message.role === "assistant");
 
+/** The last timestamp made and its millisecond: appends within one millisecond share it. */
+let lastMs = Number.NaN;
+let lastIso = "";
+
+/** `new Date().toISOString()`, as pi stamps entries; made once per millisecond (decision 132). */
 function now(): string {
-  return new Date().toISOString();
+  const ms = Date.now();
+  if (ms !== lastMs) {
+    lastIso = new Date(ms).toISOString();
+    lastMs = ms;
+  }
+  return lastIso;
 }
 
 export class SessionManager extends SessionView {
@@ -96,6 +107,15 @@ export class SessionManager extends SessionView {
   private foreignListeners = new Set<ForeignEntriesListener>();
   private syncWrites = false;
   private lockTimeoutMs: number | undefined;
+  /** The entry `_persist` is writing, and the foreign entries its append took in. */
+  private persisting: SessionEntry | undefined;
+  private foreignTaken: SessionEntry[] | undefined;
+  /** `_persist`'s callbacks, made once, not per append (decision 132). */
+  private readonly takeForeign = (records: SessionRecord[]): void => {
+    const taken = this.session.absorbForeign(records, this.persisting as SessionEntry);
+    if (taken.length) this.foreignTaken = this.foreignTaken ? [...this.foreignTaken, ...taken] : taken;
+  };
+  private readonly wholeSession = (): object[] => [this.header, ...this.entries];
 
   private constructor(init: ManagerInit) {
     super(init);
@@ -237,15 +257,15 @@ export class SessionManager extends SessionView {
       file.create([this.header, ...this.entries, entry]);
       return;
     }
-    const foreign: SessionEntry[] = [];
+    this.persisting = entry;
+    this.foreignTaken = undefined;
     try {
-      file.append(
-        entry,
-        (records) => foreign.push(...this.session.absorbForeign(records, entry)),
-        () => [this.header, ...this.entries],
-      );
+      file.append(entry, this.takeForeign, this.wholeSession);
     } finally {
-      if (foreign.length) for (const listener of this.foreignListeners) listener(foreign, file.path);
+      const foreign = this.foreignTaken;
+      this.persisting = undefined;
+      this.foreignTaken = undefined;
+      if (foreign) for (const listener of this.foreignListeners) listener(foreign, file.path);
     }
   }
 

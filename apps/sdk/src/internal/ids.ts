@@ -3,16 +3,38 @@
  * against the ids already in use) and UUIDv7 session ids. No layer mints ids (the pure layers
  * take them injected), so this is the SDK's one source of randomness for them.
  */
-import { randomUUID, webcrypto } from "node:crypto";
+import { randomFillSync, randomUUID, webcrypto } from "node:crypto";
 
 /** A set-like view of the ids already taken (a `Set`, a `Map`, a `SessionIndex`). */
 export interface IdSet {
   has(id: string): boolean;
 }
 
-/** A random 8-hex id, pi's `randomUUID().slice(0, 8)`; injected into `@pi-session/migrate`. */
+/** Random bytes taken 4 at a time for entry ids, refilled from the CSPRNG when used up. */
+const POOL_BYTES = 4096;
+const pool = Buffer.alloc(POOL_BYTES);
+let poolAt = POOL_BYTES;
+/** The two lowercase hex digits of every byte. */
+const HEX = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, "0"));
+
+/**
+ * A random 8-hex id, as pi's `randomUUID().slice(0, 8)` (the head of a v4 UUID is 32 random
+ * bits, lowercase hex): the same bits from a pooled buffer, without a UUID string per id
+ * (decision 132). Injected into `@pi-session/migrate`.
+ */
 export function randomEntryId(): string {
-  return randomUUID().slice(0, 8);
+  if (poolAt === POOL_BYTES) {
+    randomFillSync(pool);
+    poolAt = 0;
+  }
+  const at = poolAt;
+  poolAt = at + 4;
+  return (
+    (HEX[pool[at] as number] as string) +
+    (HEX[pool[at + 1] as number] as string) +
+    (HEX[pool[at + 2] as number] as string) +
+    (HEX[pool[at + 3] as number] as string)
+  );
 }
 
 /** A fresh 8-hex entry id not in `taken`; after 100 collisions a full UUID, as upstream. */

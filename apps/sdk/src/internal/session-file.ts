@@ -84,6 +84,14 @@ export class SessionFile {
   /** Lock options of every write (a shorter timeout, say); changing them reopens the writer. */
   private lockOpts: LockOptions = {};
   private readonly slot: WriterSlot = { writer: undefined };
+  /** The entry and absorber of the append in progress, for {@link produce}. */
+  private appending: object | undefined;
+  private absorbing: AbsorbForeign | undefined;
+  /** What the writer is handed: one function for every append, not a closure each (decision 132). */
+  private readonly produce = (foreign: SessionRecord[]): object => {
+    (this.absorbing as AbsorbForeign)(foreign);
+    return this.appending as object;
+  };
 
   constructor(readonly path: string) {
     finalizer.register(this, this.slot, this.slot);
@@ -189,17 +197,24 @@ export class SessionFile {
       }
       this.attach(writer);
     }
+    this.appending = entry;
+    this.absorbing = absorb;
     try {
-      writer.append((foreign) => {
-        absorb(foreign);
-        return entry;
-      });
-      this.known = { size: writer.size, lines: writer.lineCount, ino: known.ino };
+      writer.append(this.produce);
+      if (this.known) {
+        this.known.size = writer.size;
+        this.known.lines = writer.lineCount;
+      } else {
+        this.known = { size: writer.size, lines: writer.lineCount, ino: known.ino };
+      }
     } catch (error) {
       // Start the next append afresh from what we know (size, lines, inode).
       this.close();
       if (!(error instanceof SessionFileChangedError && error.reason === "deleted")) throw error;
       this.create([...whole(), entry]);
+    } finally {
+      this.appending = undefined;
+      this.absorbing = undefined;
     }
   }
 

@@ -93,6 +93,13 @@ export interface SessionWriterOptions extends FsOption {
 /** Pause after giving up a long-held lease, longer than a waiter's longest backoff sleep. */
 const LEASE_YIELD_MS = 25;
 
+/**
+ * Within a lease, appends are checked by a probe of the file's end; every this many the open
+ * file is `fstat`ed instead, so a deletion or replacement is seen within a bounded number of
+ * appends even in a lease that never ends (decision 132).
+ */
+const PROBES_PER_STAT = 100;
+
 export interface AppendResult {
   /** Foreign records found before writing (already passed to `onForeignEntries`). */
   foreign: SessionRecord[];
@@ -161,6 +168,13 @@ export class SessionWriter {
   private readonly last = { texts: [] as string[], count: 0, from: 0, lines: 0 };
   /** The repair done when the writer opened, if any. */
   readonly openRepair: TornTailRepair | undefined;
+  /** The probe's 2 bytes (see {@link unchangedByProbe}). */
+  private readonly probe = Buffer.alloc(2);
+  /**
+   * Probes since the last stat of the file (see {@link PROBES_PER_STAT}). It starts full: the
+   * first append after the open stats the file, so a file deleted since is never written to.
+   */
+  private probes = PROBES_PER_STAT;
 
   private constructor(path: string, opts: SessionWriterOptions, fs: WriterFs) {
     this.path = path;
@@ -294,13 +308,35 @@ export class SessionWriter {
   }
 
   /**
+   * Whether the file still ends where this writer's last look left it, by a 2-byte `pread`
+   * at that end: the `\n` ending our last line and nothing after it. More bytes are a foreign
+   * append, fewer or another byte a truncation or rewrite in place; either way the caller
+   * then stats the file. It cannot see a deletion or replacement (the descriptor still reads
+   * the old inode): under a held lease only a writer that takes no lock could do that, and
+   * the stat every {@link PROBES_PER_STAT} appends and the one by path when the next lease is
+   * taken find it; the SDK then writes the session back whole (decision 132).
+   */
+  private unchangedByProbe(fd: number): boolean {
+    const known = this.known;
+    const probe = this.probe;
+    if (known === 0) return this.fs.readSync(fd, probe, 0, 1, 0) === 0;
+    return this.fs.readSync(fd, probe, 0, 2, known - 1) === 1 && probe[0] === 10;
+  }
+
+  /**
    * Checks the file and reads foreign records; the caller holds the lock. By path when
-   * `byPath` (the lock was just taken); otherwise `fstat` of the open file is enough: a link
-   * count of 0 means it was deleted or replaced, which is then told apart by path. Not a
-   * cheaper probe: only a stat sees the link count (decision 033).
+   * `byPath` (the lock was just taken); otherwise, within the lease, a probe of the end
+   * ({@link unchangedByProbe}), and every {@link PROBES_PER_STAT} appends or when the probe
+   * sees a change an `fstat` of the open file: a link count of 0 means it was deleted or
+   * replaced, which is then told apart by path.
    */
   private absorb(byPath = true): { foreign: SessionRecord[]; repair?: TornTailRepair } {
     const fd = this.requireFd();
+    if (!byPath && this.probes < PROBES_PER_STAT) {
+      this.probes++;
+      if (this.unchangedByProbe(fd)) return { foreign: [] };
+    }
+    this.probes = 0;
     // The real fs: fstatCounts (no fs.Stats on Node 20); an injected one: its fstatSync.
     let st: FdCounts | undefined = byPath
       ? undefined

@@ -7,6 +7,7 @@ import {
   appendFileSync,
   chmodSync,
   existsSync,
+  fstatSync,
   fsyncSync,
   linkSync,
   lstatSync,
@@ -499,6 +500,126 @@ describe("SessionWriter", () => {
     expect(filesIn(join(path, "..")).filter((f) => f.includes(".tmp-"))).toEqual([]);
     w.close();
     w2.close();
+  });
+});
+
+describe("SessionWriter within a held lease (the end probe, decision 132)", () => {
+  /** A writer whose lease outlasts the test: every append after the first is within it. */
+  const held = { leaseMs: 60_000, maxHoldMs: 60_000 };
+  const ids = (records: readonly SessionRecord[]) =>
+    records.map((r) => (r.kind === "json" ? r.value.id : r.kind));
+
+  it("a line appended by a writer that takes no lock is found at the next append and handed over", () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, held);
+    w.append(entry("1"));
+    w.append(entry("2", "1"));
+    appendFileSync(path, line(entry("f", "2")));
+    const r = w.append(entry("3", "f"));
+    expect(ids(r.foreign)).toEqual(["f"]);
+    expect(w.size).toBe(statSync(path).size);
+    expect(w.lineCount).toBe(5);
+    w.close();
+    expect(ids(readSessionFileSync(path).records)).toEqual(["abc", "1", "2", "f", "3"]);
+  });
+
+  it("a truncation is refused at the next append, whether cut inside the last line or at a line end", () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, held);
+    w.append(entry("1"));
+    w.append(entry("2", "1"));
+    const size = statSync(path).size;
+    truncateSync(path, size - 3);
+    expect(() => w.append(entry("3", "2"))).toThrow(/truncated/);
+    expect(statSync(path).size).toBe(size - 3);
+    w.close();
+
+    const path2 = newSession();
+    const w2 = SessionWriter.open(path2, held);
+    w2.append(entry("1"));
+    w2.append(entry("2", "1"));
+    truncateSync(path2, line(header).length + line(entry("1")).length);
+    expect(() => w2.append(entry("3", "2"))).toThrow(/truncated/);
+    w2.close();
+  });
+
+  it("a file rewritten in place, longer, by a writer that takes no lock: its new bytes are read as foreign", () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, held);
+    w.append(entry("1"));
+    w.append(entry("2", "1"));
+    const size = statSync(path).size;
+    // Same bytes up to our end except the last newline, then more: never mistaken for "unchanged".
+    const bytes = readFileSync(path, "utf8");
+    writeFileSync(path, `${bytes.slice(0, -1)} \n${line(entry("x", "2"))}`);
+    expect(statSync(path).size).toBeGreaterThan(size);
+    const r = w.append(entry("3", "2"));
+    expect(r.foreign.length).toBeGreaterThan(0);
+    expect(w.size).toBe(statSync(path).size);
+    w.close();
+  });
+
+  it("a deletion is found within 101 appends of a lease that never ends, and at once when the lease is given up", () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, held);
+    w.append(entry("0"));
+    unlinkSync(path);
+    let found = -1;
+    for (let i = 1; i <= 101 && found < 0; i++) {
+      try {
+        w.append(entry(String(i)));
+      } catch (error) {
+        expect(error).toBeInstanceOf(SessionFileChangedError);
+        expect((error as SessionFileChangedError).reason).toBe("deleted");
+        found = i;
+      }
+    }
+    expect(found).toBeGreaterThan(0);
+    expect(existsSync(path)).toBe(false);
+    w.close();
+
+    const path2 = newSession();
+    const w2 = SessionWriter.open(path2, held);
+    w2.append(entry("1"));
+    w2.append(entry("2", "1"));
+    unlinkSync(path2);
+    w2.releaseLock();
+    expect(() => w2.append(entry("3", "2"))).toThrow(/deleted/);
+    expect(existsSync(path2)).toBe(false);
+    w2.close();
+  });
+
+  it("a replacement is found once the lease is given up (by the timer here), the new file untouched", async () => {
+    const path = newSession();
+    const w = SessionWriter.open(path, { leaseMs: 20 });
+    w.append(entry("1"));
+    w.append(entry("2", "1"));
+    const other = line(header) + line(entry("other"));
+    writeFileSync(`${path}.new`, other);
+    renameSync(`${path}.new`, path);
+    await new Promise((r) => setTimeout(r, 80));
+    expect(existsSync(lockPathFor(path))).toBe(false);
+    expect(() => w.append(entry("3", "2"))).toThrow(/replaced/);
+    expect(readFileSync(path, "utf8")).toBe(other);
+    w.close();
+  });
+
+  it("stats the open file about once per 100 appends within a lease, not before every append", () => {
+    const path = newSession();
+    let fstats = 0;
+    const fs: Partial<WriterFs> = {
+      fstatSync: ((fd: number) => {
+        fstats++;
+        return fstatSync(fd);
+      }) as WriterFs["fstatSync"],
+    };
+    const w = SessionWriter.open(path, { ...held, fs });
+    const atOpen = fstats;
+    for (let i = 0; i < 250; i++) w.append(entry(String(i)));
+    w.close();
+    expect(fstats - atOpen).toBeGreaterThanOrEqual(2);
+    expect(fstats - atOpen).toBeLessThanOrEqual(4);
+    expect(readSessionFileSync(path).records).toHaveLength(251);
   });
 });
 

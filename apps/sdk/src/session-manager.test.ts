@@ -16,7 +16,7 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { upstreamFixture } from "@pi-session/testkit";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   type AgentMessage,
   buildSessionContext,
@@ -76,6 +76,39 @@ const texts = (messages: AgentMessage[]) =>
     if (Array.isArray(c)) return (c as { text?: string }[]).map((b) => b.text).join("");
     return (m as { summary?: string }).summary;
   });
+
+describe("ids and timestamps of appended entries (decision 132)", () => {
+  it("ids are 8 lowercase hex digits, unique, every digit used, past many refills of the random pool", () => {
+    const sm = SessionManager.inMemory("/p");
+    const ids = Array.from({ length: 5000 }, (_, i) => sm.appendMessage(U(`m${i}`)));
+    for (const id of ids) expect(id).toMatch(/^[0-9a-f]{8}$/);
+    expect(new Set(ids).size).toBe(ids.length);
+    expect(new Set(ids.join("")).size).toBe(16);
+  });
+
+  it("a timestamp is new Date().toISOString() of the millisecond it is made in, also when the clock moves", () => {
+    const sm = SessionManager.inMemory("/p");
+    const clock = vi.spyOn(Date, "now");
+    try {
+      const times = [
+        1_700_000_000_000, 1_700_000_000_000, 1_700_000_000_001, 1_600_000_000_000, 1_600_000_000_000,
+      ];
+      for (const t of times) {
+        clock.mockReturnValueOnce(t);
+        sm.appendMessage(U("x"));
+      }
+      expect(sm.getEntries().map((e) => e.timestamp)).toEqual(times.map((t) => new Date(t).toISOString()));
+    } finally {
+      clock.mockRestore();
+    }
+    const before = Date.now();
+    sm.appendMessage(U("real clock"));
+    const stamp = sm.getEntries().at(-1)?.timestamp as string;
+    expect(new Date(stamp).toISOString()).toBe(stamp);
+    expect(Date.parse(stamp)).toBeGreaterThanOrEqual(before);
+    expect(Date.parse(stamp)).toBeLessThanOrEqual(Date.now());
+  });
+});
 
 describe("7.6 leaf selection and orphans", () => {
   const e = (id: string, parentId: string | null, message: AgentMessage): SessionEntry =>

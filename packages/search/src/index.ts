@@ -41,3 +41,13 @@ export {
 } from "./sqlite/open.js";
 export { SCHEMA_VERSION } from "./sqlite/schema.js";
 export { QuerySyntaxError, type Snippet } from "./documents/index.js";
+// For other backends of the session database (`@pi-session/postgres`): reading one file into
+// rows exactly as the SQLite indexer does, and the file identity it keys them by.
+export {
+  type ReadResult,
+  type RowSink,
+  headOf,
+  readAppended,
+  readWhole,
+  tailBefore,
+} from "./read-file.js";

@@ -1,0 +1,447 @@
+/**
+ * The session database on PostgreSQL, as callers use it: opened from a URL (or
+ * `PI_SESSION_DATABASE_URL`, or pg's own `PG*` variables and `.pgpass`), its schema created or
+ * migrated (never with `readOnly`), synced into from a local store as one source, searched and
+ * summed up for `stats` with the same answers as the local SQLite database, per source or
+ * across them. The password never appears in `location` nor in an error from here.
+ *
+ * Use {@link openPostgresDatabase}; see the README for an example.
+ */
+import { dirname } from "node:path";
+import type { SearchOptions, SearchResult, SessionHit, SessionMeta, StatsQuery } from "@pi-session/search";
+import {
+  type EntryDocument,
+  type StatsResult,
+  type StatsSession,
+  type TextField,
+  computeStats,
+  parseQuery,
+  snippetOf,
+} from "@pi-session/search/documents";
+import pg from "pg";
+import { ensureSchema } from "./schema.js";
+import { type PostgresSyncOptions, type PostgresSyncStats, decodeUsage, syncToPostgres } from "./sync.js";
+import { compileQuery, likePattern, rankQuery, termLiterals } from "./terms.js";
+
+export interface OpenPostgresOptions {
+  /** A `postgres://` URL (default: `PI_SESSION_DATABASE_URL`, else pg's `PG*` variables). */
+  url?: string;
+  env?: Record<string, string | undefined>;
+  /** Never create or migrate the schema, never write: for a role that may only read. */
+  readOnly?: boolean;
+  onWarning?: (message: string) => void;
+  /** Connections kept at most (default 4). */
+  maxConnections?: number;
+}
+
+/** A session hit of the shared database: which source (person or machine) it came from. */
+export interface PostgresSessionHit extends SessionHit {
+  source: string;
+}
+
+export interface PostgresSearchResult extends SearchResult {
+  sessions: PostgresSessionHit[];
+}
+
+export interface PostgresSearchOptions extends SearchOptions {
+  /** Only these sources (default: all). */
+  sources?: string[];
+}
+
+export interface PostgresStatsQuery extends StatsQuery {
+  /** Only these sources (default: all). */
+  sources?: string[];
+  /** One row per source (person or machine) instead of `by`'s. */
+  bySource?: boolean;
+}
+
+export interface PostgresStatsResult extends StatsResult {
+  /** Files that are no pi session (no header), which count nowhere. */
+  skippedFiles: string[];
+}
+
+export interface SourceInfo {
+  name: string;
+  sessions: number;
+  lastSyncMs: number;
+}
+
+/** The URL as it may be shown: its password (in the authority or a `password=` parameter) removed. */
+export function redactUrl(url: string): string {
+  try {
+    const u = new URL(url);
+    if (u.password !== "") u.password = "";
+    for (const key of [...u.searchParams.keys()])
+      if (/^password$/i.test(key) || /^sslpassword$/i.test(key)) u.searchParams.set(key, "***");
+    return u.toString();
+  } catch {
+    // A libpq key=value string, or something else: its password value, if any, hidden.
+    return url.replace(/(password\s*=\s*)('[^']*'|\S+)/gi, "$1***");
+  }
+}
+
+/** Secrets of a URL: its password, as written and decoded. */
+function secretsOf(url: string | undefined): string[] {
+  if (url === undefined) return [];
+  const out = new Set<string>();
+  try {
+    const u = new URL(url);
+    if (u.password !== "") {
+      out.add(u.password);
+      out.add(decodeURIComponent(u.password));
+    }
+    for (const [key, value] of u.searchParams) if (/password/i.test(key) && value !== "") out.add(value);
+  } catch {
+    for (const m of url.matchAll(/password\s*=\s*('([^']*)'|\S+)/gi)) out.add(m[2] ?? m[1] ?? "");
+  }
+  out.delete("");
+  return [...out];
+}
+
+/** A connection or query failed (its message scrubbed of the URL's password). */
+export class PostgresDatabaseError extends Error {
+  override readonly name = "PostgresDatabaseError";
+  constructor(
+    message: string,
+    /** pg's SQLSTATE code, when it gave one. */
+    readonly code: string | undefined,
+  ) {
+    super(message);
+  }
+}
+
+function scrubber(url: string | undefined): (error: unknown) => unknown {
+  const secrets = secretsOf(url);
+  const location = url === undefined ? undefined : redactUrl(url);
+  return (error) => {
+    if (!(error instanceof Error)) return error;
+    let message = error.message;
+    if (url !== undefined && location !== undefined) message = message.split(url).join(location);
+    for (const s of secrets) message = message.split(s).join("***");
+    const code = (error as { code?: unknown }).code;
+    if (message === error.message && typeof code !== "string") return error;
+    return new PostgresDatabaseError(message, typeof code === "string" ? code : undefined);
+  };
+}
+
+interface CandidateRow {
+  source: string;
+  path: string;
+  ordinal: number;
+  line: number;
+  entry_id: string | null;
+  type: string;
+  role: string | null;
+  time_ms: number | null;
+  on_branch: boolean;
+  doc: string;
+  rank: number;
+}
+
+/** Rows read per page of candidates. */
+const PAGE = 500;
+
+/** The shared session database on PostgreSQL. */
+export class PostgresDatabase {
+  private constructor(
+    private readonly pool: pg.Pool,
+    readonly backend: string,
+    readonly location: string,
+    readonly readOnly: boolean,
+    private readonly scrub: (error: unknown) => unknown,
+  ) {}
+
+  static async open(options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
+    const env = options.env ?? process.env;
+    const url = options.url ?? env.PI_SESSION_DATABASE_URL;
+    const scrub = scrubber(url);
+    const location = url === undefined ? "(PG* environment)" : redactUrl(url);
+    const pool = new pg.Pool({
+      ...(url !== undefined ? { connectionString: url } : {}),
+      max: options.maxConnections ?? 4,
+      application_name: "pi-session",
+    });
+    // An idle connection that fails (server restart) must not crash the process.
+    pool.on("error", (error) => options.onWarning?.(`database connection lost: ${(scrub(error) as Error).message}`));
+    try {
+      const client = await pool.connect();
+      try {
+        const version = await client.query<{ v: string }>(`SELECT current_setting('server_version') AS v`);
+        const outcome = await ensureSchema(client, options.readOnly === true);
+        if (outcome.migratedFrom !== undefined)
+          options.onWarning?.(`the session database was migrated from schema version ${outcome.migratedFrom}`);
+        const backend = `postgresql ${(version.rows[0]?.v ?? "").split(" ")[0]}`;
+        return new PostgresDatabase(pool, backend, location, options.readOnly === true, scrub);
+      } finally {
+        client.release();
+      }
+    } catch (error) {
+      await pool.end().catch(() => {});
+      throw scrub(error);
+    }
+  }
+
+  private async guard<T>(fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (error) {
+      throw this.scrub(error);
+    }
+  }
+
+  /** Sends the store under `options.root` as `options.source` (see {@link PostgresSyncOptions}). */
+  sync(options: PostgresSyncOptions): Promise<PostgresSyncStats> {
+    if (this.readOnly) return Promise.reject(new Error("a read-only session database cannot be synced into"));
+    return this.guard(() => syncToPostgres(this.pool, options));
+  }
+
+  /** Searches, as `SearchDatabase.search` does; throws `QuerySyntaxError` for an unusable query. */
+  search(query: string, options: PostgresSearchOptions = {}): Promise<PostgresSearchResult> {
+    return this.guard(() => this.searchNow(query, options));
+  }
+
+  private async searchNow(query: string, options: PostgresSearchOptions): Promise<PostgresSearchResult> {
+    const parsed = parseQuery(query);
+    const fields: TextField[] = ["body", "tool"];
+    if (options.toolOutput !== false) fields.push("output");
+    if (options.thinking === true) fields.push("thinking");
+    const limit = options.limit ?? 20;
+    const perSession = options.hitsPerSession ?? 3;
+    const width = options.snippetWidth ?? 160;
+    const order = options.newest === true ? "newest" : options.allBranches === true ? "rank" : "branch";
+    const params: unknown[] = [];
+    const p = (value: unknown) => {
+      params.push(value);
+      return `$${params.length}`;
+    };
+    const where: string[] = ["f.version > 0"];
+    const literals: string[] = [];
+    for (const term of parsed.terms) {
+      const alternatives = termLiterals(term);
+      if (!alternatives) continue;
+      literals.push(...alternatives);
+      where.push(`(${alternatives.map((l) => `e.fold LIKE ${p(likePattern(l))}`).join(" OR ")})`);
+    }
+    const f = options.filters ?? {};
+    if (options.sources) where.push(`e.source = ANY(${p(options.sources)}::text[])`);
+    if (f.projects) {
+      const prefixes = f.projects.map((d) => (d.endsWith("/") ? d : `${d}/`));
+      where.push(
+        `(f.cwd = ANY(${p(f.projects)}::text[]) OR EXISTS (SELECT 1 FROM unnest(${p(prefixes)}::text[]) AS q(pre) WHERE starts_with(f.cwd, q.pre)))`,
+      );
+    }
+    if (f.sinceMs !== undefined) where.push(`e.time_ms >= ${p(f.sinceMs)}`);
+    if (f.untilMs !== undefined) where.push(`e.time_ms < ${p(f.untilMs)}`);
+    if (f.roles) where.push(`e.role_class = ANY(${p(f.roles)}::text[])`);
+    if (f.tool !== undefined) where.push(`${p(f.tool)} = ANY(f.tools)`);
+    const sameOrTail = (column: string, value: string) => {
+      const v = p(value);
+      return `EXISTS (SELECT 1 FROM unnest(${column}) AS x WHERE x = ${v} OR right(x, length(${v}) + 1) = '/' || ${v})`;
+    };
+    if (f.model !== undefined) where.push(sameOrTail("f.models", f.model));
+    if (f.file !== undefined) where.push(sameOrTail("f.touched", f.file));
+    if (f.errored) where.push(`f.errored`);
+    if (f.named) where.push(`f.name IS NOT NULL`);
+    // Ranked by the query's words, as the local index ranks by BM25; substrings and regexes only: newest first.
+    const ranked = order !== "newest" && parsed.terms.some((t) => t.kind === "word" && !t.negated);
+    const tsq = ranked ? rankQuery(literals) : undefined;
+    const rank = tsq ? `ts_rank(e.tsv, to_tsquery('simple', ${p(tsq)}))` : "0";
+    const orderBy =
+      order === "newest"
+        ? "e.seq DESC"
+        : order === "branch"
+          ? `e.on_branch DESC, rank DESC, e.seq DESC`
+          : `rank DESC, e.seq DESC`;
+    const sql = `SELECT e.source, e.path, e.ordinal, e.line, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, e.doc,
+        ${rank}::float8 AS rank
+      FROM pi_entries e JOIN pi_files f ON f.source = e.source AND f.path = e.path
+      WHERE ${where.join(" AND ")}
+      ORDER BY ${orderBy}
+      LIMIT ${PAGE} OFFSET `;
+    const compiled = compileQuery(parsed.terms, fields);
+    const client = await this.pool.connect();
+    try {
+      // One snapshot for every page.
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const sessions = new Map<string, PostgresSessionHit>();
+      let more = false;
+      let offset = 0;
+      outer: for (;;) {
+        const page = await client.query<CandidateRow>(sql + String(offset), params);
+        for (const row of page.rows) {
+          const key = `${row.source}\n${row.path}`;
+          const existing = sessions.get(key);
+          if (existing && existing.hits.length >= perSession) continue;
+          const doc = JSON.parse(row.doc) as EntryDocument;
+          if (!compiled.check(doc)) continue;
+          if (!existing && sessions.size >= limit) {
+            more = true;
+            break outer;
+          }
+          let session = existing;
+          if (!session) {
+            session = { source: row.source, path: row.path, meta: undefined as unknown as SessionMeta, hits: [] };
+            sessions.set(key, session);
+          }
+          session.hits.push({
+            entryId: row.entry_id,
+            line: row.line,
+            type: row.type,
+            role: row.role,
+            timeMs: row.time_ms,
+            onBranch: row.on_branch,
+            score: -row.rank,
+            snippet: snippetOf(doc, parsed.terms, fields, width),
+          });
+        }
+        if (page.rows.length < PAGE) break;
+        offset += PAGE;
+      }
+      const list = [...sessions.values()];
+      if (list.length > 0) {
+        const metas = await client.query<MetaRow>(
+          `SELECT source, path, ${META_COLUMNS} FROM pi_files
+           WHERE (source, path) IN (SELECT * FROM unnest(${"$1"}::text[], ${"$2"}::text[]))`,
+          [list.map((s) => s.source), list.map((s) => s.path)],
+        );
+        const byKey = new Map(metas.rows.map((m) => [`${m.source}\n${m.path}`, metaOf(m)]));
+        for (const s of list) s.meta = byKey.get(`${s.source}\n${s.path}`) as SessionMeta;
+      }
+      await client.query("COMMIT");
+      return { sessions: list.filter((s) => s.meta !== undefined), more };
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /**
+   * Token and cost totals, as `SearchDatabase.stats` gives them for one store: lineages (forks)
+   * counted once within a source; `sources` to narrow, `bySource` for a row per source.
+   */
+  stats(query: PostgresStatsQuery = {}): Promise<PostgresStatsResult> {
+    return this.guard(() => this.statsNow(query));
+  }
+
+  private async statsNow(query: PostgresStatsQuery): Promise<PostgresStatsResult> {
+    const { dirs, sources, bySource, ...statsOptions } = query;
+    const client = await this.pool.connect();
+    try {
+      await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      const filter = sources ? `WHERE source = ANY($1::text[])` : "";
+      const args = sources ? [sources] : [];
+      const files = await client.query<MetaRow & { version: number; project_dir: string }>(
+        `SELECT source, path, version, project_dir, ${META_COLUMNS} FROM pi_files ${filter}`,
+        args,
+      );
+      const usage = await client.query<{ source: string; path: string; usage: string }>(
+        `SELECT source, path, usage FROM pi_entries WHERE usage IS NOT NULL ${sources ? "AND source = ANY($1::text[])" : ""}
+         ORDER BY source, path, ordinal`,
+        args,
+      );
+      await client.query("COMMIT");
+      const within = dirs ? new Set(dirs) : undefined;
+      // Keys of one source's paths: forks are of one machine's files (their parent paths are local).
+      const keyOf = (source: string, path: string) => `${source}\n${path}`;
+      const rowsOf = new Map<string, ReturnType<typeof decodeUsage>[]>();
+      for (const u of usage.rows) {
+        const key = keyOf(u.source, u.path);
+        const list = rowsOf.get(key);
+        const row = decodeUsage(u.usage);
+        if (list) list.push(row);
+        else rowsOf.set(key, [row]);
+      }
+      const sessions: StatsSession[] = [];
+      const skipped: string[] = [];
+      for (const f of files.rows) {
+        if (within && !within.has(dirname(f.path))) continue;
+        if (f.version === 0 || f.session_id === null) {
+          skipped.push(f.path);
+          continue;
+        }
+        const key = keyOf(f.source, f.path);
+        sessions.push({
+          path: key,
+          id: f.session_id,
+          project: f.cwd !== null && f.cwd !== "" ? f.cwd : f.project_dir,
+          parentPath: f.parent_path === null ? undefined : keyOf(f.source, f.parent_path),
+          created: f.created ?? "",
+          name: f.name,
+          usage: rowsOf.get(key) ?? [],
+        });
+      }
+      const options = bySource
+        ? { ...statsOptions, by: undefined, groupOf: (_u: unknown, s: { path: string }) => s.path.slice(0, s.path.indexOf("\n")) }
+        : statsOptions;
+      const result = computeStats(sessions, options);
+      for (const row of result.rows)
+        if (row.session) row.session = { ...row.session, path: row.session.path.slice(row.session.path.indexOf("\n") + 1) };
+      return { ...result, skippedFiles: skipped.sort() };
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  /** The sources that have synced, with their sessions and when they last synced. */
+  sources(): Promise<SourceInfo[]> {
+    return this.guard(async () => {
+      const r = await this.pool.query<{ name: string; sessions: string; last_sync_ms: number }>(
+        `SELECT s.name, count(f.path) AS sessions, s.last_sync_ms FROM pi_sources s
+         LEFT JOIN pi_files f ON f.source = s.name AND f.version > 0
+         GROUP BY s.name, s.last_sync_ms ORDER BY s.name`,
+      );
+      return r.rows.map((x) => ({ name: x.name, sessions: Number(x.sessions), lastSyncMs: x.last_sync_ms }));
+    });
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}
+
+const META_COLUMNS = `session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored,
+  leaf_id, entry_count, usage_repeats`;
+
+interface MetaRow {
+  source: string;
+  path: string;
+  session_id: string | null;
+  cwd: string | null;
+  created: string | null;
+  parent_path: string | null;
+  name: string | null;
+  first_message: string | null;
+  modified_ms: number | null;
+  message_count: number | null;
+  errored: boolean | null;
+  leaf_id: string | null;
+  entry_count: number | null;
+  usage_repeats: number | null;
+}
+
+function metaOf(m: MetaRow): SessionMeta {
+  return {
+    sessionId: m.session_id ?? "",
+    cwd: m.cwd ?? "",
+    created: m.created ?? "",
+    parentPath: m.parent_path,
+    name: m.name,
+    firstMessage: m.first_message ?? "",
+    modifiedMs: m.modified_ms ?? 0,
+    messageCount: m.message_count ?? 0,
+    errored: m.errored ?? false,
+    leafId: m.leaf_id,
+    entryCount: m.entry_count ?? 0,
+    usageRepeats: m.usage_repeats ?? 0,
+  };
+}
+
+/** Opens (and creates or migrates, unless `readOnly`) the shared session database. */
+export function openPostgresDatabase(options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
+  return PostgresDatabase.open(options);
+}

@@ -1,0 +1,614 @@
+/**
+ * Sending a local session store to the shared PostgreSQL database as one source: the same
+ * file identity (size, mtime, ctime, inode), indexed offset and head/tail probes as the local
+ * index (`@pi-session/search`'s indexer), and the same reading of each file into rows
+ * (`readWhole` / `readAppended`), so a re-run with nothing new sends nothing, an append sends
+ * its new entries (and the branch flags it changed), a rewrite resends the session and a
+ * removal removes it. Each file's change is one transaction, decided inside it under a lock
+ * on that file's key, so a sync killed at any point and run again leaves no duplicate and no
+ * gap, and any number of sources (or two syncs of one) can run at once.
+ *
+ * What leaves the machine: each entry's line (redacted with `redact`), its document texts and
+ * a folded copy for the trigram index, its usage row, and the session's facts; sessions whose
+ * cwd is in `exclude` do not leave (and are removed if they had).
+ *
+ * Use {@link syncToPostgres} through `PostgresDatabase.sync`.
+ */
+import { basename, dirname, resolve } from "node:path";
+import { type StoreFile, listStoreFiles } from "@pi-session/node-store";
+import { readFileBytes } from "@pi-session/node-store/internal";
+import { type RedactOptions, Redactor } from "@pi-session/render";
+import {
+  type EntryRow,
+  type Facets,
+  type IndexedFile,
+  PROBE_BYTES,
+  type ReadResult,
+  type RowSink,
+  type SessionMeta,
+  headOf,
+  readAppended,
+  readWhole,
+  tailBefore,
+} from "@pi-session/search";
+import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
+import type { Pool, PoolClient } from "pg";
+import { foldForIndex } from "./terms.js";
+
+export interface PostgresSyncProgress {
+  /** Files handled so far, of `total` that changed. */
+  done: number;
+  total: number;
+  path: string;
+}
+
+export interface PostgresSyncOptions {
+  /** The sessions root to send. */
+  root: string;
+  /** Who sends it: a person or machine (`user@host`); sessions are keyed by it. */
+  source: string;
+  /** Redact secrets (the export's rules) before anything leaves; options for the rules. */
+  redact?: boolean | RedactOptions;
+  /** Project directories (session cwd) whose sessions stay home: equal or inside one. */
+  exclude?: string[];
+  onProgress?: (progress: PostgresSyncProgress) => void;
+  signal?: AbortSignal;
+}
+
+export interface PostgresSyncStats {
+  /** Files under the root. */
+  filesSeen: number;
+  unchanged: number;
+  /** Files sent whole (new, rewritten, shrunk, replaced). */
+  filesSent: number;
+  /** Files whose new entries were sent (an append). */
+  filesAppended: number;
+  /** Files removed from the database (gone here, or now excluded). */
+  filesRemoved: number;
+  /** Files left home by `exclude`. */
+  filesExcluded: number;
+  /** Files another sync of this source had sent by the time this one got to them. */
+  skipped: number;
+  /** Entry rows sent (inserted). */
+  entriesSent: number;
+  /** Every row written: entries, file rows, branch flag updates, deletions. */
+  rowsSent: number;
+  /** Bytes read from session files. */
+  bytesRead: number;
+  /** Bytes of text sent in entry rows (line, document, folded text). */
+  bytesSent: number;
+  /** Files and directories that could not be read, with why (left out). */
+  unreadable: { path: string; error: Error }[];
+}
+
+/** The project label of a file without a header cwd: its directory's name ("" in the root), as `stats` shows it. */
+function projectDirOf(root: string, path: string): string {
+  const dir = dirname(path);
+  return dir === resolve(root) ? "" : basename(dir);
+}
+
+/** Text PostgreSQL can hold: no NUL (a JSON string may carry one). */
+function pgText(value: string): string;
+function pgText(value: string | null): string | null;
+function pgText(value: string | null): string | null {
+  return value === null || !value.includes("\0") ? value : value.replace(/\0/g, "\uFFFD");
+}
+
+function sameIdentity(
+  a: { size: number; mtimeMs: number; ctimeMs: number; ino: number },
+  b: { size: number; mtimeMs: number; ctimeMs: number; ino: number },
+): boolean {
+  return a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** The local indexer's rule: grown, same inode, same first bytes, same bytes before the offset. */
+function canResume(current: IndexedFile, st: StoreFile, head: Uint8Array, tail: Uint8Array): boolean {
+  return (
+    current.version >= 3 &&
+    current.meta !== null &&
+    st.ino === current.ino &&
+    st.size > current.size &&
+    current.indexedOffset <= st.size &&
+    equalBytes(head.subarray(0, current.head.length), current.head) &&
+    current.head.length === Math.min(PROBE_BYTES, current.size) &&
+    equalBytes(tail, current.tail)
+  );
+}
+
+/** Whether a cwd is one of the directories or inside one. */
+export function isUnder(cwd: string, dirs: readonly string[]): boolean {
+  return dirs.some((d) => {
+    const dir = d.length > 1 && d.endsWith("/") ? d.slice(0, -1) : d;
+    return cwd === dir || cwd.startsWith(dir === "/" ? "/" : `${dir}/`);
+  });
+}
+
+const NUMERIC = new Set(["time", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
+
+/** A usage row as JSON, its non-finite numbers (an unknown time is NaN) kept. */
+export function encodeUsage(row: UsageRow): string {
+  return JSON.stringify(row, (k, v) => (NUMERIC.has(k) && typeof v === "number" && !Number.isFinite(v) ? String(v) : v));
+}
+
+export function decodeUsage(text: string): UsageRow {
+  return JSON.parse(text, (k, v) => (NUMERIC.has(k) && typeof v === "string" ? Number(v) : v)) as UsageRow;
+}
+
+/** One entry as sent. */
+interface OutRow {
+  ordinal: number;
+  line: number;
+  offset: number;
+  length: number;
+  doc: EntryDocument;
+  raw: string;
+  onBranch: boolean;
+  usage: UsageRow | undefined;
+}
+
+/** Collects one file's rows as the reader produces them (it reads synchronously). */
+class Collector implements RowSink {
+  readonly rows: OutRow[] = [];
+  readonly facets = { tools: new Set<string>(), models: new Set<string>(), files: new Set<string>() };
+  /** Flag changes of entries already in the database (an append that left the branch). */
+  readonly storedChanges: { ordinal: number; onBranch: boolean }[] = [];
+  private readonly decoder = new TextDecoder();
+
+  constructor(
+    private readonly path: string,
+    private readonly firstNew: number,
+    private readonly stored: (TreeLink & { onBranch: boolean })[],
+    private readonly storedUsageKeys: string[],
+    private readonly redactor: Redactor | undefined,
+  ) {}
+
+  add(rows: readonly EntryRow[]): void {
+    if (rows.length === 0) return;
+    const first = rows[0] as EntryRow;
+    const last = rows[rows.length - 1] as EntryRow;
+    // One read for the batch's lines (they are in file order).
+    const bytes = readFileBytes(this.path, first.offset, last.offset + last.length - first.offset);
+    for (const r of rows) {
+      const start = r.offset - first.offset;
+      let raw = this.decoder.decode(bytes.subarray(start, start + r.length));
+      let doc = r.doc;
+      if (this.redactor) ({ raw, doc } = redactRow(this.redactor, raw, doc));
+      this.rows.push({
+        ordinal: r.ordinal,
+        line: r.line,
+        offset: r.offset,
+        length: r.length,
+        doc,
+        raw,
+        onBranch: r.onBranch,
+        usage: r.usage,
+      });
+    }
+  }
+
+  addFacets(facets: Facets): void {
+    for (const t of facets.tools) this.facets.tools.add(t);
+    for (const m of facets.models) this.facets.models.add(m);
+    for (const f of facets.files) this.facets.files.add(this.redactor ? this.redactor.text(f) : f);
+  }
+
+  links(): (TreeLink & { onBranch: boolean })[] {
+    return [
+      ...this.stored,
+      ...this.rows.map((r) => ({ type: r.doc.type, id: r.doc.id, parentId: r.doc.parentId, onBranch: r.onBranch })),
+    ];
+  }
+
+  usageKeys(): string[] {
+    return this.storedUsageKeys;
+  }
+
+  setBranch(changes: readonly { ordinal: number; onBranch: boolean }[]): void {
+    for (const c of changes) {
+      if (c.ordinal >= this.firstNew) {
+        const row = this.rows[c.ordinal - this.firstNew];
+        if (row) row.onBranch = c.onBranch;
+      } else this.storedChanges.push(c);
+    }
+  }
+}
+
+/** An entry's line and document with secrets replaced (the export's rules). */
+function redactRow(redactor: Redactor, raw: string, doc: EntryDocument): { raw: string; doc: EntryDocument } {
+  let line: string;
+  try {
+    line = JSON.stringify(redactor.value(JSON.parse(raw) as unknown));
+  } catch {
+    line = redactor.text(raw);
+  }
+  return {
+    raw: line,
+    doc: {
+      ...doc,
+      body: redactor.text(doc.body),
+      thinking: redactor.text(doc.thinking),
+      tool: redactor.text(doc.tool),
+      output: redactor.text(doc.output),
+      files: doc.files.map((f) => redactor.text(f)),
+    },
+  };
+}
+
+interface FileRow {
+  size: string;
+  mtime_ms: number;
+  ctime_ms: number;
+  ino: string;
+  indexed_offset: string;
+  next_line: number;
+  version: number;
+  head: Buffer;
+  tail: Buffer;
+  session_id: string | null;
+  cwd: string | null;
+  created: string | null;
+  parent_path: string | null;
+  name: string | null;
+  first_message: string | null;
+  modified_ms: number | null;
+  message_count: number | null;
+  errored: boolean | null;
+  leaf_id: string | null;
+  entry_count: number | null;
+  usage_repeats: number | null;
+}
+
+function indexedFileOf(path: string, r: FileRow): IndexedFile {
+  const meta: SessionMeta | null =
+    r.version > 0 && r.session_id !== null
+      ? {
+          sessionId: r.session_id,
+          cwd: r.cwd ?? "",
+          created: r.created ?? "",
+          parentPath: r.parent_path,
+          name: r.name,
+          firstMessage: r.first_message ?? "",
+          modifiedMs: r.modified_ms ?? 0,
+          messageCount: r.message_count ?? 0,
+          errored: r.errored ?? false,
+          leafId: r.leaf_id,
+          entryCount: r.entry_count ?? 0,
+          usageRepeats: r.usage_repeats ?? 0,
+        }
+      : null;
+  return {
+    path,
+    size: Number(r.size),
+    mtimeMs: r.mtime_ms,
+    ctimeMs: r.ctime_ms,
+    ino: Number(r.ino),
+    indexedOffset: Number(r.indexed_offset),
+    nextLine: r.next_line,
+    version: r.version,
+    head: new Uint8Array(r.head),
+    tail: new Uint8Array(r.tail),
+    meta,
+  };
+}
+
+/** Rows per INSERT (and at most this many bytes of text), as arrays through `unnest`. */
+const INSERT_ROWS = 1000;
+const INSERT_BYTES = 8 * 1024 * 1024;
+/** Text of an entry the ranking's tsvector takes (it cannot exceed 1 MB). */
+const TSV_CHARS = 100_000;
+
+async function insertRows(
+  client: PoolClient,
+  source: string,
+  path: string,
+  rows: readonly OutRow[],
+  stats: PostgresSyncStats,
+): Promise<void> {
+  let i = 0;
+  while (i < rows.length) {
+    const cols: unknown[][] = Array.from({ length: 15 }, () => []);
+    let bytes = 0;
+    while (i < rows.length && (cols[0] as unknown[]).length < INSERT_ROWS && bytes < INSERT_BYTES) {
+      const r = rows[i++] as OutRow;
+      const d = r.doc;
+      const doc = JSON.stringify(d);
+      const fold = foldForIndex(d);
+      bytes += r.raw.length + doc.length + fold.length;
+      const values = [
+        r.ordinal,
+        r.line,
+        r.offset,
+        r.length,
+        pgText(d.id),
+        pgText(d.parentId),
+        pgText(d.type),
+        pgText(d.role),
+        roleClass(d.role),
+        d.time,
+        r.onBranch,
+        r.raw,
+        doc,
+        fold,
+        r.usage ? encodeUsage(r.usage) : null,
+      ];
+      for (let c = 0; c < values.length; c++) (cols[c] as unknown[]).push(values[c]);
+    }
+    await client.query(
+      `INSERT INTO pi_entries (source, path, ordinal, line, byte_offset, length, entry_id, parent_id, type, role,
+         role_class, time_ms, on_branch, raw, doc, fold, tsv, usage)
+       SELECT $1, $2, u.ordinal, u.line, u.byte_offset, u.length, u.entry_id, u.parent_id, u.type, u.role,
+         u.role_class, u.time_ms, u.on_branch, u.raw, u.doc, u.fold, to_tsvector('simple', left(u.fold, ${TSV_CHARS})), u.usage
+       FROM unnest($3::int[], $4::int[], $5::bigint[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[],
+         $11::text[], $12::float8[], $13::bool[], $14::text[], $15::text[], $16::text[], $17::text[])
+         AS u(ordinal, line, byte_offset, length, entry_id, parent_id, type, role, role_class, time_ms, on_branch,
+           raw, doc, fold, usage)
+       ORDER BY u.ordinal`,
+      [source, path, ...cols],
+    );
+    stats.entriesSent += (cols[0] as unknown[]).length;
+    stats.rowsSent += (cols[0] as unknown[]).length;
+    stats.bytesSent += bytes;
+  }
+}
+
+/** Writes the file row (identity, probes, session facts, facets); `append`: facets added to. */
+async function writeFileRow(
+  client: PoolClient,
+  source: string,
+  st: StoreFile,
+  read: ReadResult,
+  facets: Collector["facets"] | undefined,
+  append: boolean,
+  redactor: Redactor | undefined,
+  projectDir: string,
+): Promise<void> {
+  const m = read.meta;
+  const text = (s: string | null | undefined) =>
+    s === null || s === undefined ? null : pgText(redactor ? redactor.text(s) : s);
+  const list = (s: Set<string> | undefined) => [...(s ?? [])].map((x) => pgText(x));
+  const merge = (col: string, n: number) => (append ? `ARRAY(SELECT DISTINCT x FROM unnest(pi_files.${col} || $${n}::text[]) AS x ORDER BY x)` : `$${n}::text[]`);
+  await client.query(
+    `INSERT INTO pi_files AS pi_files (source, path, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail,
+       session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored, leaf_id,
+       entry_count, usage_repeats, tools, models, touched, project_dir)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
+       $24::text[], $25::text[], $26::text[], $27)
+     ON CONFLICT (source, path) DO UPDATE SET size = EXCLUDED.size, mtime_ms = EXCLUDED.mtime_ms,
+       ctime_ms = EXCLUDED.ctime_ms, ino = EXCLUDED.ino, indexed_offset = EXCLUDED.indexed_offset,
+       next_line = EXCLUDED.next_line, version = EXCLUDED.version, head = EXCLUDED.head, tail = EXCLUDED.tail,
+       session_id = EXCLUDED.session_id, cwd = EXCLUDED.cwd, created = EXCLUDED.created,
+       parent_path = EXCLUDED.parent_path, name = EXCLUDED.name, first_message = EXCLUDED.first_message,
+       modified_ms = EXCLUDED.modified_ms, message_count = EXCLUDED.message_count, errored = EXCLUDED.errored,
+       leaf_id = EXCLUDED.leaf_id, entry_count = EXCLUDED.entry_count, usage_repeats = EXCLUDED.usage_repeats,
+       tools = ${merge("tools", 24)}, models = ${merge("models", 25)}, touched = ${merge("touched", 26)},
+       project_dir = EXCLUDED.project_dir`,
+    [
+      source,
+      st.path,
+      st.size,
+      st.mtimeMs,
+      st.ctimeMs,
+      st.ino,
+      read.indexedOffset,
+      read.nextLine,
+      read.version,
+      Buffer.from(read.head),
+      Buffer.from(read.tail),
+      m ? pgText(m.sessionId) : null,
+      m ? pgText(m.cwd) : null,
+      m ? pgText(m.created) : null,
+      m ? pgText(m.parentPath) : null,
+      m ? text(m.name) : null,
+      m ? text(m.firstMessage) : null,
+      m ? m.modifiedMs : null,
+      m ? m.messageCount : null,
+      m ? m.errored : null,
+      m ? pgText(m.leafId) : null,
+      m ? m.entryCount : null,
+      m ? m.usageRepeats : null,
+      list(facets?.tools),
+      list(facets?.models),
+      list(facets?.files),
+      pgText(projectDir),
+    ],
+  );
+}
+
+/** The key of a file's advisory lock: one writer of a file at a time, across processes. */
+const LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1 || E'\\n' || $2, 0))`;
+
+async function inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    try {
+      const out = await fn(client);
+      await client.query("COMMIT");
+      return out;
+    } catch (error) {
+      await client.query("ROLLBACK").catch(() => {});
+      throw error;
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function removeFile(pool: Pool, source: string, path: string, stats: PostgresSyncStats): Promise<void> {
+  await inTransaction(pool, async (client) => {
+    await client.query(LOCK, [source, path]);
+    const r = await client.query(`DELETE FROM pi_files WHERE source = $1 AND path = $2`, [source, path]);
+    if ((r.rowCount ?? 0) > 0) {
+      stats.filesRemoved++;
+      stats.rowsSent++;
+    }
+  });
+}
+
+type Outcome = "skipped" | "sent" | "appended" | "excluded";
+
+/** One file's change, in one transaction. */
+async function syncFile(
+  pool: Pool,
+  opts: PostgresSyncOptions,
+  st: StoreFile,
+  knownOffset: number | undefined,
+  stats: PostgresSyncStats,
+): Promise<Outcome> {
+  const { source } = opts;
+  const head = headOf(st.path, st.size);
+  const tail = knownOffset !== undefined ? tailBefore(st.path, knownOffset) : new Uint8Array(0);
+  const redactor =
+    opts.redact === undefined || opts.redact === false
+      ? undefined
+      : new Redactor(opts.redact === true ? {} : opts.redact);
+  return inTransaction(pool, async (client) => {
+    await client.query(LOCK, [source, st.path]);
+    const found = await client.query<FileRow>(
+      `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, session_id, cwd, created,
+         parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count, usage_repeats
+       FROM pi_files WHERE source = $1 AND path = $2`,
+      [source, st.path],
+    );
+    const row = found.rows[0] ? indexedFileOf(st.path, found.rows[0]) : undefined;
+    if (row && sameIdentity(row, st)) return "skipped";
+    // The tail probe was read at the offset seen before the lock; another offset needs a fresh read.
+    const probe = row && row.indexedOffset !== knownOffset ? tailBefore(st.path, row.indexedOffset) : tail;
+    const resume = row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
+    let stored: (TreeLink & { onBranch: boolean })[] = [];
+    let usageKeys: string[] = [];
+    if (resume) {
+      const links = await client.query<{ entry_id: string | null; parent_id: string | null; type: string; on_branch: boolean; usage: string | null }>(
+        `SELECT entry_id, parent_id, type, on_branch, usage FROM pi_entries WHERE source = $1 AND path = $2 ORDER BY ordinal`,
+        [source, st.path],
+      );
+      stored = links.rows.map((l) => ({ type: l.type, id: l.entry_id, parentId: l.parent_id, onBranch: l.on_branch }));
+      usageKeys = links.rows.flatMap((l) => (l.usage ? [decodeUsage(l.usage).key] : []));
+    }
+    const firstNew = resume ? resume.meta.entryCount : 0;
+    const sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
+    const read = resume
+      ? readAppended(st.path, st.size, st.mtimeMs, resume, sink, opts.signal)
+      : readWhole(st.path, st.size, st.mtimeMs, sink, opts.signal, head);
+    stats.bytesRead += read.bytesRead;
+    if (opts.exclude && read.meta && isUnder(read.meta.cwd, opts.exclude)) {
+      if (row) {
+        await client.query(`DELETE FROM pi_files WHERE source = $1 AND path = $2`, [source, st.path]);
+        stats.filesRemoved++;
+        stats.rowsSent++;
+      }
+      return "excluded";
+    }
+    if (!resume && row) {
+      await client.query(`DELETE FROM pi_entries WHERE source = $1 AND path = $2`, [source, st.path]);
+      stats.rowsSent++;
+    }
+    await writeFileRow(client, source, st, read, sink.facets, resume !== undefined, redactor, projectDirOf(opts.root, st.path));
+    stats.rowsSent++;
+    await insertRows(client, source, st.path, sink.rows, stats);
+    if (sink.storedChanges.length > 0) {
+      await client.query(
+        `UPDATE pi_entries e SET on_branch = c.on_branch
+         FROM unnest($3::int[], $4::bool[]) AS c(ordinal, on_branch)
+         WHERE e.source = $1 AND e.path = $2 AND e.ordinal = c.ordinal`,
+        [source, st.path, sink.storedChanges.map((c) => c.ordinal), sink.storedChanges.map((c) => c.onBranch)],
+      );
+      stats.rowsSent += sink.storedChanges.length;
+    }
+    return resume ? "appended" : "sent";
+  });
+}
+
+function isFsError(error: unknown): boolean {
+  const e = error as { code?: unknown; syscall?: unknown } | null;
+  return typeof e?.code === "string" && typeof e.syscall === "string";
+}
+
+function isVanished(error: unknown): boolean {
+  const e = error as { code?: unknown; name?: unknown };
+  return e.code === "ENOENT" || e.name === "SessionFileNotFoundError" || e.name === "SessionFileNotRegularError";
+}
+
+/** Brings the source's sessions in the database up to date with the store under `root`. */
+export async function syncToPostgres(pool: Pool, options: PostgresSyncOptions): Promise<PostgresSyncStats> {
+  // Paths as the local index keys them (`search`'s database resolves its root too).
+  const opts = { ...options, root: resolve(options.root) };
+  const { source } = opts;
+  if (source === "") throw new Error("a sync needs a source name (who sends the sessions)");
+  const unreadable: PostgresSyncStats["unreadable"] = [];
+  const found = listStoreFiles(opts.root, { onUnreadable: (path, error) => unreadable.push({ path, error }) });
+  const stats: PostgresSyncStats = {
+    filesSeen: found.length,
+    unchanged: 0,
+    filesSent: 0,
+    filesAppended: 0,
+    filesRemoved: 0,
+    filesExcluded: 0,
+    skipped: 0,
+    entriesSent: 0,
+    rowsSent: 0,
+    bytesRead: 0,
+    bytesSent: 0,
+    unreadable,
+  };
+  const knownRows = await pool.query<{ path: string; size: string; mtime_ms: number; ctime_ms: number; ino: string; indexed_offset: string; cwd: string | null }>(
+    `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd FROM pi_files WHERE source = $1`,
+    [source],
+  );
+  const known = new Map(
+    knownRows.rows.map((r) => [
+      r.path,
+      { size: Number(r.size), mtimeMs: r.mtime_ms, ctimeMs: r.ctime_ms, ino: Number(r.ino), offset: Number(r.indexed_offset), cwd: r.cwd },
+    ]),
+  );
+  const exclude = opts.exclude ?? [];
+  const todo: StoreFile[] = [];
+  const seen = new Set<string>();
+  const gone: string[] = [];
+  for (const st of found) {
+    seen.add(st.path);
+    const k = known.get(st.path);
+    if (k && sameIdentity(k, st)) {
+      // Sent before, excluded now: it leaves the database.
+      if (k.cwd !== null && exclude.length > 0 && isUnder(k.cwd, exclude)) gone.push(st.path);
+      else stats.unchanged++;
+    } else todo.push(st);
+  }
+  for (const path of known.keys()) if (!seen.has(path)) gone.push(path);
+  for (const path of gone) {
+    opts.signal?.throwIfAborted();
+    await removeFile(pool, source, path, stats);
+  }
+  // Oldest change first, as the local index: entries get their place in the newest-first order so.
+  todo.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));
+  let done = 0;
+  for (const st of todo) {
+    opts.signal?.throwIfAborted();
+    try {
+      const outcome = await syncFile(pool, opts, st, known.get(st.path)?.offset, stats);
+      if (outcome === "skipped") stats.skipped++;
+      else if (outcome === "sent") stats.filesSent++;
+      else if (outcome === "appended") stats.filesAppended++;
+      else stats.filesExcluded++;
+    } catch (error) {
+      if (!isVanished(error) && !isFsError(error)) throw error;
+      // Gone between its stat and its read, or unreadable: it leaves the database (reported).
+      await removeFile(pool, source, st.path, stats);
+      if (!isVanished(error)) unreadable.push({ path: st.path, error: error as Error });
+    }
+    done++;
+    opts.onProgress?.({ done, total: todo.length, path: st.path });
+  }
+  await pool.query(
+    `INSERT INTO pi_sources (name, last_sync_ms) VALUES ($1, $2)
+     ON CONFLICT (name) DO UPDATE SET last_sync_ms = EXCLUDED.last_sync_ms`,
+    [source, Date.now()],
+  );
+  return stats;
+}

@@ -248,10 +248,10 @@ export class PostgresDatabase {
     const rank = tsq ? `ts_rank(e.tsv, to_tsquery('simple', ${p(tsq)}))` : "0";
     const orderBy =
       order === "newest"
-        ? "e.seq DESC"
+        ? "f.seq DESC, e.ordinal DESC"
         : order === "branch"
-          ? `e.on_branch DESC, rank DESC, e.seq DESC`
-          : `rank DESC, e.seq DESC`;
+          ? `e.on_branch DESC, rank DESC, f.seq DESC, e.ordinal DESC`
+          : `rank DESC, f.seq DESC, e.ordinal DESC`;
     const sql = `SELECT e.source, e.path, e.ordinal, e.line, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, e.doc,
         ${rank}::float8 AS rank
       FROM pi_entries e JOIN pi_files f ON f.source = e.source AND f.path = e.path

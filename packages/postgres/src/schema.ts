@@ -35,8 +35,8 @@ export class OlderPostgresSchemaError extends Error {
 }
 
 /**
- * Version 1: files and entries. Version 2 adds `pi_sources` and each entry's `seq` (when it was
- * written: the newest-first order, as the SQLite index's row ids). Each step runs once, in order, in one transaction.
+ * Version 1: files and entries. Version 2 adds `pi_sources` and each file's `seq`, taken anew at
+ * each change (sessions by last change: the newest-first order). Each step runs once, in order, in one transaction.
  */
 const STEPS: Record<number, string[]> = {
   1: [
@@ -99,8 +99,7 @@ const STEPS: Record<number, string[]> = {
   ],
   2: [
     `CREATE SEQUENCE pi_change_seq`,
-    `ALTER TABLE pi_entries ADD COLUMN seq bigint NOT NULL DEFAULT nextval('pi_change_seq')`,
-    `CREATE INDEX pi_entries_seq ON pi_entries (seq)`,
+    `ALTER TABLE pi_files ADD COLUMN seq bigint NOT NULL DEFAULT nextval('pi_change_seq')`,
     `CREATE TABLE pi_sources (name text PRIMARY KEY, last_sync_ms double precision NOT NULL)`,
     `INSERT INTO pi_sources SELECT source, 0 FROM pi_files GROUP BY source`,
   ],
@@ -133,10 +132,11 @@ export async function ensureSchema(
       `the session database has schema version ${seen}, older than ${POSTGRES_SCHEMA_VERSION}; a sync (with a role that may write) migrates it`,
     );
   }
+  // One migrator at a time (held across the transaction, so the next one starts after its
+  // commit); the others find the work done.
+  await client.query(`SELECT pg_advisory_lock(7141592653)`);
   await client.query("BEGIN");
   try {
-    // One migrator at a time; the others find the work done.
-    await client.query(`SELECT pg_advisory_xact_lock(7141592653)`);
     const now = await currentVersion(client);
     if (now !== undefined && now > POSTGRES_SCHEMA_VERSION)
       throw new NewerPostgresSchemaError(now, POSTGRES_SCHEMA_VERSION);
@@ -152,5 +152,7 @@ export async function ensureSchema(
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;
+  } finally {
+    await client.query(`SELECT pg_advisory_unlock(7141592653)`).catch(() => {});
   }
 }

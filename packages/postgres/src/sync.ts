@@ -387,7 +387,7 @@ async function writeFileRow(
        modified_ms = EXCLUDED.modified_ms, message_count = EXCLUDED.message_count, errored = EXCLUDED.errored,
        leaf_id = EXCLUDED.leaf_id, entry_count = EXCLUDED.entry_count, usage_repeats = EXCLUDED.usage_repeats,
        tools = ${merge("tools", 24)}, models = ${merge("models", 25)}, touched = ${merge("touched", 26)},
-       project_dir = EXCLUDED.project_dir`,
+       project_dir = EXCLUDED.project_dir, seq = nextval('pi_change_seq')`,
     [
       source,
       st.path,

@@ -1,0 +1,326 @@
+/**
+ * Syncing a store into PostgreSQL against a real server: a second run sends nothing; an
+ * append, a rewrite and a removal reach the database on the next sync (and answer as the local
+ * database does); excluded projects stay home; redaction happens before anything is sent;
+ * four sources syncing at once; a sync killed with SIGKILL and run again leaves no duplicate
+ * and no gap; a newer schema is refused and an older one migrated; a read-only role searches
+ * and sums up; the password never shows.
+ *
+ * @module-tag processes
+ */
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { openSearchDatabase } from "@pi-session/search";
+import { tempDirs } from "@pi-session/testkit";
+import fc from "fast-check";
+import pg from "pg";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { arbVocabularySession, writeStore } from "../../search/src/testing/store.test.helper.js";
+import {
+  NewerPostgresSchemaError,
+  POSTGRES_SCHEMA_VERSION,
+  type PostgresDatabase,
+  PostgresDatabaseError,
+  openPostgresDatabase,
+} from "./index.js";
+import { ensureSchema } from "./schema.js";
+import { type Cluster, startCluster } from "./testing/cluster.js";
+
+const dirs = tempDirs("pi-pg-sync-");
+let cluster: Cluster;
+let databases = 0;
+
+beforeAll(async () => {
+  cluster = await startCluster();
+}, 120_000);
+
+afterAll(() => {
+  cluster?.stop();
+  dirs.cleanup();
+});
+
+/** A new empty database on the cluster, and its superuser URL. */
+function newDatabase(): { name: string; url: string } {
+  const name = `t${databases++}`;
+  cluster.psql(`CREATE DATABASE ${name}`);
+  return { name, url: cluster.url.replace("/postgres?", `/${name}?`) };
+}
+
+/** A store of `n` random vocabulary sessions (fixed seed: the same store every run). */
+function store(n: number, seed = 1): { root: string; paths: string[] } {
+  const root = dirs.make();
+  const sessions = fc.sample(arbVocabularySession(20), { numRuns: n, seed });
+  return { root, paths: writeStore(root, sessions) };
+}
+
+async function sameHits(db: PostgresDatabase, root: string, source: string, queries: string[]): Promise<void> {
+  const local = await openSearchDatabase({ root, persistent: false });
+  try {
+    await local.sync();
+    for (const q of queries) {
+      const opts = { limit: Number.POSITIVE_INFINITY, hitsPerSession: Number.POSITIVE_INFINITY, newest: true };
+      const flat = (r: { sessions: { path: string; hits: { line: number; onBranch: boolean }[] }[] }) =>
+        r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}:${h.onBranch}`));
+      expect(flat(await db.search(q, { ...opts, sources: [source] })), q).toEqual(flat(await local.search(q, opts)));
+    }
+    expect(await db.stats({ sources: [source], by: "model", timeZone: "UTC" })).toEqual(
+      await local.stats({ by: "model", timeZone: "UTC" }),
+    );
+  } finally {
+    local.close();
+  }
+}
+
+const entryLine = (id: string, parentId: string | null, text: string) =>
+  `${JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-03-01T10:00:00.000Z",
+    message: { role: "user", content: text, timestamp: 1772359200000 },
+  })}\n`;
+
+describe("sync", () => {
+  it("a second run sends nothing; an append, a rewrite and a removal reach the database", async () => {
+    const { url } = newDatabase();
+    const db = await openPostgresDatabase({ url });
+    try {
+      const { root, paths } = store(6);
+      const first = await db.sync({ root, source: "ada@one" });
+      expect(first.filesSent).toBe(6);
+      expect(first.entriesSent).toBeGreaterThan(6);
+      const again = await db.sync({ root, source: "ada@one" });
+      expect(again).toMatchObject({ unchanged: 6, filesSent: 0, filesAppended: 0, entriesSent: 0, rowsSent: 0 });
+      await sameHits(db, root, "ada@one", ["parse", "auth.ts", "日本", "re:time\\w+s"]);
+
+      // An append: only the new entry is sent.
+      const grown = paths[0] as string;
+      const lines = readFileSync(grown, "utf8").trimEnd().split("\n");
+      const leaf = (JSON.parse(lines[lines.length - 1] as string) as { id?: string }).id ?? null;
+      appendFileSync(grown, entryLine("zz000001", leaf, "zebrafish appended"));
+      const appended = await db.sync({ root, source: "ada@one" });
+      expect(appended).toMatchObject({ filesAppended: 1, filesSent: 0, entriesSent: 1 });
+      expect((await db.search("zebrafish")).sessions.map((s) => s.path)).toEqual([grown]);
+      await sameHits(db, root, "ada@one", ["zebrafish", "parse", "timeo"]);
+      // An append that starts a new root: the old entries leave the branch (their flags sent).
+      appendFileSync(grown, entryLine("zz000002", null, "zebrafish again"));
+      const moved = await db.sync({ root, source: "ada@one" });
+      expect(moved).toMatchObject({ filesAppended: 1, entriesSent: 1 });
+      expect(moved.rowsSent).toBeGreaterThan(2);
+      await sameHits(db, root, "ada@one", ["zebrafish", "parse", "the"]);
+
+      // A rewrite (as a migration or a repair writes it): the session is sent again, whole.
+      const rewritten = paths[1] as string;
+      const header = `${JSON.stringify({ type: "session", version: 3, id: "11111111-2222-4333-8444-555555555555", timestamp: "2026-03-01T09:00:00.000Z", cwd: "/home/ada/web" })}\n`;
+      writeFileSync(rewritten, header + entryLine("aa000001", null, "quokka rewritten"));
+      const resent = await db.sync({ root, source: "ada@one" });
+      expect(resent).toMatchObject({ filesSent: 1, filesAppended: 0, entriesSent: 1 });
+      expect((await db.search("quokka")).sessions.map((s) => s.meta.sessionId)).toEqual([
+        "11111111-2222-4333-8444-555555555555",
+      ]);
+      await sameHits(db, root, "ada@one", ["quokka", "parse", "auth"]);
+
+      // A removal.
+      rmSync(paths[2] as string);
+      const removed = await db.sync({ root, source: "ada@one" });
+      expect(removed).toMatchObject({ filesRemoved: 1, filesSent: 0, entriesSent: 0 });
+      await sameHits(db, root, "ada@one", ["parse", "the", "日本語"]);
+      expect(await db.sources()).toEqual([{ name: "ada@one", sessions: 5, lastSyncMs: expect.any(Number) }]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it("leaves excluded projects home, and removes them once excluded", async () => {
+    const { url } = newDatabase();
+    const db = await openPostgresDatabase({ url });
+    try {
+      const { root } = store(3);
+      const other = join(root, "--home-bob-secret--");
+      mkdirSync(other);
+      writeFileSync(
+        join(other, "2026-03-01T09-00-00-000Z_s.jsonl"),
+        `${JSON.stringify({ type: "session", version: 3, id: "22222222-2222-4333-8444-555555555555", timestamp: "2026-03-01T09:00:00.000Z", cwd: "/home/bob/secret/app" })}\n${entryLine("bb000001", null, "wombat private")}`,
+      );
+      const first = await db.sync({ root, source: "bob", exclude: ["/home/bob/secret/"] });
+      expect(first).toMatchObject({ filesSent: 3, filesExcluded: 1 });
+      expect((await db.search("wombat")).sessions).toEqual([]);
+      // Sent before, excluded now: removed.
+      await db.sync({ root, source: "bob2" });
+      expect((await db.search("wombat", { sources: ["bob2"] })).sessions).toHaveLength(1);
+      const later = await db.sync({ root, source: "bob2", exclude: ["/home/bob/secret"] });
+      expect(later).toMatchObject({ filesRemoved: 1, filesSent: 0 });
+      expect((await db.search("wombat")).sessions).toEqual([]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it("redacts before anything is sent", async () => {
+    const { url } = newDatabase();
+    const db = await openPostgresDatabase({ url });
+    const secret = "sk-ant-api03-Zyx987Wvu654Tsr321Qpo098Nml765-AAAA";
+    try {
+      const root = dirs.make();
+      mkdirSync(join(root, "--p--"));
+      writeFileSync(
+        join(root, "--p--", "2026-03-01T09-00-00-000Z_r.jsonl"),
+        `${JSON.stringify({ type: "session", version: 3, id: "33333333-2222-4333-8444-555555555555", timestamp: "2026-03-01T09:00:00.000Z", cwd: "/p" })}\n${entryLine("cc000001", null, `my key is ${secret} ok`)}`,
+      );
+      await db.sync({ root, source: "r", redact: true });
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const dump = await client.query(
+          `SELECT (SELECT string_agg(raw || doc || fold, '') FROM pi_entries) || (SELECT string_agg(coalesce(first_message, ''), '') FROM pi_files) AS all`,
+        );
+        expect(dump.rows[0].all).not.toContain("Zyx987");
+        expect(dump.rows[0].all).toContain("[REDACTED:anthropic]");
+      } finally {
+        await client.end();
+      }
+      expect((await db.search('"Zyx987"')).sessions).toEqual([]);
+      expect((await db.search("key")).sessions[0]?.meta.firstMessage).toBe("my key is [REDACTED:anthropic] ok");
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
+  it("four sources syncing at once lose nothing", async () => {
+    const { url } = newDatabase();
+    const stores = [1, 2, 3, 4].map((seed) => store(8, seed));
+    const handles = await Promise.all(stores.map(() => openPostgresDatabase({ url })));
+    try {
+      const stats = await Promise.all(handles.map((db, i) => db.sync({ root: stores[i]?.root as string, source: `s${i}` })));
+      for (const s of stats) expect(s.filesSent).toBe(8);
+      const db = handles[0] as PostgresDatabase;
+      expect((await db.sources()).map((s) => [s.name, s.sessions])).toEqual([
+        ["s0", 8],
+        ["s1", 8],
+        ["s2", 8],
+        ["s3", 8],
+      ]);
+      for (let i = 0; i < 4; i++) await sameHits(db, stores[i]?.root as string, `s${i}`, ["parse", "auth.ts"]);
+      // Across sources: each hit says whose it is.
+      const all = await db.search("parse", { limit: 1000 });
+      expect(new Set(all.sessions.map((s) => s.source)).size).toBeGreaterThan(1);
+      const bySource = await db.stats({ bySource: true });
+      expect(bySource.rows.map((r) => r.key).sort()).toEqual(
+        ["s0", "s1", "s2", "s3"].filter((s) => bySource.rows.some((r) => r.key === s)),
+      );
+    } finally {
+      await Promise.all(handles.map((h) => h.close()));
+    }
+  }, 180_000);
+
+  it("a sync killed with SIGKILL and run again leaves no duplicate and no gap", async () => {
+    const { url } = newDatabase();
+    const { root } = store(60, 7);
+    const dist = fileURLToPath(new URL("../dist/index.js", import.meta.url));
+    expect(existsSync(dist), "build the package first (pnpm build)").toBe(true);
+    const script = `import { openPostgresDatabase } from ${JSON.stringify(dist)};
+      const db = await openPostgresDatabase({ url: process.env.URL });
+      await db.sync({ root: process.env.ROOT, source: "k", onProgress: (p) => console.log(p.done) });`;
+    const child = spawn(process.execPath, ["--input-type=module", "-e", script], {
+      env: { ...process.env, URL: url, ROOT: root },
+      stdio: ["ignore", "pipe", "inherit"],
+    });
+    // Killed once it has sent some files, mid-way.
+    await new Promise<void>((resolve) => {
+      child.stdout.on("data", (chunk: Buffer) => {
+        if (Number(chunk.toString().trim().split("\n").pop()) >= 5) {
+          child.kill("SIGKILL");
+          resolve();
+        }
+      });
+      child.on("exit", () => resolve());
+    });
+    await new Promise((resolve) => child.once("exit", resolve).once("close", resolve));
+    const db = await openPostgresDatabase({ url });
+    try {
+      const partial = (await db.sources()).length;
+      expect(partial).toBe(0); // killed before its end: the source's sync time was never written
+      const rerun = await db.sync({ root, source: "k" });
+      expect(rerun.filesSent + rerun.unchanged).toBe(60);
+      expect(rerun.unchanged).toBeGreaterThanOrEqual(5);
+      // Every entry once: the stored count per file equals what the file has.
+      const client = new pg.Client({ connectionString: url });
+      await client.connect();
+      try {
+        const bad = await client.query(
+          `SELECT f.path FROM pi_files f LEFT JOIN pi_entries e ON e.source = f.source AND e.path = f.path
+           GROUP BY f.path, f.entry_count HAVING count(e.ordinal) <> coalesce(f.entry_count, 0)
+             OR coalesce(max(e.ordinal) + 1, 0) <> coalesce(f.entry_count, 0)`,
+        );
+        expect(bad.rows).toEqual([]);
+      } finally {
+        await client.end();
+      }
+      await sameHits(db, root, "k", ["parse", "auth.ts", "run"]);
+    } finally {
+      await db.close();
+    }
+  }, 180_000);
+});
+
+describe("schema and access", () => {
+  it("refuses a newer schema, migrates an older one", async () => {
+    const newer = newDatabase();
+    const db = await openPostgresDatabase({ url: newer.url });
+    await db.close();
+    cluster.psql(`INSERT INTO pi_session_schema (version) VALUES (${POSTGRES_SCHEMA_VERSION + 1})`, newer.name);
+    await expect(openPostgresDatabase({ url: newer.url })).rejects.toThrow(NewerPostgresSchemaError);
+    await expect(openPostgresDatabase({ url: newer.url })).rejects.toThrow(/newer than this pi-session supports/);
+
+    const older = newDatabase();
+    const pool = new pg.Pool({ connectionString: older.url });
+    const client = await pool.connect();
+    await ensureSchema(client, false, 1);
+    client.release();
+    await pool.end();
+    const warnings: string[] = [];
+    const migrated = await openPostgresDatabase({ url: older.url, onWarning: (m) => warnings.push(m) });
+    try {
+      expect(warnings).toEqual(["the session database was migrated from schema version 1"]);
+      const { root } = store(2);
+      expect((await migrated.sync({ root, source: "m" })).filesSent).toBe(2);
+      expect(cluster.psql("SELECT max(version) FROM pi_session_schema", older.name).trim()).toBe(
+        String(POSTGRES_SCHEMA_VERSION),
+      );
+    } finally {
+      await migrated.close();
+    }
+  }, 120_000);
+
+  it("a read-only role searches and sums up; the password never shows", async () => {
+    const { name, url } = newDatabase();
+    const writer = await openPostgresDatabase({ url });
+    const { root } = store(4);
+    try {
+      await writer.sync({ root, source: "w" });
+    } finally {
+      await writer.close();
+    }
+    const password = "s3cret-Pa55";
+    cluster.psql(`CREATE ROLE reader LOGIN PASSWORD '${password}'`);
+    cluster.psql(`GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader`, name);
+    const readerUrl = cluster.tcpUrl("reader", password, name);
+    const reader = await openPostgresDatabase({ url: readerUrl, readOnly: true });
+    try {
+      expect(reader.location).not.toContain(password);
+      expect(reader.backend).toMatch(/^postgresql \d+/);
+      await sameHits(reader, root, "w", ["parse", "auth.ts"]);
+      await expect(reader.sync({ root, source: "w" })).rejects.toThrow(/read-only/);
+    } finally {
+      await reader.close();
+    }
+    // Without the grant the role cannot even read: the error names no password.
+    const wrong = cluster.tcpUrl("reader", `${password}-wrong`, name);
+    const error = await openPostgresDatabase({ url: wrong, readOnly: true }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(PostgresDatabaseError);
+    expect(String((error as Error).message)).not.toContain(password);
+    expect(String((error as Error).stack)).not.toContain(password);
+  }, 120_000);
+});

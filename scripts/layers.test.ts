@@ -21,6 +21,7 @@ const LAYERS = [
   "@pi-session/render",
   "@pi-session/node-store",
   "@pi-session/search",
+  "@pi-session/postgres",
   "@pi-session/sdk",
   "@pi-session/web",
   "@pi-session/cli",
@@ -45,9 +46,17 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@pi-session/tree",
     "@pi-session/node-store",
   ],
+  "@pi-session/postgres": [
+    "@pi-session/format",
+    "@pi-session/migrate",
+    "@pi-session/tree",
+    "@pi-session/render",
+    "@pi-session/node-store",
+    "@pi-session/search",
+  ],
   "@pi-session/sdk": LAYERS.slice(0, 6),
   "@pi-session/web": LAYERS.slice(0, 7),
-  "@pi-session/cli": LAYERS.slice(0, 9),
+  "@pi-session/cli": LAYERS.slice(0, 10),
 };
 
 const PURE = new Set([

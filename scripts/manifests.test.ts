@@ -47,6 +47,7 @@ describe("package manifests", () => {
         "@pi-session/format",
         "@pi-session/migrate",
         "@pi-session/node-store",
+        "@pi-session/postgres",
         "@pi-session/render",
         "@pi-session/sdk",
         "@pi-session/search",

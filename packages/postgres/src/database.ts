@@ -256,18 +256,17 @@ export class PostgresDatabase {
         ${rank}::float8 AS rank
       FROM pi_entries e JOIN pi_files f ON f.source = e.source AND f.path = e.path
       WHERE ${where.join(" AND ")}
-      ORDER BY ${orderBy}
-      LIMIT ${PAGE} OFFSET `;
+      ORDER BY ${orderBy}`;
     const compiled = compileQuery(parsed.terms, fields);
     const client = await this.pool.connect();
     try {
-      // One snapshot for every page.
+      // One snapshot, and one run of the query read a page at a time (a cursor).
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
+      await client.query(`DECLARE pi_candidates NO SCROLL CURSOR FOR ${sql}`, params);
       const sessions = new Map<string, PostgresSessionHit>();
       let more = false;
-      let offset = 0;
       outer: for (;;) {
-        const page = await client.query<CandidateRow>(sql + String(offset), params);
+        const page = await client.query<CandidateRow>(`FETCH ${PAGE} FROM pi_candidates`);
         for (const row of page.rows) {
           const key = `${row.source}\n${row.path}`;
           const existing = sessions.get(key);
@@ -295,8 +294,8 @@ export class PostgresDatabase {
           });
         }
         if (page.rows.length < PAGE) break;
-        offset += PAGE;
       }
+      await client.query("CLOSE pi_candidates");
       const list = [...sessions.values()];
       if (list.length > 0) {
         const metas = await client.query<MetaRow>(

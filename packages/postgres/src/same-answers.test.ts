@@ -2,7 +2,8 @@
  * One property drives both backends: random stores (vocabulary sessions, some with lines pi
  * reads in its own way) and random queries, filters and stats reports give the same answers
  * from the local SQLite database and from PostgreSQL after a sync: the same hits (session,
- * line, branch flag) as sets for ranked orders, the same order for `newest`, equal stats.
+ * line, branch flag) as sets for ranked orders, the same order for `newest`, equal stats;
+ * also when files are read in parts of a few bytes.
  *
  * @module-tag processes
  */
@@ -70,7 +71,9 @@ describe("SQLite and PostgreSQL answer alike", () => {
         fc.array(arbOddity, { maxLength: 4 }),
         fc.array(fc.tuple(arbQuery, arbFilters, fc.boolean(), fc.boolean()), { minLength: 1, maxLength: 3 }),
         arbStats,
-        async (sessions, oddities, queries, statsQuery) => {
+        // Files read in parts now and then (each an append to the part before).
+        fc.constantFrom(undefined, 1, 300, 2000),
+        async (sessions, oddities, queries, statsQuery, chunkBytes) => {
           const root = dirs.make();
           const paths = writeStore(root, sessions, oddities);
           // Distinct last changes, in an order unlike the paths' (the newest order follows them).
@@ -82,7 +85,7 @@ describe("SQLite and PostgreSQL answer alike", () => {
           const local = await openSearchDatabase({ root, persistent: false });
           try {
             await local.sync();
-            await db.sync({ root, source });
+            await db.sync({ root, source, ...(chunkBytes !== undefined ? { chunkBytes } : {}) });
             for (const [query, filters, thinking, toolOutput] of queries) {
               const label = `query ${JSON.stringify(query)} filters ${JSON.stringify(filters)}`;
               const all = {

@@ -53,6 +53,8 @@ export interface PostgresSyncOptions {
   exclude?: string[];
   onProgress?: (progress: PostgresSyncProgress) => void;
   signal?: AbortSignal;
+  /** Bytes of a file read (and held) at a time (default 32 MiB); each file stays one transaction. */
+  chunkBytes?: number;
 }
 
 export interface PostgresSyncStats {
@@ -297,6 +299,9 @@ function indexedFileOf(path: string, r: FileRow): IndexedFile {
   };
 }
 
+/** Bytes of a file read at a time: its rows are held in memory until sent. */
+const CHUNK_BYTES = 32 * 1024 * 1024;
+
 /** Rows per INSERT (and at most this many bytes of text), as arrays through `unnest`. */
 const INSERT_ROWS = 1000;
 const INSERT_BYTES = 8 * 1024 * 1024;
@@ -491,35 +496,84 @@ async function syncFile(
       stored = links.rows.map((l) => ({ type: l.type, id: l.entry_id, parentId: l.parent_id, onBranch: l.on_branch }));
       usageKeys = links.rows.flatMap((l) => (l.usage ? [decodeUsage(l.usage).key] : []));
     }
-    const firstNew = resume ? resume.meta.entryCount : 0;
-    const sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
-    const read = resume
-      ? readAppended(st.path, st.size, st.mtimeMs, resume, sink, opts.signal)
-      : readWhole(st.path, st.size, st.mtimeMs, sink, opts.signal, head);
-    stats.bytesRead += read.bytesRead;
-    if (opts.exclude && read.meta && isUnder(read.meta.cwd, opts.exclude)) {
-      if (row) {
-        await client.query(`DELETE FROM pi_files WHERE source = $1 AND path = $2`, [source, st.path]);
-        stats.filesRemoved++;
-        stats.rowsSent++;
+    // Read in parts of `chunk` bytes (each an append to the part before, as the local index
+    // reads a grown file), so a large session costs a part's rows in memory, not the file's;
+    // all parts in this one transaction.
+    const chunk = Math.max(1, Math.floor(opts.chunkBytes ?? CHUNK_BYTES));
+    const facets: Collector["facets"] = { tools: new Set(), models: new Set(), files: new Set() };
+    let current = resume;
+    let firstNew = resume ? resume.meta.entryCount : 0;
+    let end = Math.min(st.size, (current?.indexedOffset ?? 0) + chunk);
+    let first = true;
+    for (;;) {
+      let sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
+      let read = current
+        ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
+        : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
+      if (!current && end < st.size && (read.version < 3 || read.meta === null)) {
+        // Older files are migrated whole, and a header may be longer than a part: all at once.
+        end = st.size;
+        sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
+        read = readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
       }
-      return "excluded";
-    }
-    if (!resume && row) {
-      await client.query(`DELETE FROM pi_entries WHERE source = $1 AND path = $2`, [source, st.path]);
+      stats.bytesRead += read.bytesRead;
+      if (current && end < st.size && read.indexedOffset === current.indexedOffset) {
+        // A line longer than the part: a larger one (nothing was written for this one).
+        end = Math.min(st.size, end + Math.max(chunk, end - current.indexedOffset));
+        continue;
+      }
+      if (first) {
+        if (opts.exclude && read.meta && isUnder(read.meta.cwd, opts.exclude)) {
+          if (row) {
+            await client.query(`DELETE FROM pi_files WHERE source = $1 AND path = $2`, [source, st.path]);
+            stats.filesRemoved++;
+            stats.rowsSent++;
+          }
+          return "excluded";
+        }
+        if (!resume && row) {
+          await client.query(`DELETE FROM pi_entries WHERE source = $1 AND path = $2`, [source, st.path]);
+          stats.rowsSent++;
+        }
+        first = false;
+      }
+      for (const k of ["tools", "models", "files"] as const) for (const x of sink.facets[k]) facets[k].add(x);
+      await writeFileRow(client, source, st, read, facets, resume !== undefined, redactor, projectDirOf(opts.root, st.path));
       stats.rowsSent++;
-    }
-    await writeFileRow(client, source, st, read, sink.facets, resume !== undefined, redactor, projectDirOf(opts.root, st.path));
-    stats.rowsSent++;
-    await insertRows(client, source, st.path, sink.rows, stats);
-    if (sink.storedChanges.length > 0) {
-      await client.query(
-        `UPDATE pi_entries e SET on_branch = c.on_branch
-         FROM unnest($3::int[], $4::bool[]) AS c(ordinal, on_branch)
-         WHERE e.source = $1 AND e.path = $2 AND e.ordinal = c.ordinal`,
-        [source, st.path, sink.storedChanges.map((c) => c.ordinal), sink.storedChanges.map((c) => c.onBranch)],
-      );
-      stats.rowsSent += sink.storedChanges.length;
+      await insertRows(client, source, st.path, sink.rows, stats);
+      if (sink.storedChanges.length > 0) {
+        await client.query(
+          `UPDATE pi_entries e SET on_branch = c.on_branch
+           FROM unnest($3::int[], $4::bool[]) AS c(ordinal, on_branch)
+           WHERE e.source = $1 AND e.path = $2 AND e.ordinal = c.ordinal`,
+          [source, st.path, sink.storedChanges.map((c) => c.ordinal), sink.storedChanges.map((c) => c.onBranch)],
+        );
+        stats.rowsSent += sink.storedChanges.length;
+      }
+      if (end >= st.size || read.meta === null) break;
+      // The next part reads on from here, with this part's rows as stored ones.
+      const links = sink.links();
+      for (const c of sink.storedChanges) {
+        const link = links[c.ordinal];
+        if (link) link.onBranch = c.onBranch;
+      }
+      stored = links;
+      usageKeys = [...usageKeys, ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
+      current = {
+        path: st.path,
+        size: end,
+        mtimeMs: st.mtimeMs,
+        ctimeMs: st.ctimeMs,
+        ino: st.ino,
+        indexedOffset: read.indexedOffset,
+        nextLine: read.nextLine,
+        version: read.version,
+        head: read.head,
+        tail: read.tail,
+        meta: read.meta,
+      };
+      firstNew = read.meta.entryCount;
+      end = Math.min(st.size, read.indexedOffset + chunk);
     }
     return resume ? "appended" : "sent";
   });

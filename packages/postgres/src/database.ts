@@ -162,14 +162,18 @@ export class PostgresDatabase {
       application_name: "pi-session",
     });
     // An idle connection that fails (server restart) must not crash the process.
-    pool.on("error", (error) => options.onWarning?.(`database connection lost: ${(scrub(error) as Error).message}`));
+    pool.on("error", (error) =>
+      options.onWarning?.(`database connection lost: ${(scrub(error) as Error).message}`),
+    );
     try {
       const client = await pool.connect();
       try {
         const version = await client.query<{ v: string }>(`SELECT current_setting('server_version') AS v`);
         const outcome = await ensureSchema(client, options.readOnly === true);
         if (outcome.migratedFrom !== undefined)
-          options.onWarning?.(`the session database was migrated from schema version ${outcome.migratedFrom}`);
+          options.onWarning?.(
+            `the session database was migrated from schema version ${outcome.migratedFrom}`,
+          );
         const backend = `postgresql ${(version.rows[0]?.v ?? "").split(" ")[0]}`;
         return new PostgresDatabase(pool, backend, location, options.readOnly === true, scrub);
       } finally {
@@ -279,7 +283,12 @@ export class PostgresDatabase {
           }
           let session = existing;
           if (!session) {
-            session = { source: row.source, path: row.path, meta: undefined as unknown as SessionMeta, hits: [] };
+            session = {
+              source: row.source,
+              path: row.path,
+              meta: undefined as unknown as SessionMeta,
+              hits: [],
+            };
             sessions.set(key, session);
           }
           session.hits.push({
@@ -372,11 +381,16 @@ export class PostgresDatabase {
         });
       }
       const options = bySource
-        ? { ...statsOptions, by: undefined, groupOf: (_u: unknown, s: { path: string }) => s.path.slice(0, s.path.indexOf("\n")) }
+        ? {
+            ...statsOptions,
+            by: undefined,
+            groupOf: (_u: unknown, s: { path: string }) => s.path.slice(0, s.path.indexOf("\n")),
+          }
         : statsOptions;
       const result = computeStats(sessions, options);
       for (const row of result.rows)
-        if (row.session) row.session = { ...row.session, path: row.session.path.slice(row.session.path.indexOf("\n") + 1) };
+        if (row.session)
+          row.session = { ...row.session, path: row.session.path.slice(row.session.path.indexOf("\n") + 1) };
       return { ...result, skippedFiles: skipped.sort() };
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});

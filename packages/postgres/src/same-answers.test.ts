@@ -40,7 +40,9 @@ afterAll(async () => {
 const arbFilter: fc.Arbitrary<SearchFilters> = fc.oneof(
   fc.subarray(["user", "assistant", "tool"] as const, { minLength: 1 }).map((roles) => ({ roles })),
   fc.constantFrom("read", "bash", "edit").map((tool) => ({ tool })),
-  fc.constantFrom("auth.ts", "src/auth.ts", "README.md", "/home/user/project/src/auth.ts").map((file) => ({ file })),
+  fc
+    .constantFrom("auth.ts", "src/auth.ts", "README.md", "/home/user/project/src/auth.ts")
+    .map((file) => ({ file })),
   fc.constantFrom("claude-test", "anthropic/claude-test", "test").map((model) => ({ model })),
   fc.constant({ errored: true }),
   fc.constant({ named: true }),
@@ -95,8 +97,12 @@ describe("SQLite and PostgreSQL answer alike", () => {
                 limit: Number.POSITIVE_INFINITY,
                 hitsPerSession: Number.POSITIVE_INFINITY,
               };
-              const flat = (r: { sessions: { path: string; hits: { line: number; onBranch: boolean }[] }[] }) =>
-                r.sessions.flatMap((s) => s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })));
+              const flat = (r: {
+                sessions: { path: string; hits: { line: number; onBranch: boolean }[] }[];
+              }) =>
+                r.sessions.flatMap((s) =>
+                  s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })),
+                );
               const want = flat(await local.search(query, all));
               const got = flat(await db.search(query, { ...all, sources: [source] }));
               expect(got.map(key).sort(), label).toEqual(want.map(key).sort());

@@ -106,9 +106,13 @@ const STEPS: Record<number, string[]> = {
 };
 
 async function currentVersion(client: PoolClient): Promise<number | undefined> {
-  const exists = await client.query<{ t: string | null }>(`SELECT to_regclass('pi_session_schema')::text AS t`);
+  const exists = await client.query<{ t: string | null }>(
+    `SELECT to_regclass('pi_session_schema')::text AS t`,
+  );
   if (exists.rows[0]?.t == null) return undefined;
-  const row = await client.query<{ version: number }>(`SELECT max(version) AS version FROM pi_session_schema`);
+  const row = await client.query<{ version: number }>(
+    `SELECT max(version) AS version FROM pi_session_schema`,
+  );
   return row.rows[0]?.version ?? 0;
 }
 
@@ -127,7 +131,9 @@ export async function ensureSchema(
   if (seen !== undefined && seen >= target) return { created: false };
   if (readOnly) {
     if (seen === undefined)
-      throw new PostgresSchemaMissingError("no session database here yet: run `pi-session sync` into it first");
+      throw new PostgresSchemaMissingError(
+        "no session database here yet: run `pi-session sync` into it first",
+      );
     throw new OlderPostgresSchemaError(
       `the session database has schema version ${seen}, older than ${POSTGRES_SCHEMA_VERSION}; a sync (with a role that may write) migrates it`,
     );
@@ -142,7 +148,9 @@ export async function ensureSchema(
       throw new NewerPostgresSchemaError(now, POSTGRES_SCHEMA_VERSION);
     const from = now ?? 0;
     if (now === undefined)
-      await client.query(`CREATE TABLE pi_session_schema (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`);
+      await client.query(
+        `CREATE TABLE pi_session_schema (version integer NOT NULL, migrated_at timestamptz NOT NULL DEFAULT now())`,
+      );
     for (let v = from + 1; v <= target; v++) {
       for (const sql of STEPS[v] ?? []) await client.query(sql);
       await client.query(`INSERT INTO pi_session_schema (version) VALUES ($1)`, [v]);

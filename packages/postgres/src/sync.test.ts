@@ -55,15 +55,26 @@ function store(n: number, seed = 1): { root: string; paths: string[] } {
   return { root, paths: writeStore(root, sessions) };
 }
 
-async function sameHits(db: PostgresDatabase, root: string, source: string, queries: string[]): Promise<void> {
+async function sameHits(
+  db: PostgresDatabase,
+  root: string,
+  source: string,
+  queries: string[],
+): Promise<void> {
   const local = await openSearchDatabase({ root, persistent: false });
   try {
     await local.sync();
     for (const q of queries) {
-      const opts = { limit: Number.POSITIVE_INFINITY, hitsPerSession: Number.POSITIVE_INFINITY, newest: true };
+      const opts = {
+        limit: Number.POSITIVE_INFINITY,
+        hitsPerSession: Number.POSITIVE_INFINITY,
+        newest: true,
+      };
       const flat = (r: { sessions: { path: string; hits: { line: number; onBranch: boolean }[] }[] }) =>
         r.sessions.flatMap((s) => s.hits.map((h) => `${s.path}:${h.line}:${h.onBranch}`));
-      expect(flat(await db.search(q, { ...opts, sources: [source] })), q).toEqual(flat(await local.search(q, opts)));
+      expect(flat(await db.search(q, { ...opts, sources: [source] })), q).toEqual(
+        flat(await local.search(q, opts)),
+      );
     }
     expect(await db.stats({ sources: [source], by: "model", timeZone: "UTC" })).toEqual(
       await local.stats({ by: "model", timeZone: "UTC" }),
@@ -92,7 +103,13 @@ describe("sync", () => {
       expect(first.filesSent).toBe(6);
       expect(first.entriesSent).toBeGreaterThan(6);
       const again = await db.sync({ root, source: "ada@one" });
-      expect(again).toMatchObject({ unchanged: 6, filesSent: 0, filesAppended: 0, entriesSent: 0, rowsSent: 0 });
+      expect(again).toMatchObject({
+        unchanged: 6,
+        filesSent: 0,
+        filesAppended: 0,
+        entriesSent: 0,
+        rowsSent: 0,
+      });
       await sameHits(db, root, "ada@one", ["parse", "auth.ts", "日本", "re:time\\w+s"]);
 
       // An append: only the new entry is sent.
@@ -182,7 +199,9 @@ describe("sync", () => {
         await client.end();
       }
       expect((await db.search('"Zyx987"')).sessions).toEqual([]);
-      expect((await db.search("key")).sessions[0]?.meta.firstMessage).toBe("my key is [REDACTED:anthropic] ok");
+      expect((await db.search("key")).sessions[0]?.meta.firstMessage).toBe(
+        "my key is [REDACTED:anthropic] ok",
+      );
     } finally {
       await db.close();
     }
@@ -193,7 +212,9 @@ describe("sync", () => {
     const stores = [1, 2, 3, 4].map((seed) => store(8, seed));
     const handles = await Promise.all(stores.map(() => openPostgresDatabase({ url })));
     try {
-      const stats = await Promise.all(handles.map((db, i) => db.sync({ root: stores[i]?.root as string, source: `s${i}` })));
+      const stats = await Promise.all(
+        handles.map((db, i) => db.sync({ root: stores[i]?.root as string, source: `s${i}` })),
+      );
       for (const s of stats) expect(s.filesSent).toBe(8);
       const db = handles[0] as PostgresDatabase;
       expect((await db.sources()).map((s) => [s.name, s.sessions])).toEqual([
@@ -202,7 +223,8 @@ describe("sync", () => {
         ["s2", 8],
         ["s3", 8],
       ]);
-      for (let i = 0; i < 4; i++) await sameHits(db, stores[i]?.root as string, `s${i}`, ["parse", "auth.ts"]);
+      for (let i = 0; i < 4; i++)
+        await sameHits(db, stores[i]?.root as string, `s${i}`, ["parse", "auth.ts"]);
       // Across sources: each hit says whose it is.
       const all = await db.search("parse", { limit: 1000 });
       expect(new Set(all.sessions.map((s) => s.source)).size).toBeGreaterThan(1);
@@ -270,9 +292,14 @@ describe("schema and access", () => {
     const newer = newDatabase();
     const db = await openPostgresDatabase({ url: newer.url });
     await db.close();
-    cluster.psql(`INSERT INTO pi_session_schema (version) VALUES (${POSTGRES_SCHEMA_VERSION + 1})`, newer.name);
+    cluster.psql(
+      `INSERT INTO pi_session_schema (version) VALUES (${POSTGRES_SCHEMA_VERSION + 1})`,
+      newer.name,
+    );
     await expect(openPostgresDatabase({ url: newer.url })).rejects.toThrow(NewerPostgresSchemaError);
-    await expect(openPostgresDatabase({ url: newer.url })).rejects.toThrow(/newer than this pi-session supports/);
+    await expect(openPostgresDatabase({ url: newer.url })).rejects.toThrow(
+      /newer than this pi-session supports/,
+    );
 
     const older = newDatabase();
     const pool = new pg.Pool({ connectionString: older.url });

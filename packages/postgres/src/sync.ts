@@ -135,7 +135,9 @@ const NUMERIC = new Set(["time", "input", "output", "cacheRead", "cacheWrite", "
 
 /** A usage row as JSON, its non-finite numbers (an unknown time is NaN) kept. */
 export function encodeUsage(row: UsageRow): string {
-  return JSON.stringify(row, (k, v) => (NUMERIC.has(k) && typeof v === "number" && !Number.isFinite(v) ? String(v) : v));
+  return JSON.stringify(row, (k, v) =>
+    NUMERIC.has(k) && typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
+  );
 }
 
 export function decodeUsage(text: string): UsageRow {
@@ -203,7 +205,12 @@ class Collector implements RowSink {
   links(): (TreeLink & { onBranch: boolean })[] {
     return [
       ...this.stored,
-      ...this.rows.map((r) => ({ type: r.doc.type, id: r.doc.id, parentId: r.doc.parentId, onBranch: r.onBranch })),
+      ...this.rows.map((r) => ({
+        type: r.doc.type,
+        id: r.doc.id,
+        parentId: r.doc.parentId,
+        onBranch: r.onBranch,
+      })),
     ];
   }
 
@@ -377,7 +384,10 @@ async function writeFileRow(
   const text = (s: string | null | undefined) =>
     s === null || s === undefined ? null : pgText(redactor ? redactor.text(s) : s);
   const list = (s: Set<string> | undefined) => [...(s ?? [])].map((x) => pgText(x));
-  const merge = (col: string, n: number) => (append ? `ARRAY(SELECT DISTINCT x FROM unnest(pi_files.${col} || $${n}::text[]) AS x ORDER BY x)` : `$${n}::text[]`);
+  const merge = (col: string, n: number) =>
+    append
+      ? `ARRAY(SELECT DISTINCT x FROM unnest(pi_files.${col} || $${n}::text[]) AS x ORDER BY x)`
+      : `$${n}::text[]`;
   await client.query(
     `INSERT INTO pi_files AS pi_files (source, path, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail,
        session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored, leaf_id,
@@ -485,15 +495,27 @@ async function syncFile(
     if (row && sameIdentity(row, st)) return "skipped";
     // The tail probe was read at the offset seen before the lock; another offset needs a fresh read.
     const probe = row && row.indexedOffset !== knownOffset ? tailBefore(st.path, row.indexedOffset) : tail;
-    const resume = row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
+    const resume =
+      row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
     let stored: (TreeLink & { onBranch: boolean })[] = [];
     let usageKeys: string[] = [];
     if (resume) {
-      const links = await client.query<{ entry_id: string | null; parent_id: string | null; type: string; on_branch: boolean; usage: string | null }>(
+      const links = await client.query<{
+        entry_id: string | null;
+        parent_id: string | null;
+        type: string;
+        on_branch: boolean;
+        usage: string | null;
+      }>(
         `SELECT entry_id, parent_id, type, on_branch, usage FROM pi_entries WHERE source = $1 AND path = $2 ORDER BY ordinal`,
         [source, st.path],
       );
-      stored = links.rows.map((l) => ({ type: l.type, id: l.entry_id, parentId: l.parent_id, onBranch: l.on_branch }));
+      stored = links.rows.map((l) => ({
+        type: l.type,
+        id: l.entry_id,
+        parentId: l.parent_id,
+        onBranch: l.on_branch,
+      }));
       usageKeys = links.rows.flatMap((l) => (l.usage ? [decodeUsage(l.usage).key] : []));
     }
     // Read in parts of `chunk` bytes (each an append to the part before, as the local index
@@ -538,7 +560,16 @@ async function syncFile(
         first = false;
       }
       for (const k of ["tools", "models", "files"] as const) for (const x of sink.facets[k]) facets[k].add(x);
-      await writeFileRow(client, source, st, read, facets, resume !== undefined, redactor, projectDirOf(opts.root, st.path));
+      await writeFileRow(
+        client,
+        source,
+        st,
+        read,
+        facets,
+        resume !== undefined,
+        redactor,
+        projectDirOf(opts.root, st.path),
+      );
       stats.rowsSent++;
       await insertRows(client, source, st.path, sink.rows, stats);
       if (sink.storedChanges.length > 0) {
@@ -546,7 +577,12 @@ async function syncFile(
           `UPDATE pi_entries e SET on_branch = c.on_branch
            FROM unnest($3::int[], $4::bool[]) AS c(ordinal, on_branch)
            WHERE e.source = $1 AND e.path = $2 AND e.ordinal = c.ordinal`,
-          [source, st.path, sink.storedChanges.map((c) => c.ordinal), sink.storedChanges.map((c) => c.onBranch)],
+          [
+            source,
+            st.path,
+            sink.storedChanges.map((c) => c.ordinal),
+            sink.storedChanges.map((c) => c.onBranch),
+          ],
         );
         stats.rowsSent += sink.storedChanges.length;
       }
@@ -586,7 +622,9 @@ function isFsError(error: unknown): boolean {
 
 function isVanished(error: unknown): boolean {
   const e = error as { code?: unknown; name?: unknown };
-  return e.code === "ENOENT" || e.name === "SessionFileNotFoundError" || e.name === "SessionFileNotRegularError";
+  return (
+    e.code === "ENOENT" || e.name === "SessionFileNotFoundError" || e.name === "SessionFileNotRegularError"
+  );
 }
 
 /** Brings the source's sessions in the database up to date with the store under `root`. */
@@ -596,7 +634,9 @@ export async function syncToPostgres(pool: Pool, options: PostgresSyncOptions): 
   const { source } = opts;
   if (source === "") throw new Error("a sync needs a source name (who sends the sessions)");
   const unreadable: PostgresSyncStats["unreadable"] = [];
-  const found = listStoreFiles(opts.root, { onUnreadable: (path, error) => unreadable.push({ path, error }) });
+  const found = listStoreFiles(opts.root, {
+    onUnreadable: (path, error) => unreadable.push({ path, error }),
+  });
   const stats: PostgresSyncStats = {
     filesSeen: found.length,
     unchanged: 0,
@@ -611,14 +651,28 @@ export async function syncToPostgres(pool: Pool, options: PostgresSyncOptions): 
     bytesSent: 0,
     unreadable,
   };
-  const knownRows = await pool.query<{ path: string; size: string; mtime_ms: number; ctime_ms: number; ino: string; indexed_offset: string; cwd: string | null }>(
-    `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd FROM pi_files WHERE source = $1`,
-    [source],
-  );
+  const knownRows = await pool.query<{
+    path: string;
+    size: string;
+    mtime_ms: number;
+    ctime_ms: number;
+    ino: string;
+    indexed_offset: string;
+    cwd: string | null;
+  }>(`SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd FROM pi_files WHERE source = $1`, [
+    source,
+  ]);
   const known = new Map(
     knownRows.rows.map((r) => [
       r.path,
-      { size: Number(r.size), mtimeMs: r.mtime_ms, ctimeMs: r.ctime_ms, ino: Number(r.ino), offset: Number(r.indexed_offset), cwd: r.cwd },
+      {
+        size: Number(r.size),
+        mtimeMs: r.mtime_ms,
+        ctimeMs: r.ctime_ms,
+        ino: Number(r.ino),
+        offset: Number(r.indexed_offset),
+        cwd: r.cwd,
+      },
     ]),
   );
   const exclude = opts.exclude ?? [];

@@ -68,7 +68,9 @@ export function termLiterals(term: QueryTerm): string[] | undefined {
   // The longest run of ASCII (printable) and CJK characters: a case-insensitive match maps
   // each of them to itself or its ASCII case partner (K as KELVIN SIGN decomposes to K).
   let best = "";
-  for (const m of term.text.matchAll(/[\x20-\x7e\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu)) {
+  for (const m of term.text.matchAll(
+    /[\x20-\x7e\p{Script=Han}\p{Script=Hiragana}\p{Script=Katakana}\p{Script=Hangul}]+/gu,
+  )) {
     if (m[0].length > best.length) best = m[0];
   }
   best = normalizeKey(best.toLowerCase());
@@ -103,7 +105,8 @@ export interface CompiledQuery {
 /** Compiles terms and fields into one exact check of an entry's document. */
 export function compileQuery(terms: readonly QueryTerm[], fields: readonly TextField[]): CompiledQuery {
   const checks = terms.map((term) => {
-    if (term.kind !== "word") return (doc: EntryDocument) => documentMatches(doc, term, fields) !== term.negated;
+    if (term.kind !== "word")
+      return (doc: EntryDocument) => documentMatches(doc, term, fields) !== term.negated;
     const test = wordMatcher(term);
     return (doc: EntryDocument) => fields.some((f) => doc[f] !== "" && test(doc[f])) !== term.negated;
   });

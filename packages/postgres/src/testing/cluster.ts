@@ -82,10 +82,7 @@ export async function startCluster(): Promise<Cluster> {
   const user = asRoot ? "postgres" : (process.env.USER ?? "postgres");
   run(join(bin, "initdb"), ["-D", data, "-U", user, "-A", "trust", "-E", "UTF8", "--locale=C.UTF-8"]);
   // Passwords over TCP (the read-only role's test), trust on the socket.
-  writeFileSync(
-    join(data, "pg_hba.conf"),
-    "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n",
-  );
+  writeFileSync(join(data, "pg_hba.conf"), "local all all trust\nhost all all 127.0.0.1/32 scram-sha-256\n");
   if (asRoot) chownSync(join(data, "pg_hba.conf"), uid, gid);
   const port = await freePort();
   const opts = `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1 -c fsync=off -c max_connections=60`;
@@ -98,7 +95,21 @@ export async function startCluster(): Promise<Cluster> {
     tcpUrl: (name, password, database = "postgres") =>
       `postgresql://${encodeURIComponent(name)}:${encodeURIComponent(password)}@127.0.0.1:${port}/${database}`,
     psql: (sql, database = "postgres") =>
-      run(join(bin, "psql"), ["-h", dir, "-p", String(port), "-U", user, "-d", database, "-v", "ON_ERROR_STOP=1", "-qAt", "-c", sql]),
+      run(join(bin, "psql"), [
+        "-h",
+        dir,
+        "-p",
+        String(port),
+        "-U",
+        user,
+        "-d",
+        database,
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-qAt",
+        "-c",
+        sql,
+      ]),
     stop() {
       try {
         run(join(bin, "pg_ctl"), ["-D", data, "-m", "immediate", "-w", "stop"]);

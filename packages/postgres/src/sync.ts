@@ -162,6 +162,9 @@ class Collector implements RowSink {
   readonly facets = { tools: new Set<string>(), models: new Set<string>(), files: new Set<string>() };
   /** Flag changes of entries already in the database (an append that left the branch). */
   readonly storedChanges: { ordinal: number; onBranch: boolean }[] = [];
+  /** With `trackTimes`: the latest user or assistant message time among the rows (pi's `modified`). */
+  maxMessageTime = Number.NEGATIVE_INFINITY;
+  trackTimes = false;
   private readonly decoder = new TextDecoder();
 
   constructor(
@@ -182,6 +185,8 @@ class Collector implements RowSink {
       const start = r.offset - first.offset;
       let raw = this.decoder.decode(bytes.subarray(start, start + r.length));
       let doc = r.doc;
+      if (this.trackTimes && doc.type === "message" && (doc.role === "user" || doc.role === "assistant"))
+        this.noteTime(raw, doc);
       if (this.redactor) ({ raw, doc } = redactRow(this.redactor, raw, doc));
       this.rows.push({
         ordinal: r.ordinal,
@@ -194,6 +199,18 @@ class Collector implements RowSink {
         usage: r.usage,
       });
     }
+  }
+
+  /** The message time as the reader takes it: `message.timestamp` when a number, else the entry's. */
+  private noteTime(raw: string, doc: EntryDocument): void {
+    let t = doc.time ?? Number.NaN;
+    try {
+      const message = (JSON.parse(raw) as { message?: { timestamp?: unknown } }).message;
+      if (typeof message?.timestamp === "number") t = message.timestamp;
+    } catch {
+      // Not JSON as a whole: the entry's time.
+    }
+    if (t > this.maxMessageTime) this.maxMessageTime = t;
   }
 
   addFacets(facets: Facets): void {
@@ -527,8 +544,14 @@ async function syncFile(
     let firstNew = resume ? resume.meta.entryCount : 0;
     let end = Math.min(st.size, (current?.indexedOffset ?? 0) + chunk);
     let first = true;
+    // Parts after the first start from the meta the part before left, which keeps `modified`
+    // but not whether a message set it: the latest message time is kept here across parts.
+    const parts = end < st.size;
+    let maxMessageTime =
+      resume && resume.meta.messageCount > 0 ? resume.meta.modifiedMs : Number.NEGATIVE_INFINITY;
     for (;;) {
       let sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
+      sink.trackTimes = parts;
       let read = current
         ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
         : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
@@ -537,6 +560,10 @@ async function syncFile(
         end = st.size;
         sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
         read = readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
+      }
+      if (parts && read.meta) {
+        if (sink.maxMessageTime > maxMessageTime) maxMessageTime = sink.maxMessageTime;
+        if (Number.isFinite(maxMessageTime)) read.meta.modifiedMs = maxMessageTime;
       }
       stats.bytesRead += read.bytesRead;
       if (current && end < st.size && read.indexedOffset === current.indexedOffset) {

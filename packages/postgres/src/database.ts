@@ -135,11 +135,24 @@ interface CandidateRow {
   time_ms: number | null;
   on_branch: boolean;
   doc: string;
-  rank: number;
 }
 
-/** Rows read per page of candidates. */
-const PAGE = 500;
+/** Matches ranked at a time (the local database's default window). */
+const WINDOW = 10_000;
+/** The first window of `newest` (then four times larger, up to the window). */
+const FIRST_NEWEST_WINDOW = 128;
+/** Candidates whose documents are read at a time. */
+const DOC_BATCH = 200;
+
+/** A match as a window lists it (its document is read when it is needed). */
+interface WindowRow {
+  source: string;
+  path: string;
+  ordinal: number;
+  file_seq: string;
+  on_branch: boolean;
+  rank: number;
+}
 
 /** The shared session database on PostgreSQL. */
 export class PostgresDatabase {
@@ -249,29 +262,79 @@ export class PostgresDatabase {
     // Ranked by the query's words, as the local index ranks by BM25; substrings and regexes only: newest first.
     const ranked = order !== "newest" && parsed.terms.some((t) => t.kind === "word" && !t.negated);
     const tsq = ranked ? rankQuery(literals) : undefined;
-    const rank = tsq ? `ts_rank(e.tsv, to_tsquery('simple', ${p(tsq)}))` : "0";
-    const orderBy =
-      order === "newest"
-        ? "f.seq DESC, e.ordinal DESC"
-        : order === "branch"
-          ? `e.on_branch DESC, rank DESC, f.seq DESC, e.ordinal DESC`
-          : `rank DESC, f.seq DESC, e.ordinal DESC`;
-    const sql = `SELECT e.source, e.path, e.ordinal, e.line, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, e.doc,
-        ${rank}::float8 AS rank
-      FROM pi_entries e JOIN pi_files f ON f.source = e.source AND f.path = e.path
-      WHERE ${where.join(" AND ")}
-      ORDER BY ${orderBy}`;
+    const rank = tsq ? `ts_rank(w.tsv, to_tsquery('simple', ${p(tsq)}))` : "0";
+    // Matches are read in index order, newest first (sessions by when first sent, entries last
+    // first), a window at a time, and ranked within the window, as the local database does:
+    // a word found everywhere costs a window, not every match.
+    const conditions = where.join(" AND ");
+    const windowSql = (bounded: boolean, size: number) => {
+      const bound = bounded
+        ? `AND (e.file_seq, e.ordinal) < ($${params.length + 1}, $${params.length + 2})`
+        : "";
+      return `SELECT w.source, w.path, w.ordinal, w.file_seq, w.on_branch, ${rank}::float8 AS rank FROM (
+          SELECT e.source, e.path, e.ordinal, e.file_seq, e.on_branch, e.tsv
+          FROM pi_entries e JOIN pi_files f ON f.source = e.source AND f.path = e.path
+          WHERE ${conditions} ${bound}
+          ORDER BY e.file_seq DESC, e.ordinal DESC LIMIT ${size}) w`;
+    };
+    const fullWindow = Math.max(1, Math.floor(options.rankWindow ?? WINDOW));
     const compiled = compileQuery(parsed.terms, fields);
     const client = await this.pool.connect();
+    const candidates = async function* (): AsyncGenerator<WindowRow> {
+      const later: WindowRow[][] = [];
+      let upper: [string, number] | undefined;
+      let size = order === "newest" ? Math.min(FIRST_NEWEST_WINDOW, fullWindow) : fullWindow;
+      for (;;) {
+        const args = upper ? [...params, ...upper] : params;
+        const batch = (await client.query<WindowRow>(windowSql(upper !== undefined, size), args)).rows;
+        if (batch.length === 0) break;
+        const last = batch[batch.length - 1] as WindowRow;
+        if (tsq)
+          batch.sort(
+            (x, y) => y.rank - x.rank || Number(y.file_seq) - Number(x.file_seq) || y.ordinal - x.ordinal,
+          );
+        const off: WindowRow[] = [];
+        for (const r of batch) {
+          if (order === "branch" && !r.on_branch) off.push(r);
+          else yield r;
+        }
+        if (off.length > 0) later.push(off);
+        if (batch.length < size) break;
+        upper = [last.file_seq, last.ordinal];
+        size = Math.min(size * 4, fullWindow);
+      }
+      for (const off of later) yield* off;
+    };
     try {
-      // One snapshot, and one run of the query read a page at a time (a cursor).
+      // One snapshot for every window.
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      await client.query(`DECLARE pi_candidates NO SCROLL CURSOR FOR ${sql}`, params);
       const sessions = new Map<string, PostgresSessionHit>();
       let more = false;
-      outer: for (;;) {
-        const page = await client.query<CandidateRow>(`FETCH ${PAGE} FROM pi_candidates`);
-        for (const row of page.rows) {
+      // Documents are read for a few candidates at a time, in candidate order.
+      const it = candidates();
+      let done = false;
+      outer: while (!done) {
+        const batch: WindowRow[] = [];
+        while (!done && batch.length < DOC_BATCH) {
+          const next = await it.next();
+          if (next.done) done = true;
+          else {
+            const r = next.value;
+            const existing = sessions.get(`${r.source}\n${r.path}`);
+            if (!existing || existing.hits.length < perSession) batch.push(r);
+          }
+        }
+        if (batch.length === 0) break;
+        const docs = await client.query<CandidateRow>(
+          `SELECT e.source, e.path, e.ordinal, e.line, e.entry_id, e.type, e.role, e.time_ms, e.on_branch, e.doc
+           FROM pi_entries e JOIN unnest($1::text[], $2::text[], $3::int[]) AS k(source, path, ordinal)
+             ON e.source = k.source AND e.path = k.path AND e.ordinal = k.ordinal`,
+          [batch.map((r) => r.source), batch.map((r) => r.path), batch.map((r) => r.ordinal)],
+        );
+        const byKey = new Map(docs.rows.map((d) => [`${d.source}\n${d.path}\n${d.ordinal}`, d]));
+        for (const c of batch) {
+          const row = byKey.get(`${c.source}\n${c.path}\n${c.ordinal}`);
+          if (!row) continue;
           const key = `${row.source}\n${row.path}`;
           const existing = sessions.get(key);
           if (existing && existing.hits.length >= perSession) continue;
@@ -298,13 +361,12 @@ export class PostgresDatabase {
             role: row.role,
             timeMs: row.time_ms,
             onBranch: row.on_branch,
-            score: -row.rank,
+            score: -c.rank,
             snippet: snippetOf(doc, parsed.terms, fields, width),
           });
         }
-        if (page.rows.length < PAGE) break;
       }
-      await client.query("CLOSE pi_candidates");
+      await it.return(undefined);
       const list = [...sessions.values()];
       if (list.length > 0) {
         const metas = await client.query<MetaRow>(

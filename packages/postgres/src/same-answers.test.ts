@@ -75,7 +75,9 @@ describe("SQLite and PostgreSQL answer alike", () => {
         arbStats,
         // Files read in parts now and then (each an append to the part before).
         fc.constantFrom(undefined, 1, 300, 2000),
-        async (sessions, oddities, queries, statsQuery, chunkBytes) => {
+        // Matches ranked in windows of a few now and then (10,000 by default).
+        fc.constantFrom(undefined, 1, 3),
+        async (sessions, oddities, queries, statsQuery, chunkBytes, rankWindow) => {
           const root = dirs.make();
           const paths = writeStore(root, sessions, oddities);
           // Distinct last changes, in an order unlike the paths' (the newest order follows them).
@@ -96,6 +98,7 @@ describe("SQLite and PostgreSQL answer alike", () => {
                 toolOutput,
                 limit: Number.POSITIVE_INFINITY,
                 hitsPerSession: Number.POSITIVE_INFINITY,
+                ...(rankWindow !== undefined ? { rankWindow } : {}),
               };
               const flat = (r: {
                 sessions: { path: string; hits: { line: number; onBranch: boolean }[] }[];
@@ -104,8 +107,15 @@ describe("SQLite and PostgreSQL answer alike", () => {
                   s.hits.map((h) => ({ path: s.path, line: h.line, onBranch: h.onBranch })),
                 );
               const want = flat(await local.search(query, all));
-              const got = flat(await db.search(query, { ...all, sources: [source] }));
+              const ranked = await db.search(query, { ...all, sources: [source] });
+              const got = flat(ranked);
               expect(got.map(key).sort(), label).toEqual(want.map(key).sort());
+              // Current branch first: no session led by an abandoned-branch hit before one led by a current one.
+              const leads = ranked.sessions.map((s) => s.hits[0]?.onBranch === true);
+              expect(
+                leads.indexOf(false) === -1 || leads.lastIndexOf(true) < leads.indexOf(false),
+                label,
+              ).toBe(true);
               // Newest first: the same order exactly.
               const wantNewest = flat(await local.search(query, { ...all, newest: true }));
               const gotNewest = flat(await db.search(query, { ...all, newest: true, sources: [source] }));

@@ -35,8 +35,9 @@ export class OlderPostgresSchemaError extends Error {
 }
 
 /**
- * Version 1: files and entries. Version 2 adds `pi_sources` and each file's `seq`, taken anew at
- * each change (sessions by last change: the newest-first order). Each step runs once, in order, in one transaction.
+ * Version 1: files and entries. Version 2 adds `pi_sources` and each file's `seq`, taken when it is
+ * first sent and copied to its entries (`file_seq`): the index order, newest first, that
+ * windows of matches are read in, as the local database's file ids. Each step runs once, in order, in one transaction.
  */
 const STEPS: Record<number, string[]> = {
   1: [
@@ -100,6 +101,10 @@ const STEPS: Record<number, string[]> = {
   2: [
     `CREATE SEQUENCE pi_change_seq`,
     `ALTER TABLE pi_files ADD COLUMN seq bigint NOT NULL DEFAULT nextval('pi_change_seq')`,
+    `ALTER TABLE pi_entries ADD COLUMN file_seq bigint`,
+    `UPDATE pi_entries e SET file_seq = f.seq FROM pi_files f WHERE f.source = e.source AND f.path = e.path`,
+    `ALTER TABLE pi_entries ALTER COLUMN file_seq SET NOT NULL`,
+    `CREATE INDEX pi_entries_order ON pi_entries (file_seq, ordinal)`,
     `CREATE TABLE pi_sources (name text PRIMARY KEY, last_sync_ms double precision NOT NULL)`,
     `INSERT INTO pi_sources SELECT source, 0 FROM pi_files GROUP BY source`,
   ],

@@ -55,13 +55,21 @@ function store(n: number, seed = 1): { root: string; paths: string[] } {
   return { root, paths: writeStore(root, sessions) };
 }
 
+/** Each store's local database, kept between checks: it is synced incrementally, as PostgreSQL is. */
+const caches = new Map<string, string>();
+
 async function sameHits(
   db: PostgresDatabase,
   root: string,
   source: string,
   queries: string[],
 ): Promise<void> {
-  const local = await openSearchDatabase({ root, persistent: false });
+  let cacheDir = caches.get(root);
+  if (cacheDir === undefined) {
+    cacheDir = dirs.make();
+    caches.set(root, cacheDir);
+  }
+  const local = await openSearchDatabase({ root, cacheDir });
   try {
     await local.sync();
     for (const q of queries) {

@@ -336,6 +336,7 @@ async function insertRows(
   client: PoolClient,
   source: string,
   path: string,
+  fileSeq: string,
   rows: readonly OutRow[],
   stats: PostgresSyncStats,
 ): Promise<void> {
@@ -369,16 +370,16 @@ async function insertRows(
       for (let c = 0; c < values.length; c++) (cols[c] as unknown[]).push(values[c]);
     }
     await client.query(
-      `INSERT INTO pi_entries (source, path, ordinal, line, byte_offset, length, entry_id, parent_id, type, role,
+      `INSERT INTO pi_entries (source, path, file_seq, ordinal, line, byte_offset, length, entry_id, parent_id, type, role,
          role_class, time_ms, on_branch, raw, doc, fold, tsv, usage)
-       SELECT $1, $2, u.ordinal, u.line, u.byte_offset, u.length, u.entry_id, u.parent_id, u.type, u.role,
+       SELECT $1, $2, $18, u.ordinal, u.line, u.byte_offset, u.length, u.entry_id, u.parent_id, u.type, u.role,
          u.role_class, u.time_ms, u.on_branch, u.raw, u.doc, u.fold, to_tsvector('simple', left(u.fold, ${TSV_CHARS})), u.usage
        FROM unnest($3::int[], $4::int[], $5::bigint[], $6::int[], $7::text[], $8::text[], $9::text[], $10::text[],
          $11::text[], $12::float8[], $13::bool[], $14::text[], $15::text[], $16::text[], $17::text[])
          AS u(ordinal, line, byte_offset, length, entry_id, parent_id, type, role, role_class, time_ms, on_branch,
            raw, doc, fold, usage)
        ORDER BY u.ordinal`,
-      [source, path, ...cols],
+      [source, path, ...cols, fileSeq],
     );
     stats.entriesSent += (cols[0] as unknown[]).length;
     stats.rowsSent += (cols[0] as unknown[]).length;
@@ -396,7 +397,7 @@ async function writeFileRow(
   append: boolean,
   redactor: Redactor | undefined,
   projectDir: string,
-): Promise<void> {
+): Promise<string> {
   const m = read.meta;
   const text = (s: string | null | undefined) =>
     s === null || s === undefined ? null : pgText(redactor ? redactor.text(s) : s);
@@ -405,7 +406,7 @@ async function writeFileRow(
     append
       ? `ARRAY(SELECT DISTINCT x FROM unnest(pi_files.${col} || $${n}::text[]) AS x ORDER BY x)`
       : `$${n}::text[]`;
-  await client.query(
+  const written = await client.query<{ seq: string }>(
     `INSERT INTO pi_files AS pi_files (source, path, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail,
        session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored, leaf_id,
        entry_count, usage_repeats, tools, models, touched, project_dir)
@@ -419,7 +420,8 @@ async function writeFileRow(
        modified_ms = EXCLUDED.modified_ms, message_count = EXCLUDED.message_count, errored = EXCLUDED.errored,
        leaf_id = EXCLUDED.leaf_id, entry_count = EXCLUDED.entry_count, usage_repeats = EXCLUDED.usage_repeats,
        tools = ${merge("tools", 24)}, models = ${merge("models", 25)}, touched = ${merge("touched", 26)},
-       project_dir = EXCLUDED.project_dir, seq = nextval('pi_change_seq')`,
+       project_dir = EXCLUDED.project_dir
+     RETURNING seq`,
     [
       source,
       st.path,
@@ -450,6 +452,7 @@ async function writeFileRow(
       pgText(projectDir),
     ],
   );
+  return (written.rows[0] as { seq: string }).seq;
 }
 
 /** The key of a file's advisory lock: one writer of a file at a time, across processes. */
@@ -587,7 +590,7 @@ async function syncFile(
         first = false;
       }
       for (const k of ["tools", "models", "files"] as const) for (const x of sink.facets[k]) facets[k].add(x);
-      await writeFileRow(
+      const seq = await writeFileRow(
         client,
         source,
         st,
@@ -598,7 +601,7 @@ async function syncFile(
         projectDirOf(opts.root, st.path),
       );
       stats.rowsSent++;
-      await insertRows(client, source, st.path, sink.rows, stats);
+      await insertRows(client, source, st.path, seq, sink.rows, stats);
       if (sink.storedChanges.length > 0) {
         await client.query(
           `UPDATE pi_entries e SET on_branch = c.on_branch

@@ -215,6 +215,43 @@ describe("sync", () => {
     }
   }, 120_000);
 
+  it("keeps text PostgreSQL cannot hold as it is (NUL, lone surrogates)", async () => {
+    const { url } = newDatabase();
+    const db = await openPostgresDatabase({ url });
+    try {
+      const root = dirs.make();
+      mkdirSync(join(root, "--p--"));
+      const header = {
+        type: "session",
+        version: 3,
+        id: "44444444-2222-4333-8444-555555555555",
+        timestamp: "2026-03-01T09:00:00.000Z",
+        cwd: "/p",
+      };
+      const entry = {
+        type: "message",
+        id: "dd\u0000001",
+        parentId: null,
+        timestamp: "2026-03-01T10:00:00.000Z",
+        message: {
+          role: "user",
+          content: "nul\u0000byte and \ud800 lone capybara",
+          timestamp: 1772359200000,
+        },
+      };
+      writeFileSync(
+        join(root, "--p--", "2026-03-01T09-00-00-000Z_n.jsonl"),
+        `${JSON.stringify(header)}\n${JSON.stringify(entry)}\n`,
+      );
+      expect((await db.sync({ root, source: "n" })).filesSent).toBe(1);
+      const hit = (await db.search("capybara")).sessions[0]?.hits[0];
+      expect(hit?.snippet?.text).toContain("nul\u0000byte and \ud800 lone capybara");
+      await sameHits(db, root, "n", ["capybara", '"\u0000byte"', "lone"]);
+    } finally {
+      await db.close();
+    }
+  }, 120_000);
+
   it("four sources syncing at once lose nothing", async () => {
     const { url } = newDatabase();
     const stores = [1, 2, 3, 4].map((seed) => store(8, seed));

@@ -6,7 +6,7 @@
  *
  * Use {@link ensureSchema} right after connecting.
  */
-import type { PoolClient } from "pg";
+import type { Queryable } from "./connection.js";
 
 /** The schema version this package writes and reads. */
 export const POSTGRES_SCHEMA_VERSION = 2;
@@ -110,7 +110,7 @@ const STEPS: Record<number, string[]> = {
   ],
 };
 
-async function currentVersion(client: PoolClient): Promise<number | undefined> {
+async function currentVersion(client: Queryable): Promise<number | undefined> {
   const exists = await client.query<{ t: string | null }>(
     `SELECT to_regclass('pi_session_schema')::text AS t`,
   );
@@ -126,7 +126,7 @@ async function currentVersion(client: PoolClient): Promise<number | undefined> {
  * lower only to make an older database in tests); read-only: checks only.
  */
 export async function ensureSchema(
-  client: PoolClient,
+  client: Queryable,
   readOnly: boolean,
   target = POSTGRES_SCHEMA_VERSION,
 ): Promise<{ created: boolean; migratedFrom?: number }> {

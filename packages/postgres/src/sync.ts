@@ -32,7 +32,7 @@ import {
   tailBefore,
 } from "@pi-session/search";
 import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
-import type { Pool, PoolClient } from "pg";
+import type { ClientPool, PooledClient } from "./connection.js";
 import { foldForIndex } from "./terms.js";
 
 export interface PostgresSyncProgress {
@@ -333,7 +333,7 @@ const INSERT_BYTES = 8 * 1024 * 1024;
 const TSV_CHARS = 100_000;
 
 async function insertRows(
-  client: PoolClient,
+  client: PooledClient,
   source: string,
   path: string,
   fileSeq: string,
@@ -389,7 +389,7 @@ async function insertRows(
 
 /** Writes the file row (identity, probes, session facts, facets); `append`: facets added to. */
 async function writeFileRow(
-  client: PoolClient,
+  client: PooledClient,
   source: string,
   st: StoreFile,
   read: ReadResult,
@@ -458,7 +458,7 @@ async function writeFileRow(
 /** The key of a file's advisory lock: one writer of a file at a time, across processes. */
 const LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1 || E'\\n' || $2, 0))`;
 
-async function inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+async function inTransaction<T>(pool: ClientPool, fn: (client: PooledClient) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
@@ -475,7 +475,12 @@ async function inTransaction<T>(pool: Pool, fn: (client: PoolClient) => Promise<
   }
 }
 
-async function removeFile(pool: Pool, source: string, path: string, stats: PostgresSyncStats): Promise<void> {
+async function removeFile(
+  pool: ClientPool,
+  source: string,
+  path: string,
+  stats: PostgresSyncStats,
+): Promise<void> {
   await inTransaction(pool, async (client) => {
     await client.query(LOCK, [source, path]);
     const r = await client.query(`DELETE FROM pi_files WHERE source = $1 AND path = $2`, [source, path]);
@@ -490,7 +495,7 @@ type Outcome = "skipped" | "sent" | "appended" | "excluded";
 
 /** One file's change, in one transaction. */
 async function syncFile(
-  pool: Pool,
+  pool: ClientPool,
   opts: PostgresSyncOptions,
   st: StoreFile,
   knownOffset: number | undefined,
@@ -658,7 +663,10 @@ function isVanished(error: unknown): boolean {
 }
 
 /** Brings the source's sessions in the database up to date with the store under `root`. */
-export async function syncToPostgres(pool: Pool, options: PostgresSyncOptions): Promise<PostgresSyncStats> {
+export async function syncToPostgres(
+  pool: ClientPool,
+  options: PostgresSyncOptions,
+): Promise<PostgresSyncStats> {
   // Paths as the local index keys them (`search`'s database resolves its root too).
   const opts = { ...options, root: resolve(options.root) };
   const { source } = opts;

@@ -262,7 +262,6 @@ export class PostgresDatabase {
     // Ranked by the query's words, as the local index ranks by BM25; substrings and regexes only: newest first.
     const ranked = order !== "newest" && parsed.terms.some((t) => t.kind === "word" && !t.negated);
     const tsq = ranked ? rankQuery(literals) : undefined;
-    const whereParams = params.length;
     const rank = tsq ? `ts_rank(w.tsv, to_tsquery('simple', ${p(tsq)}))` : "0";
     // Matches are read in index order, newest first (sessions by when first sent, entries last
     // first), a window at a time, and ranked within the window, as the local database does:
@@ -309,16 +308,6 @@ export class PostgresDatabase {
     try {
       // One snapshot for every window.
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      // Fewer matches than a window: reading in index order would walk every entry to find
-      // them, where the trigram index finds them at once. A count bounded by the window tells.
-      if (literals.some((l) => l.length >= 3)) {
-        const probe = await client.query<{ n: string }>(
-          `SELECT count(*) AS n FROM (SELECT 1 FROM pi_entries e JOIN pi_files f ON f.source = e.source AND f.path = e.path
-           WHERE ${conditions} LIMIT ${fullWindow}) c`,
-          params.slice(0, whereParams),
-        );
-        if (Number(probe.rows[0]?.n) < fullWindow) await client.query("SET LOCAL enable_indexscan = off");
-      }
       const sessions = new Map<string, PostgresSessionHit>();
       let more = false;
       // Documents are read for a few candidates at a time, in candidate order.

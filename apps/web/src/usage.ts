@@ -48,6 +48,68 @@ export function periodOf(ms: number, period: Period, calendar: ZonedCalendar): s
       : calendar.monthOf(ms);
 }
 
+const zeroTotals = (): TokenTotals => ({
+  input: 0,
+  output: 0,
+  cacheRead: 0,
+  cacheWrite: 0,
+  totalTokens: 0,
+  cost: 0,
+  records: 0,
+  zeroCostWithTokens: 0,
+  unpricedTokens: 0,
+});
+
+function addTotals(into: TokenTotals, row: TokenTotals): void {
+  for (const field of Object.keys(into) as (keyof TokenTotals)[]) into[field] += row[field];
+}
+
+/**
+ * Every chart (each period by each split, in the order of {@link PERIODS} then {@link SPLITS})
+ * from one pass of the database's `stats`: its rows grouped by day, week, month, model and
+ * project at once, then summed per chart (sums of fork-deduplicated rows are sums still). The
+ * server uses this: the six charts cost one pass rather than six. Equal to {@link usageChart}
+ * per chart (costs up to the order of their float sums).
+ */
+export async function usageCharts(db: SearchDatabase): Promise<UsageChart[]> {
+  const SEP = "\u0000";
+  const calendar = zonedCalendar();
+  const result = await db.stats({
+    groupOf: (usage, session) =>
+      [
+        periodOf(usage.time, "day", calendar),
+        periodOf(usage.time, "week", calendar),
+        periodOf(usage.time, "month", calendar),
+        usage.model,
+        session.project,
+      ].join(SEP),
+  });
+  const rows = result.rows.map((row) => ({ parts: row.key.split(SEP), row }));
+  const charts: UsageChart[] = [];
+  for (const [p, period] of PERIODS.entries())
+    for (const split of SPLITS) {
+      const cells = new Map<string, TokenTotals>();
+      for (const { parts, row } of rows) {
+        const cell = `${parts[p]}${SEP}${split === "model" ? parts[3] : parts[4]}`;
+        let sum = cells.get(cell);
+        if (!sum) {
+          sum = zeroTotals();
+          cells.set(cell, sum);
+        }
+        addTotals(sum, row);
+      }
+      charts.push(
+        chartOf(
+          period,
+          split,
+          [...cells].map(([key, totals]) => ({ ...totals, key })),
+          result,
+        ),
+      );
+    }
+  return charts;
+}
+
 /**
  * The chart of the store by `period`, split by `split`: the database's `stats` (sums where it
  * keeps them, forks added up record by record), keyed by period and model or project.
@@ -59,10 +121,21 @@ export async function usageChart(db: SearchDatabase, period: Period, split: Spli
     groupOf: (usage, session) =>
       `${periodOf(usage.time, period, calendar)}${SEP}${split === "model" ? usage.model : session.project}`,
   });
+  return chartOf(period, split, result.rows, result);
+}
+
+/** A chart from rows keyed `<period key>\u0000<model or project>`. */
+function chartOf(
+  period: Period,
+  split: Split,
+  rows: readonly (TokenTotals & { key: string })[],
+  result: { totals: TokenTotals; sessions: number; duplicatesSkipped: number },
+): UsageChart {
+  const SEP = "\u0000";
   const periodSet = new Set<string>();
   const bySeries = new Map<string, Map<string, TokenTotals>>();
   const seriesTotals = new Map<string, TokenTotals>();
-  for (const row of result.rows) {
+  for (const row of rows) {
     const cut = row.key.indexOf(SEP);
     const when = row.key.slice(0, cut);
     const key = row.key.slice(cut + 1);
@@ -73,18 +146,8 @@ export async function usageChart(db: SearchDatabase, period: Period, split: Spli
       bySeries.set(key, cells);
     }
     cells.set(when, row);
-    const sum = seriesTotals.get(key) ?? {
-      input: 0,
-      output: 0,
-      cacheRead: 0,
-      cacheWrite: 0,
-      totalTokens: 0,
-      cost: 0,
-      records: 0,
-      zeroCostWithTokens: 0,
-      unpricedTokens: 0,
-    };
-    for (const field of Object.keys(sum) as (keyof TokenTotals)[]) sum[field] += row[field];
+    const sum = seriesTotals.get(key) ?? zeroTotals();
+    addTotals(sum, row);
     seriesTotals.set(key, sum);
   }
   const periods = [...periodSet].sort((a, b) =>

@@ -17,16 +17,23 @@ import { statPath } from "@pi-session/node-store";
 import { QuerySyntaxError, type SearchOptions, type SearchResult } from "@pi-session/search";
 import type { SearchReplyMessage, SearchRequestMessage, SearchWorkerData } from "./search-worker.js";
 import type { StoreView } from "./store-view.js";
+import { type UsageChart, usageCharts } from "./usage.js";
 
 export interface SearchJob {
   query: string;
   options: SearchOptions;
 }
 
+/** What a thread is asked: a search, or the usage charts. */
+type PoolJob = { kind: "search"; job: SearchJob } | { kind: "usage" };
+
 interface Queued {
-  job: SearchJob;
+  job: PoolJob;
+  /** When it was queued (performance.now()). */
+  queuedAt: number;
   signal: AbortSignal | undefined;
-  resolve: (result: SearchResult) => void;
+  // biome-ignore lint/suspicious/noExplicitAny: a search's result or the charts, by the job's kind
+  resolve: (result: any) => void;
   reject: (error: unknown) => void;
 }
 
@@ -59,7 +66,22 @@ export function defaultThreads(): number {
   return Math.max(1, Math.min(4, availableParallelism() - 1));
 }
 
+/** Where the threads' time went (shown by `/api/info`, read by the load test). */
+export interface PoolTimes {
+  /** Searches answered by a thread. */
+  answered: number;
+  /** Their time in the threads (ms, wall clock, summed). */
+  runMs: number;
+  /** Their time waiting in the queue for a thread (ms, summed). */
+  waitMs: number;
+  /** The longest wait (ms). */
+  maxWaitMs: number;
+  /** The usage charts' time in the threads (ms). */
+  usageMs: number;
+}
+
 export class SearchPool {
+  readonly times: PoolTimes = { answered: 0, runMs: 0, waitMs: 0, maxWaitMs: 0, usageMs: 0 };
   private readonly queue: Queued[] = [];
   private readonly threads: Thread[] = [];
   private closed = false;
@@ -102,19 +124,34 @@ export class SearchPool {
 
   /** Runs a search; rejects with an `AbortError` if `signal` aborts before it starts. */
   search(job: SearchJob, signal?: AbortSignal): Promise<SearchResult> {
+    return this.run({ kind: "search", job }, signal);
+  }
+
+  /**
+   * The usage charts (every period by every split, as `usageCharts` gives them), in a thread
+   * like a search: a pass of `stats` takes tenths of a second the server's thread need not wait.
+   */
+  usage(): Promise<UsageChart[]> {
+    return this.run({ kind: "usage" }, undefined);
+  }
+
+  private run<T>(job: PoolJob, signal: AbortSignal | undefined): Promise<T> {
     if (signal?.aborted) return Promise.reject(abortError());
     if (this.threads.length === 0 || this.closed) return this.inThread(job, signal);
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, signal, resolve, reject });
+      this.queue.push({ job, signal, resolve, reject, queuedAt: performance.now() });
       this.pump();
     });
   }
 
   /** On the server's thread, after the database calls queued before it. */
-  private inThread(job: SearchJob, signal: AbortSignal | undefined): Promise<SearchResult> {
-    return this.store.exclusive(() => {
+  // biome-ignore lint/suspicious/noExplicitAny: a search's result or the charts, by the job's kind
+  private inThread(job: PoolJob, signal: AbortSignal | undefined): Promise<any> {
+    return this.store.exclusive((): Promise<unknown> => {
       if (signal?.aborted) throw abortError();
-      return this.store.db.search(job.query, job.options);
+      return job.kind === "usage"
+        ? usageCharts(this.store.db)
+        : this.store.db.search(job.job.query, job.job.options);
     });
   }
 
@@ -133,7 +170,13 @@ export class SearchPool {
       const next = this.nextJob();
       if (!next) return;
       thread.busy = next;
-      const message: SearchRequestMessage = { query: next.job.query, options: next.job.options };
+      const waited = performance.now() - next.queuedAt;
+      this.times.waitMs += waited;
+      this.times.maxWaitMs = Math.max(this.times.maxWaitMs, waited);
+      const message: SearchRequestMessage =
+        next.job.kind === "usage"
+          ? { kind: "usage" }
+          : { kind: "search", query: next.job.job.query, options: next.job.job.options };
       thread.worker.postMessage(message);
     }
   }
@@ -151,7 +194,14 @@ export class SearchPool {
     const done = thread.busy;
     thread.busy = undefined;
     if (done) {
-      if (message.kind === "result") done.resolve(message.result);
+      if (message.kind === "result") {
+        this.times.answered++;
+        this.times.runMs += message.ms;
+        done.resolve(message.result);
+      } else if (message.kind === "usage") {
+        this.times.usageMs += message.ms;
+        done.resolve(message.charts);
+      }
       else if (message.error.name === "QuerySyntaxError")
         done.reject(new QuerySyntaxError(message.error.message));
       // Anything else (a damaged database, say): once more here, where it can be recovered from.

@@ -7,6 +7,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type SearchDatabase, type SearchOptions, openSearchDatabase } from "@pi-session/search";
+import { type UsageChart, usageCharts } from "./usage.js";
 
 /** What the worker is started with. */
 export interface SearchWorkerData {
@@ -15,13 +16,15 @@ export interface SearchWorkerData {
   cacheDir: string;
 }
 
-export interface SearchRequestMessage {
-  query: string;
-  options: SearchOptions;
-}
+/** A search, or the usage charts (all six: one pass of `stats`, off the server's thread). */
+export type SearchRequestMessage =
+  | { kind: "search"; query: string; options: SearchOptions }
+  | { kind: "usage" };
 
 export type SearchReplyMessage =
-  | { kind: "result"; result: import("@pi-session/search").SearchResult }
+  /** `ms`: the search's time in this thread (wall clock), for the server's counters. */
+  | { kind: "result"; result: import("@pi-session/search").SearchResult; ms: number }
+  | { kind: "usage"; charts: UsageChart[]; ms: number }
   | { kind: "error"; error: { name: string; message: string } }
   | { kind: "ready" }
   | { kind: "failed"; error: { name: string; message: string } };
@@ -53,8 +56,22 @@ async function main(): Promise<void> {
       port.close();
       return;
     }
+    const started = performance.now();
+    if (message.kind === "usage") {
+      usageCharts(db).then(
+        (charts) =>
+          port.postMessage({ kind: "usage", charts, ms: performance.now() - started } satisfies SearchReplyMessage),
+        (error) => port.postMessage({ kind: "error", error: errorOf(error) } satisfies SearchReplyMessage),
+      );
+      return;
+    }
     db.search(message.query, message.options).then(
-      (result) => port.postMessage({ kind: "result", result } satisfies SearchReplyMessage),
+      (result) =>
+        port.postMessage({
+          kind: "result",
+          result,
+          ms: performance.now() - started,
+        } satisfies SearchReplyMessage),
       (error) => port.postMessage({ kind: "error", error: errorOf(error) } satisfies SearchReplyMessage),
     );
   });

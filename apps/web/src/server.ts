@@ -24,10 +24,10 @@ import {
   tokenMatches,
 } from "./security.js";
 import { SessionCache, sessionJson } from "./session-data.js";
-import { type SearchJob, SearchPool } from "./search-pool.js";
+import { type PoolTimes, type SearchJob, SearchPool } from "./search-pool.js";
 import { SearchAnswers } from "./searches.js";
 import { type SessionRow, type StoreChange, StoreView } from "./store-view.js";
-import { PERIODS, type Period, SPLITS, type Split, usageChart } from "./usage.js";
+import { PERIODS, type Period, SPLITS, type Split } from "./usage.js";
 
 export interface ServeOptions {
   /** The sessions root to serve. */
@@ -182,6 +182,9 @@ function searchJson(store: StoreView, query: string, result: SearchResult): stri
   });
 }
 
+const roundTimes = (times: PoolTimes) =>
+  Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)]));
+
 /** Starts the server; resolves once it listens. */
 export async function startServer(options: ServeOptions): Promise<RunningServer> {
   const host = options.host ?? "127.0.0.1";
@@ -199,7 +202,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const cache = new SessionCache();
   const events = new Set<ServerResponse>();
   // What every page asks for, made once per change of the store.
-  const usageCharts = new Map<string, { generation: number; text: Promise<string> }>();
+  let usageCharts: { generation: number; texts: Promise<Map<string, string>> } | undefined;
   const pool = SearchPool.start(store, options.searchThreads);
   const searches = new SearchAnswers({
     run: (job, signal) => pool.search(job, signal),
@@ -233,7 +236,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         backend: store.db.backend,
         watch: store.watchMode,
         generator,
-        search: { threads: pool.size, waiting: pool.waiting, ...searches.counters },
+        search: { threads: pool.size, waiting: pool.waiting, ...searches.counters, ...roundTimes(pool.times) },
       });
       return;
     }
@@ -331,20 +334,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (!PERIODS.includes(period)) throw new HttpError(400, "period must be day, week or month");
       if (!SPLITS.includes(split)) throw new HttpError(400, "split must be model or project");
       const generation = store.generation;
-      const chartKey = `${period} ${split}`;
-      let chart = usageCharts.get(chartKey);
-      if (chart?.generation !== generation) {
-        // One computation per chart and change of the store, however many pages ask.
-        chart = {
-          generation,
-          text: store
-            .exclusive(() => usageChart(store.db, period, split))
-            .then((c) => jsonText({ generation, ...c })),
-        };
-        chart.text.catch(() => usageCharts.delete(chartKey));
-        usageCharts.set(chartKey, chart);
+      if (usageCharts?.generation !== generation) {
+        // The six charts in one pass, in a search thread, once per change of the store however
+        // many pages ask; each chart's JSON made once.
+        const texts = pool.usage().then(
+          (charts) =>
+            new Map(charts.map((c) => [`${c.period} ${c.split}`, jsonText({ generation, ...c })])),
+        );
+        const made = { generation, texts };
+        usageCharts = made;
+        texts.catch(() => {
+          if (usageCharts === made) usageCharts = undefined;
+        });
       }
-      sendJson(res, await chart.text);
+      const text = (await usageCharts.texts).get(`${period} ${split}`);
+      if (text === undefined) throw new Error(`no ${period} ${split} chart`);
+      sendJson(res, text);
       return;
     }
     if (route[0] === "events" && route.length === 1) {

@@ -33,6 +33,10 @@ const { values } = parseArgs({
     bin: { type: "string" },
     // A CPU profile of the server (node --cpu-prof), written into this directory when it stops.
     profile: { type: "string" },
+    // Print the N slowest answers: when each was asked and what it was.
+    slowest: { type: "string" },
+    // The page's wait after a keystroke before it asks (ms); to compare with what the page does.
+    debounce: { type: "string", default: "120" },
   },
 });
 if (!values.root) {
@@ -91,6 +95,9 @@ function rssKb() {
 }
 
 const samples = new Map();
+// The slowest answers, with when they were asked (s after the start): where the p99 comes from.
+const slowest = [];
+let t0 = performance.now();
 let errors = 0;
 const errorKinds = new Map();
 let superseded = 0;
@@ -103,6 +110,8 @@ async function get(kind, path, read = "json", signal) {
     if (!res.ok) throw new Error(`${res.status}`);
     if (!samples.has(kind)) samples.set(kind, []);
     samples.get(kind).push(ms);
+    slowest.push({ at: (start - t0) / 1000, ms, path });
+    if (slowest.length > 400) slowest.sort((a, b) => b.ms - a.ms).splice(40);
     return body;
   } catch (error) {
     if (signal?.aborted) {
@@ -143,6 +152,7 @@ const rssTimer = setInterval(() => {
 }, 500);
 
 const oldPage = values.page === "old";
+const DEBOUNCE = Number(values.debounce);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Types `q` as the app's search box sends it (see the header); resolves with the last answer. */
 async function typeQuery(q) {
@@ -166,16 +176,23 @@ async function typeQuery(q) {
     clearTimeout(timer);
     sent = i;
     const typed = q.slice(0, i).trim();
-    if (oldPage ? typed !== "" : typed.length >= 3) timer = setTimeout(send, typed.length < 3 ? 350 : 120);
+    if (oldPage ? typed !== "" : typed.length >= 3)
+      timer = setTimeout(send, typed.length < 3 ? 350 : DEBOUNCE);
     await sleep(80 + random() * 170);
   }
   // The last keystroke: its request 120 ms later, and its answer awaited.
   inFlight?.controller.abort();
   clearTimeout(timer);
   sent = q.length;
-  await sleep(120);
+  const typedAt = performance.now();
+  await sleep(DEBOUNCE);
   send();
-  await inFlight.request;
+  const answer = await inFlight.request;
+  // What the person waits: from the last keystroke to its answer, the page's wait included.
+  if (answer !== undefined) {
+    if (!samples.has("typed-to-answer")) samples.set("typed-to-answer", []);
+    samples.get("typed-to-answer").push(performance.now() - typedAt);
+  }
 }
 
 async function client() {
@@ -213,6 +230,8 @@ async function client() {
 }
 
 const started = performance.now();
+t0 = started;
+slowest.length = 0;
 const cpuStart = cpuMs();
 await Promise.all(Array.from({ length: CLIENTS }, client));
 const elapsed = (performance.now() - started) / 1000;
@@ -227,7 +246,7 @@ const row = (name, xs) => {
   const f = (v) => (v === undefined ? "-" : v.toFixed(1));
   return `${name.padEnd(15)} ${String(xs.length).padStart(7)} ${f(q(xs, 50)).padStart(8)} ${f(q(xs, 90)).padStart(8)} ${f(q(xs, 99)).padStart(8)} ${f(xs.at(-1)).padStart(9)}`;
 };
-const all = [...samples.values()].flat();
+const all = [...samples].flatMap(([kind, xs]) => (kind === "typed-to-answer" ? [] : xs));
 const info = await fetch(`${origin}/api/info`, { headers: { cookie } })
   .then((r) => r.json())
   .catch(() => ({}));
@@ -257,5 +276,8 @@ console.log(
 console.log(
   `server RSS: peak ${(peakRss / 1024).toFixed(0)} MiB, at the end ${(endRss / 1024).toFixed(0)} MiB`,
 );
+if (values.slowest)
+  for (const s of slowest.sort((a, b) => b.ms - a.ms).slice(0, Number(values.slowest)))
+    console.log(`slow: at ${s.at.toFixed(1)} s, ${s.ms.toFixed(0)} ms, ${s.path}`);
 child.kill("SIGINT");
 await new Promise((r) => child.on("exit", r));

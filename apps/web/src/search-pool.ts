@@ -139,7 +139,11 @@ export class SearchPool {
     if (signal?.aborted) return Promise.reject(abortError());
     if (this.threads.length === 0 || this.closed) return this.inThread(job, signal);
     return new Promise((resolve, reject) => {
-      this.queue.push({ job, signal, resolve, reject, queuedAt: performance.now() });
+      const queued: Queued = { job, signal, resolve, reject, queuedAt: performance.now() };
+      // The charts (one job per change of the store, every usage page waiting on it) go first:
+      // behind a queue of keystrokes' searches they would wait seconds.
+      if (job.kind === "usage") this.queue.unshift(queued);
+      else this.queue.push(queued);
       this.pump();
     });
   }

@@ -205,8 +205,7 @@ export class SearchPool {
       } else if (message.kind === "usage") {
         this.times.usageMs += message.ms;
         done.resolve(message.charts);
-      }
-      else if (message.error.name === "QuerySyntaxError")
+      } else if (message.error.name === "QuerySyntaxError")
         done.reject(new QuerySyntaxError(message.error.message));
       // Anything else (a damaged database, say): once more here, where it can be recovered from.
       else this.inThread(done.job, undefined).then(done.resolve, done.reject);

@@ -60,7 +60,11 @@ async function main(): Promise<void> {
     if (message.kind === "usage") {
       usageCharts(db).then(
         (charts) =>
-          port.postMessage({ kind: "usage", charts, ms: performance.now() - started } satisfies SearchReplyMessage),
+          port.postMessage({
+            kind: "usage",
+            charts,
+            ms: performance.now() - started,
+          } satisfies SearchReplyMessage),
         (error) => port.postMessage({ kind: "error", error: errorOf(error) } satisfies SearchReplyMessage),
       );
       return;

@@ -236,7 +236,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         backend: store.db.backend,
         watch: store.watchMode,
         generator,
-        search: { threads: pool.size, waiting: pool.waiting, ...searches.counters, ...roundTimes(pool.times) },
+        search: {
+          threads: pool.size,
+          waiting: pool.waiting,
+          ...searches.counters,
+          ...roundTimes(pool.times),
+        },
       });
       return;
     }
@@ -337,10 +342,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (usageCharts?.generation !== generation) {
         // The six charts in one pass, in a search thread, once per change of the store however
         // many pages ask; each chart's JSON made once.
-        const texts = pool.usage().then(
-          (charts) =>
-            new Map(charts.map((c) => [`${c.period} ${c.split}`, jsonText({ generation, ...c })])),
-        );
+        const texts = pool
+          .usage()
+          .then(
+            (charts) =>
+              new Map(charts.map((c) => [`${c.period} ${c.split}`, jsonText({ generation, ...c })])),
+          );
         const made = { generation, texts };
         usageCharts = made;
         texts.catch(() => {

@@ -2,7 +2,8 @@
  * End-to-end tests of `pi-session serve`: the built binary prints its URL (token included) on
  * stdout, answers it, refuses a request without the token, warns when `--host` reaches beyond
  * this machine, exits 2 for a bad `--port`, and exits 0 on SIGINT and on SIGTERM; it searches in a
- * search thread (the bundle ships its script) that sees what is appended to a session.
+ * search thread (the bundle ships its script) that sees what is appended to a session, and makes
+ * the usage charts there.
  * Build first: `npx turbo run build --filter=@pi-session/cli...`.
  * @module-tag processes
  */
@@ -108,6 +109,74 @@ describe("pi-session serve", () => {
     const after = (await get("/api/info")) as { search: { threads: number; ran: number } };
     expect(after.search.threads).toBe(info.search.threads);
     expect(after.search.ran).toBeGreaterThanOrEqual(3);
+    const done = exited(child);
+    child.kill("SIGINT");
+    expect(await done).toBe(0);
+  });
+
+  it("makes the usage charts in the search thread: each chart's totals are the usage written", async () => {
+    const id = "aaaa2222-0000-4000-8000-000000000002";
+    const dir = join(sessions, "--work-usage--");
+    mkdirSync(dir, { recursive: true });
+    const usage = {
+      input: 100,
+      output: 50,
+      cacheRead: 1000,
+      cacheWrite: 10,
+      totalTokens: 1160,
+      cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0.25 },
+    };
+    const lines = [
+      { type: "session", version: 3, id, timestamp: "2026-03-02T10:00:00.000Z", cwd: "/work/usage" },
+      {
+        type: "message",
+        id: "u1",
+        parentId: null,
+        timestamp: "2026-03-02T10:00:01.000Z",
+        message: { role: "user", content: "count me", timestamp: 1772445601000 },
+      },
+      {
+        type: "message",
+        id: "a1",
+        parentId: "u1",
+        timestamp: "2026-03-02T10:00:02.000Z",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "counted" }],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage,
+          stopReason: "stop",
+          timestamp: 1772445602000,
+        },
+      },
+    ];
+    writeFileSync(
+      join(dir, `2026-03-02T10-00-00-000Z_${id}.jsonl`),
+      `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`,
+    );
+    const { child, url } = await serve([]);
+    const origin = url.slice(0, url.indexOf("/?"));
+    const cookie = ((await fetch(url, { redirect: "manual" })).headers.get("set-cookie") ?? "").split(
+      ";",
+    )[0] as string;
+    const get = async (path: string) => (await fetch(origin + path, { headers: { cookie } })).json();
+    for (const period of ["day", "week", "month"])
+      for (const split of ["model", "project"]) {
+        const chart = (await get(`/api/usage?period=${period}&split=${split}`)) as {
+          totals: { totalTokens: number; records: number; cost: number };
+          series: { key: string; tokens: number[] }[];
+        };
+        expect(chart.totals.records).toBe(1);
+        expect(chart.totals.totalTokens).toBe(1160);
+        expect(chart.totals.cost).toBeCloseTo(0.25, 9);
+        expect(chart.series.map((s) => s.tokens.reduce((a, b) => a + b, 0))).toEqual([1160]);
+      }
+    const info = (await get("/api/info")) as { search: { threads: number; usageMs: number } };
+    expect(info.search.threads).toBeGreaterThanOrEqual(1);
+    // Measured by the thread that made them (the server's own thread does not count it).
+    expect(info.search.usageMs).toBeGreaterThan(0);
     const done = exited(child);
     child.kill("SIGINT");
     expect(await done).toBe(0);

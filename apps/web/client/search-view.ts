@@ -38,6 +38,18 @@ const ORDER_CHOICES: [string, string][] = [
 /** Characters typed before searching as you type: 1-2 match nearly everything, at most cost. */
 const MIN_TYPED = 3;
 
+/**
+ * Whether the query being typed ends in a word of 1-2 letters or digits that is a prefix (not
+ * closed by a quote): such a prefix stands for hundreds of words, the costliest searches a
+ * keystroke can ask for, and its answer is gone at the next keystroke. Search as you type waits
+ * for a third character (or Enter); CJK characters are words of their own and do not wait.
+ */
+export function endsInShortPrefix(text: string): boolean {
+  const last = text.trimEnd().split(/\s+/).pop() ?? "";
+  if (last.endsWith('"')) return false;
+  return /^[-"(]*[A-Za-z0-9]{1,2}$/.test(last);
+}
+
 const ROLE_LABEL: Record<string, string> = { toolResult: "tool", bashExecution: "bash" };
 
 export function hitHref(key: string, entryId: string | null): string {
@@ -186,6 +198,11 @@ export function searchView(params: URLSearchParams): View {
     const p = queryParams();
     replaceHash(`#/search?${p.toString()}`);
     const length = input.value.trim().length;
+    if (typed && length >= MIN_TYPED && endsInShortPrefix(input.value)) {
+      // What is shown stays (the answer without the short word, when it came); Enter searches.
+      status.textContent = `Type one more character of the last word, or press Enter to search.`;
+      return;
+    }
     if (length === 0 || (typed && length < MIN_TYPED)) {
       controller?.abort();
       asked = undefined;

@@ -7,7 +7,8 @@
 // `--clients` concurrent clients for `--seconds`, each doing what a person browsing does: the
 // list, a session (whole, then its growth check), search as you type, usage charts, an export.
 // Search as you type is what the app does (`--typing human`, the default): a keystroke every
-// 80-250 ms, a request (newest first) 120 ms after the last keystroke from 3 characters on,
+// 80-250 ms, a request (newest first) 120 ms after the last keystroke from 3 characters on
+// (not while the last word has 1-2 letters or digits: the page waits for a third or Enter),
 // the request before it aborted by the next keystroke (counted as superseded, not as an error; the latencies are those of answers).
 // `--page old` types as the page of decision 124 did (for a build from before, with `--bin`):
 // ranked, 1-2 characters searched too, 350 ms after their keystroke.
@@ -155,6 +156,14 @@ const oldPage = values.page === "old";
 const DEBOUNCE = Number(values.debounce);
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 /** Types `q` as the app's search box sends it (see the header); resolves with the last answer. */
+// The page's rule (client/search-view.ts `endsInShortPrefix`): a last word of 1-2 letters or
+// digits still being typed waits for a third (the last keystroke searches: Enter).
+function endsInShortPrefix(text) {
+  const last = text.trimEnd().split(/\s+/).pop() ?? "";
+  if (last.endsWith('"')) return false;
+  return /^[-"(]*[A-Za-z0-9]{1,2}$/.test(last);
+}
+
 async function typeQuery(q) {
   let inFlight;
   let timer;
@@ -176,7 +185,7 @@ async function typeQuery(q) {
     clearTimeout(timer);
     sent = i;
     const typed = q.slice(0, i).trim();
-    if (oldPage ? typed !== "" : typed.length >= 3)
+    if (oldPage ? typed !== "" : typed.length >= 3 && !endsInShortPrefix(typed))
       timer = setTimeout(send, typed.length < 3 ? 350 : DEBOUNCE);
     await sleep(80 + random() * 170);
   }

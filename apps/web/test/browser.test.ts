@@ -152,6 +152,39 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     await page.close();
   });
 
+  it("as you type, a last word of 1-2 characters waits for a third (or Enter)", async () => {
+    const { page, log } = await open("#/search");
+    await page.waitForSelector(".search-view .search-input");
+    const searched = () =>
+      log.requests
+        .filter((u) => u.includes("/api/search"))
+        .map((u) => new URL(u).searchParams.get("q"));
+    await page.keyboard.type("zebra");
+    await vi.waitFor(() => expect(searched()).toContain("zebra"), { timeout: 30_000 });
+    await page.waitForFunction(
+      () => Number(document.querySelector(".search-view")?.getAttribute("data-results")) >= 1,
+    );
+    await page.keyboard.type(" q");
+    await page.waitForFunction(() =>
+      document.querySelector(".search-view .status")?.textContent?.includes("one more character"),
+    );
+    // The answer to "zebra" stays on screen; "zebra q" was never asked.
+    expect(Number(await page.getAttribute(".search-view", "data-results"))).toBeGreaterThanOrEqual(1);
+    expect(searched()).not.toContain("zebra q");
+    await page.keyboard.type("ua");
+    await vi.waitFor(() => expect(searched()).toContain("zebra qua"), { timeout: 30_000 });
+    // Enter searches a short last word too.
+    await page.keyboard.press("Backspace");
+    await page.waitForFunction(() =>
+      document.querySelector(".search-view .status")?.textContent?.includes("one more character"),
+    );
+    expect(searched()).not.toContain("zebra qu");
+    await page.keyboard.press("Enter");
+    await vi.waitFor(() => expect(searched()).toContain("zebra qu"), { timeout: 30_000 });
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it("a branch switch shows the other branch, from the transcript and from the tree", async () => {
     const { page, log } = await open(`#/s/${store.ids.branched}`);
     await page.waitForSelector(".session-view[data-loaded='true']");

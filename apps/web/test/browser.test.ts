@@ -156,9 +156,7 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     const { page, log } = await open("#/search");
     await page.waitForSelector(".search-view .search-input");
     const searched = () =>
-      log.requests
-        .filter((u) => u.includes("/api/search"))
-        .map((u) => new URL(u).searchParams.get("q"));
+      log.requests.filter((u) => u.includes("/api/search")).map((u) => new URL(u).searchParams.get("q"));
     await page.keyboard.type("zebra");
     await vi.waitFor(() => expect(searched()).toContain("zebra"), { timeout: 30_000 });
     await page.waitForFunction(

@@ -53,6 +53,7 @@ import {
   openInit,
   openReadonlyInit,
 } from "./internal/manager-init.js";
+import { type LazySession, openLazy } from "./internal/lazy-session.js";
 import { openedFile, readForOpen } from "./internal/open-file.js";
 import { cwdFilterOf, findSessionById, sessionDirOf } from "./internal/session-dirs.js";
 import { SessionEntries } from "./internal/session-entries.js";
@@ -120,7 +121,7 @@ export class SessionManager extends SessionView {
   private constructor(init: ManagerInit) {
     super(init);
     if (this.persist && !this.readOnly && this.sessionDir) ensureSessionDir(this.sessionDir);
-    if (init.file) this._setSessionFile(init.file.path, init.file.contents);
+    if (init.file) this._setSessionFile(init.file.path, init.file.contents, init.file.lazy ?? null);
     else if (init.entries?.length) this._loadEntries(init.entries.slice(), init.newSession);
     else this._newSession(init.newSession);
   }
@@ -133,8 +134,20 @@ export class SessionManager extends SessionView {
     this._setSessionFile(sessionFile);
   }
 
-  private _setSessionFile(sessionFile: string, preread?: SessionFileContents): void {
+  /** `lazy`: the file opened lazily already; null: read it eagerly; undefined: try the lazy open. */
+  private _setSessionFile(sessionFile: string, preread?: SessionFileContents, lazy?: LazySession | null): void {
     const path = resolvePiPath(sessionFile);
+    const opening = lazy === undefined && !preread ? openLazy(path) : (lazy ?? undefined);
+    if (opening) {
+      // Decision 101: nothing parsed beyond what the index needs; the writer starts from the scan.
+      this.header = opening.header;
+      this.sessionId = opening.header.id;
+      this.session = new SessionEntries();
+      this.lazy = opening;
+      const { size, lines, ino } = opening.file;
+      this._useFile(path).adopt({ size, lines, ino, tornTail: undefined });
+      return;
+    }
     const opened = openedFile(path, preread ?? readForOpen(path));
     if (opened.kind === "missing") {
       this._newSession();
@@ -239,6 +252,7 @@ export class SessionManager extends SessionView {
    */
   close(): void {
     this.file?.close();
+    this.lazy?.close();
   }
 
   // ---------------------------------------------------------------------------------------

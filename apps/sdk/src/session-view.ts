@@ -8,6 +8,7 @@ import { buildContextEntries, buildSessionProjection } from "@pi-session/context
 import type { SessionEntry, SessionHeader } from "@pi-session/format";
 import { pathsEqual, resolvePiPath } from "@pi-session/node-store";
 import type { SessionIndex } from "@pi-session/tree";
+import type { LazySession } from "./internal/lazy-session.js";
 import { defaultSessionDirPath } from "./internal/session-dirs.js";
 import { SessionEntries } from "./internal/session-entries.js";
 import type { SessionContext, SessionProjection, SessionTreeNode } from "./types.js";
@@ -31,13 +32,36 @@ export class SessionView {
   protected readonly persist: boolean;
   protected readonly readOnly: boolean;
   protected header!: SessionHeader;
-  protected session = new SessionEntries();
+  #session = new SessionEntries();
+  /**
+   * A session opened lazily (decision 101): while set, the read methods below ask it, and
+   * {@link session} (everything else) first turns it into the eager entries.
+   */
+  protected lazy: LazySession | undefined;
 
   protected constructor(place: SessionPlace) {
     this.cwd = resolvePiPath(place.cwd);
     this.sessionDir = place.sessionDir ? resolvePiPath(place.sessionDir) : "";
     this.persist = place.persist;
     this.readOnly = place.readOnly ?? false;
+  }
+
+  /** The entries and their index; a lazily opened session is parsed whole first. */
+  protected get session(): SessionEntries {
+    const lazy = this.lazy;
+    if (lazy !== undefined) {
+      this.lazy = undefined;
+      this.#session = new SessionEntries(lazy.entries());
+      lazy.close();
+    }
+    return this.#session;
+  }
+
+  /** Replaces the session (a lazily opened one is dropped). */
+  protected set session(entries: SessionEntries) {
+    this.lazy?.close();
+    this.lazy = undefined;
+    this.#session = entries;
   }
 
   /** Every entry after the header, in file order (including any the index would not take). */
@@ -79,14 +103,17 @@ export class SessionView {
   }
 
   getLeafId(): string | null {
+    if (this.lazy) return this.lazy.leafId;
     return this.index.leafId;
   }
 
   getLeafEntry(): SessionEntry | undefined {
+    if (this.lazy) return this.lazy.leafEntry;
     return this.index.leafEntry;
   }
 
   getEntry(id: string): SessionEntry | undefined {
+    if (this.lazy) return this.lazy.get(id);
     return this.index.get(id);
   }
 
@@ -99,24 +126,30 @@ export class SessionView {
   }
 
   getLabel(id: string): string | undefined {
+    if (this.lazy) return this.lazy.index.getLabel(id);
     return this.index.getLabel(id);
   }
 
   /** Root-to-entry path (default: the leaf). Stops at a cycle instead of looping. */
   getBranch(fromId?: string): SessionEntry[] {
-    const startId = fromId ?? this.index.leafId;
-    return startId ? this.index.pathTo(startId) : [];
+    const lazy = this.lazy;
+    const startId = fromId ?? (lazy ? lazy.leafId : this.index.leafId);
+    if (!startId) return [];
+    return lazy ? lazy.pathTo(startId) : this.index.pathTo(startId);
   }
 
   buildContextEntries(): SessionEntry[] {
+    if (this.lazy) return this.lazy.contextEntries();
     return buildContextEntries(this.entries, this.index.leafId, this.index);
   }
 
   buildSessionProjection(): SessionProjection {
+    if (this.lazy) return this.lazy.projection();
     return buildSessionProjection(this.entries, this.index.leafId, this.index);
   }
 
   buildSessionContext(): SessionContext {
+    if (this.lazy) return this.lazy.context();
     const { messages, thinkingLevel, model } = this.buildSessionProjection();
     return { messages, thinkingLevel, model };
   }
@@ -126,11 +159,13 @@ export class SessionView {
   }
 
   getEntryCount(): number {
+    if (this.lazy) return this.lazy.index.distinctIds;
     return this.index.byId.size;
   }
 
   /** All entries except the header, in file order (a shallow copy). */
   getEntries(): SessionEntry[] {
+    if (this.lazy) return this.lazy.entries().slice();
     return this.entries.slice();
   }
 
@@ -145,6 +180,7 @@ export class SessionView {
 
   /** The name from the latest `session_info` entry (an empty name clears it). */
   getSessionName(): string | undefined {
+    if (this.lazy) return this.lazy.index.sessionName;
     return this.index.sessionName;
   }
 }

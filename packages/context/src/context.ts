@@ -25,11 +25,13 @@ import {
   createCustomMessage,
 } from "./messages.js";
 import {
+  arrayPathAccess,
   buildSessionPath,
   type EntryLookup,
   isMessageEntryWithRole,
+  type PathAccess,
   type SessionModel,
-  scanPath,
+  scanPathAccess,
 } from "./path.js";
 
 /** One selected entry and what it contributes to the model context. */
@@ -171,20 +173,33 @@ export function projectContextEntry(entry: AnyEntry, edit: ContextEditEntry | un
 
 /** The selected entries of an already-built path (see `buildContextEntries`). */
 export function selectContextEntries<E extends AnyEntry>(path: readonly E[]): E[] {
+  return selectContextAccess(arrayPathAccess(path));
+}
+
+/** {@link selectContextEntries} over a {@link PathAccess}: only the selected entries are read whole. */
+export function selectContextAccess<E extends AnyEntry>(path: PathAccess<E>): E[] {
   let compactionIndex = -1;
   for (let i = path.length - 1; i >= 0; i--) {
-    if (path[i]?.type === "compaction") {
+    if (path.typeAt(i) === "compaction") {
       compactionIndex = i;
       break;
     }
   }
-  return compactionIndex < 0 ? path.slice() : selectAfterCompaction(path, compactionIndex);
+  return compactionIndex < 0 ? allOf(path) : selectAfterCompaction(path, compactionIndex);
+}
+
+/** Every entry of the path, as a new array. */
+function allOf<E extends AnyEntry>(path: PathAccess<E>): E[] {
+  if (path.array !== undefined) return path.array.slice();
+  const out: E[] = new Array(path.length);
+  for (let i = 0; i < path.length; i++) out[i] = path.entryAt(i);
+  return out;
 }
 
 /** The selection when the latest compaction of `path` is at `compactionIndex`. */
-function selectAfterCompaction<E extends AnyEntry>(path: readonly E[], compactionIndex: number): E[] {
+function selectAfterCompaction<E extends AnyEntry>(path: PathAccess<E>, compactionIndex: number): E[] {
   // The caller found a compaction at this index.
-  const compaction = path[compactionIndex] as E & CompactionEntry;
+  const compaction = path.entryAt(compactionIndex) as E & CompactionEntry;
   const selected: E[] = [compaction];
   if (!hasRetainedTail(compaction)) {
     // Keep from the first path entry whose id is firstKeptEntryId up to the compaction. Not
@@ -192,12 +207,13 @@ function selectAfterCompaction<E extends AnyEntry>(path: readonly E[], compactio
     // messages are left out: the compaction's systemMessage replaces them.
     let keeping = false;
     for (let i = 0; i < compactionIndex; i++) {
-      const entry = path[i] as E;
-      if (entry.id === compaction.firstKeptEntryId) keeping = true;
-      if (keeping && !isMessageEntryWithRole(entry, "system")) selected.push(entry);
+      if (!keeping && path.idAt(i) === compaction.firstKeptEntryId) keeping = true;
+      if (!keeping) continue;
+      const entry = path.entryAt(i);
+      if (!isMessageEntryWithRole(entry, "system")) selected.push(entry);
     }
   }
-  for (let i = compactionIndex + 1; i < path.length; i++) selected.push(path[i] as E);
+  for (let i = compactionIndex + 1; i < path.length; i++) selected.push(path.entryAt(i));
   return selected;
 }
 
@@ -217,9 +233,19 @@ export function buildContextEntries<E extends AnyEntry>(
 
 /** Projects an already-built path (see `buildSessionProjection`). */
 export function projectSessionPath<E extends AnyEntry>(path: readonly E[]): SessionProjection<E> {
+  return projectPathAccess(arrayPathAccess(path));
+}
+
+/** {@link projectSessionPath} over a {@link PathAccess}. */
+export function projectPathAccess<E extends AnyEntry>(path: PathAccess<E>): SessionProjection<E> {
   const projected: ProjectedSessionEntry<E>[] = [];
   const { messages, thinkingLevel, model } = collectContext(path, projected);
   return { entries: projected, messages, thinkingLevel, model };
+}
+
+/** The context (`buildSessionContext`) of a path given as a {@link PathAccess}. */
+export function contextOfPathAccess<E extends AnyEntry>(path: PathAccess<E>): SessionContext {
+  return collectContext(path, undefined);
 }
 
 /**
@@ -227,12 +253,13 @@ export function projectSessionPath<E extends AnyEntry>(path: readonly E[]): Sess
  * `projected` when given (the projection), else builds only the message list (the context).
  */
 function collectContext<E extends AnyEntry>(
-  path: readonly E[],
+  path: PathAccess<E>,
   projected: ProjectedSessionEntry<E>[] | undefined,
 ): SessionContext {
-  const { thinkingLevel, model, lastCompaction, hasContextEdits } = scanPath(path);
+  const { thinkingLevel, model, lastCompaction, hasContextEdits } = scanPathAccess(path);
   // Read-only below, so the path itself serves when nothing is compacted.
-  const selected = lastCompaction < 0 ? path : selectAfterCompaction(path, lastCompaction);
+  const selected: readonly E[] =
+    lastCompaction < 0 ? (path.array ?? allOf(path)) : selectAfterCompaction(path, lastCompaction);
 
   // The last edit per target within the selected entries wins; edits are therefore relative
   // to the branch (and to the compaction window).
@@ -283,5 +310,5 @@ export function buildSessionContext<E extends AnyEntry>(
   byId?: EntryLookup<E>,
 ): SessionContext {
   // Same result as the projection's messages and settings, without a record per entry.
-  return collectContext(buildSessionPath(entries, leafId, byId), undefined);
+  return collectContext(arrayPathAccess(buildSessionPath(entries, leafId, byId)), undefined);
 }

@@ -8,7 +8,10 @@ export {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
+  contextOfPathAccess,
   projectContextEntry,
+  projectPathAccess,
+  selectContextAccess,
   projectSessionPath,
   selectContextEntries,
   sessionEntryToContextMessages,
@@ -27,9 +30,10 @@ export {
 } from "./messages.js";
 export type { LlmMessage } from "./messages.js";
 export {
+  arrayPathAccess,
   buildSessionPath,
   getLatestCompactionEntry,
   getSessionContextSettings,
   indexEntries,
 } from "./path.js";
-export type { EntryLookup, SessionContextSettings, SessionModel } from "./path.js";
+export type { EntryLookup, PathAccess, SessionContextSettings, SessionModel } from "./path.js";

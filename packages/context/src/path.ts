@@ -139,34 +139,89 @@ export interface PathScan extends SessionContextSettings {
 }
 
 /**
+ * A path as the context reads it: position `i` (root first) gives the entry's `type`, whether
+ * it is an assistant message, its id, and the entry itself. An array of entries is one
+ * ({@link arrayPathAccess}); the SDK's lazy open is another, where `entryAt` parses the line:
+ * the walk reads `typeAt`, `isAssistantAt` and `idAt` everywhere and `entryAt` only for
+ * what it selects or needs the fields of, so one implementation serves both.
+ */
+export interface PathAccess<E extends AnyEntry = AnyEntry> {
+  readonly length: number;
+  /**
+   * The entry's `type` (what `entryAt(i).type` is), or, when that is none of pi's entry types,
+   * any value that is none of them either: the walk only compares it with those.
+   */
+  typeAt(i: number): unknown;
+  /** Whether the entry is a `message` whose message is an object with role `"assistant"`. */
+  isAssistantAt(i: number): boolean;
+  /** The entry's id (what `entryAt(i).id` is). */
+  idAt(i: number): string;
+  entryAt(i: number): E;
+  /** The entries as an array, when the access is over one (saves a copy). */
+  readonly array?: readonly E[];
+}
+
+/** The {@link PathAccess} of an array of entries. */
+export function arrayPathAccess<E extends AnyEntry>(path: readonly E[]): PathAccess<E> {
+  return {
+    length: path.length,
+    typeAt: (i) => (path[i] as E).type,
+    isAssistantAt: (i) => {
+      const entry = path[i] as E;
+      if (entry.type !== "message") return false;
+      // Read without validation: the message may be missing or not an object.
+      const message = (entry as MessageEntry).message as AgentMessage | null | undefined;
+      return typeof message === "object" && message !== null && message.role === "assistant";
+    },
+    idAt: (i) => (path[i] as E).id,
+    entryAt: (i) => path[i] as E,
+    array: path,
+  };
+}
+
+/**
  * The settings and the facts the context needs, in a single pass: on a long path every pass
  * over the entries costs a cache miss per entry, so the context reads them once here.
  */
 export function scanPath(path: readonly AnyEntry[]): PathScan {
+  return scanPathAccess(arrayPathAccess(path));
+}
+
+/**
+ * {@link scanPath} over a {@link PathAccess}: walks back from the end, so the last writer of
+ * each setting is the first one met, and only those entries are read whole.
+ */
+export function scanPathAccess(path: PathAccess): PathScan {
   let thinkingLevel = "off";
   let model: SessionModel | null = null;
   let lastCompaction = -1;
   let hasContextEdits = false;
-  for (let i = 0; i < path.length; i++) {
-    // An entry of an unknown type matches no case; read as a known one, the cases narrow.
-    const entry = path[i] as KnownSessionEntry;
-    switch (entry.type) {
+  let thinkingFound = false;
+  let modelFound = false;
+  for (let i = path.length - 1; i >= 0; i--) {
+    switch (path.typeAt(i)) {
       case "message": {
-        // Read without validation: the message may be missing, and pi copies the fields without
-        // checking them (a hand-edited file may leave them undefined).
-        const message = entry.message as AgentMessage | null | undefined;
-        if (typeof message === "object" && message !== null && message.role === "assistant")
-          model = { provider: message.provider, modelId: message.model };
+        if (modelFound || !path.isAssistantAt(i)) break;
+        // pi copies the fields without checking them (a hand-edited file may leave them undefined).
+        const message = (path.entryAt(i) as MessageEntry).message as AgentMessage & { role: "assistant" };
+        model = { provider: message.provider, modelId: message.model };
+        modelFound = true;
         break;
       }
       case "thinking_level_change":
-        thinkingLevel = entry.thinkingLevel;
+        if (thinkingFound) break;
+        thinkingLevel = (path.entryAt(i) as KnownSessionEntry & { type: "thinking_level_change" }).thinkingLevel;
+        thinkingFound = true;
         break;
-      case "model_change":
+      case "model_change": {
+        if (modelFound) break;
+        const entry = path.entryAt(i) as KnownSessionEntry & { type: "model_change" };
         model = { provider: entry.provider, modelId: entry.modelId };
+        modelFound = true;
         break;
+      }
       case "compaction":
-        lastCompaction = i;
+        if (lastCompaction < 0) lastCompaction = i;
         break;
       case "context_edit":
         hasContextEdits = true;

@@ -569,3 +569,296 @@ export function scanLines(
   written = o - out;
   return p;
 }
+
+// ---------------------------------------------------------------------------------------------
+// The open scanner (`scanEntries`): what `SessionManager.open` needs of each line to index a
+// session without parsing it (decision 101). Same validation as `scanLine` (`str`, `number`,
+// `literal`, UTF-8, depth), other keys: the top-level `type`, `id`, `parentId` and `message`,
+// and the message's `role`. As above it only has to be right when it does not say E_FALLBACK.
+
+const E_FALLBACK: u32 = 0;
+const E_ENTRY: u32 = 1;
+const E_SLOW: u32 = 2;
+
+// Type codes (0: some other string). The caller's table (`open-scan.ts`) mirrors these.
+const T_OTHER: u32 = 0;
+const T_MESSAGE: u32 = 1;
+const T_THINKING: u32 = 2;
+const T_MODEL: u32 = 3;
+const T_COMPACTION: u32 = 4;
+const T_BRANCH_SUMMARY: u32 = 5;
+const T_CUSTOM: u32 = 6;
+const T_CUSTOM_MESSAGE: u32 = 7;
+const T_LABEL: u32 = 8;
+const T_SESSION_INFO: u32 = 9;
+const T_SESSION: u32 = 10;
+const T_CONTEXT_EDIT: u32 = 11;
+const T_USAGE: u32 = 12;
+
+// Parent kinds.
+const P_ABSENT: u32 = 0;
+const P_NULL: u32 = 1;
+const P_STRING: u32 = 2;
+const P_PREVIOUS: u32 = 3; // a string equal to the previous line's id
+const P_OTHER: u32 = 4; // a number, boolean, object or array
+
+// Role codes: the message is an object whose `role` is this string.
+const R_NONE: u32 = 0;
+const R_ASSISTANT: u32 = 1;
+const R_USER: u32 = 2;
+const R_OTHER: u32 = 3;
+
+const S_MESSAGE = memory.data<u8>([109, 101, 115, 115, 97, 103, 101]);
+const S_THINKING = memory.data<u8>([
+  116, 104, 105, 110, 107, 105, 110, 103, 95, 108, 101, 118, 101, 108, 95, 99, 104, 97, 110, 103, 101,
+]);
+const S_MODEL = memory.data<u8>([109, 111, 100, 101, 108, 95, 99, 104, 97, 110, 103, 101]);
+const S_COMPACTION = memory.data<u8>([99, 111, 109, 112, 97, 99, 116, 105, 111, 110]);
+const S_BRANCH_SUMMARY = memory.data<u8>([98, 114, 97, 110, 99, 104, 95, 115, 117, 109, 109, 97, 114, 121]);
+const S_CUSTOM = memory.data<u8>([99, 117, 115, 116, 111, 109]);
+const S_CUSTOM_MESSAGE = memory.data<u8>([99, 117, 115, 116, 111, 109, 95, 109, 101, 115, 115, 97, 103, 101]);
+const S_LABEL = memory.data<u8>([108, 97, 98, 101, 108]);
+const S_SESSION_INFO = memory.data<u8>([115, 101, 115, 115, 105, 111, 110, 95, 105, 110, 102, 111]);
+const S_SESSION = memory.data<u8>([115, 101, 115, 115, 105, 111, 110]);
+const S_CONTEXT_EDIT = memory.data<u8>([99, 111, 110, 116, 101, 120, 116, 95, 101, 100, 105, 116]);
+const S_USAGE = memory.data<u8>([117, 115, 97, 103, 101]);
+const S_ASSISTANT = memory.data<u8>([97, 115, 115, 105, 115, 116, 97, 110, 116]);
+const S_USER = memory.data<u8>([117, 115, 101, 114]);
+const S_PARENT_ID = memory.data<u8>([112, 97, 114, 101, 110, 116, 73, 100]);
+
+@inline function same(s: usize, len: usize, lit: usize, litLen: usize): bool {
+  return len == litLen && memory.compare(s, lit, len) == 0;
+}
+
+function typeCode(s: usize, len: usize): u32 {
+  switch (<i32>len) {
+    case 5:
+      if (same(s, len, S_LABEL, 5)) return T_LABEL;
+      if (same(s, len, S_USAGE, 5)) return T_USAGE;
+      break;
+    case 6:
+      if (same(s, len, S_CUSTOM, 6)) return T_CUSTOM;
+      break;
+    case 7:
+      if (same(s, len, S_MESSAGE, 7)) return T_MESSAGE;
+      if (same(s, len, S_SESSION, 7)) return T_SESSION;
+      break;
+    case 10:
+      if (same(s, len, S_COMPACTION, 10)) return T_COMPACTION;
+      break;
+    case 12:
+      if (same(s, len, S_MODEL, 12)) return T_MODEL;
+      if (same(s, len, S_SESSION_INFO, 12)) return T_SESSION_INFO;
+      if (same(s, len, S_CONTEXT_EDIT, 12)) return T_CONTEXT_EDIT;
+      break;
+    case 14:
+      if (same(s, len, S_BRANCH_SUMMARY, 14)) return T_BRANCH_SUMMARY;
+      if (same(s, len, S_CUSTOM_MESSAGE, 14)) return T_CUSTOM_MESSAGE;
+      break;
+    case 21:
+      if (same(s, len, S_THINKING, 21)) return T_THINKING;
+      break;
+  }
+  return T_OTHER;
+}
+
+// Keys whose values the open scanner reads.
+const EK_NONE: i32 = 0;
+const EK_TYPE: i32 = 1;
+const EK_ID: i32 = 2;
+const EK_PARENT: i32 = 3;
+const EK_MESSAGE: i32 = 4;
+const EK_ROLE: i32 = 5;
+
+// What `entryLine` found (valid when it does not return E_FALLBACK).
+let eTypeS: usize = 0;
+let eTypeLen: usize = 0;
+let eIdS: usize = 0;
+let eIdLen: usize = 0;
+let eIdNonAscii: bool = false;
+let eParentKind: u32 = 0;
+let eParentS: usize = 0;
+let eParentLen: usize = 0;
+let eParentNonAscii: bool = false;
+let eRole: u32 = 0;
+
+/** Validates the line at `start` and reads its keys; leaves pos at its "\n" unless E_FALLBACK. */
+function entryLine(start: usize): u32 {
+  pos = start;
+  if (load<u8>(pos) != 0x7b) return E_FALLBACK;
+  let depth: i32 = 0;
+  let pendingKey = EK_NONE;
+  let inMsg = false;
+  let seen: u32 = 0; // bits: type, id, parentId, message (depth 1), role (in the message)
+  let hasType = false;
+  let hasId = false;
+  eParentKind = P_ABSENT;
+  eRole = R_NONE;
+  let expectValue = true;
+  while (true) {
+    let c = ws();
+    if (expectValue) {
+      const vk = pendingKey;
+      pendingKey = EK_NONE;
+      if (c == 0x7b || c == 0x5b) {
+        if (++depth > MAX_DEPTH) return E_FALLBACK;
+        const isObj = c == 0x7b;
+        store<u8>(stackBase + <usize>depth, isObj ? OBJ : ARR);
+        if (vk == EK_MESSAGE) inMsg = isObj;
+        else if (vk == EK_PARENT) eParentKind = P_OTHER;
+        else if (vk == EK_TYPE || vk == EK_ID) return E_FALLBACK;
+        pos++;
+        c = ws();
+        if (c == (isObj ? 0x7d : 0x5d)) {
+          pos++;
+          if (depth == 2) inMsg = false;
+          if (--depth == 0) break;
+          expectValue = false;
+          continue;
+        }
+        if (!isObj) continue;
+      } else {
+        if (c == 0x22) {
+          const s = ++pos;
+          if (!str()) return E_FALLBACK;
+          const len = pos - 1 - s;
+          if (vk != EK_NONE && escaped) return E_FALLBACK;
+          if (vk == EK_TYPE) {
+            eTypeS = s;
+            eTypeLen = len;
+            hasType = true;
+          } else if (vk == EK_ID) {
+            eIdS = s;
+            eIdLen = len;
+            eIdNonAscii = nonAscii;
+            hasId = true;
+          } else if (vk == EK_PARENT) {
+            eParentKind = P_STRING;
+            eParentS = s;
+            eParentLen = len;
+            eParentNonAscii = nonAscii;
+          } else if (vk == EK_ROLE) {
+            if (same(s, len, S_ASSISTANT, 9)) eRole = R_ASSISTANT;
+            else if (same(s, len, S_USER, 4)) eRole = R_USER;
+            else eRole = R_OTHER;
+          }
+        } else if (c == 0x2d || isDigit(c)) {
+          if (!number(c)) return E_FALLBACK;
+          if (vk == EK_TYPE || vk == EK_ID) return E_FALLBACK;
+          if (vk == EK_PARENT) eParentKind = P_OTHER;
+        } else {
+          if (!literal(c)) return E_FALLBACK;
+          if (vk == EK_TYPE || vk == EK_ID) return E_FALLBACK;
+          if (vk == EK_PARENT) eParentKind = c == 0x6e ? P_NULL : P_OTHER;
+        }
+        expectValue = false;
+        continue;
+      }
+    } else {
+      const kind = load<u8>(stackBase + <usize>depth);
+      if (c == 0x2c) {
+        pos++;
+        expectValue = true;
+        if (kind == ARR) continue;
+        c = ws();
+      } else if (c == (kind == OBJ ? 0x7d : 0x5d)) {
+        pos++;
+        if (depth == 2) inMsg = false;
+        if (--depth == 0) break;
+        continue;
+      } else return E_FALLBACK;
+    }
+    // A key of the object at `depth`; pos is at its opening quote (c).
+    if (c != 0x22) return E_FALLBACK;
+    const s = ++pos;
+    if (!str()) return E_FALLBACK;
+    const len = pos - 1 - s;
+    if (depth == 1) {
+      if (escaped) return E_FALLBACK; // it could spell a key read here
+      if (len == 4 && load<u32>(s) == W_TYPE) {
+        if (seen & 1) return E_FALLBACK;
+        seen |= 1;
+        pendingKey = EK_TYPE;
+      } else if (len == 2 && load<u16>(s) == 0x6469) {
+        if (seen & 2) return E_FALLBACK;
+        seen |= 2;
+        pendingKey = EK_ID;
+      } else if (same(s, len, S_PARENT_ID, 8)) {
+        if (seen & 4) return E_FALLBACK;
+        seen |= 4;
+        pendingKey = EK_PARENT;
+      } else if (isMessage(s, len)) {
+        if (seen & 8) return E_FALLBACK;
+        seen |= 8;
+        pendingKey = EK_MESSAGE;
+      }
+    } else if (depth == 2 && inMsg) {
+      if (escaped) return E_FALLBACK;
+      if (len == 4 && load<u32>(s) == W_ROLE) {
+        if (seen & 16) return E_FALLBACK;
+        seen |= 16;
+        pendingKey = EK_ROLE;
+      }
+    }
+    if (ws() != 0x3a) return E_FALLBACK;
+    pos++;
+    expectValue = true;
+  }
+  if (ws() != 0x0a) return E_FALLBACK;
+  if (!hasType || !hasId) return E_FALLBACK;
+  return E_ENTRY;
+}
+
+/**
+ * Scans the lines of [start, end) for an open: the last byte is "\n", and 32 readable bytes
+ * follow `end`; `stack` has MAX_DEPTH + 1 bytes. Writes eight u32 words per line to `out`:
+ *   lineStart, lineEnd ("\n"), info, idStart, idEnd, parentStart, parentEnd, 0
+ * where info = code | type << 4 | parentKind << 12 | role << 16 | idNonAscii << 24 |
+ * parentNonAscii << 25 (code E_FALLBACK: only the bounds are meaningful). A parent equal to
+ * the previous line's id (that line an E_ENTRY) has kind P_PREVIOUS. Returns where it
+ * stopped: `end`, or the first line that did not fit before `outEnd` (see `lines`).
+ */
+export function scanEntries(start: usize, end: usize, out: usize, outEnd: usize, stack: usize): usize {
+  stackBase = stack;
+  lineCount = 0;
+  let p = start;
+  let o = out;
+  let prevS: usize = 0;
+  let prevLen: usize = 0;
+  let prevOk = false;
+  while (p < end && o + 32 <= outEnd) {
+    let code = entryLine(p);
+    const e = code == E_FALLBACK ? lineEnd(pos > p ? pos : p) : pos;
+    let info: u32 = code;
+    if (code == E_ENTRY) {
+      const t = typeCode(eTypeS, eTypeLen);
+      if (t == T_LABEL || t == T_SESSION_INFO || t == T_SESSION) code = E_SLOW;
+      let pk = eParentKind;
+      if (pk == P_STRING && prevOk && prevLen == eParentLen && memory.compare(prevS, eParentS, prevLen) == 0)
+        pk = P_PREVIOUS;
+      info =
+        code |
+        (t << 4) |
+        (pk << 12) |
+        (eRole << 16) |
+        ((eIdNonAscii ? <u32>1 : 0) << 24) |
+        ((eParentNonAscii ? <u32>1 : 0) << 25);
+      store<u32>(o, <u32>eIdS, 12);
+      store<u32>(o, <u32>(eIdS + eIdLen), 16);
+      store<u32>(o, <u32>eParentS, 20);
+      store<u32>(o, <u32>(eParentS + eParentLen), 24);
+    }
+    store<u32>(o, <u32>p);
+    store<u32>(o, <u32>e, 4);
+    store<u32>(o, info, 8);
+    store<u32>(o, 0, 28);
+    prevOk = code == E_ENTRY;
+    prevS = eIdS;
+    prevLen = eIdLen;
+    o += 32;
+    lineCount++;
+    p = e + 1;
+  }
+  written = o - out;
+  return p;
+}

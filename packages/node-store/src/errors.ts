@@ -103,3 +103,19 @@ export class SessionFileExistsError extends Error {
     this.name = "SessionFileExistsError";
   }
 }
+
+/**
+ * A lazily opened session file (see `read/open-scan.ts`) no longer holds, at a position the
+ * open recorded, the line it held then: it was rewritten in place (by a writer that takes no
+ * lock, or by hand). Nothing wrong is returned; open the file again.
+ */
+export class SessionFileRewrittenError extends Error {
+  constructor(
+    readonly path: string,
+    /** Byte offset of the line that no longer matches. */
+    readonly offset: number,
+  ) {
+    super(`Session file was rewritten in place since it was opened; open it again: ${path}`);
+    this.name = "SessionFileRewrittenError";
+  }
+}

@@ -44,6 +44,7 @@ export {
 export {
   type NonRegularKind,
   SessionFileChangedError,
+  SessionFileRewrittenError,
   SessionFileExistsError,
   SessionFileNotFoundError,
   SessionFileNotRegularError,
@@ -129,3 +130,10 @@ export { type FilesUnderOptions, listSessionFilesUnder } from "./listing/files-u
 // Watching.
 export { type StoreWatch, type WatchStoreOptions, watchStore } from "./watch/store-watch.js";
 export { type FollowEvent, type FollowOptions, followSessionFile } from "./watch/follow.js";
+export {
+  ENTRY_TYPES,
+  LazySessionFile,
+  ParentKind,
+  RoleCode,
+  openLazySessionFile,
+} from "./read/open-scan.js";

@@ -41,6 +41,8 @@ function hashId(id: string): number {
 export class IdTable {
   /** The index's entry array (shared, append-only): slot -> item. */
   readonly #items: readonly Keyed[];
+  /** Or, for a table over bare ids (`SlotIndex`), slot -> id (only defined ids are added). */
+  #ids: readonly (string | undefined)[] | undefined = undefined;
   /** Open-addressing table of slots (EMPTY when free), length a power of two. */
   #table = new Int32Array(INITIAL_CAPACITY).fill(EMPTY);
   /** Hash of the id of each slot that went through {@link add}. */
@@ -58,6 +60,19 @@ export class IdTable {
     this.#hash = hash;
   }
 
+  /** A table whose slots index `ids` (shared, append-only); add only slots with a defined id. */
+  static overIds(ids: readonly (string | undefined)[], hash: (id: string) => number = hashId): IdTable {
+    const table = new IdTable([], hash);
+    table.#ids = ids;
+    return table;
+  }
+
+  /** The id of `slot` (an added one). */
+  #idAt(slot: number): string {
+    const ids = this.#ids;
+    return ids === undefined ? (this.#items[slot] as Keyed).id : (ids[slot] as string);
+  }
+
   /** Number of distinct ids. */
   get size(): number {
     return this.#map === undefined ? this.#size : this.#map.size;
@@ -68,7 +83,7 @@ export class IdTable {
    * one with the same id. Returns false when the id was already known (a duplicate).
    */
   add(slot: number): boolean {
-    const id = (this.#items[slot] as Keyed).id;
+    const id = this.#idAt(slot);
     if (this.#map !== undefined) {
       const known = this.#map.size;
       this.#map.set(id, slot);
@@ -95,7 +110,7 @@ export class IdTable {
         this.#size++;
         return true;
       }
-      if (this.#hashes[occupant] === hash && (this.#items[occupant] as Keyed).id === id) {
+      if (this.#hashes[occupant] === hash && this.#idAt(occupant) === id) {
         table[at] = slot;
         return false;
       }
@@ -117,7 +132,7 @@ export class IdTable {
     for (let probes = 0; probes < MAX_PROBE; probes++) {
       const occupant = table[at] as number;
       if (occupant === EMPTY) return EMPTY;
-      if (this.#hashes[occupant] === hash && (this.#items[occupant] as Keyed).id === id) return occupant;
+      if (this.#hashes[occupant] === hash && this.#idAt(occupant) === id) return occupant;
       at = (at + 1) & mask;
     }
     this.#toMap();
@@ -159,7 +174,7 @@ export class IdTable {
   /** Moves to a `Map` (see the module comment); slots keep their meaning. */
   #toMap(): void {
     const map = new Map<string, number>();
-    for (const slot of this.#table) if (slot !== EMPTY) map.set((this.#items[slot] as Keyed).id, slot);
+    for (const slot of this.#table) if (slot !== EMPTY) map.set(this.#idAt(slot), slot);
     this.#map = map;
     this.#table = new Int32Array(0);
     this.#hashes = new Int32Array(0);

@@ -13,3 +13,4 @@ export {
 export type { EntryPosition } from "./positions.js";
 export type { SessionTreeNode } from "./tree-view.js";
 export type { ParentCycle, TreeDiagnostic } from "./analysis.js";
+export { type SlotSource, SlotIndex } from "./slot-index.js";

@@ -156,19 +156,8 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     }
   }
 
-  /** A label entry sets its target's label (and label time), or clears it when empty or absent. */
   #applyLabel(entry: Record<string, unknown>): void {
-    const target = entry.targetId;
-    if (typeof target !== "string") return;
-    const label = entry.label;
-    if (typeof label === "string" && label !== "") {
-      this.#labels.set(target, label);
-      if (typeof entry.timestamp === "string") this.#labelTimestamps.set(target, entry.timestamp);
-      else this.#labelTimestamps.delete(target);
-    } else {
-      this.#labels.delete(target);
-      this.#labelTimestamps.delete(target);
-    }
+    applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -378,6 +367,28 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
       notIndexed: this.#notIndexed,
     });
     return this.#analysis;
+  }
+}
+
+/**
+ * What a label entry does to the labels of a session: it sets its target's label (and label
+ * time), or clears it when empty or absent. Shared by `SessionIndex` and `SlotIndex`.
+ */
+export function applyLabelEntry(
+  labels: Map<string, string>,
+  timestamps: Map<string, string>,
+  entry: Record<string, unknown>,
+): void {
+  const target = entry.targetId;
+  if (typeof target !== "string") return;
+  const label = entry.label;
+  if (typeof label === "string" && label !== "") {
+    labels.set(target, label);
+    if (typeof entry.timestamp === "string") timestamps.set(target, entry.timestamp);
+    else timestamps.delete(target);
+  } else {
+    labels.delete(target);
+    timestamps.delete(target);
   }
 }
 

@@ -9,12 +9,13 @@ import { resolvePiPath, type SessionFileContents } from "@pi-session/node-store"
 import type { SessionPlace } from "../session-view.js";
 import type { NewSessionOptions } from "../types.js";
 import { writeFork } from "./fork.js";
+import { type LazySession, openLazy } from "./lazy-session.js";
 import { headerCwd, readForOpen } from "./open-file.js";
 import { cwdFilterOf, findMostRecentSession, sessionDirOf } from "./session-dirs.js";
 
 export interface ManagerInit extends SessionPlace {
   /** The file to open, with its contents when they were read already. */
-  file?: { path: string; contents?: SessionFileContents | undefined };
+  file?: { path: string; contents?: SessionFileContents | undefined; lazy?: LazySession | undefined };
   /** The options of a new session (id, parentSession). */
   newSession?: NewSessionOptions | undefined;
   /** `inMemory`'s entries, with or without a header. */
@@ -29,6 +30,12 @@ export function createInit(
   return { cwd, sessionDir: sessionDirOf(cwd, sessionDir), persist: true, newSession: options };
 }
 
+/** A lazily opened file's header cwd (its header is a valid one). */
+function lazyHeaderCwd(lazy: LazySession): string | undefined {
+  const cwd = lazy.header.cwd as unknown;
+  return typeof cwd === "string" ? cwd : undefined;
+}
+
 /** The cwd is `cwdOverride`, else the header's, else the process's. */
 export function openInit(
   path: string,
@@ -36,19 +43,21 @@ export function openInit(
   cwdOverride: string | undefined,
 ): ManagerInit {
   const resolved = resolvePiPath(path);
-  const contents = readForOpen(resolved);
-  const cwd = cwdOverride ?? headerCwd(contents) ?? process.cwd();
+  const lazy = openLazy(resolved);
+  const contents = lazy ? undefined : readForOpen(resolved);
+  const cwd = cwdOverride ?? (lazy ? lazyHeaderCwd(lazy) : headerCwd(contents)) ?? process.cwd();
   const dir = sessionDir ? resolvePiPath(sessionDir) : dirname(resolved);
-  return { cwd, sessionDir: dir, persist: true, file: { path: resolved, contents } };
+  return { cwd, sessionDir: dir, persist: true, file: { path: resolved, contents, lazy } };
 }
 
 /** As {@link openInit} in the file's directory, read-only; a missing file throws. */
 export function openReadonlyInit(path: string, cwdOverride: string | undefined): ManagerInit {
   const resolved = resolvePiPath(path);
-  const contents = readForOpen(resolved);
-  if (!contents) throw new Error(`Session file not found: ${resolved}`);
-  const cwd = cwdOverride ?? headerCwd(contents) ?? process.cwd();
-  const file = { path: resolved, contents };
+  const lazy = openLazy(resolved);
+  const contents = lazy ? undefined : readForOpen(resolved);
+  if (!lazy && !contents) throw new Error(`Session file not found: ${resolved}`);
+  const cwd = cwdOverride ?? (lazy ? lazyHeaderCwd(lazy) : headerCwd(contents)) ?? process.cwd();
+  const file = { path: resolved, contents, lazy };
   return { cwd, sessionDir: dirname(resolved), persist: true, readOnly: true, file };
 }
 

@@ -132,7 +132,10 @@ export class SessionFile {
   }
 
   /** Takes over a file just read; `pending` is what must replace it before the first append. */
-  adopt(contents: SessionFileContents, pending?: PendingRewrite): void {
+  adopt(
+    contents: Pick<SessionFileContents, "size" | "lines" | "ino" | "tornTail">,
+    pending?: PendingRewrite,
+  ): void {
     // A torn fragment may be another process's append still being written (a read is not
     // atomic with a write): what we know ends before it, and the next append reads the line
     // there again: whole, as a foreign one; still torn, it is moved to a sidecar (by the

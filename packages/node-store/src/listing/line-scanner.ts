@@ -56,6 +56,7 @@ interface ScanExports {
   lines(): number;
   outBytes(): number;
   scanLines(start: number, end: number, out: number, outEnd: number, stack: number, spans: number): number;
+  scanEntries(start: number, end: number, out: number, outEnd: number, stack: number): number;
 }
 
 /** One scanner instance and its memory layout (one per thread: scanning is synchronous). */
@@ -125,6 +126,21 @@ export class LineScanner {
       }
     }
     return { lines, messages };
+  }
+
+  /**
+   * The open scanner (`scanEntries` of `assembly/scan.ts`) over the whole lines of memory
+   * `[start, end)`: calls `onLine(word)` with the index in {@link memoryWords} of each line's
+   * eight-word record, in line order (see `read/open-scan.ts` for the layout).
+   */
+  scanEntries(start: number, end: number, onLine: (word: number) => void): void {
+    const x = this.x;
+    let p = start;
+    while (p < end) {
+      p = x.scanEntries(p, end, this.out, this.outEnd, this.stack);
+      const stop = (this.out + x.outBytes()) >>> 2;
+      for (let k = this.out >>> 2; k < stop; k += 8) onLine(k);
+    }
   }
 
   /** The memory as u32 words (valid until the next {@link ensure}). */

@@ -1,0 +1,123 @@
+/**
+ * A session opened lazily (decision 101): node-store's `LazySessionFile` (one scan of the
+ * bytes, entries parsed on demand) and tree's `SlotIndex` over it, answering the read side of
+ * `SessionManager` (leaf, entries by id, branches, labels, name, context) while parsing only
+ * what each answer returns. `SessionView` asks it while it is there; anything else (appends,
+ * a moved leaf, children, the tree) first turns the session into the eager `SessionEntries`
+ * over the same entry objects ({@link LazySession.entries}).
+ *
+ * Use {@link openLazy} at open; it gives undefined where the eager path must read the file
+ * (see `openLazySessionFile`), and always when {@link setLazyOpen} turned it off.
+ */
+import {
+  contextOfPathAccess,
+  type PathAccess,
+  projectPathAccess,
+  type SessionContext,
+  type SessionProjection,
+  selectContextAccess,
+} from "@pi-session/context";
+import type { SessionEntry, SessionHeader } from "@pi-session/format";
+import { type LazySessionFile, openLazySessionFile, RoleCode } from "@pi-session/node-store";
+import { SlotIndex } from "@pi-session/tree";
+
+const T_MESSAGE = 1;
+const T_LABEL = 8;
+const T_SESSION_INFO = 9;
+
+let lazyOpen = process.env.PI_SESSION_EAGER_OPEN !== "1";
+
+/** Turns the lazy open on or off (tests compare both; `PI_SESSION_EAGER_OPEN=1` starts it off). */
+export function setLazyOpen(enabled: boolean): void {
+  lazyOpen = enabled;
+}
+
+/** Opens `path` lazily, or undefined when the eager path must read it. */
+export function openLazy(path: string): LazySession | undefined {
+  if (!lazyOpen) return undefined;
+  const file = openLazySessionFile(path);
+  return file ? new LazySession(file) : undefined;
+}
+
+export class LazySession {
+  readonly file: LazySessionFile;
+  readonly index: SlotIndex;
+
+  constructor(file: LazySessionFile) {
+    this.file = file;
+    const meta: { slot: number; entry: Record<string, unknown> }[] = [];
+    const types = file.types;
+    for (let slot = 0; slot < file.count; slot++) {
+      const type = types[slot];
+      // Label and session_info lines were parsed at open (the scanner calls them SLOW).
+      if (type === T_LABEL || type === T_SESSION_INFO) meta.push({ slot, entry: file.entry(slot) });
+    }
+    this.index = new SlotIndex(file, meta);
+  }
+
+  get header(): SessionHeader {
+    return this.file.header as unknown as SessionHeader;
+  }
+
+  get leafId(): string | null {
+    return this.index.leafId;
+  }
+
+  /** The entry with this id (its last occurrence). */
+  get(id: string): SessionEntry | undefined {
+    const slot = this.index.find(id);
+    return slot < 0 ? undefined : this.entryAt(slot);
+  }
+
+  get leafEntry(): SessionEntry | undefined {
+    const slot = this.index.leafSlot;
+    return slot < 0 ? undefined : this.entryAt(slot);
+  }
+
+  /** Root-to-entry path of `id` (`[]` when unknown), as `SessionIndex.pathTo`. */
+  pathTo(id: string): SessionEntry[] {
+    return this.index.pathTo(id).map((slot) => this.entryAt(slot));
+  }
+
+  /** Every entry after the header, in file order (the eager path's list). */
+  entries(): SessionEntry[] {
+    return this.file.entries() as unknown as SessionEntry[];
+  }
+
+  contextEntries(): SessionEntry[] {
+    return selectContextAccess(this.#leafPath());
+  }
+
+  projection(): SessionProjection<SessionEntry> {
+    return projectPathAccess(this.#leafPath());
+  }
+
+  context(): SessionContext {
+    return contextOfPathAccess(this.#leafPath());
+  }
+
+  close(): void {
+    this.file.close();
+  }
+
+  entryAt(slot: number): SessionEntry {
+    return this.file.entry(slot) as unknown as SessionEntry;
+  }
+
+  /** The path to the leaf as the context reads it: codes first, entries parsed when read. */
+  #leafPath(): PathAccess<SessionEntry> {
+    const leaf = this.index.leafSlot;
+    const slots = leaf < 0 ? [] : this.index.pathFrom(leaf);
+    const file = this.file;
+    return {
+      length: slots.length,
+      typeAt: (i) => file.typeOf(slots[i] as number),
+      isAssistantAt: (i) => {
+        const slot = slots[i] as number;
+        return file.types[slot] === T_MESSAGE && file.roles[slot] === RoleCode.Assistant;
+      },
+      idAt: (i) => file.ids[slots[i] as number] as string,
+      entryAt: (i) => this.entryAt(slots[i] as number),
+    };
+  }
+}

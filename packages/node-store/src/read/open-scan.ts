@@ -1,0 +1,451 @@
+/**
+ * The lazy open of a v3 session file (decision 101): one pass of the WebAssembly open scanner
+ * (`scanEntries` of `assembly/scan.ts`) over the file's bytes gives, per entry line, its byte
+ * range, `type` and message role as codes, its `id` and how its `parentId` reads, without
+ * `JSON.parse`. Only the header, `label` and `session_info` lines (few; the index needs their
+ * fields) and the lines the scanner cannot vouch for are parsed at open, the latter exactly as
+ * the eager path reads them (U+FFFD decoding, `JSON.parse`, objects only), so the entries are
+ * the ones `readSessionFileSync` + `readLinesAsPi` give. Every other entry is parsed when asked
+ * for ({@link LazySessionFile.entry}), from the descriptor opened here, and cached.
+ *
+ * Use {@link openLazySessionFile}; it returns undefined whenever the eager path must decide:
+ * no WebAssembly, no file or an unreadable one, a first line that is not a plain v3 header
+ * (older versions need migration), a last line without `\n` (a torn tail is the writer's
+ * business), a line longer than the scanner takes. Reading never writes.
+ */
+import { closeSync, fstatSync, readSync } from "node:fs";
+import { isJsonText, isValidSessionHeader } from "@pi-session/format";
+import { SessionFileRewrittenError } from "../errors.js";
+import { openRegularFileSync } from "../fs/regular-files.js";
+import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
+import { objectShaped } from "./pi-lines.js";
+
+/** Entry `type` codes of the open scanner (`T_*` of `assembly/scan.ts`); 0 is any other type. */
+export const ENTRY_TYPES: readonly string[] = [
+  "",
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "session",
+  "context_edit",
+  "usage",
+];
+const TYPE_CODE = new Map(ENTRY_TYPES.map((type, code) => [type, code] as const));
+
+/** How an entry's `parentId` reads (the `P_*` of `assembly/scan.ts`). */
+export const ParentKind = {
+  Absent: 0,
+  Null: 1,
+  /** A string: {@link LazySessionFile.parentIdOf} has it. */
+  String: 2,
+  /** A string equal to the id of the entry just before. */
+  Previous: 3,
+  /** A number, boolean, object or array. */
+  Other: 4,
+} as const;
+
+/** Message role codes (`R_*`): the message is an object whose `role` is... */
+export const RoleCode = { None: 0, Assistant: 1, User: 2, Other: 3 } as const;
+
+const E_FALLBACK = 0;
+const E_ENTRY = 1;
+const E_SLOW = 2;
+
+/** Bytes read per step at open (straight into the scanner's memory). */
+const CHUNK = 4 * 1024 * 1024;
+/** A line (with what precedes it in its chunk) longer than this leaves the open to the eager path. */
+const MAX_REGION = 64 * 1024 * 1024;
+/** Bytes read per step by {@link LazySessionFile.entries}. */
+const READ_ALL_CHUNK = 8 * 1024 * 1024;
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** pi's decoding of a line: U+FFFD for invalid UTF-8, a BOM kept (then `JSON.parse` rejects it). */
+const lossy = new TextDecoder("utf-8", { ignoreBOM: true });
+
+/**
+ * What pi parses from a line: its value, or undefined when it is no JSON (proved without the
+ * exception). With `objectsOnly` (after the header, where only an object is an entry) a text
+ * not from `{` to `}` is undefined unparsed.
+ */
+function parseAsPi(bytes: Uint8Array, objectsOnly: boolean): unknown {
+  const text = lossy.decode(bytes);
+  if (objectsOnly && !objectShaped(text)) return undefined;
+  if (!isJsonText(text)) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+class Growable {
+  offsets = new Float64Array(1024);
+  lengths = new Uint32Array(1024);
+  types = new Uint8Array(1024);
+  roles = new Uint8Array(1024);
+  parents = new Uint8Array(1024);
+  count = 0;
+
+  grow(): void {
+    const n = this.offsets.length * 2;
+    const o = new Float64Array(n);
+    o.set(this.offsets);
+    this.offsets = o;
+    const l = new Uint32Array(n);
+    l.set(this.lengths);
+    this.lengths = l;
+    for (const key of ["types", "roles", "parents"] as const) {
+      const a = new Uint8Array(n);
+      a.set(this[key]);
+      this[key] = a;
+    }
+  }
+}
+
+/** What a line parsed at open tells the index: the same fields the scanner gives. */
+function describe(value: Record<string, unknown>): { type: number; role: number; parent: number } {
+  const type = typeof value.type === "string" ? (TYPE_CODE.get(value.type) ?? 0) : 0;
+  const message = value.message;
+  let role: number = RoleCode.None;
+  if (isObject(message) && typeof message.role === "string") {
+    role =
+      message.role === "assistant" ? RoleCode.Assistant : message.role === "user" ? RoleCode.User : RoleCode.Other;
+  }
+  const p = value.parentId;
+  const parent =
+    p === undefined
+      ? ParentKind.Absent
+      : p === null
+        ? ParentKind.Null
+        : typeof p === "string"
+          ? ParentKind.String
+          : ParentKind.Other;
+  return { type, role, parent };
+}
+
+/**
+ * One lazily opened session file: the header, and per entry (every object line after the
+ * header that is not another header, in file order: the eager path's entry list) its slot.
+ */
+export class LazySessionFile {
+  readonly path: string;
+  readonly header: Record<string, unknown>;
+  /** Size, line count and inode at open (a writer starts from them). */
+  readonly size: number;
+  readonly lines: number;
+  readonly ino: number;
+  /** Entries (slots). */
+  readonly count: number;
+  /** Per slot: byte offset of the line, its length without `\n`. */
+  readonly offsets: Float64Array;
+  readonly lengths: Uint32Array;
+  /** Per slot: index into {@link ENTRY_TYPES} (0: another type, or none). */
+  readonly types: Uint8Array;
+  /** Per slot: a {@link RoleCode}. */
+  readonly roles: Uint8Array;
+  /** Per slot: a {@link ParentKind}. */
+  readonly parentKinds: Uint8Array;
+  /** Per slot: the id, or undefined when it is not a string (the index skips the entry). */
+  readonly ids: (string | undefined)[];
+  readonly #parentIds: Map<number, string>;
+  /** Per slot: the entry once parsed (pi returns the same object each time). */
+  readonly #cache: (Record<string, unknown> | undefined)[];
+  #fd: number | undefined;
+  #all = false;
+
+  constructor(init: {
+    path: string;
+    fd: number;
+    header: Record<string, unknown>;
+    size: number;
+    lines: number;
+    ino: number;
+    slots: Growable;
+    ids: (string | undefined)[];
+    parentIds: Map<number, string>;
+    cache: (Record<string, unknown> | undefined)[];
+  }) {
+    this.path = init.path;
+    this.#fd = init.fd;
+    this.header = init.header;
+    this.size = init.size;
+    this.lines = init.lines;
+    this.ino = init.ino;
+    const s = init.slots;
+    this.count = s.count;
+    this.offsets = s.offsets.subarray(0, s.count);
+    this.lengths = s.lengths.subarray(0, s.count);
+    this.types = s.types.subarray(0, s.count);
+    this.roles = s.roles.subarray(0, s.count);
+    this.parentKinds = s.parents.subarray(0, s.count);
+    this.ids = init.ids;
+    this.#parentIds = init.parentIds;
+    this.#cache = init.cache;
+    lazyFiles.register(this, { fd: init.fd }, this);
+  }
+
+  /** The `parentId` string of a slot whose parent kind is String or Previous, else undefined. */
+  parentIdOf(slot: number): string | undefined {
+    const kind = this.parentKinds[slot];
+    if (kind === ParentKind.String) return this.#parentIds.get(slot);
+    if (kind === ParentKind.Previous) return this.ids[slot - 1];
+    return undefined;
+  }
+
+  /** The slot's `type` if it is one of {@link ENTRY_TYPES}, else "" (any other value). */
+  typeOf(slot: number): string {
+    return ENTRY_TYPES[this.types[slot] as number] as string;
+  }
+
+  /** Whether every entry has been parsed (then the descriptor is closed). */
+  get complete(): boolean {
+    return this.#all;
+  }
+
+  /** The entry in `slot`, parsed on first use. Throws {@link SessionFileRewrittenError}. */
+  entry(slot: number): Record<string, unknown> {
+    const cached = this.#cache[slot];
+    if (cached !== undefined) return cached;
+    const length = this.lengths[slot] as number;
+    const buffer = Buffer.allocUnsafe(length + 1);
+    const offset = this.offsets[slot] as number;
+    const n = readSync(this.#descriptor(), buffer, 0, length + 1, offset);
+    const value = this.#parse(slot, buffer, 0, n);
+    this.#cache[slot] = value;
+    return value;
+  }
+
+  /** Every entry in file order, parsed in one sequential read of what is not parsed yet. */
+  entries(): Record<string, unknown>[] {
+    if (!this.#all) this.#readAll();
+    return this.#cache as Record<string, unknown>[];
+  }
+
+  /** Closes the descriptor (a later {@link entry} reopens the file, checking it is the same one). */
+  close(): void {
+    const fd = this.#fd;
+    this.#fd = undefined;
+    if (fd === undefined) return;
+    lazyFiles.unregister(this);
+    try {
+      closeSync(fd);
+    } catch {
+      // Already gone.
+    }
+  }
+
+  #descriptor(): number {
+    if (this.#fd !== undefined) return this.#fd;
+    const { fd, stats } = openRegularFileSync(this.path);
+    if (stats.ino !== this.ino || stats.size < this.size) {
+      closeSync(fd);
+      throw new SessionFileRewrittenError(this.path, 0);
+    }
+    this.#fd = fd;
+    lazyFiles.register(this, { fd }, this);
+    return fd;
+  }
+
+  /**
+   * Parses the line of `slot` from `buffer[at, at + n)`, which should hold it and its `\n`;
+   * anything else (a shorter read, other bytes, another id or type) means the file was
+   * rewritten in place.
+   */
+  #parse(slot: number, buffer: Buffer, at: number, n: number): Record<string, unknown> {
+    const length = this.lengths[slot] as number;
+    const fail = (): never => {
+      throw new SessionFileRewrittenError(this.path, this.offsets[slot] as number);
+    };
+    if (n < length + 1 || buffer[at] !== 0x7b || buffer[at + length] !== 0x0a) fail();
+    let value: unknown;
+    try {
+      value = JSON.parse(buffer.toString("utf8", at, at + length));
+    } catch {
+      fail();
+    }
+    if (!isObject(value) || value.id !== this.ids[slot]) fail();
+    const entry = value as Record<string, unknown>;
+    const code = this.types[slot] as number;
+    if (code !== 0 && entry.type !== ENTRY_TYPES[code]) fail();
+    return entry;
+  }
+
+  #readAll(): void {
+    const fd = this.#descriptor();
+    const cache = this.#cache;
+    let buffer = Buffer.allocUnsafe(READ_ALL_CHUNK);
+    let slot = 0;
+    while (slot < this.count) {
+      if (cache[slot] !== undefined) {
+        slot++;
+        continue;
+      }
+      // The run of slots from `slot` whose lines fit in one read.
+      const start = this.offsets[slot] as number;
+      const firstLength = (this.lengths[slot] as number) + 1;
+      if (firstLength > buffer.length) buffer = Buffer.allocUnsafe(firstLength);
+      let last = slot;
+      while (last + 1 < this.count) {
+        const next = last + 1;
+        const end = (this.offsets[next] as number) + (this.lengths[next] as number) + 1;
+        if (end - start > buffer.length) break;
+        last = next;
+      }
+      const end = (this.offsets[last] as number) + (this.lengths[last] as number) + 1;
+      let got = 0;
+      while (got < end - start) {
+        const n = readSync(fd, buffer, got, end - start - got, start + got);
+        if (n === 0) break;
+        got += n;
+      }
+      for (let s = slot; s <= last; s++) {
+        if (cache[s] !== undefined) continue;
+        const at = (this.offsets[s] as number) - start;
+        cache[s] = this.#parse(s, buffer, at, got - at);
+      }
+      slot = last + 1;
+    }
+    this.#all = true;
+    this.close();
+  }
+}
+
+/** Closes the descriptor of a lazy file that was garbage-collected without being closed. */
+const lazyFiles = new FinalizationRegistry<{ fd: number }>((held) => {
+  try {
+    closeSync(held.fd);
+  } catch {
+    // Already gone.
+  }
+});
+
+/** Thrown inside the scan to hand the open to the eager path. */
+class Eager extends Error {}
+
+/**
+ * Opens `path` lazily (see the module comment), or returns undefined: then the eager path
+ * (`readSessionFileSync` + `readLinesAsPi`) must read it, and decides every error.
+ */
+export function openLazySessionFile(path: string, scanner = lineScanner()): LazySessionFile | undefined {
+  if (!scanner) return undefined;
+  let opened: { fd: number; stats: { ino: number; size: number } };
+  try {
+    opened = openRegularFileSync(path);
+  } catch {
+    return undefined;
+  }
+  const { fd } = opened;
+  try {
+    const result = scanFile(path, fd, scanner);
+    if (result) return result;
+  } catch (error) {
+    if (!(error instanceof Eager)) {
+      closeSync(fd);
+      throw error;
+    }
+  }
+  closeSync(fd);
+  return undefined;
+}
+
+function scanFile(path: string, fd: number, scanner: LineScanner): LazySessionFile | undefined {
+  const slots = new Growable();
+  const ids: (string | undefined)[] = [];
+  const parentIds = new Map<number, string>();
+  const cache: (Record<string, unknown> | undefined)[] = [];
+  let header: Record<string, unknown> | undefined;
+  let lines = 0;
+  let base = 0; // file offset of the scanner's input start
+  let mem = scanner.ensure(CHUNK);
+  const input = scanner.input;
+
+  const add = (offset: number, length: number, type: number, role: number, parent: number): number => {
+    if (slots.count === slots.offsets.length) slots.grow();
+    const slot = slots.count++;
+    slots.offsets[slot] = offset;
+    slots.lengths[slot] = length;
+    slots.types[slot] = type;
+    slots.roles[slot] = role;
+    slots.parents[slot] = parent;
+    return slot;
+  };
+
+  /** A line parsed at open (SLOW or FALLBACK): an entry if it is an object and not a header. */
+  const parsed = (offset: number, length: number, value: unknown): void => {
+    if (header === undefined) {
+      // The first line must be a plain v3 header; anything else is the eager path's.
+      if (!isValidSessionHeader(value) || typeof value.version !== "number" || value.version < 3)
+        throw new Eager();
+      header = value as Record<string, unknown>;
+      return;
+    }
+    if (!isObject(value) || value.type === "session") return;
+    const { type, role, parent } = describe(value);
+    const slot = add(offset, length, type, role, parent);
+    ids[slot] = typeof value.id === "string" ? value.id : undefined;
+    if (parent === ParentKind.String) parentIds.set(slot, value.parentId as string);
+    cache[slot] = value;
+  };
+
+  const onLine = (k: number): void => {
+    const w = scanner.memoryWords;
+    const start = w[k] as number;
+    const end = w[k + 1] as number;
+    const info = w[k + 2] as number;
+    const code = info & 15;
+    const offset = base + (start - input);
+    const length = end - start;
+    lines++;
+    if (code === E_FALLBACK) {
+      parsed(offset, length, parseAsPi(mem.subarray(start, end), header !== undefined));
+      return;
+    }
+    if (code === E_SLOW || header === undefined) {
+      parsed(offset, length, JSON.parse(mem.toString("utf8", start, end)));
+      return;
+    }
+    if (code !== E_ENTRY) throw new Error(`internal: open scanner code ${code}`);
+    const parent = (info >>> 12) & 15;
+    const slot = add(offset, length, (info >>> 4) & 255, (info >>> 16) & 255, parent);
+    ids[slot] = mem.toString(info & (1 << 24) ? "utf8" : "latin1", w[k + 3] as number, w[k + 4] as number);
+    if (parent === ParentKind.String) {
+      const encoding = info & (1 << 25) ? "utf8" : "latin1";
+      parentIds.set(slot, mem.toString(encoding, w[k + 5] as number, w[k + 6] as number));
+    }
+    cache[slot] = undefined;
+  };
+
+  const size = fstatSync(fd).size;
+  let carry = 0;
+  let position = 0;
+  for (;;) {
+    mem = scanner.ensure(carry + CHUNK);
+    const n = readSync(fd, mem, input + carry, CHUNK, position);
+    if (n === 0) break;
+    position += n;
+    const total = carry + n;
+    const lastNl = mem.lastIndexOf(10, input + total - 1);
+    if (lastNl < input) {
+      carry = total;
+      if (carry > MAX_REGION) throw new Eager();
+      continue;
+    }
+    scanner.scanEntries(input, lastNl + 1, onLine);
+    carry = input + total - (lastNl + 1);
+    mem.copyWithin(input, lastNl + 1, input + total);
+    base += lastNl + 1 - input;
+  }
+  // A last line without "\n" (torn, or still being written), or a file that changed size
+  // while read: the eager path.
+  if (carry > 0 || position !== size || header === undefined) throw new Eager();
+  const ino = fstatSync(fd).ino;
+  return new LazySessionFile({ path, fd, header, size, lines, ino, slots, ids, parentIds, cache });
+}

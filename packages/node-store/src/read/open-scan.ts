@@ -61,6 +61,8 @@ const E_SLOW = 2;
 const CHUNK = 4 * 1024 * 1024;
 /** A line (with what precedes it in its chunk) longer than this leaves the open to the eager path. */
 const MAX_REGION = 64 * 1024 * 1024;
+/** Bytes {@link LazySessionFile.entry} reads from a line on (the next lines are then read already). */
+const WINDOW = 256 * 1024;
 /** Bytes read per step by {@link LazySessionFile.entries}. */
 const READ_ALL_CHUNK = 8 * 1024 * 1024;
 
@@ -160,6 +162,10 @@ export class LazySessionFile {
   readonly #cache: (Record<string, unknown> | undefined)[];
   #fd: number | undefined;
   #all = false;
+  /** The bytes last read by {@link entry}: file range [windowStart, windowStart + windowLength). */
+  #window: Buffer | undefined;
+  #windowStart = 0;
+  #windowLength = 0;
 
   constructor(init: {
     path: string;
@@ -215,10 +221,27 @@ export class LazySessionFile {
     const cached = this.#cache[slot];
     if (cached !== undefined) return cached;
     const length = this.lengths[slot] as number;
-    const buffer = Buffer.allocUnsafe(length + 1);
     const offset = this.offsets[slot] as number;
-    const n = readSync(this.#descriptor(), buffer, 0, length + 1, offset);
-    const value = this.#parse(slot, buffer, 0, n);
+    let value: Record<string, unknown>;
+    const window = this.#window;
+    if (window !== undefined && offset >= this.#windowStart && offset + length + 1 <= this.#windowStart + this.#windowLength) {
+      const at = offset - this.#windowStart;
+      value = this.#parse(slot, window, at, this.#windowLength - at);
+    } else if (length + 1 > WINDOW) {
+      const buffer = Buffer.allocUnsafe(length + 1);
+      const n = readSync(this.#descriptor(), buffer, 0, length + 1, offset);
+      value = this.#parse(slot, buffer, 0, n);
+    } else {
+      // One read of the window from this line on: a walk that parses many entries in file
+      // order (the path of a session without compaction) costs a read per window, not per line.
+      const buffer = window ?? Buffer.allocUnsafe(WINDOW);
+      this.#window = buffer;
+      this.#windowLength = 0;
+      const n = readSync(this.#descriptor(), buffer, 0, Math.min(WINDOW, this.size - offset), offset);
+      this.#windowStart = offset;
+      this.#windowLength = n;
+      value = this.#parse(slot, buffer, 0, n);
+    }
     this.#cache[slot] = value;
     return value;
   }
@@ -314,6 +337,7 @@ export class LazySessionFile {
       slot = last + 1;
     }
     this.#all = true;
+    this.#window = undefined;
     this.close();
   }
 }
@@ -334,7 +358,11 @@ class Eager extends Error {}
  * Opens `path` lazily (see the module comment), or returns undefined: then the eager path
  * (`readSessionFileSync` + `readLinesAsPi`) must read it, and decides every error.
  */
-export function openLazySessionFile(path: string, scanner = lineScanner()): LazySessionFile | undefined {
+export function openLazySessionFile(
+  path: string,
+  opts: { chunkBytes?: number; scanner?: LineScanner | null } = {},
+): LazySessionFile | undefined {
+  const scanner = opts.scanner === undefined ? lineScanner() : opts.scanner;
   if (!scanner) return undefined;
   let opened: { fd: number; stats: { ino: number; size: number } };
   try {
@@ -344,7 +372,7 @@ export function openLazySessionFile(path: string, scanner = lineScanner()): Lazy
   }
   const { fd } = opened;
   try {
-    const result = scanFile(path, fd, scanner);
+    const result = scanFile(path, fd, scanner, opts.chunkBytes ?? CHUNK);
     if (result) return result;
   } catch (error) {
     if (!(error instanceof Eager)) {
@@ -356,7 +384,7 @@ export function openLazySessionFile(path: string, scanner = lineScanner()): Lazy
   return undefined;
 }
 
-function scanFile(path: string, fd: number, scanner: LineScanner): LazySessionFile | undefined {
+function scanFile(path: string, fd: number, scanner: LineScanner, chunk: number): LazySessionFile | undefined {
   const slots = new Growable();
   const ids: (string | undefined)[] = [];
   const parentIds = new Map<number, string>();
@@ -364,7 +392,7 @@ function scanFile(path: string, fd: number, scanner: LineScanner): LazySessionFi
   let header: Record<string, unknown> | undefined;
   let lines = 0;
   let base = 0; // file offset of the scanner's input start
-  let mem = scanner.ensure(CHUNK);
+  let mem = scanner.ensure(chunk);
   const input = scanner.input;
 
   const add = (offset: number, length: number, type: number, role: number, parent: number): number => {
@@ -427,8 +455,8 @@ function scanFile(path: string, fd: number, scanner: LineScanner): LazySessionFi
   let carry = 0;
   let position = 0;
   for (;;) {
-    mem = scanner.ensure(carry + CHUNK);
-    const n = readSync(fd, mem, input + carry, CHUNK, position);
+    mem = scanner.ensure(carry + chunk);
+    const n = readSync(fd, mem, input + carry, chunk, position);
     if (n === 0) break;
     position += n;
     const total = carry + n;

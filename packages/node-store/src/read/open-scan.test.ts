@@ -1,0 +1,92 @@
+/**
+ * `openLazySessionFile` against the eager read (`readSessionFileSync` + `readLinesAsPi`): the
+ * same entries in the same order, with reads split into small chunks so that lines (long
+ * ones too) cross chunk boundaries; and what it leaves to the eager path.
+ */
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { arbCorruptedFile, arbSessionV3, fcOptions, scaledRuns, toJsonl } from "@pi-session/testkit";
+import fc from "fast-check";
+import { afterAll, describe, expect, it } from "vitest";
+import { readLinesAsPi } from "./pi-lines.js";
+import { ENTRY_TYPES, openLazySessionFile } from "./open-scan.js";
+import { readSessionFileSync } from "./session-file.js";
+
+const dir = mkdtempSync(join(tmpdir(), "pi-open-scan-"));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+let n = 0;
+
+function eagerEntries(path: string): { header: unknown; entries: Record<string, unknown>[] } | undefined {
+  const contents = readSessionFileSync(path);
+  const lines = readLinesAsPi(contents.records);
+  if (!lines.isSession) return undefined;
+  const [header, ...rest] = lines.values;
+  return { header, entries: rest.filter((v) => v.type !== "session") };
+}
+
+function check(bytes: Uint8Array, chunkBytes: number): boolean {
+  const path = join(dir, `f${n++}.jsonl`);
+  writeFileSync(path, bytes);
+  const lazy = openLazySessionFile(path, { chunkBytes });
+  if (!lazy) return false;
+  const eager = eagerEntries(path);
+  expect(eager).toBeDefined();
+  expect(lazy.header).toEqual(eager?.header);
+  // One by one (the read window) and all at once agree with the eager read.
+  const some = Array.from({ length: lazy.count }, (_, slot) => lazy.entry(slot));
+  expect(some).toEqual(eager?.entries);
+  expect(lazy.entries()).toEqual(eager?.entries);
+  for (let slot = 0; slot < lazy.count; slot++) {
+    const entry = lazy.entries()[slot] as Record<string, unknown>;
+    expect(lazy.ids[slot]).toBe(typeof entry.id === "string" ? entry.id : undefined);
+    const type = ENTRY_TYPES.includes(entry.type as string) ? entry.type : "";
+    expect(lazy.typeOf(slot)).toBe(type);
+    const parent = entry.parentId;
+    expect(lazy.parentIdOf(slot)).toBe(typeof parent === "string" ? parent : undefined);
+  }
+  lazy.close();
+  return true;
+}
+
+describe("openLazySessionFile", () => {
+  it("gives the eager read's entries, whatever the chunk size", () => {
+    let lazy = 0;
+    fc.assert(
+      fc.property(
+        arbSessionV3({ maxEntries: 25, faults: true }),
+        fc.integer({ min: 1, max: 4096 }),
+        fc.array(fc.nat(), { maxLength: 3 }),
+        (session, chunk, long) => {
+          const entries = session.entries.map((e, i) =>
+            long.includes(i) ? { ...e, pad: "é".repeat(3000 + i) } : e,
+          );
+          if (check(new TextEncoder().encode(toJsonl({ header: session.header, entries })), chunk)) lazy++;
+        },
+      ),
+      fcOptions({ numRuns: scaledRuns(80) }),
+    );
+    expect(lazy).toBeGreaterThan(0);
+  });
+
+  it("gives the eager read's entries on testkit's corrupted files, or leaves them to it", () => {
+    fc.assert(
+      fc.property(arbCorruptedFile({ maxEntries: 15 }), fc.integer({ min: 16, max: 2048 }), (file, chunk) => {
+        const opened = check(file.bytes, chunk);
+        // A torn tail is the eager path's (the writer handles it).
+        if (file.kind === "torn-tail") expect(opened, file.description).toBe(false);
+      }),
+      fcOptions({ numRuns: scaledRuns(80) }),
+    );
+  });
+
+  it("leaves v2 files, a missing file and a first line that is no header to the eager path", () => {
+    const v2 = join(dir, "v2.jsonl");
+    writeFileSync(v2, `${JSON.stringify({ type: "session", version: 2, id: "x", timestamp: "t", cwd: "/" })}\n`);
+    expect(openLazySessionFile(v2)).toBeUndefined();
+    expect(openLazySessionFile(join(dir, "missing.jsonl"))).toBeUndefined();
+    const noHeader = join(dir, "no-header.jsonl");
+    writeFileSync(noHeader, `${JSON.stringify({ type: "message", id: "a" })}\n`);
+    expect(openLazySessionFile(noHeader)).toBeUndefined();
+  });
+});

@@ -33,7 +33,11 @@ const LINE_FAULTS: Record<string, LineFault> = {
   escapedType: (l) => l.replace('"type":', '"t\\u0079pe":'),
   escapedParent: (l) => l.replace('"parentId":', '"parent\\u0049d":'),
   escapedRole: (l) => l.replace('"role":', '"r\\u006fle":'),
-  escapedTypeValue: (l) => l.replace(/"type":"([a-z_]+)"/, (_m, t: string) => `"type":"\\u00${t.charCodeAt(0).toString(16)}${t.slice(1)}"`),
+  escapedTypeValue: (l) =>
+    l.replace(
+      /"type":"([a-z_]+)"/,
+      (_m, t: string) => `"type":"\\u00${t.charCodeAt(0).toString(16)}${t.slice(1)}"`,
+    ),
   // Duplicate keys: JSON.parse keeps the last one.
   duplicateIdFirst: (l, k) => l.replace(/^\{/, `{"id":"dup${k % 3}",`),
   duplicateIdLast: (l, k) => l.replace(/\}$/, `,"id":"dup${k % 3}"}`),
@@ -75,10 +79,9 @@ interface FaultPlan {
   fault: string | "utf8";
 }
 
-const arbPlan = fc.array(
-  fc.record({ line: fc.nat(), fault: fc.constantFrom(...FAULT_NAMES, "utf8") }),
-  { maxLength: 6 },
-);
+const arbPlan = fc.array(fc.record({ line: fc.nat(), fault: fc.constantFrom(...FAULT_NAMES, "utf8") }), {
+  maxLength: 6,
+});
 
 function damaged(jsonl: string, plan: readonly FaultPlan[]): Buffer {
   const lines = jsonl.split("\n");
@@ -90,7 +93,9 @@ function damaged(jsonl: string, plan: readonly FaultPlan[]): Buffer {
     const text = lines[at] as string;
     out[at] = fault === "utf8" ? withInvalidUtf8(text) : (LINE_FAULTS[fault] as LineFault)(text, k);
   });
-  return Buffer.concat(out.map((l) => Buffer.concat([typeof l === "string" ? Buffer.from(l) : l, Buffer.from("\n")])));
+  return Buffer.concat(
+    out.map((l) => Buffer.concat([typeof l === "string" ? Buffer.from(l) : l, Buffer.from("\n")])),
+  );
 }
 
 type Outcome = { ok: true; value: unknown } | { ok: false; error: string };
@@ -207,9 +212,21 @@ describe("lazy open = eager open", () => {
 });
 
 describe("a file rewritten in place after a lazy open", () => {
-  const header = JSON.stringify({ type: "session", version: 3, id: "s", timestamp: "2026-01-01T00:00:00.000Z", cwd: "/c" });
+  const header = JSON.stringify({
+    type: "session",
+    version: 3,
+    id: "s",
+    timestamp: "2026-01-01T00:00:00.000Z",
+    cwd: "/c",
+  });
   const entry = (id: string, parentId: string | null, text: string) =>
-    JSON.stringify({ type: "message", id, parentId, timestamp: "2026-01-01T00:00:01.000Z", message: { role: "user", content: text, timestamp: 1 } });
+    JSON.stringify({
+      type: "message",
+      id,
+      parentId,
+      timestamp: "2026-01-01T00:00:01.000Z",
+      message: { role: "user", content: text, timestamp: 1 },
+    });
 
   it("gives SessionFileRewrittenError, not another entry's data", () => {
     const path = join(dir, "rewritten.jsonl");

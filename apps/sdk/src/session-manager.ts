@@ -135,7 +135,11 @@ export class SessionManager extends SessionView {
   }
 
   /** `lazy`: the file opened lazily already; null: read it eagerly; undefined: try the lazy open. */
-  private _setSessionFile(sessionFile: string, preread?: SessionFileContents, lazy?: LazySession | null): void {
+  private _setSessionFile(
+    sessionFile: string,
+    preread?: SessionFileContents,
+    lazy?: LazySession | null,
+  ): void {
     const path = resolvePiPath(sessionFile);
     const opening = lazy === undefined && !preread ? openLazy(path) : (lazy ?? undefined);
     if (opening) {

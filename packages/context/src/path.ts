@@ -210,7 +210,8 @@ export function scanPathAccess(path: PathAccess): PathScan {
       }
       case "thinking_level_change":
         if (thinkingFound) break;
-        thinkingLevel = (path.entryAt(i) as KnownSessionEntry & { type: "thinking_level_change" }).thinkingLevel;
+        thinkingLevel = (path.entryAt(i) as KnownSessionEntry & { type: "thinking_level_change" })
+          .thinkingLevel;
         thinkingFound = true;
         break;
       case "model_change": {

@@ -82,7 +82,10 @@ describe("openLazySessionFile", () => {
 
   it("leaves v2 files, a missing file and a first line that is no header to the eager path", () => {
     const v2 = join(dir, "v2.jsonl");
-    writeFileSync(v2, `${JSON.stringify({ type: "session", version: 2, id: "x", timestamp: "t", cwd: "/" })}\n`);
+    writeFileSync(
+      v2,
+      `${JSON.stringify({ type: "session", version: 2, id: "x", timestamp: "t", cwd: "/" })}\n`,
+    );
     expect(openLazySessionFile(v2)).toBeUndefined();
     expect(openLazySessionFile(join(dir, "missing.jsonl"))).toBeUndefined();
     const noHeader = join(dir, "no-header.jsonl");

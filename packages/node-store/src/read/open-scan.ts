@@ -119,7 +119,11 @@ function describe(value: Record<string, unknown>): { type: number; role: number;
   let role: number = RoleCode.None;
   if (isObject(message) && typeof message.role === "string") {
     role =
-      message.role === "assistant" ? RoleCode.Assistant : message.role === "user" ? RoleCode.User : RoleCode.Other;
+      message.role === "assistant"
+        ? RoleCode.Assistant
+        : message.role === "user"
+          ? RoleCode.User
+          : RoleCode.Other;
   }
   const p = value.parentId;
   const parent =
@@ -224,7 +228,11 @@ export class LazySessionFile {
     const offset = this.offsets[slot] as number;
     let value: Record<string, unknown>;
     const window = this.#window;
-    if (window !== undefined && offset >= this.#windowStart && offset + length + 1 <= this.#windowStart + this.#windowLength) {
+    if (
+      window !== undefined &&
+      offset >= this.#windowStart &&
+      offset + length + 1 <= this.#windowStart + this.#windowLength
+    ) {
       const at = offset - this.#windowStart;
       value = this.#parse(slot, window, at, this.#windowLength - at);
     } else if (length + 1 > WINDOW) {
@@ -384,7 +392,12 @@ export function openLazySessionFile(
   return undefined;
 }
 
-function scanFile(path: string, fd: number, scanner: LineScanner, chunk: number): LazySessionFile | undefined {
+function scanFile(
+  path: string,
+  fd: number,
+  scanner: LineScanner,
+  chunk: number,
+): LazySessionFile | undefined {
   const slots = new Growable();
   const ids: (string | undefined)[] = [];
   const parentIds = new Map<number, string>();

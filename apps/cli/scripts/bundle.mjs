@@ -161,6 +161,20 @@ function packageRoot(input) {
   return join(root, ...parts.slice(0, at + 1 + length));
 }
 
+/**
+ * The license text a package without a license file keeps in its README (pg-types: a
+ * "## License" section with the MIT text), or undefined.
+ */
+function readmeLicense(dir) {
+  const readme = readdirSync(dir).find((name) => /^readme(\.md)?$/i.test(name));
+  if (!readme) return undefined;
+  const m = /^#+\s*licen[cs]e\s*$([\s\S]*?)(?=^#+\s|(?![\s\S]))/im.exec(
+    readFileSync(join(dir, readme), "utf8"),
+  );
+  const text = m?.[1]?.trim();
+  return text && /permission is hereby granted|licensed under/i.test(text) ? text : undefined;
+}
+
 function notices(metafile) {
   const roots = new Set();
   for (const input of Object.keys(metafile.inputs)) {
@@ -172,10 +186,11 @@ function notices(metafile) {
     const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
     if (manifest.name.startsWith("@pi-session/")) continue;
     const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
-    if (!file || !existsSync(join(dir, file))) {
+    const text =
+      file && existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim() : readmeLicense(dir);
+    if (text === undefined) {
       throw new Error(`${manifest.name} is bundled but ships no license file: add its notice by hand`);
     }
-    const text = readFileSync(join(dir, file), "utf8").trim();
     sections.push(
       `## ${manifest.name}@${manifest.version} (${manifest.license})\n\n\`\`\`text\n${text}\n\`\`\`\n`,
     );

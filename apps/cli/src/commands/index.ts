@@ -248,9 +248,12 @@ A summary line ends the report. Exit codes: 0 nothing to migrate (or all written
         .option("--files", "Print only the paths of matching sessions")
         .option("--limit <n>", "At most N sessions (default 20)")
         .option("--no-index", "Do not read or write the session database (index in memory)")
+        .option("--db [url]", "Search a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)")
+        .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
         .example("  $ pi-session search parser timeout")
         .example('  $ pi-session search "auth.ts" --here --role assistant')
-        .example("  $ pi-session search 're:fix(ed)? the \\w+ test' --since 7d --json"),
+        .example("  $ pi-session search 're:fix(ed)? the \\w+ test' --since 7d --json")
+        .example("  $ pi-session search auth.ts --db postgresql://reader@db.internal/pi --source ada@laptop"),
     details: `Query:
   words        ANDed; found by their stem (parsing finds parse, parser), also inside
                identifiers (timeout finds parserTimeout); the last word is also a prefix
@@ -275,6 +278,7 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
           "Address to listen on (default 127.0.0.1; other machines can reach any other)",
         )
         .option("--open", "Open the app in the desktop's browser")
+        .option("--db [url]", "Serve a team's PostgreSQL database (not yet: an error that says so)")
         .example("  $ pi-session serve --open")
         .example("  $ pi-session serve --port 8080 --session-dir ~/backup/sessions"),
     details: `Prints the app's URL, with its token, on stdout; runs until Ctrl-C. Every request needs the
@@ -288,19 +292,49 @@ page are refused, and nothing is ever written. Changes on disk appear within a s
       cli
         .command("stats [session]", "Tokens and cost, counted once per fork lineage")
         .option("--all", "Every session of every project (default: the current directory's project)")
-        .option("--by <group>", "Rows by day, week, month, session, project or model")
+        .option("--by <group>", "Rows by day, week, month, session, project or model (with --db: or source)")
         .option("--breakdown", "Split each day, week, month, session or project by model")
         .option("--since <date>", `Only usage at or after DATE ${SINCE_HELP}`)
         .option("--until <date>", "Only usage before the end of DATE (a day counts whole)")
         .option("--timezone <zone>", "Days, weeks, months and dates in this IANA time zone (default: local)")
+        .option(
+          "--db [url]",
+          "Report over a team's PostgreSQL database (with --all; bare: PI_SESSION_DATABASE_URL)",
+        )
+        .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
         .example("  $ pi-session stats --all --by model")
         .example("  $ pi-session stats --all --by week --breakdown --since 2026-03-01")
-        .example("  $ pi-session stats latest --json"),
+        .example("  $ pi-session stats latest --json")
+        .example("  $ pi-session stats --all --db --by source --since 2026-03-01"),
     details: `Counted once per lineage: a fork's copy of its parent's entries is the parent's spend.
 Weeks start on Monday (the key is that Monday's date); --since and --until dates are days in
 --timezone. A cost of 0 next to tokens is not trusted: it is marked * (? when nothing in the
 row has a price) and its tokens are counted apart. Costs are to the cent here, to 1e-6 in --json.`,
     load: async () => (await import("./stats.js")).action,
+  },
+  {
+    name: "sync",
+    declare: (cli) =>
+      cli
+        .command(
+          "sync",
+          "Send your sessions to a team's PostgreSQL database (incremental; sends text, usage, paths)",
+        )
+        .option("--to <url>", "The database: postgresql://user@host/db (default: PI_SESSION_DATABASE_URL)")
+        .option("--as <name>", "This machine's source name in the database (default: user@host)")
+        .option("--redact", "Replace secrets (keys, tokens, passwords) before anything is sent")
+        .option("--exclude <dir>", "Keep this project (and those inside it) home; repeatable")
+        .option("--watch", "Keep syncing as sessions are written, until Ctrl-C")
+        .example("  $ pi-session sync --to postgresql://ada@db.internal/pi --redact")
+        .example("  $ pi-session sync --watch --exclude ~/private --as ada@laptop"),
+    details: `Sends every session under the sessions root that changed since the last sync (a stat per
+file when nothing did): new and rewritten sessions whole, appends as their new entries; a
+session removed here (or now excluded) is removed there. Each file is one transaction: an
+interrupted sync leaves nothing half sent, and the next one finishes it. What is sent: each
+entry's line and text, usage and cost, the session's cwd, path, name, models, tools and the
+files its tools touched (docs/team.md). The password (URL, PGPASSWORD or ~/.pgpass) is never
+printed. Exit codes: 0 synced, 1 failure, 2 usage error, 3 some files could not be read.`,
+    load: async () => (await import("./sync.js")).action,
   },
   {
     name: "fork",

@@ -9,6 +9,7 @@ import { resolve } from "node:path";
 import {
   QuerySyntaxError,
   type SearchFilters,
+  type SearchOptions,
   type SessionHit,
   type Snippet,
   openSearchDatabase,
@@ -17,6 +18,7 @@ import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
+import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../shared-db.js";
 import { unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
@@ -58,9 +60,10 @@ function snippetJson(s: Snippet | undefined) {
   return s ? { field: s.field, text: s.text, ranges: s.ranges } : null;
 }
 
-function sessionJson(s: SessionHit) {
+function sessionJson(s: SessionHit & { source?: string }) {
   const m = s.meta;
   return {
+    ...(s.source !== undefined ? { source: s.source } : {}),
     path: s.path,
     id: m.sessionId,
     cwd: m.cwd,
@@ -137,10 +140,21 @@ function hitPieces(ctx: Context, h: SessionHit["hits"][number]): Piece[] {
   return pieces;
 }
 
-export const action: Action = async (ctx, [query], options) => {
-  if (typeof query !== "string" || query.trim() === "") throw new UsageError("missing <query>");
-  const limit = intOption(options, "limit", "--limit") ?? 20;
-  const filters = filtersOf(ctx, options);
+/** What a search needs of a database: the local one's or the team's, answering alike. */
+interface Searcher {
+  search(
+    query: string,
+    options: SearchOptions,
+  ): Promise<{ sessions: (SessionHit & { source?: string })[]; more: boolean }>;
+  /** Where the sessions come from, for "no match ... in WHERE". */
+  where: string;
+  /** The length to show these session ids at. */
+  uniqueIdLength(ids: string[]): number;
+  close(): Promise<void> | void;
+}
+
+/** The local session database, brought up to date first (what cannot be read is said). */
+async function localSearcher(ctx: Context, options: Record<string, unknown>): Promise<Searcher> {
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
   const db = await openSearchDatabase({
     root,
@@ -163,6 +177,57 @@ export const action: Action = async (ctx, [query], options) => {
         ({ path, error }) => unreadable(path, error) ?? { path, code: null, reason: error.message },
       ),
     );
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+  return {
+    search: (q, o) => db.search(q, o),
+    where: root,
+    uniqueIdLength: (ids) => db.uniqueIdLength(ids),
+    close: () => db.close(),
+  };
+}
+
+/** The team's database (`--db`), read-only: it is not synced from here (`pi-session sync` does that). */
+async function teamSearcher(ctx: Context, options: Record<string, unknown>): Promise<Searcher> {
+  if (options.index === false)
+    throw new UsageError("--no-index is about the local database; --db reads the team's");
+  const url = databaseUrl(options.db, "--db");
+  const sources = listOption(options, "source", "--source");
+  const db = await openTeamDatabase(ctx, url, { readOnly: true });
+  return {
+    search: (q, o) =>
+      guarded(ctx, url, () => db.search(q, { ...o, ...(sources.length > 0 ? { sources } : {}) })),
+    where: sources.length > 0 ? `${db.location} (${sources.join(", ")})` : db.location,
+    // Unique among the sessions shown (the team database has no id neighbours to ask).
+    uniqueIdLength,
+    close: () => db.close(),
+  };
+}
+
+/** How many leading characters tell these ids apart from each other (at least 8). */
+function uniqueIdLength(ids: string[]): number {
+  const sorted = [...new Set(ids)].sort();
+  let n = 8;
+  for (let i = 1; i < sorted.length; i++) {
+    const a = sorted[i - 1] as string;
+    const b = sorted[i] as string;
+    let k = 0;
+    while (k < a.length && k < b.length && a[k] === b[k]) k++;
+    n = Math.max(n, k + 1);
+  }
+  return n;
+}
+
+export const action: Action = async (ctx, [query], options) => {
+  if (typeof query !== "string" || query.trim() === "") throw new UsageError("missing <query>");
+  const limit = intOption(options, "limit", "--limit") ?? 20;
+  const filters = filtersOf(ctx, options);
+  if (!wantsDatabase(options) && options.source !== undefined)
+    throw new UsageError("--source filters a team database: give --db too");
+  const db = wantsDatabase(options) ? await teamSearcher(ctx, options) : await localSearcher(ctx, options);
+  try {
     const width = ctx.io.columns;
     let result: Awaited<ReturnType<typeof db.search>>;
     try {
@@ -176,7 +241,7 @@ export const action: Action = async (ctx, [query], options) => {
         snippetWidth: Math.max(40, (width ?? 160) - 12),
       });
     } catch (error) {
-      if (error instanceof QuerySyntaxError)
+      if (error instanceof QuerySyntaxError || (error instanceof Error && error.name === "QuerySyntaxError"))
         throw new UsageError(
           `bad query: ${error.message}`,
           "See `pi-session search --help` for the query syntax.",
@@ -192,11 +257,12 @@ export const action: Action = async (ctx, [query], options) => {
       return sessions.length > 0 ? 0 : 1;
     }
     if (options.files === true) {
-      for (const s of sessions) ctx.io.line(s.path);
+      // A team database's paths are other machines' (untrusted): made one line.
+      for (const s of sessions) ctx.io.line(s.source !== undefined ? oneLineField(s.path) : s.path);
       return sessions.length > 0 ? 0 : 1;
     }
     if (sessions.length === 0) {
-      ctx.io.info(`no match for ${JSON.stringify(query)} in ${root}`);
+      ctx.io.info(`no match for ${JSON.stringify(query)} in ${oneLineField(db.where)}`);
       return 1;
     }
     const idLength = db.uniqueIdLength(sessions.map((s) => s.meta.sessionId));
@@ -209,6 +275,6 @@ export const action: Action = async (ctx, [query], options) => {
     if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));
     return 0;
   } finally {
-    db.close();
+    await db.close();
   }
 };

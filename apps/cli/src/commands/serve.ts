@@ -6,7 +6,7 @@
  */
 import { spawn } from "node:child_process";
 import { isLoopback, startServer } from "@pi-session/web";
-import { UsageError } from "../errors.js";
+import { CliError, UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { VERSION } from "../version.js";
@@ -42,6 +42,12 @@ function openBrowser(url: string, warn: (message: string) => void): void {
 }
 
 export const action: Action = async (ctx, _args, options) => {
+  // The web app reads the local store only (its data access has no PostgreSQL side yet): refused
+  // plainly rather than serving the local sessions under a --db the user asked for.
+  if (options.db !== undefined)
+    throw new CliError("serve --db is not supported yet: the web app serves the local sessions only", {
+      hint: "Use `pi-session search --db` and `pi-session stats --all --db` for the team database.",
+    });
   const port = portOption(options);
   const host = stringOption(options, "host", "--host") ?? "127.0.0.1";
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });

@@ -34,6 +34,7 @@ import { CliError, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
+import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../shared-db.js";
 import { oneLineField } from "../terminal-safe.js";
 import { formatCost, formatInt } from "../text.js";
 import { type NotSession, type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
@@ -93,6 +94,8 @@ function rowJson(r: StatsRow): Record<string, unknown> {
 
 interface Query {
   by: GroupBy | undefined;
+  /** `--by source` (with --db): a row per source, person or machine. */
+  bySource: boolean;
   breakdown: boolean;
   sinceMs: number | undefined;
   untilMs: number | undefined;
@@ -102,11 +105,16 @@ interface Query {
 
 function queryOf(options: Record<string, unknown>): Query {
   const byRaw = stringOption(options, "by", "--by");
-  if (byRaw !== undefined && !GROUPINGS.includes(byRaw as GroupBy))
-    throw new UsageError(`--by must be one of ${GROUPINGS.join(", ")}; got \`${byRaw}\``);
-  const by = byRaw as GroupBy | undefined;
+  const bySource = byRaw === "source";
+  if (bySource && !wantsDatabase(options))
+    throw new UsageError("--by source groups a team database's sources: give --db too");
+  if (byRaw !== undefined && !bySource && !GROUPINGS.includes(byRaw as GroupBy))
+    throw new UsageError(
+      `--by must be one of ${GROUPINGS.join(", ")}${wantsDatabase(options) ? ", source" : ""}; got \`${byRaw}\``,
+    );
+  const by = bySource ? undefined : (byRaw as GroupBy | undefined);
   const breakdown = options.breakdown === true;
-  if (breakdown && (by === undefined || by === "model"))
+  if (breakdown && !bySource && (by === undefined || by === "model"))
     throw new UsageError(
       "--breakdown splits the rows of --by day, week, month, session or project by model",
       "For totals by model alone, use --by model.",
@@ -115,7 +123,7 @@ function queryOf(options: Record<string, unknown>): Query {
   const zone = timeZoneOption(options);
   const calendar = zonedCalendar(zone);
   const { sinceMs, untilMs } = timeBoundsOptions(options, { timeZone: calendar.timeZone });
-  return { by, breakdown, sinceMs, untilMs, timeZone: calendar.timeZone, calendar };
+  return { by, bySource, breakdown, sinceMs, untilMs, timeZone: calendar.timeZone, calendar };
 }
 
 export const action: Action = async (ctx, [arg], options) => {
@@ -132,7 +140,37 @@ export const action: Action = async (ctx, [arg], options) => {
   let result: StatsResult;
   let skipped = 0;
   const unreadableItems: Unreadable[] = [];
-  if (typeof arg === "string") {
+  if (wantsDatabase(options)) {
+    if (typeof arg === "string")
+      throw new UsageError("--db reports over the team database's sessions: give --all, not a <session>");
+    if (options.all !== true)
+      throw new UsageError(
+        "--db needs --all (a team database has every machine's projects; narrow it with --source or --since)",
+      );
+    const url = databaseUrl(options.db, "--db");
+    const sources = listOption(options, "source", "--source");
+    const db = await openTeamDatabase(ctx, url, { readOnly: true });
+    try {
+      const found = await guarded(ctx, url, () =>
+        db.stats({
+          ...statsOptions,
+          ...(query.bySource ? { bySource: true } : {}),
+          ...(sources.length > 0 ? { sources } : {}),
+        }),
+      );
+      result = found;
+      skipped = found.skippedFiles.length;
+      warnSkipped(
+        ctx.io,
+        [],
+        found.skippedFiles.map((path): NotSession => ({ path, kind: "not a session" })),
+      );
+    } finally {
+      await db.close();
+    }
+  } else if (options.source !== undefined) {
+    throw new UsageError("--source filters a team database: give --db too");
+  } else if (typeof arg === "string") {
     const path = await sessionPath(ctx, arg);
     const s = await statsSession(path, "");
     if (!s) {
@@ -185,7 +223,7 @@ export const action: Action = async (ctx, [arg], options) => {
       timeZone: result.timeZone,
       firstUsage: iso(result.firstUsageMs),
       lastUsage: iso(result.lastUsageMs),
-      by: result.by,
+      by: query.bySource ? "source" : result.by,
       breakdown: result.breakdown,
       totals: totalsJson(result.totals),
       rows: result.rows.map(rowJson),
@@ -214,6 +252,7 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
   const c = ctx.io.out;
   const width = ctx.io.columns;
   const by = result.by;
+  const keyHeader = query.bySource ? "source" : by ? KEY_HEADERS[by] : "total";
   const figures: Column[] = [
     { header: "input", align: "right", drop: 3 },
     { header: "output", align: "right", drop: 2 },
@@ -232,7 +271,7 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
       ]
     : [
         {
-          header: by ? KEY_HEADERS[by] : "total",
+          header: keyHeader,
           align: "left",
           cut: by === "project" ? "end" : "start",
           minWidth: 30,
@@ -277,7 +316,8 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
     for (const m of r.models ?? [])
       rows.push([{ text: `  ${m.key}`, style: c.dim }, ...blank(), ...numbers(m)]);
   }
-  if (by) rows.push([{ text: "total", style: c.bold }, ...blank(), ...numbers(result.totals)]);
+  if (by || query.bySource)
+    rows.push([{ text: "total", style: c.bold }, ...blank(), ...numbers(result.totals)]);
   else rows.push([{ text: "total" }, ...numbers(result.totals)]);
   for (const line of fitTable(columns, rows, width, c.bold)) ctx.io.line(line);
 

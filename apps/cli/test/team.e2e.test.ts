@@ -45,10 +45,22 @@ function assistant(id: string, parentId: string, time: string, text: string, mod
 
 beforeAll(async () => {
   cluster = await startCluster();
-  cluster.psql("CREATE DATABASE team");
-  // The writer owns the database (it creates the schema); the reader may only read.
-  cluster.psql(`CREATE ROLE writer LOGIN PASSWORD '${PASSWORD}'; ALTER DATABASE team OWNER TO writer;`);
-  cluster.psql(`CREATE ROLE reader LOGIN PASSWORD '${PASSWORD}'`);
+  // docs/team.md's setup, as written there: the writer owns the database (its first sync
+  // creates the schema); the reader may only read, granted before any table exists.
+  for (const sql of [
+    "CREATE DATABASE team",
+    `CREATE ROLE writer LOGIN PASSWORD '${PASSWORD}'`,
+    `CREATE ROLE reader LOGIN PASSWORD '${PASSWORD}'`,
+    "ALTER DATABASE team OWNER TO writer",
+    "REVOKE ALL ON DATABASE team FROM PUBLIC",
+    "GRANT CONNECT ON DATABASE team TO reader",
+  ])
+    cluster.psql(sql);
+  for (const sql of [
+    "GRANT USAGE ON SCHEMA public TO reader",
+    "ALTER DEFAULT PRIVILEGES FOR ROLE writer IN SCHEMA public GRANT SELECT ON TABLES TO reader",
+  ])
+    cluster.psql(sql, "team");
   db = cluster.tcpUrl("writer", PASSWORD, "team");
   home = new CliHome("pi-session-team-");
   const web = home.dir("work", "web");
@@ -234,10 +246,6 @@ describe("sync --to", () => {
 describe("readers over the team database", () => {
   let readerUrl: string;
   beforeAll(() => {
-    cluster.psql(
-      "GRANT CONNECT ON DATABASE team TO reader; GRANT USAGE ON SCHEMA public TO reader; GRANT SELECT ON ALL TABLES IN SCHEMA public TO reader;",
-      "team",
-    );
     readerUrl = cluster.tcpUrl("reader", PASSWORD, "team");
   });
 
@@ -337,6 +345,13 @@ describe("readers over the team database", () => {
     expect(text).toMatch(/^source\s+input/m);
     expect(text).toMatch(/^ada@laptop\s/m);
     expect(text).toMatch(/^total\s/m);
+  });
+
+  it("the reader role cannot write: sync as the reader fails, and says why", () => {
+    const r = home.run(["sync", "--to", readerUrl, "--as", "mallory@nowhere"]);
+    expect(r.code).toBe(1);
+    expect(plain(r.stderr)).toMatch(/permission denied/);
+    expect(r.stdout + r.stderr).not.toContain(PASSWORD);
   });
 
   it("usage errors: --by source or --source without --db, --db without --all", () => {

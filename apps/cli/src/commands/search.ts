@@ -18,7 +18,7 @@ import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
-import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../shared-db.js";
+import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";

@@ -34,7 +34,7 @@ import { CliError, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
 import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
-import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../shared-db.js";
+import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
 import { formatCost, formatInt } from "../text.js";
 import { type NotSession, type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";

@@ -22,7 +22,7 @@ import {
   guarded,
   listOption,
   openTeamDatabase,
-} from "../shared-db.js";
+} from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
 import { formatInt } from "../text.js";
 import { exitCode, unreadable, warnSkipped } from "../unreadable.js";

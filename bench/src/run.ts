@@ -46,6 +46,7 @@ import {
 } from "./sdk.js";
 import { listScenarios } from "./list-scenarios.js";
 import { searchScenarios } from "./search.js";
+import { teamScenarios } from "./team.js";
 import {
   type Ctx,
   coldMethod,
@@ -456,6 +457,8 @@ async function main(): Promise<void> {
   rows.push(...(await sdkScenarios(ctx, want)));
 
   rows.push(...(await searchScenarios(ctx, want)));
+
+  rows.push(...(await teamScenarios(ctx, want)));
 
   await step("startup", () => startupScenario(ctx));
 

@@ -16,13 +16,7 @@ import type { PostgresDatabase, PostgresSyncStats } from "@pi-session/postgres";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
-import {
-  databaseUrl,
-  environmentNamesDatabase,
-  guarded,
-  listOption,
-  openTeamDatabase,
-} from "../team-db.js";
+import { databaseUrl, environmentNamesDatabase, guarded, listOption, openTeamDatabase } from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
 import { formatInt } from "../text.js";
 import { exitCode, unreadable, warnSkipped } from "../unreadable.js";

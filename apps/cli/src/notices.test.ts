@@ -40,7 +40,10 @@ function readmeLicense(dir: string, name: string): string {
   const start = lines.findIndex((l) => /^#+\s*licen[cs]e\s*$/i.test(l));
   if (start < 0) return `(no license file in ${name})`;
   const end = lines.findIndex((l, i) => i > start && /^#+\s/.test(l));
-  const text = lines.slice(start + 1, end < 0 ? undefined : end).join("\n").trim();
+  const text = lines
+    .slice(start + 1, end < 0 ? undefined : end)
+    .join("\n")
+    .trim();
   return /permission is hereby granted/i.test(text) ? text : `(no license text in ${name}'s README)`;
 }
 

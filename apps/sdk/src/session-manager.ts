@@ -117,6 +117,8 @@ export class SessionManager extends SessionView {
     if (taken.length) this.foreignTaken = this.foreignTaken ? [...this.foreignTaken, ...taken] : taken;
   };
   private readonly wholeSession = (): object[] => [this.header, ...this.entries];
+  /** The ids in use, for `generateId` (a lazily opened session answers from its slot index). */
+  private readonly takenIds = { has: (id: string): boolean => this.hasEntry(id) };
 
   private constructor(init: ManagerInit) {
     super(init);
@@ -288,14 +290,15 @@ export class SessionManager extends SessionView {
   }
 
   /** Where the next entry goes: a fresh id, under `parentId` (default: the leaf), now. */
-  private _place(parentId: string | null = this.index.leafId): EntryPlace {
-    return { id: generateId(this.index), parentId, timestamp: now() };
+  private _place(parentId: string | null = this.getLeafId()): EntryPlace {
+    return { id: generateId(this.takenIds), parentId, timestamp: now() };
   }
 
   private _appendEntry(entry: SessionEntry): void {
     this.assertWritable();
     this._persist(entry);
-    this.session.append(entry);
+    // After `_persist`: absorbing another process's entries turns a lazy session eager.
+    this.appendToSession(entry);
   }
 
   // ---------------------------------------------------------------------------------------
@@ -369,7 +372,7 @@ export class SessionManager extends SessionView {
   /** Append a branch-local edit of an earlier model-visible entry. Messages are pi's. */
   appendContextEdit(targetId: string, replacement: { content: ContextEditableContent } | null): string {
     checkContextEditReplacement(replacement);
-    const target = this.index.get(targetId);
+    const target = this.getEntry(targetId);
     if (!target) throw new Error(`Entry ${targetId} not found`);
     if (!this.getBranch().some((entry) => entry.id === targetId)) {
       throw new Error(`Entry ${targetId} is not on the active branch`);
@@ -382,7 +385,7 @@ export class SessionManager extends SessionView {
 
   /** Set (or, with `undefined`/empty, clear) a label. Unknown targets throw `Entry <id> not found`. */
   appendLabelChange(targetId: string, label: string | undefined): string {
-    if (!this.index.has(targetId)) throw new Error(`Entry ${targetId} not found`);
+    if (!this.hasEntry(targetId)) throw new Error(`Entry ${targetId} not found`);
     const entry = labelEntry(this._place(), targetId, label);
     this._appendEntry(entry);
     return entry.id;
@@ -393,12 +396,12 @@ export class SessionManager extends SessionView {
 
   /** Move the leaf (in memory only, as pi). */
   branch(branchFromId: string): void {
-    this.index.setLeaf(branchFromId);
+    this.setLeaf(branchFromId);
   }
 
   /** The next append becomes a new root. */
   resetLeaf(): void {
-    this.index.setLeaf(null);
+    this.setLeaf(null);
   }
 
   /** Move the leaf to `branchFromId` and append a summary there; `fromId` is the previous leaf or `"root"`. */
@@ -410,9 +413,9 @@ export class SessionManager extends SessionView {
     usage?: Usage,
   ): string {
     this.assertWritable();
-    const previousLeaf = this.index.leafId;
+    const previousLeaf = this.getLeafId();
     const fromId = previousLeaf ?? "root";
-    this.index.setLeaf(branchFromId);
+    this.setLeaf(branchFromId);
     const entry = branchSummaryEntry(this._place(branchFromId), {
       fromId,
       summary,
@@ -423,7 +426,7 @@ export class SessionManager extends SessionView {
     try {
       this._appendEntry(entry);
     } catch (error) {
-      this.index.setLeaf(previousLeaf);
+      this.setLeaf(previousLeaf);
       throw error;
     }
     return entry.id;

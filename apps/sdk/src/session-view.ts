@@ -46,15 +46,35 @@ export class SessionView {
     this.readOnly = place.readOnly ?? false;
   }
 
-  /** The entries and their index; a lazily opened session is parsed whole first. */
+  /** The entries and their index; a lazily opened session is parsed whole first (its leaf kept). */
   protected get session(): SessionEntries {
     const lazy = this.lazy;
     if (lazy !== undefined) {
       this.lazy = undefined;
-      this.#session = new SessionEntries(lazy.entries());
+      const session = new SessionEntries(lazy.entries());
+      const leaf = lazy.leafId;
+      if (session.index.leafId !== leaf) session.index.setLeaf(leaf);
+      this.#session = session;
       lazy.close();
     }
     return this.#session;
+  }
+
+  /** Whether some entry has this id (without parsing a lazily opened session). */
+  protected hasEntry(id: string): boolean {
+    return this.lazy ? this.lazy.has(id) : this.index.has(id);
+  }
+
+  /** Moves the leaf (`branch`, `resetLeaf`); a lazily opened session stays lazy. */
+  protected setLeaf(id: string | null): void {
+    if (this.lazy) this.lazy.setLeaf(id);
+    else this.index.setLeaf(id);
+  }
+
+  /** Adds an entry (already written) as the new leaf; a lazily opened session stays lazy. */
+  protected appendToSession(entry: SessionEntry): void {
+    if (this.lazy) this.lazy.append(entry);
+    else this.session.append(entry);
   }
 
   /** Replaces the session (a lazily opened one is dropped). */

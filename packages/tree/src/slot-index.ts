@@ -6,9 +6,10 @@
  *
  * Same rules as `SessionIndex`: the last occurrence of an id wins, the leaf is the last
  * indexed entry, a path stops at a missing, empty, non-string or self parent and at the first
- * repeated slot of a cycle; labels and the name are applied in file order. It is immutable:
- * a session that changes (an append, a moved leaf) goes back to a `SessionIndex` over the
- * parsed entries. Pure: the source is the caller's (it never sees bytes).
+ * repeated slot of a cycle; labels and the name are applied in file order. It grows as
+ * `SessionIndex` does: {@link SlotIndex.append} takes a slot the source added (an append
+ * after the open) and makes it the leaf, {@link SlotIndex.setLeaf} moves the leaf (pi's
+ * `branch`, `resetLeaf`). Pure: the source is the caller's (it never sees bytes).
  */
 import { sessionInfoName } from "@pi-session/format";
 import { IdTable } from "./id-table.js";
@@ -16,9 +17,9 @@ import { applyLabelEntry } from "./session-index.js";
 
 /** What the index reads of each slot. */
 export interface SlotSource {
-  /** Number of slots. */
+  /** Number of slots (it may grow: see {@link SlotIndex.append}). */
   readonly count: number;
-  /** Per slot: the id, or undefined when it is not a string (the entry is not indexed). */
+  /** Per slot: the id, or undefined when it is not a string (the entry is not indexed); grows with `count`. */
   readonly ids: readonly (string | undefined)[];
   /** The slot's `parentId` when it is a string, else undefined. */
   parentIdOf(slot: number): string | undefined;
@@ -31,7 +32,7 @@ export class SlotIndex {
   readonly #ids: readonly (string | undefined)[];
   readonly #table: IdTable;
   #hasDuplicates = false;
-  readonly #leafSlot: number;
+  #leafSlot: number;
   readonly #labels = new Map<string, string>();
   readonly #labelTimestamps = new Map<string, string>();
   #sessionName: string | undefined = undefined;
@@ -59,6 +60,30 @@ export class SlotIndex {
       if (entry.type === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
       else if (entry.type === "session_info") this.#sessionName = sessionInfoName(entry);
     }
+  }
+
+  /**
+   * Indexes `slot`, which the source just added (its id in `ids`), and makes it the leaf, as
+   * `SessionIndex.append`; `entry` is the slot's entry when it is a label or `session_info`
+   * (applied to the labels or the name).
+   */
+  append(slot: number, entry?: Record<string, unknown>): void {
+    if (this.#ids[slot] === undefined) return;
+    if (!this.#table.add(slot)) this.#hasDuplicates = true;
+    this.#leafSlot = slot;
+    if (entry?.type === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
+    else if (entry?.type === "session_info") this.#sessionName = sessionInfoName(entry);
+  }
+
+  /** Moves the leaf to `id` (null: no leaf); pi's `Entry <id> not found` for an unknown id. */
+  setLeaf(id: string | null): void {
+    if (id === null) {
+      this.#leafSlot = NONE;
+      return;
+    }
+    const slot = this.#table.find(id);
+    if (slot === NONE) throw new Error(`Entry ${id} not found`);
+    this.#leafSlot = slot;
   }
 
   /** Number of distinct ids (pi's `byId.size`). */

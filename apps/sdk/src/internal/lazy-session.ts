@@ -2,9 +2,11 @@
  * A session opened lazily (decision 101): node-store's `LazySessionFile` (one scan of the
  * bytes, entries parsed on demand) and tree's `SlotIndex` over it, answering the read side of
  * `SessionManager` (leaf, entries by id, branches, labels, name, context) while parsing only
- * what each answer returns. `SessionView` asks it while it is there; anything else (appends,
- * a moved leaf, children, the tree) first turns the session into the eager `SessionEntries`
- * over the same entry objects ({@link LazySession.entries}).
+ * what each answer returns. Appends and a moved leaf stay lazy: an appended entry becomes a
+ * new slot with its object cached ({@link LazySession.append}), `branch`/`resetLeaf` move the
+ * slot index's leaf. `SessionView` asks it while it is there; anything else (children, the
+ * tree, entries another process appended, a whole rewrite) first turns the session into the
+ * eager `SessionEntries` over the same entry objects ({@link LazySession.entries}).
  *
  * Use {@link openLazy} at open; it gives undefined where the eager path must read the file
  * (see `openLazySessionFile`), and always when {@link setLazyOpen} turned it off.
@@ -18,10 +20,9 @@ import {
   selectContextAccess,
 } from "@pi-session/context";
 import type { SessionEntry, SessionHeader } from "@pi-session/format";
-import { type LazySessionFile, openLazySessionFile, RoleCode } from "@pi-session/node-store";
+import { type LazySessionFile, openLazySessionFile } from "@pi-session/node-store";
 import { SlotIndex } from "@pi-session/tree";
 
-const T_MESSAGE = 1;
 const T_LABEL = 8;
 const T_SESSION_INFO = 9;
 
@@ -61,6 +62,23 @@ export class LazySession {
 
   get leafId(): string | null {
     return this.index.leafId;
+  }
+
+  /** Whether some entry has this id. */
+  has(id: string): boolean {
+    return this.index.has(id);
+  }
+
+  /** Adds an entry this process wrote (already in the file) as the new leaf, parsing nothing. */
+  append(entry: SessionEntry): void {
+    const record = entry as unknown as Record<string, unknown>;
+    const slot = this.file.appendEntry(record);
+    this.index.append(slot, record);
+  }
+
+  /** Moves the leaf (pi's `branch`; null: `resetLeaf`). Throws `Entry <id> not found`. */
+  setLeaf(id: string | null): void {
+    this.index.setLeaf(id);
   }
 
   /** The entry with this id (its last occurrence). */
@@ -112,10 +130,7 @@ export class LazySession {
     return {
       length: slots.length,
       typeAt: (i) => file.typeOf(slots[i] as number),
-      isAssistantAt: (i) => {
-        const slot = slots[i] as number;
-        return file.types[slot] === T_MESSAGE && file.roles[slot] === RoleCode.Assistant;
-      },
+      isAssistantAt: (i) => file.isAssistantMessage(slots[i] as number),
       idAt: (i) => file.ids[slots[i] as number] as string,
       entryAt: (i) => this.entryAt(slots[i] as number),
     };

@@ -37,6 +37,7 @@ export const ENTRY_TYPES: readonly string[] = [
   "usage",
 ];
 const TYPE_CODE = new Map(ENTRY_TYPES.map((type, code) => [type, code] as const));
+const TYPE_MESSAGE = 1;
 
 /** How an entry's `parentId` reads (the `P_*` of `assembly/scan.ts`). */
 export const ParentKind = {
@@ -148,8 +149,8 @@ export class LazySessionFile {
   readonly size: number;
   readonly lines: number;
   readonly ino: number;
-  /** Entries (slots). */
-  readonly count: number;
+  /** Slots read from the file at open; the typed arrays below cover these. */
+  readonly scanned: number;
   /** Per slot: byte offset of the line, its length without `\n`. */
   readonly offsets: Float64Array;
   readonly lengths: Uint32Array;
@@ -164,6 +165,8 @@ export class LazySessionFile {
   readonly #parentIds: Map<number, string>;
   /** Per slot: the entry once parsed (pi returns the same object each time). */
   readonly #cache: (Record<string, unknown> | undefined)[];
+  /** Slots in all: the scanned ones, then those {@link appendEntry} added. */
+  #count: number;
   #fd: number | undefined;
   #all = false;
   /** The bytes last read by {@link entry}: file range [windowStart, windowStart + windowLength). */
@@ -190,7 +193,8 @@ export class LazySessionFile {
     this.lines = init.lines;
     this.ino = init.ino;
     const s = init.slots;
-    this.count = s.count;
+    this.scanned = s.count;
+    this.#count = s.count;
     this.offsets = s.offsets.subarray(0, s.count);
     this.lengths = s.lengths.subarray(0, s.count);
     this.types = s.types.subarray(0, s.count);
@@ -202,8 +206,29 @@ export class LazySessionFile {
     lazyFiles.register(this, { fd: init.fd }, this);
   }
 
-  /** The `parentId` string of a slot whose parent kind is String or Previous, else undefined. */
+  /** Entries (slots): the scanned ones and the appended ones. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /**
+   * Adds an entry this process wrote after the open (its line is the file's, not read back)
+   * as the next slot, its object cached. Returns the slot. Use it for appends, so that a
+   * lazily opened session stays lazy.
+   */
+  appendEntry(entry: Record<string, unknown>): number {
+    const slot = this.#count++;
+    this.#cache[slot] = entry;
+    this.ids[slot] = typeof entry.id === "string" ? entry.id : undefined;
+    return slot;
+  }
+
+  /** The `parentId` string of a slot (String or Previous parent kinds when scanned), else undefined. */
   parentIdOf(slot: number): string | undefined {
+    if (slot >= this.scanned) {
+      const parentId = (this.#cache[slot] as Record<string, unknown>).parentId;
+      return typeof parentId === "string" ? parentId : undefined;
+    }
     const kind = this.parentKinds[slot];
     if (kind === ParentKind.String) return this.#parentIds.get(slot);
     if (kind === ParentKind.Previous) return this.ids[slot - 1];
@@ -212,7 +237,21 @@ export class LazySessionFile {
 
   /** The slot's `type` if it is one of {@link ENTRY_TYPES}, else "" (any other value). */
   typeOf(slot: number): string {
+    if (slot >= this.scanned) {
+      const type = (this.#cache[slot] as Record<string, unknown>).type;
+      return typeof type === "string" && TYPE_CODE.has(type) ? type : "";
+    }
     return ENTRY_TYPES[this.types[slot] as number] as string;
+  }
+
+  /** Whether the slot is a `message` entry whose message is an object with role `assistant`. */
+  isAssistantMessage(slot: number): boolean {
+    if (slot >= this.scanned) {
+      const entry = this.#cache[slot] as Record<string, unknown>;
+      const message = entry.message;
+      return entry.type === "message" && isObject(message) && message.role === "assistant";
+    }
+    return this.types[slot] === TYPE_MESSAGE && this.roles[slot] === RoleCode.Assistant;
   }
 
   /** Whether every entry has been parsed (then the descriptor is closed). */
@@ -314,7 +353,7 @@ export class LazySessionFile {
     const cache = this.#cache;
     let buffer = Buffer.allocUnsafe(READ_ALL_CHUNK);
     let slot = 0;
-    while (slot < this.count) {
+    while (slot < this.scanned) {
       if (cache[slot] !== undefined) {
         slot++;
         continue;
@@ -324,7 +363,7 @@ export class LazySessionFile {
       const firstLength = (this.lengths[slot] as number) + 1;
       if (firstLength > buffer.length) buffer = Buffer.allocUnsafe(firstLength);
       let last = slot;
-      while (last + 1 < this.count) {
+      while (last + 1 < this.scanned) {
         const next = last + 1;
         const end = (this.offsets[next] as number) + (this.lengths[next] as number) + 1;
         if (end - start > buffer.length) break;

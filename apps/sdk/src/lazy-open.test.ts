@@ -4,16 +4,28 @@
  * cycles, orphans, self-parents), then damage at the byte level (malformed and blank lines,
  * invalid UTF-8, escaped and duplicated keys, non-string ids and parents, huge lines, and
  * testkit's corruptions: torn tails, BOMs, CRLF, NUL padding, glued records). Every answer
- * must be the same, an error included. And a file rewritten in place between the open and the
- * parse of an entry gives `SessionFileRewrittenError`, never other data.
+ * must be the same, an error included. Then the same random appends, branches and reads on
+ * both (issue 18: appends after a lazy open stay lazy): same answers after each step, same
+ * bytes at the end. And a file rewritten in place between the open and the parse of an entry
+ * gives `SessionFileRewrittenError`, never other data.
  */
-import { copyFileSync, linkSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  linkSync,
+  mkdtempSync,
+  openSync,
+  readFileSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SessionFileRewrittenError } from "@pi-session/node-store";
 import { arbCorruptedFile, arbSessionV3, fcOptions, scaledRuns, toJsonl } from "@pi-session/testkit";
 import fc from "fast-check";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it, vi } from "vitest";
 import { SessionManager } from "./index.js";
 import { setLazyOpen } from "./internal/lazy-session.js";
 
@@ -260,5 +272,286 @@ describe("a file rewritten in place after a lazy open", () => {
     writeFileSync(`${path}.new`, `${header}\n${entry("aaaa", null, "one")}\n`);
     renameSync(`${path}.new`, path);
     expect(() => other.getEntry("aaaa")).toThrow(SessionFileRewrittenError);
+  });
+});
+
+/** One step of the random sequence applied to both managers; `pick` chooses a known id. */
+type Step =
+  | { op: "message"; role: "user" | "assistant"; text: string }
+  | { op: "thinking" | "customEntry" | "sessionInfo"; text: string }
+  | { op: "model"; text: string }
+  | { op: "label"; pick: number; text: string | undefined }
+  | { op: "compaction"; pick: number | null; text: string }
+  | { op: "contextEdit"; pick: number; text: string | null }
+  | { op: "customMessage"; text: string; display: boolean }
+  | { op: "usage"; text: string }
+  | { op: "branch" | "branchSummary"; pick: number }
+  | { op: "resetLeaf" | "entries" };
+
+const arbText = fc.string({ maxLength: 12 });
+const arbPick = fc.nat({ max: 1000 });
+const arbStep: fc.Arbitrary<Step> = fc.oneof(
+  {
+    weight: 4,
+    arbitrary: fc.record({
+      op: fc.constant("message" as const),
+      role: fc.constantFrom("user" as const, "assistant" as const),
+      text: arbText,
+    }),
+  },
+  fc.record({
+    op: fc.constantFrom("thinking" as const, "customEntry" as const, "sessionInfo" as const),
+    text: arbText,
+  }),
+  fc.record({ op: fc.constant("model" as const), text: arbText }),
+  fc.record({
+    op: fc.constant("label" as const),
+    pick: arbPick,
+    text: fc.option(arbText, { nil: undefined }),
+  }),
+  fc.record({
+    op: fc.constant("compaction" as const),
+    pick: fc.option(arbPick, { nil: null }),
+    text: arbText,
+  }),
+  fc.record({
+    op: fc.constant("contextEdit" as const),
+    pick: arbPick,
+    text: fc.option(arbText, { nil: null }),
+  }),
+  fc.record({ op: fc.constant("customMessage" as const), text: arbText, display: fc.boolean() }),
+  fc.record({ op: fc.constant("usage" as const), text: arbText }),
+  {
+    weight: 2,
+    arbitrary: fc.record({ op: fc.constantFrom("branch" as const, "branchSummary" as const), pick: arbPick }),
+  },
+  fc.record({ op: fc.constantFrom("resetLeaf" as const, "entries" as const) }),
+);
+
+/**
+ * Applies `step` to `sm`; ids are chosen from `known` (this side's ids). Entry ids are random,
+ * so each side appends under its own ids: the caller maps the lazy side's to the eager side's.
+ */
+function applyStep(sm: SessionManager, step: Step, known: readonly string[]): unknown {
+  const id = (pick: number): string => (known.length ? (known[pick % known.length] as string) : "nope");
+  const usage = {
+    input: 1,
+    output: 2,
+    cacheRead: 0,
+    cacheWrite: 0,
+    totalTokens: 3,
+    cost: { input: 0, output: 0, cacheRead: 0, cacheWrite: 0, total: 0 },
+  };
+  switch (step.op) {
+    case "message":
+      return step.role === "user"
+        ? sm.appendMessage({ role: "user", content: step.text, timestamp: 1 })
+        : sm.appendMessage({
+            role: "assistant",
+            content: [{ type: "text", text: step.text }],
+            api: "x",
+            provider: "p",
+            model: `m${step.text}`,
+            usage,
+            stopReason: "stop",
+            timestamp: 2,
+          } as never);
+    case "thinking":
+      return sm.appendThinkingLevelChange(step.text || "high");
+    case "customEntry":
+      return sm.appendCustomEntry(`c${step.text}`, { text: step.text });
+    case "sessionInfo":
+      return sm.appendSessionInfo(step.text);
+    case "model":
+      return sm.appendModelChange("p", step.text);
+    case "label":
+      return sm.appendLabelChange(id(step.pick), step.text);
+    case "compaction":
+      return sm.appendCompaction(step.text, step.pick === null ? null : id(step.pick), 10);
+    case "contextEdit":
+      return sm.appendContextEdit(id(step.pick), step.text === null ? null : { content: step.text });
+    case "customMessage":
+      return sm.appendCustomMessageEntry(`c${step.text}`, step.text, step.display);
+    case "usage":
+      return sm.appendUsage("k", "p", step.text, usage as never);
+    case "branch":
+      return sm.branch(id(step.pick));
+    case "branchSummary":
+      return sm.branchWithSummary(id(step.pick), "summary");
+    case "resetLeaf":
+      return sm.resetLeaf();
+    case "entries":
+      return sm.getEntries().length;
+  }
+}
+
+/** What the read side answers after a step (nothing that turns a lazy session eager). */
+function readAnswers(sm: SessionManager, ids: readonly string[]): Outcome[] {
+  const out: Outcome[] = [];
+  const ask = (fn: () => unknown): void => {
+    out.push(attempt(fn));
+  };
+  ask(() => sm.getLeafId());
+  ask(() => sm.getLeafEntry());
+  ask(() => sm.buildSessionContext());
+  ask(() => sm.buildContextEntries());
+  ask(() => sm.buildSessionProjection());
+  ask(() => sm.getSessionName());
+  ask(() => sm.getEntryCount());
+  ask(() => sm.getBranch());
+  for (const id of ids.slice(-4)) {
+    ask(() => sm.getEntry(id));
+    ask(() => sm.getLabel(id));
+    ask(() => sm.getBranch(id));
+  }
+  return out;
+}
+
+/** The lazy side's ids written as the eager side's (in a JSON text of answers or a file). */
+function mapIds(text: string, lazyToEager: ReadonlyMap<string, string>): string {
+  let out = text;
+  for (const [lazyId, eagerId] of lazyToEager) out = out.replaceAll(lazyId, eagerId);
+  return out;
+}
+
+let lazyStayed = 0;
+
+describe("appends after a lazy open = appends after an eager open", () => {
+  it("on random damaged sessions and random appends, branches and reads", () => {
+    vi.useFakeTimers({ toFake: ["Date"] });
+    try {
+      fc.assert(
+        fc.property(
+          arbSessionV3({ maxEntries: 20, faults: true }),
+          arbPlan,
+          fc.array(arbStep, { minLength: 1, maxLength: 12 }),
+          (session, plan, steps) => {
+            const usable = plan.map((p) => ({ ...p, line: p.line === 0 ? 1 : p.line }));
+            const base = join(dir, `a${n++}`);
+            writeFileSync(`${base}-e.jsonl`, damaged(toJsonl(session), usable));
+            copyFileSync(`${base}-e.jsonl`, `${base}-l.jsonl`);
+            const open = (path: string, lazy: boolean): Outcome => {
+              setLazyOpen(lazy);
+              try {
+                current = path;
+                return attempt(() => SessionManager.open(path, dir, "/cwd"));
+              } finally {
+                setLazyOpen(true);
+              }
+            };
+            const eagerOpen = open(`${base}-e.jsonl`, false);
+            const lazyOpen = open(`${base}-l.jsonl`, true);
+            expect(lazyOpen.ok).toBe(eagerOpen.ok);
+            if (!eagerOpen.ok || !lazyOpen.ok) return;
+            const eager = eagerOpen.value as SessionManager;
+            const lazy = lazyOpen.value as SessionManager;
+            const wasLazy = (lazy as unknown as { lazy?: unknown }).lazy !== undefined;
+            // Known ids on each side, in the same order; appended ones map lazy -> eager.
+            const eagerIds = eager
+              .getEntries()
+              .map((e) => e.id)
+              .filter((id): id is string => typeof id === "string");
+            const lazyIds = eagerIds.slice();
+            const lazyToEager = new Map<string, string>();
+            const norm = (value: unknown): string =>
+              mapIds(JSON.stringify(value) ?? "undefined", lazyToEager);
+            steps.forEach((step, k) => {
+              vi.setSystemTime(Date.UTC(2026, 0, 1, 0, 0, k));
+              current = `${base}-e.jsonl`;
+              const eagerDid = attempt(() => applyStep(eager, step, eagerIds));
+              current = `${base}-l.jsonl`;
+              const lazyDid = attempt(() => applyStep(lazy, step, lazyIds));
+              const appended = (did: Outcome): string | undefined => {
+                if (!did.ok) return undefined;
+                const value = did.value as unknown;
+                if (typeof value === "string") return value;
+                if (value && typeof value === "object" && "id" in value) return (value as { id: string }).id;
+                return undefined;
+              };
+              const eagerId = appended(eagerDid);
+              const lazyId = appended(lazyDid);
+              if (eagerId !== undefined && lazyId !== undefined && step.op !== "entries") {
+                lazyToEager.set(lazyId, eagerId);
+                eagerIds.push(eagerId);
+                lazyIds.push(lazyId);
+              }
+              expect(norm(lazyDid), `step ${k} ${step.op}`).toBe(norm(eagerDid));
+              expect(norm(readAnswers(lazy, lazyIds)), `after step ${k} ${step.op}`).toBe(
+                JSON.stringify(readAnswers(eager, eagerIds)),
+              );
+            });
+            // Appends, branches and context reads never turned the lazy session eager.
+            if (wasLazy) {
+              expect((lazy as unknown as { lazy?: unknown }).lazy).toBeDefined();
+              lazyStayed++;
+            }
+            // What only the eager session answers, then the whole list and the bytes.
+            expect(norm(lazy.getTree())).toBe(JSON.stringify(eager.getTree()));
+            for (let k = 0; k < eagerIds.length; k++) {
+              expect(norm(lazy.getChildren(lazyIds[k] as string))).toBe(
+                JSON.stringify(eager.getChildren(eagerIds[k] as string)),
+              );
+            }
+            expect(norm(lazy.getEntries())).toBe(JSON.stringify(eager.getEntries()));
+            eager.close();
+            lazy.close();
+            const lazyBytes = readFileSync(`${base}-l.jsonl`).toString("latin1");
+            const eagerBytes = readFileSync(`${base}-e.jsonl`).toString("latin1");
+            expect(mapIds(lazyBytes, lazyToEager)).toBe(eagerBytes);
+          },
+        ),
+        fcOptions({ numRuns: scaledRuns(60) }),
+      );
+    } finally {
+      vi.useRealTimers();
+    }
+    expect(lazyStayed).toBeGreaterThan(scaledRuns(60) / 3);
+  });
+
+  it("never parses an entry the appends, branches and context do not need", () => {
+    const line = (id: string, parentId: string | null, text: string): string =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: text, timestamp: 1 },
+      });
+    const head = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "s",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/c",
+    });
+    const side = line("bbbb", "aaaa", "a side branch nobody reads");
+    const path = join(dir, "unreferenced.jsonl");
+    writeFileSync(path, `${head}\n${line("aaaa", null, "one")}\n${side}\n${line("cccc", "aaaa", "three")}\n`);
+    const sm = SessionManager.open(path);
+    // Overwrite the side branch in place (same length): parsing it now fails loudly.
+    const fd = openSync(path, "r+");
+    writeSync(
+      fd,
+      Buffer.from(`{${"x".repeat(side.length - 2)}}`),
+      0,
+      side.length,
+      head.length + 1 + line("aaaa", null, "one").length + 1,
+    );
+    const lastId = sm.appendMessage({ role: "user", content: "four", timestamp: 4 });
+    sm.appendLabelChange("cccc", "mark");
+    sm.branch("cccc");
+    sm.appendSessionInfo("named");
+    sm.resetLeaf();
+    sm.branch(lastId);
+    const id = sm.appendMessage({ role: "user", content: "five", timestamp: 5 });
+    expect(sm.getBranch().map((e) => e.id)).toEqual(["aaaa", "cccc", lastId, id]);
+    expect(sm.buildSessionContext().messages).toHaveLength(4);
+    expect(sm.getLabel("cccc")).toBe("mark");
+    expect(sm.getSessionName()).toBe("named");
+    expect(sm.getEntryCount()).toBe(7);
+    expect((sm as unknown as { lazy?: unknown }).lazy).toBeDefined();
+    // The first call that needs every entry meets the overwritten line.
+    expect(() => sm.getEntries()).toThrow(SessionFileRewrittenError);
+    sm.close();
   });
 });

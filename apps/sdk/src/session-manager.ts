@@ -113,6 +113,8 @@ export class SessionManager extends SessionView {
   private foreignTaken: SessionEntry[] | undefined;
   /** `_persist`'s callbacks, made once, not per append (decision 132). */
   private readonly takeForeign = (records: SessionRecord[]): void => {
+    // Called on every append, mostly with nothing: a lazy session must not turn eager for that.
+    if (records.length === 0) return;
     const taken = this.session.absorbForeign(records, this.persisting as SessionEntry);
     if (taken.length) this.foreignTaken = this.foreignTaken ? [...this.foreignTaken, ...taken] : taken;
   };

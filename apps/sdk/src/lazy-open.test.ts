@@ -555,3 +555,44 @@ describe("appends after a lazy open = appends after an eager open", () => {
     sm.close();
   });
 });
+
+describe("another process appends to a lazily opened session", () => {
+  it("takes its entries in (turning eager then), keeps our leaf, and the branch goes on from it", () => {
+    const head = JSON.stringify({
+      type: "session",
+      version: 3,
+      id: "s",
+      timestamp: "2026-01-01T00:00:00.000Z",
+      cwd: "/c",
+    });
+    const msg = (id: string, parentId: string | null): string =>
+      JSON.stringify({
+        type: "message",
+        id,
+        parentId,
+        timestamp: "2026-01-01T00:00:01.000Z",
+        message: { role: "user", content: id, timestamp: 1 },
+      });
+    const path = join(dir, "foreign.jsonl");
+    writeFileSync(path, `${head}\n${msg("aaaa", null)}\n${msg("bbbb", "aaaa")}\n`);
+    const ours = SessionManager.open(path);
+    const mine = ours.appendMessage({ role: "user", content: "mine", timestamp: 2 });
+    expect((ours as unknown as { lazy?: unknown }).lazy).toBeDefined();
+    const other = SessionManager.open(path);
+    other.branch("aaaa");
+    const theirs = other.appendMessage({ role: "user", content: "theirs", timestamp: 3 });
+    other.close();
+    const seen: string[] = [];
+    ours.onForeignEntries((entries) => seen.push(...entries.map((e) => e.id)));
+    const next = ours.appendMessage({ role: "user", content: "next", timestamp: 4 });
+    expect(seen).toEqual([theirs]);
+    expect(ours.getBranch().map((e) => e.id)).toEqual(["aaaa", "bbbb", mine, next]);
+    expect(ours.getEntry(theirs)?.parentId).toBe("aaaa");
+    expect(ours.getChildren("aaaa").map((e) => e.id)).toEqual(["bbbb", theirs]);
+    ours.close();
+    const reopened = SessionManager.open(path);
+    expect(reopened.getEntries().map((e) => e.id)).toEqual(["aaaa", "bbbb", mine, theirs, next]);
+    expect(reopened.getLeafId()).toBe(next);
+    reopened.close();
+  });
+});

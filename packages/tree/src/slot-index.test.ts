@@ -7,9 +7,9 @@
 import { arbSessionV3, fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { SessionIndex, SlotIndex, type SlotSource } from "./index.js";
+import { type IndexableEntry, SessionIndex, SlotIndex, type SlotSource } from "./index.js";
 
-type Entry = Record<string, unknown> & { id: string };
+type Entry = IndexableEntry & Record<string, unknown>;
 
 /** A source over plain entries that grows by {@link GrowingSource.add}. */
 class GrowingSource implements SlotSource {

@@ -4,6 +4,9 @@
  * optional dependency, for Node 20). Use {@link openConnection}; both give the same schema,
  * the same SQL and the same results.
  */
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 
 export type DriverName = "node:sqlite" | "better-sqlite3";
 
@@ -91,12 +94,45 @@ async function importNodeSqlite(): Promise<Ctor | undefined> {
   }
 }
 
-async function importBetterSqlite(): Promise<Ctor | undefined> {
+/**
+ * Where better-sqlite3's compiled addon is in the package whose `package.json` is given, or
+ * undefined when it is not in the place a normal install (prebuilt or built) puts it.
+ */
+export function betterSqliteAddonPath(packageJson: string): string | undefined {
+  const file = join(dirname(packageJson), "build", "Release", "better_sqlite3.node");
+  return existsSync(file) ? file : undefined;
+}
+
+/**
+ * better-sqlite3 through `require`, its addon handed to every connection (`nativeBinding`).
+ * Left to itself it finds the addon with the `bindings` package, which probes a dozen paths
+ * and builds Error stacks to find the package root; and an ESM `import` of a CommonJS package
+ * runs Node's export lexer over it. When the addon is not where it is looked for, better-sqlite3
+ * finds it its own way.
+ */
+function importBetterSqlite(): Promise<Ctor | undefined> {
   try {
-    const mod = (await import(BETTER_SQLITE3)) as { default: Ctor };
-    return mod.default;
+    const require = createRequire(import.meta.url);
+    const packageJson = require.resolve(`${BETTER_SQLITE3}/package.json`);
+    const Database = require(dirname(packageJson)) as Ctor;
+    const addonFile = betterSqliteAddonPath(packageJson);
+    let addon: unknown;
+    try {
+      addon = addonFile === undefined ? undefined : require(addonFile);
+    } catch {
+      // Built for another Node, say: the default loader then reports it when a database opens.
+      addon = undefined;
+    }
+    if (addon === undefined) return Promise.resolve(Database);
+    const nativeBinding = addon;
+    const WithAddon = class extends Database {
+      constructor(path: string, options: Record<string, unknown> = {}) {
+        super(path, { nativeBinding, ...options });
+      }
+    };
+    return Promise.resolve(WithAddon);
   } catch {
-    return undefined;
+    return Promise.resolve(undefined);
   }
 }
 

@@ -1,23 +1,23 @@
 /**
- * Finding sessions: the sessions root, the files under it (node-store's `listStoreFiles`, ids
+ * Finding sessions: the sessions root (`roots.ts`), the files under it (node-store's `listStoreFiles`, ids
  * from their names), and what a `<session>` argument names: a path, a session id or a unique
  * prefix of one in any case, or `latest` (the top row of `ls`, see `listing.ts`).
  */
-import { homedir } from "node:os";
 import { basename, dirname, join, resolve } from "node:path";
 import {
   type PathStat,
   type StoreFilesOptions,
   encodeCwd,
-  expandTilde,
   listStoreFiles,
-  resolveSessionsRoot,
   sessionIdOfFileName,
   statPath,
 } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 import { matchIdPrefix } from "./ids.js";
 import { listSessions } from "./listing.js";
+import { type LocateOptions, expandHome, sessionsRoot } from "./roots.js";
+
+export { type LocateOptions, sessionsRoot } from "./roots.js";
 
 export interface SessionFile {
   path: string;
@@ -27,27 +27,6 @@ export interface SessionFile {
   project: string;
   mtimeMs: number;
   size: number;
-}
-
-export interface LocateOptions {
-  env: Record<string, string | undefined>;
-  cwd: string;
-  sessionDir: string | undefined;
-}
-
-function expandHome(path: string): string {
-  return expandTilde(path, homedir());
-}
-
-/**
- * Where sessions live, by pi's own rule (node-store's `resolveSessionsRoot`): `--session-dir`,
- * `PI_CODING_AGENT_SESSION_DIR`, the `sessionDir` setting (`<cwd>/.pi/settings.json` over
- * `<agentDir>/settings.json`), then `<agentDir>/sessions` with `<agentDir>` =
- * `PI_CODING_AGENT_DIR` or `~/.pi/agent`; `~` and `file://` paths as pi reads them.
- */
-export function sessionsRoot(options: LocateOptions): { root: string; custom: boolean } {
-  const found = resolveSessionsRoot({ env: options.env, cwd: options.cwd, sessionDir: options.sessionDir });
-  return { root: found.dir, custom: found.custom };
 }
 
 /** pi's per-cwd directory name: `/home/u/p` -> `--home-u-p--`. */

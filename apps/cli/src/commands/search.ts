@@ -16,13 +16,13 @@ import {
 } from "@pi-session/search";
 import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/render";
 import { UsageError } from "../errors.js";
-import { sessionsRoot } from "../locate.js";
+import { sessionsRoot } from "../roots.js";
 import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
-import { intOption, stringOption, timeBoundsOptions } from "./common.js";
+import { intOption, stringOption, timeBoundsOptions } from "./options.js";
 
 const ROLES = ["user", "assistant", "tool"] as const;
 type Role = (typeof ROLES)[number];

@@ -111,29 +111,31 @@ export function betterSqliteAddonPath(packageJson: string): string | undefined {
  * finds it its own way.
  */
 function importBetterSqlite(): Promise<Ctor | undefined> {
+  let Database: Ctor;
+  const require = createRequire(import.meta.url);
   try {
-    const require = createRequire(import.meta.url);
-    const packageJson = require.resolve(`${BETTER_SQLITE3}/package.json`);
-    const Database = require(dirname(packageJson)) as Ctor;
-    const addonFile = betterSqliteAddonPath(packageJson);
-    let addon: unknown;
-    try {
-      addon = addonFile === undefined ? undefined : require(addonFile);
-    } catch {
-      // Built for another Node, say: the default loader then reports it when a database opens.
-      addon = undefined;
-    }
-    if (addon === undefined) return Promise.resolve(Database);
-    const nativeBinding = addon;
-    const WithAddon = class extends Database {
-      constructor(path: string, options: Record<string, unknown> = {}) {
-        super(path, { nativeBinding, ...options });
-      }
-    };
-    return Promise.resolve(WithAddon);
+    Database = require(BETTER_SQLITE3) as Ctor;
   } catch {
     return Promise.resolve(undefined);
   }
+  let addon: unknown;
+  try {
+    const addonFile = betterSqliteAddonPath(require.resolve(`${BETTER_SQLITE3}/package.json`));
+    addon = addonFile === undefined ? undefined : require(addonFile);
+  } catch {
+    // No `package.json` to resolve, or an addon built for another Node: the default loader then
+    // finds it, or reports it when a database opens.
+    addon = undefined;
+  }
+  if (addon === undefined) return Promise.resolve(Database);
+  const nativeBinding = addon;
+  return Promise.resolve(
+    class extends Database {
+      constructor(path: string, options: Record<string, unknown> = {}) {
+        super(path, { nativeBinding, ...options });
+      }
+    },
+  );
 }
 
 function load(driver: DriverName): Promise<Ctor | undefined> {

@@ -18,9 +18,8 @@ export function shortDate(value: string | number | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-export function formatInt(n: number): string {
-  return Math.round(n).toLocaleString("en-US");
-}
+/** A count as every renderer writes it (`12,345`): render's. */
+export { formatInt } from "@pi-session/render";
 
 /** A cost to the cent, `$1,234.56`; one under half a cent but not 0 is `<$0.01`. */
 export function formatCost(cost: number): string {

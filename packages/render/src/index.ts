@@ -54,7 +54,7 @@ export {
   renderMarkdown,
   safeMarkdown,
 } from "./markdown.js";
-export { localTime, utcTime } from "./readable.js";
+export { formatInt, localTime, utcTime } from "./readable.js";
 export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
 export { type PolicySources, contentSecurityPolicy } from "./csp.js";
 export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";

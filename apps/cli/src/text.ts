@@ -18,8 +18,11 @@ export function shortDate(value: string | number | undefined): string {
   return `${d.getFullYear()}-${p(d.getMonth() + 1)}-${p(d.getDate())} ${p(d.getHours())}:${p(d.getMinutes())}`;
 }
 
-/** A count as every renderer writes it (`12,345`): render's. */
-export { formatInt } from "@pi-session/render";
+/**
+ * A count as every renderer writes it (`12,345`): render's, from its own entry, so a command
+ * that prints counts does not take in the renderers.
+ */
+export { formatInt } from "@pi-session/render/readable";
 
 /** A cost to the cent, `$1,234.56`; one under half a cent but not 0 is `<$0.01`. */
 export function formatCost(cost: number): string {

@@ -328,11 +328,13 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     await page.close();
   });
 
-  it("a 50,000-entry session shows its first screen within 1.5 s (first contentful paint, best of 3)", async () => {
+  // Order, not time: the first screen is drawn before the session's data is parsed (decision
+  // 017); how long that takes is the machine's, logged here and measured in the bench.
+  it("a 50,000-entry session draws its first screen before it parses the data", async () => {
     const big = largeSession(50_000);
     const html = renderHtml(createRenderSession(big));
     const path = files.write("large.html", html);
-    const loads: { fcp: number; firstScreen: number; ready: number }[] = [];
+    const loads: { fcp: number; firstScreen: number; parsed: number; ready: number }[] = [];
     for (let i = 0; i < 3; i++) {
       const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
       const log = watch(page);
@@ -343,6 +345,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
         return {
           fcp: at("first-contentful-paint"),
           firstScreen: at("pi-session:first-screen"),
+          parsed: at("pi-session:parsed"),
           ready: at("pi-session:rendered"),
         };
       });
@@ -361,7 +364,9 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
           )
           .join("; "),
     );
-    const best = Math.min(...loads.map((l) => l.fcp));
-    expect(best).toBeLessThan(1500);
+    for (const l of loads) {
+      expect(l.firstScreen).toBeLessThanOrEqual(l.parsed);
+      expect(l.parsed).toBeLessThanOrEqual(l.ready);
+    }
   });
 });

@@ -21,7 +21,15 @@ import { fileURLToPath } from "node:url";
 import { upstreamFixturePath } from "@pi-session/testkit/upstream";
 import { ensureChain, ensureMalformed, ensureSession, ensureStore } from "./generate.js";
 import { NODE22, node22Path, PEER, peerCli } from "./layers.js";
-import { type ChildOutcome, nowMs, runWorker, type SpawnSpec, spawnTimes, summarize } from "./measure.js";
+import {
+  type ChildOutcome,
+  nowMs,
+  runWorker,
+  type SpawnSpec,
+  spawnTimes,
+  summarize,
+  UNMEASURED_ENV,
+} from "./measure.js";
 import {
   type Cell,
   fmt,
@@ -331,7 +339,12 @@ async function startupScenario(ctx: Ctx): Promise<Row> {
   if (built) specs.push({ cmd: process.execPath, args: [CLI, "--version"], n: z.startupRuns });
   if (!pg)
     specs.push({ cmd: node22Path(), args: [peerCli(PEER), "--version"], n: Math.min(z.startupRuns, 10) });
+  // What the variables the measured processes go without would cost every Node start.
+  const unmeasured = UNMEASURED_ENV.filter((name) => process.env[name] !== undefined);
+  if (unmeasured.length > 0)
+    specs.push({ cmd: process.execPath, args: ["-e", "0"], n: z.startupRuns, fullEnv: true });
   const [ceilingRuns, ...rest] = await spawnTimes(specs, warm);
+  const withUnmeasured = unmeasured.length > 0 ? rest.pop() : undefined;
   const ceiling = cell(ceilingRuns as { samples: number[]; error?: string });
   const ours: Cell = built
     ? cell(rest.shift() as { samples: number[]; error?: string })
@@ -349,6 +362,12 @@ async function startupScenario(ctx: Ctx): Promise<Row> {
       `${z.startupRuns} spawns; ceiling = node -e 0; peer = pi --version (pi 1.6.0's bundled CLI on node 22)`,
     ],
   };
+  if (withUnmeasured) {
+    const c = cell(withUnmeasured);
+    row.notes.push(
+      `every measured process runs without ${unmeasured.join(", ")} (set on this machine): node -e 0 with it takes ${"display" in c ? c.display : c.na}`,
+    );
+  }
   if (isNum(ours) && isNum(ceiling)) row.ratioCeiling = ours.s.median / ceiling.s.median;
   if (isNum(ours) && isNum(peer)) row.ratioPeer = ours.s.median / peer.s.median;
   if (isNum(ours)) row.verdict = ours.s.median < 150 ? "met" : "missed";

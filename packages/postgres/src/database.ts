@@ -19,6 +19,7 @@ import {
   snippetOf,
 } from "@pi-session/search/documents";
 import pg from "pg";
+import { poolTarget } from "./libpq-ssl.js";
 import { ensureSchema } from "./schema.js";
 import { type PostgresSyncOptions, type PostgresSyncStats, decodeUsage, syncToPostgres } from "./sync.js";
 import { compileQuery, likePattern, rankQuery, termLiterals } from "./terms.js";
@@ -170,7 +171,7 @@ export class PostgresDatabase {
     const scrub = scrubber(url);
     const location = url === undefined ? "(PG* environment)" : redactUrl(url);
     const pool = new pg.Pool({
-      ...(url !== undefined ? { connectionString: url } : {}),
+      ...poolTarget(url, env),
       max: options.maxConnections ?? 4,
       application_name: "pi-session",
     });

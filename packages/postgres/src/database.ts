@@ -3,16 +3,15 @@
  * `PI_SESSION_DATABASE_URL`, or pg's own `PG*` variables and `.pgpass`), its schema created or
  * migrated (never with `readOnly`), synced into from a local store as one source, searched and
  * summed up for `stats` with the same answers as the local SQLite database, per source or
- * across them. The password never appears in `location` nor in an error from here.
+ * across them; listed and read back session by session, with a fingerprint to poll for changes
+ * (what `pi-session serve --db` shows). The password never appears in `location` nor in an error from here.
  *
  * Use {@link openPostgresDatabase}; see the README for an example.
  */
-import { dirname } from "node:path";
 import type { SearchOptions, SearchResult, SessionHit, SessionMeta, StatsQuery } from "@pi-session/search";
 import {
   type EntryDocument,
   type StatsResult,
-  type StatsSession,
   type TextField,
   computeStats,
   parseQuery,
@@ -20,8 +19,18 @@ import {
 } from "@pi-session/search/documents";
 import pg from "pg";
 import { poolTarget } from "./libpq-ssl.js";
+import {
+  type PostgresSession,
+  type PostgresSessionLines,
+  readFiles,
+  readFingerprint,
+  readSessionLines,
+  readSessions,
+  readUsage,
+  statsSessionsOf,
+} from "./reading.js";
 import { ensureSchema } from "./schema.js";
-import { type PostgresSyncOptions, type PostgresSyncStats, decodeUsage, syncToPostgres } from "./sync.js";
+import { type PostgresSyncOptions, type PostgresSyncStats, syncToPostgres } from "./sync.js";
 import { compileQuery, likePattern, rankQuery, termLiterals } from "./terms.js";
 
 export interface OpenPostgresOptions {
@@ -398,69 +407,65 @@ export class PostgresDatabase {
 
   private async statsNow(query: PostgresStatsQuery): Promise<PostgresStatsResult> {
     const { dirs, sources, bySource, ...statsOptions } = query;
+    const { files, usage } = await this.snapshot(async (client) => ({
+      files: await readFiles(client, sources),
+      usage: await readUsage(client, sources),
+    }));
+    const { sessions, skipped } = statsSessionsOf(files, usage, dirs);
+    const options = bySource
+      ? {
+          ...statsOptions,
+          by: undefined,
+          groupOf: (_u: unknown, s: { path: string }) => s.path.slice(0, s.path.indexOf("\n")),
+        }
+      : statsOptions;
+    const result = computeStats(sessions, options);
+    for (const row of result.rows)
+      if (row.session)
+        row.session = { ...row.session, path: row.session.path.slice(row.session.path.indexOf("\n") + 1) };
+    return { ...result, skippedFiles: skipped };
+  }
+
+  /** Runs `fn` in a read-only transaction: what it reads is one snapshot. */
+  private async snapshot<T>(fn: (client: pg.PoolClient) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
     try {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
-      const filter = sources ? `WHERE source = ANY($1::text[])` : "";
-      const args = sources ? [sources] : [];
-      const files = await client.query<MetaRow & { version: number; project_dir: string }>(
-        `SELECT source, path, version, project_dir, ${META_COLUMNS} FROM pi_files ${filter}`,
-        args,
-      );
-      const usage = await client.query<{ source: string; path: string; usage: string }>(
-        `SELECT source, path, usage FROM pi_entries WHERE usage IS NOT NULL ${sources ? "AND source = ANY($1::text[])" : ""}
-         ORDER BY source, path, ordinal`,
-        args,
-      );
+      const out = await fn(client);
       await client.query("COMMIT");
-      const within = dirs ? new Set(dirs) : undefined;
-      // Keys of one source's paths: forks are of one machine's files (their parent paths are local).
-      const keyOf = (source: string, path: string) => `${source}\n${path}`;
-      const rowsOf = new Map<string, ReturnType<typeof decodeUsage>[]>();
-      for (const u of usage.rows) {
-        const key = keyOf(u.source, u.path);
-        const list = rowsOf.get(key);
-        const row = decodeUsage(u.usage);
-        if (list) list.push(row);
-        else rowsOf.set(key, [row]);
-      }
-      const sessions: StatsSession[] = [];
-      const skipped: string[] = [];
-      for (const f of files.rows) {
-        if (within && !within.has(dirname(f.path))) continue;
-        if (f.version === 0 || f.session_id === null) {
-          skipped.push(f.path);
-          continue;
-        }
-        const key = keyOf(f.source, f.path);
-        sessions.push({
-          path: key,
-          id: f.session_id,
-          project: f.cwd !== null && f.cwd !== "" ? f.cwd : f.project_dir,
-          parentPath: f.parent_path === null ? undefined : keyOf(f.source, f.parent_path),
-          created: f.created ?? "",
-          name: f.name,
-          usage: rowsOf.get(key) ?? [],
-        });
-      }
-      const options = bySource
-        ? {
-            ...statsOptions,
-            by: undefined,
-            groupOf: (_u: unknown, s: { path: string }) => s.path.slice(0, s.path.indexOf("\n")),
-          }
-        : statsOptions;
-      const result = computeStats(sessions, options);
-      for (const row of result.rows)
-        if (row.session)
-          row.session = { ...row.session, path: row.session.path.slice(row.session.path.indexOf("\n") + 1) };
-      return { ...result, skippedFiles: skipped.sort() };
+      return out;
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       throw error;
     } finally {
       client.release();
     }
+  }
+
+  /**
+   * The sessions of these sources (default all), as a list of sessions shows them: each file's
+   * facts, its identity, and the tokens and cost of its session id within its source, counted
+   * once per lineage (what `stats --by session` gives). Files that are no session are left out.
+   */
+  sessions(options: { sources?: readonly string[] } = {}): Promise<PostgresSession[]> {
+    return this.guard(() => this.snapshot((client) => readSessions(client, options.sources)));
+  }
+
+  /**
+   * One session's lines: its header, then every entry's line as it was sent, in file order
+   * (what a reader of the file would take in; lines pi skips were never sent). Undefined
+   * when the database has no such session.
+   */
+  sessionLines(file: { source: string; path: string }): Promise<PostgresSessionLines | undefined> {
+    return this.guard(() => this.snapshot((client) => readSessionLines(client, file)));
+  }
+
+  /**
+   * A short text that changes whenever a sync adds, changes or removes a session of these
+   * sources (default all); one aggregate query, cheap to poll every few seconds.
+   */
+  fingerprint(options: { sources?: readonly string[] } = {}): Promise<string> {
+    return this.guard(() => readFingerprint(this.pool, options.sources));
   }
 
   /** The sources that have synced, with their sessions and when they last synced. */

@@ -2,7 +2,8 @@
  * @pi-session/postgres: the session database on PostgreSQL, for a team. Each machine syncs its
  * local pi session store into one shared database as a source (a person or machine);
  * search and stats then answer as the local SQLite database does, over everyone's sessions
- * or some sources'. Incremental (the local index's file identities and offsets), each file's
+ * or some sources'; its sessions can be listed and read back line by line (a web app over
+ * it, `pi-session serve --db`). Incremental (the local index's file identities and offsets), each file's
  * change one transaction, secrets redacted and private projects left home on request.
  */
 export {
@@ -18,6 +19,7 @@ export {
   openPostgresDatabase,
   redactUrl,
 } from "./database.js";
+export type { PostgresSession, PostgresSessionLines } from "./reading.js";
 export {
   NewerPostgresSchemaError,
   OlderPostgresSchemaError,

@@ -55,7 +55,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@pi-session/search",
   ],
   "@pi-session/sdk": LAYERS.slice(0, 6),
-  "@pi-session/web": LAYERS.slice(0, 7),
+  "@pi-session/web": LAYERS.slice(0, 8),
   "@pi-session/cli": LAYERS.slice(0, 10),
 };
 

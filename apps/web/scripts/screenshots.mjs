@@ -26,7 +26,7 @@ if (!values.root) {
 }
 mkdirSync(values.out, { recursive: true });
 const server = await startServer({ root: values.root, persistent: false });
-const sessions = server.store.sessions();
+const sessions = server.source.sessions();
 // The session with the most entries among the first ones: branches and tools show.
 const key =
   values.session ?? [...sessions.slice(0, 40)].sort((a, b) => b.entryCount - a.entryCount)[0]?.key ?? "";

@@ -8,7 +8,10 @@ export interface SessionRow {
   /** The key the app names it by: its session id (with `~2`, `~3` after it for files sharing an id). */
   key: string;
   id: string;
+  /** The file's path (served from a team database: its path on the machine it came from). */
   path: string;
+  /** Served from a team database: the source (person or machine) it came from; absent for the local store. */
+  source?: string;
   /** The header's cwd, else the project directory's name (as `stats --by project`). */
   project: string;
   name: string | null;
@@ -36,3 +39,14 @@ export interface StoreChange {
   changed: string[];
   removed: string[];
 }
+
+/** What a server serves: a sessions root on this machine, or a team's database (some sources, or all). */
+export type Served =
+  | { kind: "store"; root: string }
+  | {
+      kind: "database";
+      /** The database's URL without its password. */
+      location: string;
+      /** The sources shown (absent: every source). */
+      sources?: string[];
+    };

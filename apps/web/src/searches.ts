@@ -4,7 +4,7 @@
  * for any more (every asker's request closed: a superseded keystroke) dropped before it runs.
  * One already running finishes and its answer is kept: typing back asks for it again, and the
  * short prefixes typed first (the dearest searches) come back for every word that starts so.
- * Use one per server, over a `SearchPool`.
+ * Use one per server, over its source's search.
  */
 import type { SearchResult } from "@pi-session/search";
 import { type SearchJob, abortError } from "./search-pool.js";
@@ -29,23 +29,23 @@ interface Execution {
   text: Promise<string>;
 }
 
-export interface SearchAnswersOptions {
+export interface SearchAnswersOptions<R = SearchResult> {
   /** Runs a search; rejects with an `AbortError` when `signal` aborted before it started. */
-  run: (job: SearchJob, signal: AbortSignal) => Promise<SearchResult>;
+  run: (job: SearchJob, signal: AbortSignal) => Promise<R>;
   /** The store's generation now (answers are kept per generation). */
   generation: () => number;
   /** The answer's JSON text. */
-  format: (job: SearchJob, result: SearchResult) => string;
+  format: (job: SearchJob, result: R) => string;
   /** Answers kept (default 500). */
   keep?: number;
 }
 
-export class SearchAnswers {
+export class SearchAnswers<R = SearchResult> {
   readonly counters: SearchCounters = { asked: 0, kept: 0, shared: 0, ran: 0, dropped: 0 };
   private readonly answers = new Map<string, { generation: number; text: string }>();
   private readonly running = new Map<string, Execution>();
 
-  constructor(private readonly options: SearchAnswersOptions) {}
+  constructor(private readonly options: SearchAnswersOptions<R>) {}
 
   /**
    * The answer to `job` as JSON text. `signal`: the asker gave up (rejects with an

@@ -10,6 +10,7 @@ import { join } from "node:path";
 import { buildDocument, renderMarkdown } from "@pi-session/render";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { assistant, makeStore, PLANTED, type TestStore } from "../test/store.js";
+import type { LocalSource } from "./local-source.js";
 import { type RunningServer, startServer } from "./server.js";
 import { loadSession } from "./session-data.js";
 
@@ -233,7 +234,8 @@ describe("pi-session serve: the server", () => {
   });
 
   it("usage: every chart's totals equal the database's stats (fork copies counted once)", async () => {
-    const stats = await server.store.exclusive(() => server.store.db.stats());
+    const { store: view } = server.source as LocalSource;
+    const stats = await view.exclusive(() => view.db.stats());
     for (const period of ["day", "week", "month"])
       for (const split of ["model", "project"]) {
         const chart = JSON.parse((await send(server, `/api/usage?period=${period}&split=${split}`)).body);

@@ -1,15 +1,16 @@
 /**
  * `pi-session serve`'s HTTP server (node:http, no framework): the app's page and assets, and
- * a read-only JSON API over one session store, with live changes as server-sent events.
+ * a read-only JSON API over one {@link SessionSource} (a sessions root on this machine, or a
+ * team's PostgreSQL database), with live changes as server-sent events.
  *
  * Every request passes the guards of `security.ts` first: GET or HEAD only, a `Host` that
  * names this server, no cross-site `Origin`, and the token (from the URL the server printed,
- * then from its cookie). No endpoint writes anything; files are found only through the
- * store's own list (a session key names a row, never a path).
+ * then from its cookie). No endpoint writes anything; sessions are found only through the
+ * source's own list (a session key names a row, never a path).
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { QuerySyntaxError, type SearchFilters, type SearchResult } from "@pi-session/search";
+import { QuerySyntaxError, type SearchFilters } from "@pi-session/search";
 import { jsonText } from "@pi-session/render";
 import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH, CLIENT_STYLE, CLIENT_STYLE_HASH } from "./client-assets.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
@@ -23,15 +24,26 @@ import {
   tokenCookie,
   tokenMatches,
 } from "./security.js";
-import { SessionCache, sessionJson } from "./session-data.js";
-import { type PoolTimes, type SearchJob, SearchPool } from "./search-pool.js";
+import type { PostgresDatabase } from "@pi-session/postgres";
+import { DatabaseSource } from "./database-source.js";
+import { LocalSource } from "./local-source.js";
+import type { SessionRow, StoreChange } from "./rows.js";
+import { sessionJson } from "./session-data.js";
+import type { SearchJob } from "./search-pool.js";
 import { SearchAnswers } from "./searches.js";
-import { type SessionRow, type StoreChange, StoreView } from "./store-view.js";
+import type { SessionSource, SourceSearchResult } from "./source.js";
 import { PERIODS, type Period, SPLITS, type Split } from "./usage.js";
 
 export interface ServeOptions {
-  /** The sessions root to serve. */
-  root: string;
+  /** The sessions root to serve (the local store), */
+  root?: string;
+  /**
+   * or a team's PostgreSQL database, opened by the caller (read-only is enough); the server
+   * closes it when it closes.
+   */
+  database?: PostgresDatabase;
+  /** With `database`: only these sources (default: every source). */
+  sources?: string[];
   /** Port (default 0: a free one). */
   port?: number;
   /** Address to listen on (default 127.0.0.1). */
@@ -43,7 +55,7 @@ export interface ServeOptions {
   cacheDir?: string;
   /** Keep the session database in memory. */
   persistent?: boolean;
-  /** Look at the store at least this often (ms; default 2000). */
+  /** Look at the store (or the database) at least this often (ms; default 2000). */
   pollMs?: number;
   /** Only poll the store (no fs.watch). */
   pollOnly?: boolean;
@@ -64,7 +76,8 @@ export interface RunningServer {
   port: number;
   host: string;
   token: string;
-  store: StoreView;
+  /** What it serves. */
+  source: SessionSource;
   /** Tells every open page to reload (the dev server, after a rebuild). */
   reload(): void;
   close(): Promise<void>;
@@ -152,45 +165,44 @@ function searchFilters(params: URLSearchParams): SearchFilters {
   return filters;
 }
 
-/** A search's answer for the page: the hits of sessions still in the store, with their list fields. */
-function searchJson(store: StoreView, query: string, result: SearchResult): string {
+/** A search's answer for the page: the hits of sessions still listed, with their list fields. */
+function searchJson(query: string, result: SourceSearchResult): string {
   return jsonText({
     query,
     more: result.more,
-    sessions: result.sessions.flatMap((s) => {
-      const row = store.sessionAt(s.path);
-      if (!row) return [];
-      return [
-        {
-          key: row.key,
-          name: row.name,
-          firstMessage: row.firstMessage,
-          project: row.project,
-          modifiedMs: row.modifiedMs,
-          hits: s.hits.map((h) => ({
-            entryId: h.entryId,
-            line: h.line,
-            type: h.type,
-            role: h.role,
-            timeMs: h.timeMs,
-            onBranch: h.onBranch,
-            snippet: h.snippet ? { text: h.snippet.text, ranges: h.snippet.ranges } : null,
-          })),
-        },
-      ];
-    }),
+    sessions: result.sessions.map(({ row, hits }) => ({
+      key: row.key,
+      name: row.name,
+      firstMessage: row.firstMessage,
+      project: row.project,
+      ...(row.source !== undefined ? { source: row.source } : {}),
+      modifiedMs: row.modifiedMs,
+      hits: hits.map((h) => ({
+        entryId: h.entryId,
+        line: h.line,
+        type: h.type,
+        role: h.role,
+        timeMs: h.timeMs,
+        onBranch: h.onBranch,
+        snippet: h.snippet ? { text: h.snippet.text, ranges: h.snippet.ranges } : null,
+      })),
+    })),
   });
 }
 
-const roundTimes = (times: PoolTimes) =>
-  Object.fromEntries(Object.entries(times).map(([k, v]) => [k, Math.round(v)]));
-
-/** Starts the server; resolves once it listens. */
-export async function startServer(options: ServeOptions): Promise<RunningServer> {
-  const host = options.host ?? "127.0.0.1";
-  const token = options.token ?? newToken();
-  const generator = options.generator ?? "pi-session";
-  const store = await StoreView.open({
+/** The source `options` name: the database, else the sessions root. */
+async function openSource(options: ServeOptions): Promise<SessionSource> {
+  if (options.database !== undefined) {
+    if (options.root !== undefined) throw new Error("serve either a sessions root or a database, not both");
+    return DatabaseSource.open({
+      database: options.database,
+      ...(options.sources ? { sources: options.sources } : {}),
+      ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
+      ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    });
+  }
+  if (options.root === undefined) throw new Error("serve needs a sessions root or a database");
+  return LocalSource.open({
     root: options.root,
     ...(options.env ? { env: options.env } : {}),
     ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
@@ -198,16 +210,31 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     ...(options.pollMs !== undefined ? { pollMs: options.pollMs } : {}),
     ...(options.pollOnly ? { pollOnly: true } : {}),
     ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+    ...(options.searchThreads !== undefined ? { searchThreads: options.searchThreads } : {}),
   });
-  const cache = new SessionCache();
+}
+
+/** What the list and `/api/info` say is served (a database: its URL without the password). */
+function servedJson(source: SessionSource): Record<string, unknown> {
+  const served = source.served;
+  return served.kind === "store"
+    ? { root: served.root, served }
+    : { database: served.location, ...(served.sources ? { sources: served.sources } : {}), served };
+}
+
+/** Starts the server; resolves once it listens. */
+export async function startServer(options: ServeOptions): Promise<RunningServer> {
+  const host = options.host ?? "127.0.0.1";
+  const token = options.token ?? newToken();
+  const generator = options.generator ?? "pi-session";
+  const source = await openSource(options);
   const events = new Set<ServerResponse>();
   // What every page asks for, made once per change of the store.
   let usageCharts: { generation: number; texts: Promise<Map<string, string>> } | undefined;
-  const pool = SearchPool.start(store, options.searchThreads);
-  const searches = new SearchAnswers({
-    run: (job, signal) => pool.search(job, signal),
-    generation: () => store.generation,
-    format: (job, result) => searchJson(store, job.query, result),
+  const searches = new SearchAnswers<SourceSearchResult>({
+    run: (job, signal) => source.search(job, signal),
+    generation: () => source.generation,
+    format: (job, result) => searchJson(job.query, result),
   });
   let listJson: { generation: number; text: string } | undefined;
   let port = 0;
@@ -216,12 +243,22 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const data = `event: change\ndata: ${JSON.stringify(change)}\n\n`;
     for (const res of events) res.write(data);
   };
-  store.onChange(broadcast);
+  source.onChange(broadcast);
 
   function rowOf(key: string): SessionRow {
-    const row = store.session(key);
+    const row = source.session(key);
     if (!row) throw new HttpError(404, "no such session");
     return row;
+  }
+
+  /** A row's session; one a sync removed since the list was read is not found. */
+  async function loadOf(row: SessionRow) {
+    try {
+      return await source.load(row);
+    } catch (error) {
+      if ((error as Error).name === "SessionGoneError") throw new HttpError(404, (error as Error).message);
+      throw error;
+    }
   }
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
@@ -229,28 +266,25 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     const params = url.searchParams;
     const route = parts.slice(1);
     if (route[0] === "info" && route.length === 1) {
+      const info = source.info();
       sendJson(res, {
-        root: store.root,
-        sessions: store.sessions().length,
-        generation: store.generation,
-        backend: store.db.backend,
-        watch: store.watchMode,
+        ...servedJson(source),
+        sessions: source.sessions().length,
+        generation: source.generation,
+        backend: info.backend,
+        watch: info.watch,
         generator,
-        search: {
-          threads: pool.size,
-          waiting: pool.waiting,
-          ...searches.counters,
-          ...roundTimes(pool.times),
-        },
+        search: { ...info.search, ...searches.counters },
       });
       return;
     }
     if (route[0] === "sessions" && route.length === 1) {
-      if (listJson?.generation !== store.generation) {
-        const rows = store.sessions().map(({ parentPath: _parent, ...row }) => row);
+      const generation = source.generation;
+      if (listJson?.generation !== generation) {
+        const rows = source.sessions().map(({ parentPath: _parent, ...row }) => row);
         listJson = {
-          generation: store.generation,
-          text: jsonText({ generation: store.generation, root: store.root, sessions: rows }),
+          generation,
+          text: jsonText({ generation, ...servedJson(source), sessions: rows }),
         };
       }
       sendJson(res, listJson.text);
@@ -258,7 +292,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (route[0] === "sessions" && route.length === 2) {
       const row = rowOf(decodeURIComponent(route[1] as string));
-      const loaded = await cache.get(row);
+      const loaded = await loadOf(row);
       const after = numberParam(params, "after");
       const lastId = params.get("last") ?? undefined;
       sendJson(
@@ -279,7 +313,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (!VIEWS.has(view)) throw new HttpError(400, "view must be branch, all-branches or context");
       if (view === "context" && format === "jsonl")
         throw new HttpError(400, "the context has no JSONL form (it is messages, not entries)");
-      const loaded = await cache.get(row);
+      const loaded = await loadOf(row);
       const leaf = params.get("leaf") ?? undefined;
       if (leaf !== undefined && !loaded.session.index.has(leaf)) throw new HttpError(404, "no such entry");
       const out = exportSession(loaded.session, row.id, {
@@ -323,7 +357,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       try {
         text = await searches.answer(job, gaveUp.signal);
       } catch (error) {
-        if (error instanceof QuerySyntaxError) throw new HttpError(400, `bad query: ${error.message}`);
+        if (error instanceof QuerySyntaxError || (error as Error).name === "QuerySyntaxError")
+          throw new HttpError(400, `bad query: ${(error as Error).message}`);
         if ((error as Error).name === "AbortError" && gaveUp.signal.aborted) {
           res.destroy();
           return;
@@ -338,11 +373,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const split = (params.get("split") ?? "model") as Split;
       if (!PERIODS.includes(period)) throw new HttpError(400, "period must be day, week or month");
       if (!SPLITS.includes(split)) throw new HttpError(400, "split must be model or project");
-      const generation = store.generation;
+      const generation = source.generation;
       if (usageCharts?.generation !== generation) {
-        // The six charts in one pass, in a search thread, once per change of the store however
-        // many pages ask; each chart's JSON made once.
-        const texts = pool
+        // The six charts in one pass (locally in a search thread), once per change of the store
+        // however many pages ask; each chart's JSON made once.
+        const texts = source
           .usage()
           .then(
             (charts) =>
@@ -366,7 +401,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         "Cache-Control": "no-store",
         Connection: "keep-alive",
       });
-      res.write(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ generation: store.generation })}\n\n`);
+      res.write(`retry: 1000\nevent: hello\ndata: ${JSON.stringify({ generation: source.generation })}\n\n`);
       events.add(res);
       const heartbeat = setInterval(() => res.write(": keep-alive\n\n"), 15_000);
       req.on("close", () => {
@@ -462,7 +497,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     });
   });
   port = (server.address() as AddressInfo).port;
-  store.startWatching();
+  source.start();
   const shown = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const origin = `http://${shown}:${port}`;
   return {
@@ -471,15 +506,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     port,
     host,
     token,
-    store,
+    source,
     reload: () => {
       for (const res of events) res.write("event: reload\ndata: {}\n\n");
     },
     close: async () => {
       for (const res of events) res.end();
       events.clear();
-      pool.close();
-      store.close();
+      await source.close();
       const closed = new Promise<void>((r) => server.close(() => r()));
       server.closeAllConnections();
       await closed;

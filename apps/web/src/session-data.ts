@@ -1,14 +1,16 @@
 /**
- * One session for the app: read with node-store's streaming reader as pi reads the lines
- * (lines pi skips left out, invalid UTF-8 decoded with U+FFFD), migrated to v3 in memory and
+ * One session for the app: read as pi reads the lines (lines pi skips left out, invalid UTF-8
+ * decoded with U+FFFD), from its file with node-store's streaming reader (`loadSession`) or from
+ * the lines a team database gave back (`sessionFromLines`), migrated to v3 in memory and
  * indexed by the render layer (`sessionFromRecords`, what `pi-session export` renders from),
- * and kept while its file is unchanged. The page gets the header and the v3 entries as JSON
+ * and kept while it is unchanged. The page gets the header and the v3 entries as JSON
  * and builds its document with the same render code; a page that has the first N entries can
  * ask for the rest only.
  */
+import { SessionLineDecoder, utf8 } from "@pi-session/format";
 import { readLinesAsPi, readSessionFile, keepLinesPiReads } from "@pi-session/node-store";
 import { type RenderSession, jsonText, sessionFromRecords } from "@pi-session/render";
-import type { SessionRow } from "./store-view.js";
+import type { SessionRow } from "./rows.js";
 
 /** Codec diagnostics kept per session (the rest are counted). */
 const DIAGNOSTICS_KEPT = 100;
@@ -40,30 +42,59 @@ export async function loadSession(path: string): Promise<Omit<LoadedSession, "ve
   };
 }
 
-/** Loaded sessions by path, least recently used first out. */
+/**
+ * A session from its lines as a reader of its file takes them in (a team database's
+ * `sessionLines`: the header, then each entry's line): the same decoding, pi's line rules and
+ * indexing as {@link loadSession}, one line at a time (no whole-session string).
+ */
+export function sessionFromLines(lines: Iterable<string>, size: number): Omit<LoadedSession, "version"> {
+  const decoder = new SessionLineDecoder({
+    keepRecord: keepLinesPiReads(),
+    maxDiagnostics: DIAGNOSTICS_KEPT,
+  });
+  const records = [];
+  for (const line of lines) for (const r of decoder.push(utf8(`${line}\n`))) records.push(r);
+  for (const r of decoder.end()) records.push(r);
+  return {
+    size,
+    session: sessionFromRecords(readLinesAsPi(records).records, decoder.diagnostics),
+    omittedDiagnostics: decoder.omittedDiagnostics,
+  };
+}
+
+/** The version a session is kept under: its file's identity as the list saw it. */
+export const versionOf = (row: Pick<SessionRow, "size" | "mtimeMs">) => `${row.size}:${row.mtimeMs}`;
+
+/** Loaded sessions by the file they came from, least recently used first out. */
 export class SessionCache {
   private readonly entries = new Map<string, LoadedSession>();
   private loading = new Map<string, Promise<LoadedSession>>();
 
-  /** The session of `row` as its file is now (read again when the store saw it change). */
-  async get(row: SessionRow): Promise<LoadedSession> {
-    const version = `${row.size}:${row.mtimeMs}`;
-    const cached = this.entries.get(row.path);
+  /**
+   * The session of file `file` at `version` (read again, with `load`, when the version the
+   * list has differs from the one kept).
+   */
+  async get(
+    file: string,
+    version: string,
+    load: () => Promise<Omit<LoadedSession, "version">>,
+  ): Promise<LoadedSession> {
+    const cached = this.entries.get(file);
     if (cached && cached.version === version) {
-      this.entries.delete(row.path);
-      this.entries.set(row.path, cached);
+      this.entries.delete(file);
+      this.entries.set(file, cached);
       return cached;
     }
-    const pendingKey = `${row.path}\u0000${version}`;
+    const pendingKey = `${file}\u0000${version}`;
     let pending = this.loading.get(pendingKey);
     if (!pending) {
-      pending = loadSession(row.path).then((loaded) => ({ ...loaded, version }));
+      pending = load().then((loaded) => ({ ...loaded, version }));
       this.loading.set(pendingKey, pending);
       pending.finally(() => this.loading.delete(pendingKey)).catch(() => undefined);
     }
     const loaded = await pending;
-    this.entries.delete(row.path);
-    this.entries.set(row.path, loaded);
+    this.entries.delete(file);
+    this.entries.set(file, loaded);
     this.trim();
     return loaded;
   }
@@ -100,6 +131,7 @@ export function sessionJson(
   const text = jsonText({
     key: row.key,
     path: row.path,
+    ...(row.source !== undefined ? { source: row.source } : {}),
     version: loaded.version,
     formatVersion: session.formatVersion,
     header: session.header ?? null,

@@ -1,11 +1,13 @@
 /**
  * The usage charts' numbers: tokens and cost by day, week or month, split by model or by
  * project, from the session database's `stats`, every record counted once per fork lineage
- * (the same code, and so the same totals, as `pi-session stats`). Periods are keyed as `stats --by day|week|month` keys them, in the
+ * (the same code, and so the same totals, as `pi-session stats`), from the local session database
+ * or a team's PostgreSQL database alike (both sum with `computeStats`). Periods are keyed as `stats --by day|week|month` keys them, in the
  * server's time zone: `YYYY-MM-DD`, the Monday of an ISO week, `YYYY-MM`.
  */
-import type { SearchDatabase } from "@pi-session/search";
+import type { StatsQuery } from "@pi-session/search";
 import {
+  type StatsResult,
   type TokenTotals,
   UNKNOWN_TIME,
   type ZonedCalendar,
@@ -16,6 +18,11 @@ export const PERIODS = ["day", "week", "month"] as const;
 export type Period = (typeof PERIODS)[number];
 export const SPLITS = ["model", "project"] as const;
 export type Split = (typeof SPLITS)[number];
+
+/** Where the charts' numbers come from: the local session database, or a team's (`stats` with its sources). */
+export interface UsageStats {
+  stats(query: StatsQuery): Promise<StatsResult>;
+}
 
 export interface UsageSeries {
   /** A model (`provider/model`) or a project. */
@@ -71,7 +78,7 @@ function addTotals(into: TokenTotals, row: TokenTotals): void {
  * server uses this: the six charts cost one pass rather than six. Equal to {@link usageChart}
  * per chart (costs up to the order of their float sums).
  */
-export async function usageCharts(db: SearchDatabase): Promise<UsageChart[]> {
+export async function usageCharts(db: UsageStats): Promise<UsageChart[]> {
   const SEP = "\u0000";
   const calendar = zonedCalendar();
   const result = await db.stats({
@@ -114,7 +121,7 @@ export async function usageCharts(db: SearchDatabase): Promise<UsageChart[]> {
  * The chart of the store by `period`, split by `split`: the database's `stats` (sums where it
  * keeps them, forks added up record by record), keyed by period and model or project.
  */
-export async function usageChart(db: SearchDatabase, period: Period, split: Split): Promise<UsageChart> {
+export async function usageChart(db: UsageStats, period: Period, split: Split): Promise<UsageChart> {
   const SEP = "\u0000";
   const calendar = zonedCalendar();
   const result = await db.stats({

@@ -278,12 +278,15 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
           "Address to listen on (default 127.0.0.1; other machines can reach any other)",
         )
         .option("--open", "Open the app in the desktop's browser")
-        .option("--db [url]", "Serve a team's PostgreSQL database (not yet: an error that says so)")
+        .option("--db [url]", "Serve a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)")
+        .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
         .example("  $ pi-session serve --open")
-        .example("  $ pi-session serve --port 8080 --session-dir ~/backup/sessions"),
+        .example("  $ pi-session serve --port 8080 --session-dir ~/backup/sessions")
+        .example("  $ pi-session serve --db postgresql://reader@db.internal/pi --source ada@laptop"),
     details: `Prints the app's URL, with its token, on stdout; runs until Ctrl-C. Every request needs the
 token (kept in a cookie after the first); requests naming another Host or from another site's
-page are refused, and nothing is ever written. Changes on disk appear within a second.`,
+page are refused, and nothing is ever written. Changes on disk appear within a second; with
+--db, what a sync sends appears within a few seconds (the database is looked at every 2 s).`,
     load: async () => (await import("./serve.js")).action,
   },
   {

@@ -1,14 +1,19 @@
 /**
- * `serve`: starts the local web app (`@pi-session/web`) over the sessions root and prints its
+ * `serve`: starts the local web app (`@pi-session/web`) over the sessions root, or with `--db`
+ * over a team's PostgreSQL database (read-only; `--source` keeps some sources), and prints its
  * URL, token included, on stdout; runs until Ctrl-C (or SIGTERM), then closes and exits 0.
  * Listens on 127.0.0.1 unless `--host` says otherwise (then warns: the token is all that
- * guards the sessions). `--open` opens the URL in the desktop's browser.
+ * guards the sessions). `--open` opens the URL in the desktop's browser. The database's
+ * password is never printed: what is shown of it is its URL without the password.
  */
 import { spawn } from "node:child_process";
+import type { PostgresDatabase } from "@pi-session/postgres";
 import { isLoopback, startServer } from "@pi-session/web";
-import { CliError, UsageError } from "../errors.js";
+import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
-import type { Action } from "../program.js";
+import type { Action, Context } from "../program.js";
+import { databaseUrl, guarded, listOption, openTeamDatabase, scrubbed, wantsDatabase } from "../team-db.js";
+import { oneLineField } from "../terminal-safe.js";
 import { VERSION } from "../version.js";
 import { stringOption } from "./common.js";
 
@@ -41,35 +46,57 @@ function openBrowser(url: string, warn: (message: string) => void): void {
   }
 }
 
+/** What to serve: the sessions root, or the team's database (opened read-only) and its sources. */
+async function servedOf(
+  ctx: Context,
+  options: Record<string, unknown>,
+): Promise<
+  | { kind: "store"; root: string }
+  | { kind: "database"; url: string | undefined; database: PostgresDatabase; sources: string[] }
+> {
+  if (!wantsDatabase(options)) {
+    if (options.source !== undefined) throw new UsageError("--source filters a team database: give --db too");
+    const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+    return { kind: "store", root };
+  }
+  const url = databaseUrl(options.db, "--db");
+  const sources = listOption(options, "source", "--source");
+  const database = await openTeamDatabase(ctx, url, { readOnly: true });
+  return { kind: "database", url, database, sources };
+}
+
 export const action: Action = async (ctx, _args, options) => {
-  // The web app reads the local store only (its data access has no PostgreSQL side yet): refused
-  // plainly rather than serving the local sessions under a --db the user asked for.
-  if (options.db !== undefined)
-    throw new CliError("serve --db is not supported yet: the web app serves the local sessions only", {
-      hint: "Use `pi-session search --db` and `pi-session stats --all --db` for the team database.",
-    });
   const port = portOption(options);
   const host = stringOption(options, "host", "--host") ?? "127.0.0.1";
-  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
   const pollRaw = ctx.env.PI_SESSION_SERVE_POLL_MS;
   const pollMs = pollRaw !== undefined && /^\d+$/.test(pollRaw) ? Number(pollRaw) : undefined;
+  const served = await servedOf(ctx, options);
+  const url = served.kind === "database" ? served.url : undefined;
   if (!isLoopback(host))
     ctx.io.warn(
       `listening on ${host}: other machines can reach this server; only its token keeps your sessions private`,
     );
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await startServer({
-      root,
-      port,
-      host,
-      env: ctx.env,
-      generator: `pi-session ${VERSION}`,
-      ...(pollMs !== undefined ? { pollMs } : {}),
-      ...(ctx.env.PI_SESSION_SERVE_POLL_ONLY === "1" ? { pollOnly: true } : {}),
-      onWarning: (m) => ctx.io.warn(m),
-    });
+    server = await guarded(ctx, url, () =>
+      startServer({
+        ...(served.kind === "store"
+          ? { root: served.root, env: ctx.env }
+          : {
+              database: served.database,
+              ...(served.sources.length > 0 ? { sources: served.sources } : {}),
+            }),
+        port,
+        host,
+        generator: `pi-session ${VERSION}`,
+        ...(pollMs !== undefined ? { pollMs } : {}),
+        ...(ctx.env.PI_SESSION_SERVE_POLL_ONLY === "1" ? { pollOnly: true } : {}),
+        // A database's messages come scrubbed of its password; once more here, as typed.
+        onWarning: (m) => ctx.io.warn(scrubbed(m, url, ctx.env)),
+      }),
+    );
   } catch (error) {
+    if (served.kind === "database") await served.database.close().catch(() => {});
     const code = (error as { code?: string }).code;
     if (code === "EADDRINUSE")
       throw new UsageError(`--port ${port}: already in use`, "--port 0 takes a free port.");
@@ -87,10 +114,15 @@ export const action: Action = async (ctx, _args, options) => {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  const count = server.store.sessions().length;
+  const count = server.source.sessions().length;
+  const watch = server.source.info().watch;
+  const where =
+    served.kind === "store"
+      ? served.root
+      : `${oneLineField(served.database.location)}${served.sources.length > 0 ? ` (${served.sources.map(oneLineField).join(", ")})` : ""}`;
   ctx.io.line(server.url);
   ctx.io.info(
-    `serving ${count} session${count === 1 ? "" : "s"} from ${root} (read-only; ${server.store.watchMode === "watch" ? "watching for changes" : "polling for changes"}); Ctrl-C to stop`,
+    `serving ${count} session${count === 1 ? "" : "s"} from ${where} (read-only; ${watch === "watch" ? "watching for changes" : "polling for changes"}); Ctrl-C to stop`,
   );
   if (options.open === true) openBrowser(server.url, (m) => ctx.io.warn(m));
   await stopped;

@@ -1,0 +1,91 @@
+/**
+ * The local store as a {@link SessionSource}: the sessions root's session database kept up to
+ * date from the files (`StoreView`), searches and usage charts in search threads
+ * (`SearchPool`), and sessions read from their files (`loadSession`) and kept while unchanged.
+ * What `pi-session serve` serves without `--db`. Use {@link LocalSource.open}.
+ */
+import { loadSession, SessionCache, versionOf } from "./session-data.js";
+import { type SearchJob, SearchPool } from "./search-pool.js";
+import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
+import { type SessionRow, type StoreChange, StoreView, type StoreViewOptions } from "./store-view.js";
+import type { UsageChart } from "./usage.js";
+
+export interface LocalSourceOptions extends StoreViewOptions {
+  /** Search threads (default: a core less than the machine has, 1 to 4; 0: search on the server's thread). */
+  searchThreads?: number;
+}
+
+export class LocalSource implements SessionSource {
+  readonly served: { kind: "store"; root: string };
+  private readonly cache = new SessionCache();
+
+  private constructor(
+    readonly store: StoreView,
+    private readonly pool: SearchPool,
+  ) {
+    this.served = { kind: "store", root: store.root };
+  }
+
+  static async open(options: LocalSourceOptions): Promise<LocalSource> {
+    const { searchThreads, ...viewOptions } = options;
+    const store = await StoreView.open(viewOptions);
+    return new LocalSource(store, SearchPool.start(store, searchThreads));
+  }
+
+  get generation(): number {
+    return this.store.generation;
+  }
+
+  sessions(): SessionRow[] {
+    return this.store.sessions();
+  }
+
+  session(key: string): SessionRow | undefined {
+    return this.store.session(key);
+  }
+
+  load(row: SessionRow) {
+    return this.cache.get(row.path, versionOf(row), () => loadSession(row.path));
+  }
+
+  async search(job: SearchJob, signal: AbortSignal): Promise<SourceSearchResult> {
+    const result = await this.pool.search(job, signal);
+    // The hits of sessions still in the store.
+    return {
+      more: result.more,
+      sessions: result.sessions.flatMap((s) => {
+        const row = this.store.sessionAt(s.path);
+        return row ? [{ row, hits: s.hits }] : [];
+      }),
+    };
+  }
+
+  usage(): Promise<UsageChart[]> {
+    return this.pool.usage();
+  }
+
+  onChange(listener: (change: StoreChange) => void): () => void {
+    return this.store.onChange(listener);
+  }
+
+  start(): void {
+    this.store.startWatching();
+  }
+
+  info(): SourceInfo {
+    return {
+      backend: this.store.db.backend,
+      watch: this.store.watchMode,
+      search: {
+        threads: this.pool.size,
+        waiting: this.pool.waiting,
+        ...Object.fromEntries(Object.entries(this.pool.times).map(([k, v]) => [k, Math.round(v)])),
+      },
+    };
+  }
+
+  async close(): Promise<void> {
+    this.pool.close();
+    this.store.close();
+  }
+}

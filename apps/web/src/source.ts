@@ -1,0 +1,51 @@
+/**
+ * What the server serves from: the one seam between the HTTP server and where the sessions
+ * live. `LocalSource` (`local-source.ts`) is a sessions root on this machine, through the
+ * session database kept up to date from the files; `DatabaseSource` (`database-source.ts`) is a
+ * team's PostgreSQL database, read only. The server asks for nothing else: the list rows, a
+ * row's session, a search, the usage charts and a change signal. A session key names a row of
+ * the source's list, never a path a client chose.
+ */
+import type { EntryHit } from "@pi-session/search";
+import type { Served, SessionRow, StoreChange } from "./rows.js";
+import type { SearchJob } from "./search-pool.js";
+import type { LoadedSession } from "./session-data.js";
+import type { UsageChart } from "./usage.js";
+
+/** A search's answer as rows of the list, each with its hits. */
+export interface SourceSearchResult {
+  sessions: { row: SessionRow; hits: EntryHit[] }[];
+  more: boolean;
+}
+
+/** What `/api/info` tells of a source. */
+export interface SourceInfo {
+  /** `sqlite ...` or `postgresql 15.8`. */
+  backend: string;
+  /** How changes are seen. */
+  watch: "watch" | "poll" | "off";
+  /** The search threads' counters and times (none for a database). */
+  search: Record<string, number>;
+}
+
+export interface SessionSource {
+  readonly served: Served;
+  /** Bumped by every refresh that found a change. */
+  readonly generation: number;
+  /** Every session, newest first. */
+  sessions(): SessionRow[];
+  /** The session a key names (keys come from {@link sessions}; nothing else names a file). */
+  session(key: string): SessionRow | undefined;
+  /** A row's session, read and indexed for the page, kept while unchanged. */
+  load(row: SessionRow): Promise<LoadedSession>;
+  /** Rejects with an `AbortError` when `signal` aborted before it ran, a `QuerySyntaxError` for an unusable query. */
+  search(job: SearchJob, signal: AbortSignal): Promise<SourceSearchResult>;
+  /** Every usage chart (each period by each split), counted once per fork lineage. */
+  usage(): Promise<UsageChart[]>;
+  /** Calls `listener` with what each refresh that found a change changed. */
+  onChange(listener: (change: StoreChange) => void): () => void;
+  /** Starts looking for changes (once the server listens). */
+  start(): void;
+  info(): SourceInfo;
+  close(): Promise<void>;
+}

@@ -361,12 +361,6 @@ describe("readers over the team database", () => {
     expect(r.code).toBe(2);
     expect(plain(r.stderr)).toContain("--db needs --all");
   });
-
-  it("serve --db says plainly that it is not supported", () => {
-    const r = home.run(["serve", "--db", readerUrl]);
-    expect(r.code).toBe(1);
-    expect(plain(r.stderr)).toContain("serve --db is not supported yet");
-  });
 });
 
 describe("sync --watch", () => {

@@ -1,12 +1,13 @@
 /**
  * The app of `pi-session serve`: a shell (the top bar, the theme, the keyboard) and a router
  * over the hash: `#/` the sessions, `#/search?q=` search, `#/s/<key>?entry=<id>` a session
- * (opened at an entry), `#/usage` the charts. Each view is a module; this one swaps them.
+ * (opened at an entry), `#/usage` the charts. Each view is a module; this one swaps them. The
+ * bar says when the sessions come from a team database rather than this machine.
  */
 import { setUpTheme } from "@pi-session/render/dom";
 import { onLive } from "./api.js";
-import { h } from "./dom.js";
-import { listView } from "./list-view.js";
+import { h, oneLine } from "./dom.js";
+import { listView, loadSessions } from "./list-view.js";
 import { searchView } from "./search-view.js";
 import { sessionView } from "./session-view.js";
 import { usageView } from "./usage-view.js";
@@ -30,9 +31,23 @@ onLive((on) => {
   live.classList.toggle("on", on);
   live.title = on ? "Live: changes on disk appear here" : "Not connected: reconnecting";
 });
+// Served from a team database: said in the bar (its URL, without the password, on hover).
+const served = h("span", { class: "served" });
+served.hidden = true;
+loadSessions().then(
+  (data) => {
+    if (data.served.kind !== "database") return;
+    const sources = data.served.sources;
+    served.textContent = `Team database${sources ? ` · ${oneLine(sources.join(", "), 80)}` : ""}`;
+    served.title = oneLine(data.served.location, 400);
+    served.hidden = false;
+  },
+  () => undefined,
+);
 const topbar = h("header", { class: "app-bar" }, [
   h("a", { class: "brand", text: "pi-session", attrs: { href: "#/" } }),
   h("nav", { class: "nav" }, Object.values(navLinks)),
+  served,
   h("span", { class: "spacer" }),
   live,
   h("span", { class: "keys", text: "/ search · j k move · Enter open · Esc back" }),

@@ -1,9 +1,11 @@
 /**
  * The sessions view: every session of the store, newest first, with its name or first
  * message, project, time, message count, tokens and cost; filtered by text, project, date and
- * named; virtualized (only the rows on screen exist), so thousands scroll smoothly. New and
+ * named (and, served from a team database, by source: each row says which person or machine it
+ * came from); virtualized (only the rows on screen exist), so thousands scroll smoothly. New and
  * changed sessions come in live.
  */
+import type { Served } from "../src/rows.js";
 import { type SessionRow, getJson, onChange } from "./api.js";
 import { formatCost, formatInt, formatTokens, h, oneLine, projectName, shortTime } from "./dom.js";
 import { type View, replaceHash } from "./view.js";
@@ -19,9 +21,9 @@ const SINCE_CHOICES: [string, string][] = [
   ["90", "Last 90 days"],
 ];
 
-interface ListData {
+export interface ListData {
   generation: number;
-  root: string;
+  served: Served;
   sessions: SessionRow[];
 }
 
@@ -59,8 +61,10 @@ export function listView(params: URLSearchParams): View {
     project: params.get("project") ?? "",
     since: params.get("since") ?? "",
     named: params.get("named") === "1",
+    source: params.get("source") ?? "",
     selected: 0,
   };
+  let fromDatabase = false;
   let all: SessionRow[] = [];
   let rows: SessionRow[] = [];
   const fresh = new Set<string>();
@@ -76,6 +80,9 @@ export function listView(params: URLSearchParams): View {
   });
   textInput.value = state.text;
   const projectSelect = h("select", { class: "filter-project", attrs: { "aria-label": "Project" } });
+  // Served from a team database: who the sessions came from.
+  const sourceSelect = h("select", { class: "filter-source", attrs: { "aria-label": "Source" } });
+  sourceSelect.hidden = true;
   const sinceSelect = h(
     "select",
     { class: "filter-since", attrs: { "aria-label": "Date" } },
@@ -93,6 +100,7 @@ export function listView(params: URLSearchParams): View {
   const el = h("section", { class: "view list-view" }, [
     h("div", { class: "toolbar" }, [
       textInput,
+      sourceSelect,
       projectSelect,
       sinceSelect,
       h("label", { class: "check" }, [namedBox, " Named"]),
@@ -114,6 +122,7 @@ export function listView(params: URLSearchParams): View {
     const p = new URLSearchParams();
     if (state.text) p.set("q", state.text);
     if (state.project) p.set("project", state.project);
+    if (state.source) p.set("source", state.source);
     if (state.since) p.set("since", state.since);
     if (state.named) p.set("named", "1");
     const query = p.toString();
@@ -129,9 +138,13 @@ export function listView(params: URLSearchParams): View {
     rows = all.filter(
       (r) =>
         (!state.project || r.project === state.project) &&
+        (!state.source || r.source === state.source) &&
         (!state.named || (r.name !== null && r.name !== "")) &&
         (from === undefined || r.modifiedMs >= from) &&
-        (!needle || titleOf(r).toLowerCase().includes(needle) || r.project.toLowerCase().includes(needle)),
+        (!needle ||
+          titleOf(r).toLowerCase().includes(needle) ||
+          r.project.toLowerCase().includes(needle) ||
+          (r.source ?? "").toLowerCase().includes(needle)),
     );
     state.selected = Math.min(state.selected, Math.max(0, rows.length - 1));
     space.style.height = `${rows.length * ROW_HEIGHT}px`;
@@ -142,7 +155,10 @@ export function listView(params: URLSearchParams): View {
     count.dataset.count = String(rows.length);
     message.hidden = rows.length > 0;
     if (rows.length === 0)
-      message.textContent = all.length === 0 ? "No sessions in this store." : "No session matches.";
+      message.textContent =
+        all.length === 0
+          ? `No sessions in this ${fromDatabase ? "database" : "store"}.`
+          : "No session matches.";
     renderRows();
   }
 
@@ -157,6 +173,13 @@ export function listView(params: URLSearchParams): View {
         h("span", { class: "c-title" }, [
           h("span", { class: `title${row.name ? " named" : ""}`, text: titleOf(row) }),
           h("span", { class: "sub" }, [
+            row.source !== undefined
+              ? h("span", {
+                  class: "source",
+                  text: oneLine(row.source, 60),
+                  title: `From ${oneLine(row.source)}`,
+                })
+              : null,
             h("span", { class: "project", text: projectName(row.project), title: row.project }),
             h("span", { class: "id", text: row.id.slice(0, 8) }),
             row.errored
@@ -201,6 +224,13 @@ export function listView(params: URLSearchParams): View {
       ...projects.map((p) => h("option", { text: projectName(p), title: p, attrs: { value: p } })),
     );
     projectSelect.value = projects.includes(state.project) ? state.project : "";
+    const sources = [...new Set(all.flatMap((r) => (r.source === undefined ? [] : [r.source])))].sort();
+    sourceSelect.hidden = !fromDatabase;
+    sourceSelect.replaceChildren(
+      h("option", { text: "All sources", attrs: { value: "" } }),
+      ...sources.map((name) => h("option", { text: oneLine(name, 60), title: name, attrs: { value: name } })),
+    );
+    sourceSelect.value = sources.includes(state.source) ? state.source : "";
   }
 
   async function load(force: boolean): Promise<void> {
@@ -211,6 +241,7 @@ export function listView(params: URLSearchParams): View {
         for (const r of data.sessions) if (before.get(r.key) !== r.modifiedMs) fresh.add(r.key);
       }
       all = data.sessions;
+      fromDatabase = data.served.kind === "database";
       fillProjects();
       applyFilters();
       el.dataset.loaded = "true";
@@ -228,6 +259,11 @@ export function listView(params: URLSearchParams): View {
   });
   projectSelect.addEventListener("change", () => {
     state.project = projectSelect.value;
+    syncHash();
+    applyFilters();
+  });
+  sourceSelect.addEventListener("change", () => {
+    state.source = sourceSelect.value;
     syncHash();
     applyFilters();
   });

@@ -13,7 +13,7 @@ import { type View, replaceHash } from "./view.js";
 /** A hit as the server sends it (`searchJson`): search's own, without the score, the snippet's field, or undefined. */
 type Hit = Omit<EntryHit, "score" | "snippet"> & { snippet: Pick<Snippet, "text" | "ranges"> | null };
 
-type SessionHits = Pick<SessionRow, "key" | "name" | "firstMessage" | "project" | "modifiedMs"> & {
+type SessionHits = Pick<SessionRow, "key" | "name" | "firstMessage" | "project" | "source" | "modifiedMs"> & {
   hits: Hit[];
 };
 
@@ -177,6 +177,13 @@ export function searchView(params: URLSearchParams): View {
         h("article", { class: "result", attrs: { "data-key": s.key } }, [
           h("a", { class: "result-head", attrs: { href: hitHref(s.key, null) } }, [
             h("span", { class: `title${s.name ? " named" : ""}`, text: titleOf(s) }),
+            s.source !== undefined
+              ? h("span", {
+                  class: "source",
+                  text: oneLine(s.source, 60),
+                  title: `From ${oneLine(s.source)}`,
+                })
+              : null,
             h("span", { class: "project", text: projectName(s.project), title: s.project }),
             h("span", { class: "time", text: shortTime(s.modifiedMs) }),
           ]),

@@ -1,5 +1,6 @@
 /**
- * The session view's header: back, the session's title and facts (id, project, created,
+ * The session view's header: back, the session's title and facts (id, its source when served
+ * from a team database, project, created,
  * entries, file version, unreadable lines), the view switch (branch, all branches, context),
  * "Follow", the tree drawer's toggle and the export links. Use `sessionBar` once per session
  * view; the view calls its setters as its state changes.
@@ -17,6 +18,8 @@ export const VIEW_LABELS: Record<ViewKind, string> = {
 export interface SessionFacts {
   title: string;
   path: string;
+  /** Served from a team database: the source (person or machine) it came from. */
+  source?: string;
   header: SessionHeader | null;
   entryCount: number;
   formatVersion: number;
@@ -113,6 +116,7 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
       title.textContent = oneLine(data.title, 160);
       const parts: string[] = [];
       if (header?.id) parts.push(String(header.id));
+      if (data.source !== undefined) parts.push(`from ${oneLine(data.source, 60)}`);
       if (typeof header?.cwd === "string" && header.cwd) parts.push(projectName(header.cwd));
       if (typeof header?.timestamp === "string") parts.push(`created ${localTime(header.timestamp)}`);
       parts.push(`${formatInt(data.entryCount)} entries`);
@@ -122,7 +126,7 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
           `${formatInt(data.diagnosticCount)} unreadable line${data.diagnosticCount === 1 ? "" : "s"} skipped`,
         );
       facts.textContent = shown(parts.join(" · "));
-      facts.title = data.path;
+      facts.title = data.source !== undefined ? `${data.path} on ${data.source}` : data.path;
       document.title = `${title.textContent} · pi-session`;
     },
     setView(view) {

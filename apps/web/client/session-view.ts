@@ -35,6 +35,8 @@ const WINDOW = 120;
 interface SessionPayload {
   key: string;
   path: string;
+  /** Served from a team database: the source it came from. */
+  source?: string;
   version: string;
   formatVersion: number;
   header: SessionHeader | null;
@@ -391,6 +393,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       bar.showFacts({
         title: session ? sessionTitle(session) : key,
         path: data.path,
+        ...(data.source !== undefined ? { source: data.source } : {}),
         header: data.header,
         entryCount: entries.length,
         formatVersion: data.formatVersion,

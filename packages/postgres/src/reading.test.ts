@@ -2,8 +2,9 @@
  * Reading the shared database back as the web app does, against a real server: the sessions
  * of a source equal the local database's files (facts, identity, tokens and cost per session
  * id), one session's lines read as pi reads them equal the file read so (random stores, lines
- * pi reads in its own way included), the header is the file's own line unless it was longer
- * than the probe kept, and the fingerprint changes with a sync that changed something and
+ * pi reads in its own way included), the header is the file's own line (redacted when the sync
+ * redacts; from the probe, or rebuilt, for a row sent before schema 3, until the next sync adds
+ * it), and the fingerprint changes with a sync that changed something and
  * only then, per source.
  *
  * @module-tag processes
@@ -89,12 +90,8 @@ describe("reading sessions back", () => {
               if (!read) continue;
               const fromFile = await valuesOfFile(path);
               const fromDb = valuesOfLines(read.lines);
-              if (read.headerRebuilt) {
-                // Only pi's own header fields are rebuilt.
-                const header = fromFile[0] as Record<string, unknown>;
-                expect(fromDb[0]).toMatchObject({ type: "session", id: header.id });
-                expect(fromDb.slice(1)).toEqual(fromFile.slice(1));
-              } else expect(fromDb).toEqual(fromFile);
+              expect(read.headerRebuilt).toBe(false);
+              expect(fromDb).toEqual(fromFile);
             }
           } finally {
             local.close();
@@ -105,7 +102,7 @@ describe("reading sessions back", () => {
     );
   }, 600_000);
 
-  it("keeps the header line as written, or rebuilds pi's fields when it was longer than the probe", async () => {
+  it("keeps the header line as written (redacted as the entries); a row sent before it had one gets it at the next sync", async () => {
     const root = dirs.make();
     const dir = join(root, "--work--");
     mkdirSync(dir, { recursive: true });
@@ -142,10 +139,46 @@ describe("reading sessions back", () => {
     const a = await db.sessionLines({ source: "headers", path: shortPath });
     expect(a).toMatchObject({ headerRebuilt: false, lines: [JSON.stringify(short), JSON.stringify(entry)] });
     const b = await db.sessionLines({ source: "headers", path: longPath });
-    const { extra: _dropped, ...pis } = long;
-    expect(b).toMatchObject({ headerRebuilt: true, lines: [JSON.stringify(pis), JSON.stringify(entry)] });
+    expect(b).toMatchObject({ headerRebuilt: false, lines: [JSON.stringify(long), JSON.stringify(entry)] });
     expect(await db.sessionLines({ source: "headers", path: join(dir, "nope.jsonl") })).toBeUndefined();
     expect(await db.sessionLines({ source: "nobody", path: shortPath })).toBeUndefined();
+
+    // As a database synced before schema 3 holds them: the probe's line, else pi's fields rebuilt.
+    cluster.psql("UPDATE pi_files SET header = NULL WHERE source = 'headers'");
+    expect(await db.sessionLines({ source: "headers", path: shortPath })).toMatchObject({
+      headerRebuilt: false,
+      lines: [JSON.stringify(short), JSON.stringify(entry)],
+    });
+    const { extra: _dropped, ...pis } = long;
+    expect(await db.sessionLines({ source: "headers", path: longPath })).toMatchObject({
+      headerRebuilt: true,
+      lines: [JSON.stringify(pis), JSON.stringify(entry)],
+    });
+    // The next sync adds the lines (the files are unchanged), the one after writes nothing.
+    expect(await db.sync({ root, source: "headers" })).toMatchObject({
+      unchanged: 2,
+      filesSent: 0,
+      rowsSent: 2,
+    });
+    expect(await db.sync({ root, source: "headers" })).toMatchObject({ unchanged: 2, rowsSent: 0 });
+    expect(await db.sessionLines({ source: "headers", path: longPath })).toMatchObject({
+      headerRebuilt: false,
+      lines: [JSON.stringify(long), JSON.stringify(entry)],
+    });
+
+    // Redacted as the entries are.
+    const secretRoot = dirs.make();
+    const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    mkdirSync(join(secretRoot, "--w--"), { recursive: true });
+    const secretPath = join(secretRoot, "--w--", "c_s-secret.jsonl");
+    writeFileSync(
+      secretPath,
+      `${JSON.stringify({ ...short, id: "s-secret", note: key })}\n${JSON.stringify(entry)}\n`,
+    );
+    await db.sync({ root: secretRoot, source: "redacted", redact: true });
+    const redacted = await db.sessionLines({ source: "redacted", path: secretPath });
+    expect(redacted?.lines[0]).toContain('"id":"s-secret"');
+    expect(redacted?.lines[0]).not.toContain(key);
   });
 
   it("rebuilds a v1 header without a version, its parent as branchedFrom", () => {

@@ -1,7 +1,7 @@
 /**
  * Reads of the shared database besides search: each session file's facts and usage rows as
  * `stats` sums them, the sessions as a list shows them (with their tokens and cost, counted once
- * per lineage within a source), one session's lines rebuilt (its header, then every entry's
+ * per lineage within a source), one session's lines (its header line, then every entry's
  * line as sent, in file order), and a fingerprint of the files to poll for changes. Each takes a
  * client inside a read-only transaction, so what it reads is one snapshot.
  *
@@ -245,14 +245,19 @@ export interface PostgresSessionLines {
    * Lines pi skips (malformed, blank, not an object) were never sent and are not here.
    */
   lines: string[];
-  /** Whether the header line was rebuilt from the session's facts (its first line was longer than the probe kept). */
+  /**
+   * Whether the header line was rebuilt from the session's facts: a file sent before the
+   * database kept header lines (schema 3), not synced since, whose header is longer than the
+   * probe of its first bytes.
+   */
   headerRebuilt: boolean;
 }
 
 const decoder = new TextDecoder();
 
 /**
- * The header line of a file: its first line as kept in the `head` probe (the file's first bytes)
+ * The header line of a file sent before the database kept header lines (schema 3), not synced
+ * since: its first line as kept in the `head` probe (the file's first bytes)
  * when the probe holds the line pi takes for the header whole and it is this session's, else
  * one made from the session's facts in the order pi writes them (type, version, id, timestamp,
  * cwd, parentSession; `branchedFrom` for a v1 file). What a made line lacks: fields beyond those.
@@ -295,8 +300,8 @@ export async function readSessionLines(
   client: Queryable,
   file: { source: string; path: string },
 ): Promise<PostgresSessionLines | undefined> {
-  const found = await client.query<FileRow & { head: Buffer }>(
-    `SELECT ${FILE_COLUMNS}, head FROM pi_files WHERE source = $1 AND path = $2`,
+  const found = await client.query<FileRow & { head: Buffer; header: string | null }>(
+    `SELECT ${FILE_COLUMNS}, head, header FROM pi_files WHERE source = $1 AND path = $2`,
     [file.source, file.path],
   );
   const row = found.rows[0];
@@ -307,7 +312,11 @@ export async function readSessionLines(
     `SELECT raw FROM pi_entries WHERE source = $1 AND path = $2 ORDER BY ordinal`,
     [file.source, file.path],
   );
-  const header = headerLine(new Uint8Array(row.head), facts.version, facts.meta);
+  // Sent before the database kept header lines (schema 3) and not synced since: from the probe.
+  const header =
+    row.header !== null
+      ? { line: row.header, rebuilt: false }
+      : headerLine(new Uint8Array(row.head), facts.version, facts.meta);
   return {
     source: facts.source,
     path: facts.path,

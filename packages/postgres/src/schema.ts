@@ -9,7 +9,7 @@
 import type { Queryable } from "./connection.js";
 
 /** The schema version this package writes and reads. */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 
 /** The database was made by a newer pi-session: left alone. */
 export class NewerPostgresSchemaError extends Error {
@@ -37,7 +37,10 @@ export class OlderPostgresSchemaError extends Error {
 /**
  * Version 1: files and entries. Version 2 adds `pi_sources` and each file's `seq`, taken when it is
  * first sent and copied to its entries (`file_seq`): the index order, newest first, that
- * windows of matches are read in, as the local database's file ids. Each step runs once, in order, in one transaction.
+ * windows of matches are read in, as the local database's file ids. Version 3 adds each
+ * file's `header` line as written (redacted as the entries are), so a session can be read back
+ * whole; rows sent before it get theirs at the next sync. Each step runs once, in order, in one
+ * transaction.
  */
 const STEPS: Record<number, string[]> = {
   1: [
@@ -108,6 +111,7 @@ const STEPS: Record<number, string[]> = {
     `CREATE TABLE pi_sources (name text PRIMARY KEY, last_sync_ms double precision NOT NULL)`,
     `INSERT INTO pi_sources SELECT source, 0 FROM pi_files GROUP BY source`,
   ],
+  3: [`ALTER TABLE pi_files ADD COLUMN header text`],
 };
 
 async function currentVersion(client: Queryable): Promise<number | undefined> {

@@ -15,7 +15,8 @@
  * Use {@link syncToPostgres} through `PostgresDatabase.sync`.
  */
 import { basename, dirname, resolve } from "node:path";
-import { type StoreFile, listStoreFiles } from "@pi-session/node-store";
+import { isValidSessionHeader, rawRecordValue } from "@pi-session/format";
+import { type StoreFile, listStoreFiles, streamSessionRecordsSync } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
 import { type RedactOptions, Redactor } from "@pi-session/render";
 import {
@@ -245,16 +246,19 @@ class Collector implements RowSink {
   }
 }
 
+/** A line with secrets replaced (the export's rules): its JSON value's strings, else its text. */
+function redactLine(redactor: Redactor, raw: string): string {
+  try {
+    return JSON.stringify(redactor.value(JSON.parse(raw) as unknown));
+  } catch {
+    return redactor.text(raw);
+  }
+}
+
 /** An entry's line and document with secrets replaced (the export's rules). */
 function redactRow(redactor: Redactor, raw: string, doc: EntryDocument): { raw: string; doc: EntryDocument } {
-  let line: string;
-  try {
-    line = JSON.stringify(redactor.value(JSON.parse(raw) as unknown));
-  } catch {
-    line = redactor.text(raw);
-  }
   return {
-    raw: line,
+    raw: redactLine(redactor, raw),
     doc: {
       ...doc,
       body: redactor.text(doc.body),
@@ -264,6 +268,23 @@ function redactRow(redactor: Redactor, raw: string, doc: EntryDocument): { raw: 
       files: doc.files.map((f) => redactor.text(f)),
     },
   };
+}
+
+/**
+ * The header line of a session file as written (redacted with `redactor`): the first line that
+ * parses to a truthy value, when that is a session header (pi's rule); null for a file that is
+ * no session. Reads only up to that line.
+ */
+export function readHeaderLine(path: string, size: number, redactor: Redactor | undefined): string | null {
+  for (const r of streamSessionRecordsSync(path, { endOffset: size })) {
+    if (!r.terminated) return null;
+    const value = r.kind === "json" ? r.value : rawRecordValue(r);
+    if (!value) continue;
+    if (!isValidSessionHeader(value)) return null;
+    const line = new TextDecoder().decode(readFileBytes(path, r.offset, r.byteLength));
+    return pgText(redactor ? redactLine(redactor, line) : line);
+  }
+  return null;
 }
 
 interface FileRow {
@@ -387,17 +408,26 @@ async function insertRows(
   }
 }
 
-/** Writes the file row (identity, probes, session facts, facets); `append`: facets added to. */
+/** What {@link writeFileRow} writes besides the file's identity and what reading it found. */
+interface FileRowParts {
+  facets: Collector["facets"] | undefined;
+  /** An append: facets added to, the header kept. */
+  append: boolean;
+  redactor: Redactor | undefined;
+  projectDir: string;
+  /** The header line as written (redacted); ignored for an append. */
+  header: string | null;
+}
+
+/** Writes the file row (identity, probes, session facts, facets, header line). */
 async function writeFileRow(
   client: PooledClient,
   source: string,
   st: StoreFile,
   read: ReadResult,
-  facets: Collector["facets"] | undefined,
-  append: boolean,
-  redactor: Redactor | undefined,
-  projectDir: string,
+  parts: FileRowParts,
 ): Promise<string> {
+  const { facets, append, redactor, projectDir } = parts;
   const m = read.meta;
   const text = (s: string | null | undefined) =>
     s === null || s === undefined ? null : pgText(redactor ? redactor.text(s) : s);
@@ -409,9 +439,9 @@ async function writeFileRow(
   const written = await client.query<{ seq: string }>(
     `INSERT INTO pi_files AS pi_files (source, path, size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail,
        session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored, leaf_id,
-       entry_count, usage_repeats, tools, models, touched, project_dir)
+       entry_count, usage_repeats, tools, models, touched, project_dir, header)
      VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22, $23,
-       $24::text[], $25::text[], $26::text[], $27)
+       $24::text[], $25::text[], $26::text[], $27, $28)
      ON CONFLICT (source, path) DO UPDATE SET size = EXCLUDED.size, mtime_ms = EXCLUDED.mtime_ms,
        ctime_ms = EXCLUDED.ctime_ms, ino = EXCLUDED.ino, indexed_offset = EXCLUDED.indexed_offset,
        next_line = EXCLUDED.next_line, version = EXCLUDED.version, head = EXCLUDED.head, tail = EXCLUDED.tail,
@@ -420,7 +450,7 @@ async function writeFileRow(
        modified_ms = EXCLUDED.modified_ms, message_count = EXCLUDED.message_count, errored = EXCLUDED.errored,
        leaf_id = EXCLUDED.leaf_id, entry_count = EXCLUDED.entry_count, usage_repeats = EXCLUDED.usage_repeats,
        tools = ${merge("tools", 24)}, models = ${merge("models", 25)}, touched = ${merge("touched", 26)},
-       project_dir = EXCLUDED.project_dir
+       project_dir = EXCLUDED.project_dir, header = ${append ? "pi_files.header" : "EXCLUDED.header"}
      RETURNING seq`,
     [
       source,
@@ -450,6 +480,7 @@ async function writeFileRow(
       list(facets?.models),
       list(facets?.files),
       pgText(projectDir),
+      append ? null : parts.header,
     ],
   );
   return (written.rows[0] as { seq: string }).seq;
@@ -488,6 +519,30 @@ async function removeFile(
       stats.filesRemoved++;
       stats.rowsSent++;
     }
+  });
+}
+
+/** Writes the header line of a file sent before the database kept them, if it is still the file sent. */
+async function addHeader(
+  pool: ClientPool,
+  opts: PostgresSyncOptions,
+  st: StoreFile,
+  stats: PostgresSyncStats,
+): Promise<void> {
+  const redactor =
+    opts.redact === undefined || opts.redact === false
+      ? undefined
+      : new Redactor(opts.redact === true ? {} : opts.redact);
+  const header = readHeaderLine(st.path, st.size, redactor);
+  if (header === null) return;
+  await inTransaction(pool, async (client) => {
+    await client.query(LOCK, [opts.source, st.path]);
+    const r = await client.query(
+      `UPDATE pi_files SET header = $3
+       WHERE source = $1 AND path = $2 AND header IS NULL AND size = $4 AND mtime_ms = $5 AND ctime_ms = $6 AND ino = $7`,
+      [opts.source, st.path, header, st.size, st.mtimeMs, st.ctimeMs, st.ino],
+    );
+    stats.rowsSent += r.rowCount ?? 0;
   });
 }
 
@@ -547,6 +602,8 @@ async function syncFile(
     // reads a grown file), so a large session costs a part's rows in memory, not the file's;
     // all parts in this one transaction.
     const chunk = Math.max(1, Math.floor(opts.chunkBytes ?? CHUNK_BYTES));
+    // Sent whole: its header line goes too (an append keeps the one sent).
+    const header = resume ? null : readHeaderLine(st.path, st.size, redactor);
     const facets: Collector["facets"] = { tools: new Set(), models: new Set(), files: new Set() };
     let current = resume;
     let firstNew = resume ? resume.meta.entryCount : 0;
@@ -595,16 +652,13 @@ async function syncFile(
         first = false;
       }
       for (const k of ["tools", "models", "files"] as const) for (const x of sink.facets[k]) facets[k].add(x);
-      const seq = await writeFileRow(
-        client,
-        source,
-        st,
-        read,
+      const seq = await writeFileRow(client, source, st, read, {
         facets,
-        resume !== undefined,
+        append: resume !== undefined,
         redactor,
-        projectDirOf(opts.root, st.path),
-      );
+        projectDir: projectDirOf(opts.root, st.path),
+        header,
+      });
       stats.rowsSent++;
       await insertRows(client, source, st.path, seq, sink.rows, stats);
       if (sink.storedChanges.length > 0) {
@@ -697,9 +751,12 @@ export async function syncToPostgres(
     ino: string;
     indexed_offset: string;
     cwd: string | null;
-  }>(`SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd FROM pi_files WHERE source = $1`, [
-    source,
-  ]);
+    needs_header: boolean;
+  }>(
+    `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd, header IS NULL AND version > 0 AS needs_header
+     FROM pi_files WHERE source = $1`,
+    [source],
+  );
   const known = new Map(
     knownRows.rows.map((r) => [
       r.path,
@@ -710,6 +767,7 @@ export async function syncToPostgres(
         ino: Number(r.ino),
         offset: Number(r.indexed_offset),
         cwd: r.cwd,
+        needsHeader: r.needs_header,
       },
     ]),
   );
@@ -717,19 +775,33 @@ export async function syncToPostgres(
   const todo: StoreFile[] = [];
   const seen = new Set<string>();
   const gone: string[] = [];
+  const headerless: StoreFile[] = [];
   for (const st of found) {
     seen.add(st.path);
     const k = known.get(st.path);
     if (k && sameIdentity(k, st)) {
       // Sent before, excluded now: it leaves the database.
       if (k.cwd !== null && exclude.length > 0 && isUnder(k.cwd, exclude)) gone.push(st.path);
-      else stats.unchanged++;
+      else {
+        stats.unchanged++;
+        // Sent before the database kept header lines (schema 3): its header goes now.
+        if (k.needsHeader) headerless.push(st);
+      }
     } else todo.push(st);
   }
   for (const path of known.keys()) if (!seen.has(path)) gone.push(path);
   for (const path of gone) {
     opts.signal?.throwIfAborted();
     await removeFile(pool, source, path, stats);
+  }
+  for (const st of headerless) {
+    opts.signal?.throwIfAborted();
+    try {
+      await addHeader(pool, opts, st, stats);
+    } catch (error) {
+      // Unreadable now: left as it is (the next sync tries again).
+      if (!isVanished(error) && !isFsError(error)) throw error;
+    }
   }
   // Oldest change first, as the local index: entries get their place in the newest-first order so.
   todo.sort((a, b) => a.mtimeMs - b.mtimeMs || (a.path < b.path ? -1 : a.path > b.path ? 1 : 0));

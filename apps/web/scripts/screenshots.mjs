@@ -2,30 +2,42 @@
 // change done (run by hand; `pnpm build` first):
 //
 //   node apps/web/scripts/screenshots.mjs --root <sessions root> [--out /tmp/web-shots]
+//   node apps/web/scripts/screenshots.mjs --db <postgresql URL> [--source NAME]... [--out DIR]
 //
-// Serves the store with the built server (an in-memory session database) and saves
+// Serves the store with the built server (an in-memory session database), or a team's
+// PostgreSQL database (read-only; `--source` keeps some sources), and saves
 // <view>-<theme>-<width>.png for the sessions list, search, a session (branch and context, and
 // its tree drawer when narrow) and the usage charts.
 import { mkdirSync } from "node:fs";
 import { join } from "node:path";
 import { parseArgs } from "node:util";
+import { openPostgresDatabase } from "@pi-session/postgres";
 import { chromium } from "playwright-core";
 import { startServer } from "../dist/index.js";
 
 const { values } = parseArgs({
   options: {
     root: { type: "string" },
+    db: { type: "string" },
+    source: { type: "string", multiple: true },
     out: { type: "string", default: "/tmp/web-shots" },
     query: { type: "string", default: "parse" },
     session: { type: "string" },
   },
 });
-if (!values.root) {
-  console.error("usage: screenshots.mjs --root <sessions root> [--out DIR] [--query Q] [--session KEY]");
+if (!values.root === !values.db) {
+  console.error(
+    "usage: screenshots.mjs (--root <sessions root> | --db <URL> [--source NAME]...) [--out DIR] [--query Q] [--session KEY]",
+  );
   process.exit(2);
 }
 mkdirSync(values.out, { recursive: true });
-const server = await startServer({ root: values.root, persistent: false });
+const server = values.db
+  ? await startServer({
+      database: await openPostgresDatabase({ url: values.db, readOnly: true }),
+      ...(values.source ? { sources: values.source } : {}),
+    })
+  : await startServer({ root: values.root, persistent: false });
 const sessions = server.source.sessions();
 // The session with the most entries among the first ones: branches and tools show.
 const key =

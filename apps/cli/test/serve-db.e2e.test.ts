@@ -256,7 +256,7 @@ describe("serve --db", () => {
 
   it("every source by default, each row naming its own; --source keeps one", async () => {
     const all = await serve(["--db"], { PI_SESSION_DATABASE_URL: readerUrl });
-    const bob = await serve(["--db", readerUrl, "--source", BOB]);
+    const bob = await serve(["--db", readerUrl, "--source", `${BOB},nobody@nowhere`]);
     try {
       const rows = (await all.json("/api/sessions")).sessions;
       const bySource = new Map<string, number>();
@@ -278,6 +278,8 @@ describe("serve --db", () => {
       ).toBe(404);
       const usage = await bob.json("/api/usage?period=month&split=model");
       expect(usage.totals.cost).toBeCloseTo(0.5, 9);
+      expect(plain(bob.run.stderr)).toContain("no sessions of source nobody@nowhere in the database (yet)");
+      expect(plain(bob.run.stderr)).not.toContain(`source ${BOB}`);
     } finally {
       await stop(all);
       await stop(bob);

@@ -120,6 +120,12 @@ export const action: Action = async (ctx, _args, options) => {
     served.kind === "store"
       ? served.root
       : `${oneLineField(served.database.location)}${served.sources.length > 0 ? ` (${served.sources.map(oneLineField).join(", ")})` : ""}`;
+  if (served.kind === "database") {
+    // A name mistyped (or a machine that never synced) serves nothing of it: said, not silent.
+    const seen = new Set(server.source.sessions().map((row) => row.source));
+    for (const name of served.sources)
+      if (!seen.has(name)) ctx.io.warn(`no sessions of source ${oneLineField(name)} in the database (yet)`);
+  }
   ctx.io.line(server.url);
   ctx.io.info(
     `serving ${count} session${count === 1 ? "" : "s"} from ${where} (read-only; ${watch === "watch" ? "watching for changes" : "polling for changes"}); Ctrl-C to stop`,

@@ -3,8 +3,8 @@
  * of a source equal the local database's files (facts, identity, tokens and cost per session
  * id), one session's lines read as pi reads them equal the file read so (random stores, lines
  * pi reads in its own way included), the header is the file's own line (redacted when the sync
- * redacts; from the probe, or rebuilt, for a row sent before schema 3, until the next sync adds
- * it), and the fingerprint changes with a sync that changed something and
+ * redacts; rebuilt from pi's fields for a row sent before schema 3, until the next sync adds it),
+ * and the fingerprint changes with a sync that changed something and
  * only then, per source.
  *
  * @module-tag processes
@@ -143,16 +143,17 @@ describe("reading sessions back", () => {
     expect(await db.sessionLines({ source: "headers", path: join(dir, "nope.jsonl") })).toBeUndefined();
     expect(await db.sessionLines({ source: "nobody", path: shortPath })).toBeUndefined();
 
-    // As a database synced before schema 3 holds them: the probe's line, else pi's fields rebuilt.
+    // As a database synced before schema 3 holds them: pi's fields rebuilt from the facts.
     cluster.psql("UPDATE pi_files SET header = NULL WHERE source = 'headers'");
+    const { extra: _short, ...shortPis } = short;
     expect(await db.sessionLines({ source: "headers", path: shortPath })).toMatchObject({
-      headerRebuilt: false,
-      lines: [JSON.stringify(short), JSON.stringify(entry)],
+      headerRebuilt: true,
+      lines: [JSON.stringify(shortPis), JSON.stringify(entry)],
     });
-    const { extra: _dropped, ...pis } = long;
+    const { extra: _long, ...longPis } = long;
     expect(await db.sessionLines({ source: "headers", path: longPath })).toMatchObject({
       headerRebuilt: true,
-      lines: [JSON.stringify(pis), JSON.stringify(entry)],
+      lines: [JSON.stringify(longPis), JSON.stringify(entry)],
     });
     // The next sync adds the lines (the files are unchanged), the one after writes nothing.
     expect(await db.sync({ root, source: "headers" })).toMatchObject({
@@ -196,10 +197,9 @@ describe("reading sessions back", () => {
       entryCount: 0,
       usageRepeats: 0,
     };
-    expect(headerLine(new Uint8Array(0), 1, meta)).toEqual({
-      line: '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","branchedFrom":"/p.jsonl"}',
-      rebuilt: true,
-    });
+    expect(headerLine(1, meta)).toBe(
+      '{"type":"session","id":"v1","timestamp":"2025-01-01T00:00:00.000Z","branchedFrom":"/p.jsonl"}',
+    );
   });
 
   it("the fingerprint changes with a sync that changed something, and only for the sources asked", async () => {

@@ -246,53 +246,26 @@ export interface PostgresSessionLines {
    */
   lines: string[];
   /**
-   * Whether the header line was rebuilt from the session's facts: a file sent before the
-   * database kept header lines (schema 3), not synced since, whose header is longer than the
-   * probe of its first bytes.
+   * Whether the header line was rebuilt from the session's facts ({@link headerLine}): a file
+   * sent before the database kept header lines (schema 3) and not synced since.
    */
   headerRebuilt: boolean;
 }
 
-const decoder = new TextDecoder();
-
 /**
- * The header line of a file sent before the database kept header lines (schema 3), not synced
- * since: its first line as kept in the `head` probe (the file's first bytes)
- * when the probe holds the line pi takes for the header whole and it is this session's, else
- * one made from the session's facts in the order pi writes them (type, version, id, timestamp,
- * cwd, parentSession; `branchedFrom` for a v1 file). What a made line lacks: fields beyond those.
+ * The header line of a file synced before the database kept header lines (schema 3) and not
+ * synced since: made from the session's facts, in the order pi writes them (type, version, id,
+ * timestamp, cwd, parentSession; `branchedFrom` for a v1 file). What it lacks: fields beyond
+ * those, and which of the two parent keys a v2 or v3 file used.
  */
-export function headerLine(
-  head: Uint8Array,
-  version: number,
-  meta: SessionMeta,
-): { line: string; rebuilt: boolean } {
-  const text = decoder.decode(head);
-  let at = 0;
-  for (;;) {
-    const end = text.indexOf("\n", at);
-    if (end < 0) break;
-    const line = text.slice(at, end);
-    at = end + 1;
-    let value: unknown;
-    try {
-      value = JSON.parse(line);
-    } catch {
-      continue;
-    }
-    // pi's header rule: the first line that parses to a truthy value decides.
-    if (!value) continue;
-    const header = value as { type?: unknown; id?: unknown };
-    if (header.type === "session" && header.id === meta.sessionId) return { line, rebuilt: false };
-    break;
-  }
+export function headerLine(version: number, meta: SessionMeta): string {
   const made: Record<string, unknown> = { type: "session" };
   if (version >= 2) made.version = version;
   made.id = meta.sessionId;
   if (meta.created !== "") made.timestamp = meta.created;
   if (meta.cwd !== "") made.cwd = meta.cwd;
   if (meta.parentPath !== null) made[version === 1 ? "branchedFrom" : "parentSession"] = meta.parentPath;
-  return { line: JSON.stringify(made), rebuilt: true };
+  return JSON.stringify(made);
 }
 
 /** The lines of one session (see {@link PostgresSessionLines}); undefined when it is not in the database. */
@@ -300,8 +273,8 @@ export async function readSessionLines(
   client: Queryable,
   file: { source: string; path: string },
 ): Promise<PostgresSessionLines | undefined> {
-  const found = await client.query<FileRow & { head: Buffer; header: string | null }>(
-    `SELECT ${FILE_COLUMNS}, head, header FROM pi_files WHERE source = $1 AND path = $2`,
+  const found = await client.query<FileRow & { header: string | null }>(
+    `SELECT ${FILE_COLUMNS}, header FROM pi_files WHERE source = $1 AND path = $2`,
     [file.source, file.path],
   );
   const row = found.rows[0];
@@ -312,18 +285,13 @@ export async function readSessionLines(
     `SELECT raw FROM pi_entries WHERE source = $1 AND path = $2 ORDER BY ordinal`,
     [file.source, file.path],
   );
-  // Sent before the database kept header lines (schema 3) and not synced since: from the probe.
-  const header =
-    row.header !== null
-      ? { line: row.header, rebuilt: false }
-      : headerLine(new Uint8Array(row.head), facts.version, facts.meta);
   return {
     source: facts.source,
     path: facts.path,
     identity: `${facts.size}:${facts.mtimeMs}:${facts.ctimeMs}:${facts.ino}`,
     size: facts.size,
     mtimeMs: facts.mtimeMs,
-    lines: [header.line, ...entries.rows.map((e) => e.raw)],
-    headerRebuilt: header.rebuilt,
+    lines: [row.header ?? headerLine(facts.version, facts.meta), ...entries.rows.map((e) => e.raw)],
+    headerRebuilt: row.header === null,
   };
 }

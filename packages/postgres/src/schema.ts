@@ -39,8 +39,9 @@ export class OlderPostgresSchemaError extends Error {
  * first sent and copied to its entries (`file_seq`): the index order, newest first, that
  * windows of matches are read in, as the local database's file ids. Version 3 adds each
  * file's `header` line as written (redacted as the entries are), so a session can be read back
- * whole; rows sent before it get theirs at the next sync. Each step runs once, in order, in one
- * transaction.
+ * whole (rows sent before it get theirs at the next sync), and keeps the `head` and `tail`
+ * probes as their SHA-256 rather than the file's bytes (which `redact` did not cover). Each step
+ * runs once, in order, in one transaction.
  */
 const STEPS: Record<number, string[]> = {
   1: [
@@ -111,7 +112,10 @@ const STEPS: Record<number, string[]> = {
     `CREATE TABLE pi_sources (name text PRIMARY KEY, last_sync_ms double precision NOT NULL)`,
     `INSERT INTO pi_sources SELECT source, 0 FROM pi_files GROUP BY source`,
   ],
-  3: [`ALTER TABLE pi_files ADD COLUMN header text`],
+  3: [
+    `ALTER TABLE pi_files ADD COLUMN header text`,
+    `UPDATE pi_files SET head = sha256(head), tail = sha256(tail)`,
+  ],
 };
 
 async function currentVersion(client: Queryable): Promise<number | undefined> {

@@ -8,7 +8,7 @@
  *
  * @module-tag processes
  */
-import { spawn } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,7 +26,7 @@ import {
   openPostgresDatabase,
 } from "./index.js";
 import { ensureSchema } from "./schema.js";
-import { type Cluster, startCluster } from "./testing/cluster.js";
+import { type Cluster, findBinDir, startCluster } from "./testing/cluster.js";
 
 const dirs = tempDirs("pi-pg-sync-");
 let cluster: Cluster;
@@ -192,9 +192,19 @@ describe("sync", () => {
       mkdirSync(join(root, "--p--"));
       writeFileSync(
         join(root, "--p--", "2026-03-01T09-00-00-000Z_r.jsonl"),
-        `${JSON.stringify({ type: "session", version: 3, id: "33333333-2222-4333-8444-555555555555", timestamp: "2026-03-01T09:00:00.000Z", cwd: "/p" })}\n${entryLine("cc000001", null, `my key is ${secret} ok`)}`,
+        `${JSON.stringify({ type: "session", version: 3, id: "33333333-2222-4333-8444-555555555555", timestamp: "2026-03-01T09:00:00.000Z", cwd: "/p", note: secret })}\n${entryLine("cc000001", null, `my key is ${secret} ok`)}`,
       );
       await db.sync({ root, source: "r", redact: true });
+      // Nowhere in the database: not in a column read here, nor in the probes of the file's
+      // first bytes and last line (kept as digests), nor in the header line.
+      const dump = execFileSync(join(findBinDir() as string, "pg_dump"), ["--data-only", `--dbname=${url}`], {
+        encoding: "utf8",
+      });
+      expect(dump).toContain("[REDACTED:anthropic]");
+      expect(dump).toContain("33333333-2222-4333-8444-555555555555");
+      expect(dump).not.toContain("Zyx987");
+      // bytea columns are dumped in hex.
+      expect(dump).not.toContain(Buffer.from("Zyx987").toString("hex"));
       const client = new pg.Client({ connectionString: url });
       await client.connect();
       try {
@@ -363,6 +373,49 @@ describe("schema and access", () => {
       );
     } finally {
       await migrated.close();
+    }
+  }, 120_000);
+
+  it("migrates a version-2 database: its probes become digests, an append still resumes, headers come at the next sync", async () => {
+    const { name, url } = newDatabase();
+    const { root, paths } = store(2, 5);
+    const first = await openPostgresDatabase({ url });
+    await first.sync({ root, source: "v2" });
+    await first.close();
+    // As version 2 left it: no header column, the probes as the file's bytes.
+    cluster.psql(
+      "ALTER TABLE pi_files DROP COLUMN header; DELETE FROM pi_session_schema WHERE version > 2",
+      name,
+    );
+    for (const path of paths) {
+      const bytes = readFileSync(path);
+      const head = bytes.subarray(0, Math.min(256, bytes.length)).toString("hex");
+      const tail = bytes.subarray(Math.max(0, bytes.length - 256)).toString("hex");
+      cluster.psql(
+        `UPDATE pi_files SET head = decode('${head}', 'hex'), tail = decode('${tail}', 'hex') WHERE path = '${path}'`,
+        name,
+      );
+    }
+    const warnings: string[] = [];
+    const db = await openPostgresDatabase({ url, onWarning: (m) => warnings.push(m) });
+    try {
+      expect(warnings).toEqual(["the session database was migrated from schema version 2"]);
+      appendFileSync(paths[0] as string, entryLine("ff000001", null, "after the migration"));
+      const synced = await db.sync({ root, source: "v2" });
+      expect(synced).toMatchObject({ filesAppended: 1, filesSent: 0, unchanged: 1, entriesSent: 1 });
+      for (const path of paths) {
+        const read = await db.sessionLines({ source: "v2", path });
+        expect(read?.headerRebuilt).toBe(false);
+        expect(read?.lines[0]).toBe(readFileSync(path, "utf8").split("\n")[0]);
+      }
+      expect((await db.sync({ root, source: "v2" })).rowsSent).toBe(0);
+      expect(
+        cluster
+          .psql("SELECT count(*) FROM pi_files WHERE length(head) <> 32 OR length(tail) <> 32", name)
+          .trim(),
+      ).toBe("0");
+    } finally {
+      await db.close();
     }
   }, 120_000);
 

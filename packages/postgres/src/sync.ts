@@ -1,6 +1,7 @@
 /**
  * Sending a local session store to the shared PostgreSQL database as one source: the same
- * file identity (size, mtime, ctime, inode), indexed offset and head/tail probes as the local
+ * file identity (size, mtime, ctime, inode), indexed offset and head/tail probes (kept as their
+ * SHA-256) as the local
  * index (`@pi-session/search`'s indexer), and the same reading of each file into rows
  * (`readWhole` / `readAppended`), so a re-run with nothing new sends nothing, an append sends
  * its new entries (and the branch flags it changed), a rewrite resends the session and a
@@ -14,6 +15,7 @@
  *
  * Use {@link syncToPostgres} through `PostgresDatabase.sync`.
  */
+import { createHash } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { isValidSessionHeader, rawRecordValue } from "@pi-session/format";
 import { type StoreFile, listStoreFiles, streamSessionRecordsSync } from "@pi-session/node-store";
@@ -110,7 +112,18 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
   return true;
 }
 
-/** The local indexer's rule: grown, same inode, same first bytes, same bytes before the offset. */
+/**
+ * What the database keeps of a probe (a file's first bytes, the bytes before its indexed
+ * offset): their SHA-256, so no bytes of the file leave the machine unredacted.
+ */
+function probeDigest(bytes: Uint8Array): Buffer {
+  return createHash("sha256").update(bytes).digest();
+}
+
+/**
+ * The local indexer's rule: grown, same inode, same first bytes, same bytes before the offset
+ * (`current.head` and `current.tail` are the digests kept; `head` and `tail` the file's bytes now).
+ */
 function canResume(current: IndexedFile, st: StoreFile, head: Uint8Array, tail: Uint8Array): boolean {
   return (
     current.version >= 3 &&
@@ -118,9 +131,9 @@ function canResume(current: IndexedFile, st: StoreFile, head: Uint8Array, tail: 
     st.ino === current.ino &&
     st.size > current.size &&
     current.indexedOffset <= st.size &&
-    equalBytes(head.subarray(0, current.head.length), current.head) &&
-    current.head.length === Math.min(PROBE_BYTES, current.size) &&
-    equalBytes(tail, current.tail)
+    head.length >= Math.min(PROBE_BYTES, current.size) &&
+    equalBytes(probeDigest(head.subarray(0, Math.min(PROBE_BYTES, current.size))), current.head) &&
+    equalBytes(probeDigest(tail), current.tail)
   );
 }
 
@@ -415,8 +428,10 @@ interface FileRowParts {
   append: boolean;
   redactor: Redactor | undefined;
   projectDir: string;
-  /** The header line as written (redacted); ignored for an append. */
+  /** The header line as written (redacted); for an append, kept only where none was (a row sent before schema 3). */
   header: string | null;
+  /** The file's first bytes (at most {@link PROBE_BYTES}), kept as their digest. */
+  head: Uint8Array;
 }
 
 /** Writes the file row (identity, probes, session facts, facets, header line). */
@@ -450,7 +465,8 @@ async function writeFileRow(
        modified_ms = EXCLUDED.modified_ms, message_count = EXCLUDED.message_count, errored = EXCLUDED.errored,
        leaf_id = EXCLUDED.leaf_id, entry_count = EXCLUDED.entry_count, usage_repeats = EXCLUDED.usage_repeats,
        tools = ${merge("tools", 24)}, models = ${merge("models", 25)}, touched = ${merge("touched", 26)},
-       project_dir = EXCLUDED.project_dir, header = ${append ? "pi_files.header" : "EXCLUDED.header"}
+       project_dir = EXCLUDED.project_dir,
+       header = ${append ? "COALESCE(pi_files.header, EXCLUDED.header)" : "EXCLUDED.header"}
      RETURNING seq`,
     [
       source,
@@ -462,8 +478,8 @@ async function writeFileRow(
       read.indexedOffset,
       read.nextLine,
       read.version,
-      Buffer.from(read.head),
-      Buffer.from(read.tail),
+      probeDigest(parts.head),
+      probeDigest(read.tail),
       m ? pgText(m.sessionId) : null,
       m ? pgText(m.cwd) : null,
       m ? pgText(m.created) : null,
@@ -480,7 +496,7 @@ async function writeFileRow(
       list(facets?.models),
       list(facets?.files),
       pgText(projectDir),
-      append ? null : parts.header,
+      parts.header,
     ],
   );
   return (written.rows[0] as { seq: string }).seq;
@@ -565,9 +581,10 @@ async function syncFile(
       : new Redactor(opts.redact === true ? {} : opts.redact);
   return inTransaction(pool, async (client) => {
     await client.query(LOCK, [source, st.path]);
-    const found = await client.query<FileRow>(
+    const found = await client.query<FileRow & { has_header: boolean }>(
       `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, session_id, cwd, created,
-         parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count, usage_repeats
+         parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count, usage_repeats,
+         header IS NOT NULL AS has_header
        FROM pi_files WHERE source = $1 AND path = $2`,
       [source, st.path],
     );
@@ -602,8 +619,10 @@ async function syncFile(
     // reads a grown file), so a large session costs a part's rows in memory, not the file's;
     // all parts in this one transaction.
     const chunk = Math.max(1, Math.floor(opts.chunkBytes ?? CHUNK_BYTES));
-    // Sent whole: its header line goes too (an append keeps the one sent).
-    const header = resume ? null : readHeaderLine(st.path, st.size, redactor);
+    // Sent whole: its header line goes too; an append keeps the one sent (or, sent before
+    // schema 3 kept them, sends it now).
+    const header =
+      resume && found.rows[0]?.has_header === true ? null : readHeaderLine(st.path, st.size, redactor);
     const facets: Collector["facets"] = { tools: new Set(), models: new Set(), files: new Set() };
     let current = resume;
     let firstNew = resume ? resume.meta.entryCount : 0;
@@ -658,6 +677,7 @@ async function syncFile(
         redactor,
         projectDir: projectDirOf(opts.root, st.path),
         header,
+        head,
       });
       stats.rowsSent++;
       await insertRows(client, source, st.path, seq, sink.rows, stats);

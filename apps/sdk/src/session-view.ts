@@ -52,8 +52,11 @@ export class SessionView {
     if (lazy !== undefined) {
       this.lazy = undefined;
       const session = new SessionEntries(lazy.entries());
-      const leaf = lazy.leafId;
-      if (session.index.leafId !== leaf) session.index.setLeaf(leaf);
+      // An index never built is a leaf never moved: the eager index finds the same one.
+      if (lazy.leafMayHaveMoved) {
+        const leaf = lazy.leafId;
+        if (session.index.leafId !== leaf) session.index.setLeaf(leaf);
+      }
       this.#session = session;
       lazy.close();
     }

@@ -42,18 +42,34 @@ export function openLazy(path: string): LazySession | undefined {
 
 export class LazySession {
   readonly file: LazySessionFile;
-  readonly index: SlotIndex;
+  #index: SlotIndex | undefined;
 
   constructor(file: LazySessionFile) {
     this.file = file;
-    const meta: { slot: number; entry: Record<string, unknown> }[] = [];
-    const types = file.types;
-    for (let slot = 0; slot < file.count; slot++) {
-      const type = types[slot];
-      // Label and session_info lines were parsed at open (the scanner calls them SLOW).
-      if (type === T_LABEL || type === T_SESSION_INFO) meta.push({ slot, entry: file.entry(slot) });
+  }
+
+  /**
+   * The slot index, built on first use: `getEntries()` and the header need none, and an
+   * index is made before any slot is appended (appends and leaf moves go through it).
+   */
+  get index(): SlotIndex {
+    if (this.#index === undefined) {
+      const file = this.file;
+      const meta: { slot: number; entry: Record<string, unknown> }[] = [];
+      const types = file.types;
+      for (let slot = 0; slot < file.scanned; slot++) {
+        const type = types[slot];
+        // Label and session_info lines were parsed at open (the scanner calls them SLOW).
+        if (type === T_LABEL || type === T_SESSION_INFO) meta.push({ slot, entry: file.entry(slot) });
+      }
+      this.#index = new SlotIndex(file, meta);
     }
-    this.index = new SlotIndex(file, meta);
+    return this.#index;
+  }
+
+  /** Whether the leaf may differ from the last entry's (the index was built, so it may have moved). */
+  get leafMayHaveMoved(): boolean {
+    return this.#index !== undefined;
   }
 
   get header(): SessionHeader {
@@ -72,8 +88,10 @@ export class LazySession {
   /** Adds an entry this process wrote (already in the file) as the new leaf, parsing nothing. */
   append(entry: SessionEntry): void {
     const record = entry as unknown as Record<string, unknown>;
+    // The index first: built after the new slot, it would count that slot twice.
+    const index = this.index;
     const slot = this.file.appendEntry(record);
-    this.index.append(slot, record);
+    index.append(slot, record);
   }
 
   /** Moves the leaf (pi's `branch`; null: `resetLeaf`). Throws `Entry <id> not found`. */

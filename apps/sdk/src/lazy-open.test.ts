@@ -27,6 +27,7 @@ import { arbCorruptedFile, arbSessionV3, fcOptions, scaledRuns, toJsonl } from "
 import fc from "fast-check";
 import { afterAll, describe, expect, it, vi } from "vitest";
 import { SessionManager } from "./index.js";
+import type { SessionEntry } from "./types.js";
 import { setLazyOpen } from "./internal/lazy-session.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-sdk-lazy-"));
@@ -220,6 +221,65 @@ describe("lazy open = eager open", () => {
     expect(sm.getLeafEntry()).toBe(first);
     expect(sm.getEntries()[0]).toBe(first);
     expect(sm.getTree()[0]?.entry).toBe(first);
+  });
+});
+
+describe("getEntries after reads that parsed some entries", () => {
+  it("returns the eager list, holding the very objects the reads returned", () => {
+    // Sessions long enough for the reads to go through several read windows, with lines in
+    // several scripts and sizes; the reads parse a random part of them first.
+    const texts = ["ascii text ", "é", "€ ", "😀", "\u2028"];
+    fc.assert(
+      fc.property(
+        arbSessionV3({ maxEntries: 30, faults: true }),
+        fc.array(fc.record({ text: fc.constantFrom(...texts), chars: fc.nat({ max: 30_000 }) }), {
+          minLength: 1,
+          maxLength: 8,
+        }),
+        arbPlan,
+        fc.array(fc.oneof(fc.nat(), fc.constantFrom(-1, -2)), { maxLength: 12 }),
+        (session, pads, plan, reads) => {
+          const entries = session.entries.map((e, i) => {
+            const pad = pads[i % pads.length] as { text: string; chars: number };
+            return { ...e, pad: pad.text.repeat(pad.chars / pad.text.length) };
+          });
+          const bytes = damaged(toJsonl({ header: session.header, entries }), plan);
+          const base = join(dir, `g${n++}`);
+          writeFileSync(`${base}-e.jsonl`, bytes);
+          copyFileSync(`${base}-e.jsonl`, `${base}-l.jsonl`);
+          setLazyOpen(false);
+          let eager: SessionManager | undefined;
+          try {
+            eager = SessionManager.open(`${base}-e.jsonl`, dir, "/cwd");
+          } catch {
+            // A file the eager open refuses: the lazy one must refuse it too.
+          } finally {
+            setLazyOpen(true);
+          }
+          if (eager === undefined) {
+            expect(() => SessionManager.open(`${base}-l.jsonl`, dir, "/cwd")).toThrow();
+            return;
+          }
+          const lazy = SessionManager.open(`${base}-l.jsonl`, dir, "/cwd");
+          const ids = entries.map((e) => e.id);
+          const seen: SessionEntry[] = [];
+          for (const read of reads) {
+            if (read === -1) seen.push(...lazy.buildContextEntries());
+            else if (read === -2) seen.push(...lazy.getBranch());
+            else {
+              const entry = lazy.getEntry(ids[read % Math.max(1, ids.length)] ?? "");
+              if (entry) seen.push(entry);
+            }
+          }
+          const all = lazy.getEntries();
+          expect(all).toEqual(eager.getEntries());
+          for (const entry of seen) expect(all.includes(entry)).toBe(true);
+          eager.close();
+          lazy.close();
+        },
+      ),
+      fcOptions({ numRuns: scaledRuns(40) }),
+    );
   });
 });
 

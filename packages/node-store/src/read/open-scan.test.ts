@@ -80,6 +80,57 @@ describe("openLazySessionFile", () => {
     );
   });
 
+  it("parses entries asked for in any order, then the rest, as the eager read; the same objects throughout", () => {
+    // Lines of mixed sizes (some longer than the first 256 KiB window) and scripts (ASCII,
+    // 2-, 3- and 4-byte characters), so that the read windows, which grow along a walk in
+    // file order, and the decoded pieces inside them, end inside lines and inside characters.
+    const texts = ["plain ascii ", "é", "€ ", "😀", "a\u00e9", "\n\t"];
+    const arbLine = fc.record({
+      text: fc.constantFrom(...texts),
+      chars: fc.oneof(fc.integer({ min: 0, max: 2_000 }), fc.integer({ min: 2_000, max: 60_000 })),
+      huge: fc.integer({ min: 0, max: 30 }),
+    });
+    fc.assert(
+      fc.property(
+        fc.array(arbLine, { minLength: 20, maxLength: 100 }),
+        fc.array(fc.record({ from: fc.nat(), run: fc.integer({ min: 1, max: 40 }) }), { maxLength: 6 }),
+        (lines, asks) => {
+          const header = { type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" };
+          const out = [JSON.stringify(header)];
+          lines.forEach(({ text, chars, huge }, k) => {
+            // About one line in 30 is over 256 KiB.
+            const pad = text.repeat((huge === 0 ? 300_000 : chars) / text.length);
+            const entry = { type: "message", id: `e${k}`, parentId: k ? `e${k - 1}` : null, pad };
+            out.push(JSON.stringify(entry));
+          });
+          const path = join(dir, `f${n++}.jsonl`);
+          writeFileSync(path, `${out.join("\n")}\n`);
+          const lazy = openLazySessionFile(path);
+          expect(lazy).toBeDefined();
+          if (!lazy) return;
+          const eager = eagerEntries(path)?.entries ?? [];
+          const asked = new Map<number, Record<string, unknown>>();
+          for (const { from, run } of asks) {
+            for (
+              let slot = from % lazy.count;
+              slot < Math.min(lazy.count, (from % lazy.count) + run);
+              slot++
+            ) {
+              const entry = lazy.entry(slot);
+              expect(entry).toEqual(eager[slot]);
+              asked.set(slot, entry);
+            }
+          }
+          const all = lazy.entries();
+          expect(all).toEqual(eager);
+          for (const [slot, entry] of asked) expect(all[slot]).toBe(entry);
+          lazy.close();
+        },
+      ),
+      fcOptions({ numRuns: scaledRuns(25) }),
+    );
+  });
+
   it("leaves v2 files, a missing file and a first line that is no header to the eager path", () => {
     const v2 = join(dir, "v2.jsonl");
     writeFileSync(

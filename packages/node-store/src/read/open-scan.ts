@@ -13,6 +13,7 @@
  * (older versions need migration), a last line without `\n` (a torn tail is the writer's
  * business), a line longer than the scanner takes. Reading never writes.
  */
+import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, readSync } from "node:fs";
 import { isJsonText, isValidSessionHeader } from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
@@ -62,10 +63,20 @@ const E_SLOW = 2;
 const CHUNK = 4 * 1024 * 1024;
 /** A line (with what precedes it in its chunk) longer than this leaves the open to the eager path. */
 const MAX_REGION = 64 * 1024 * 1024;
-/** Bytes {@link LazySessionFile.entry} reads from a line on (the next lines are then read already). */
+/**
+ * Bytes {@link LazySessionFile.entry} reads from a line on (the next lines are then read
+ * already); each further read that goes on where the last one ended (a walk in file order)
+ * reads twice as many, up to {@link LARGE_WINDOW}.
+ */
 const WINDOW = 256 * 1024;
-/** Bytes read per step by {@link LazySessionFile.entries}. */
-const READ_ALL_CHUNK = 8 * 1024 * 1024;
+/** The largest read of {@link LazySessionFile.entry}, and the read size of {@link LazySessionFile.entries}. */
+const LARGE_WINDOW = 8 * 1024 * 1024;
+/**
+ * Bytes of whole lines decoded at once (as latin1 when they are all ASCII) for the lines of a
+ * window to be parsed from slices of one string; a stretch with other bytes decodes line by
+ * line. Strings this short stay in V8's young generation, which is cheap to allocate and drop.
+ */
+const PIECE = 64 * 1024;
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -173,6 +184,15 @@ export class LazySessionFile {
   #window: Buffer | undefined;
   #windowStart = 0;
   #windowLength = 0;
+  /**
+   * Window bytes [pieceStart, pieceEnd) decoded (see {@link PIECE}): their text when they are
+   * ASCII, else null (each line decodes alone).
+   */
+  #pieceStart = 0;
+  #pieceEnd = 0;
+  #pieceText: string | null = null;
+  /** Bytes of the next window read that goes on from the last one. */
+  #windowSize = WINDOW;
 
   constructor(init: {
     path: string;
@@ -266,28 +286,29 @@ export class LazySessionFile {
     const length = this.lengths[slot] as number;
     const offset = this.offsets[slot] as number;
     let value: Record<string, unknown>;
-    const window = this.#window;
     if (
-      window !== undefined &&
+      this.#window !== undefined &&
       offset >= this.#windowStart &&
       offset + length + 1 <= this.#windowStart + this.#windowLength
     ) {
-      const at = offset - this.#windowStart;
-      value = this.#parse(slot, window, at, this.#windowLength - at);
-    } else if (length + 1 > WINDOW) {
-      const buffer = Buffer.allocUnsafe(length + 1);
-      const n = readSync(this.#descriptor(), buffer, 0, length + 1, offset);
-      value = this.#parse(slot, buffer, 0, n);
+      value = this.#parseInWindow(slot, offset);
     } else {
-      // One read of the window from this line on: a walk that parses many entries in file
-      // order (the path of a session without compaction) costs a read per window, not per line.
-      const buffer = window ?? Buffer.allocUnsafe(WINDOW);
-      this.#window = buffer;
-      this.#windowLength = 0;
-      const n = readSync(this.#descriptor(), buffer, 0, Math.min(WINDOW, this.size - offset), offset);
-      this.#windowStart = offset;
-      this.#windowLength = n;
-      value = this.#parse(slot, buffer, 0, n);
+      // A read that starts where the window ends, or inside it, goes on in file order: read more.
+      const onward =
+        this.#window !== undefined &&
+        offset >= this.#windowStart &&
+        offset <= this.#windowStart + this.#windowLength;
+      const size = onward ? Math.min(this.#windowSize * 2, LARGE_WINDOW) : WINDOW;
+      if (length + 1 > size) {
+        // A line longer than the window: read alone, the window kept.
+        const buffer = Buffer.allocUnsafe(length + 1);
+        const n = readFully(this.#descriptor(), buffer, length + 1, offset);
+        value = this.#parse(slot, buffer, 0, n, null, 0);
+      } else {
+        this.#fill(offset, Math.min(size, this.size - offset));
+        this.#windowSize = size;
+        value = this.#parseInWindow(slot, offset);
+      }
     }
     this.#cache[slot] = value;
     return value;
@@ -324,12 +345,55 @@ export class LazySessionFile {
     return fd;
   }
 
+  /** Reads `size` bytes from `offset` on into the window (its buffer reused when large enough). */
+  #fill(offset: number, size: number): void {
+    let buffer = this.#window;
+    if (buffer === undefined || buffer.length < size) {
+      this.#window = undefined;
+      buffer = Buffer.allocUnsafe(Math.max(size, WINDOW));
+    }
+    const n = readFully(this.#descriptor(), buffer, size, offset);
+    this.#window = buffer;
+    this.#windowStart = offset;
+    this.#windowLength = n;
+    this.#pieceStart = 0;
+    this.#pieceEnd = 0;
+  }
+
+  /** Parses the line of `slot`, which starts at `offset` inside the window. */
+  #parseInWindow(slot: number, offset: number): Record<string, unknown> {
+    const buffer = this.#window as Buffer;
+    const at = offset - this.#windowStart;
+    const end = at + (this.lengths[slot] as number) + 1;
+    if (at < this.#pieceStart || end > this.#pieceEnd) {
+      // The next piece: whole lines from this one on, at most PIECE bytes (or this line).
+      let pieceEnd = Math.min(at + PIECE, this.#windowLength);
+      if (pieceEnd > end) pieceEnd = buffer.lastIndexOf(0x0a, pieceEnd - 1) + 1;
+      if (pieceEnd < end) pieceEnd = end;
+      const bytes = buffer.subarray(at, pieceEnd);
+      this.#pieceStart = at;
+      this.#pieceEnd = pieceEnd;
+      this.#pieceText = isAscii(bytes) ? bytes.toString("latin1") : null;
+    }
+    const text = this.#pieceText;
+    if (text === null) return this.#parse(slot, buffer, at, this.#windowLength - at, null, 0);
+    return this.#parse(slot, buffer, at, this.#windowLength - at, text, this.#pieceStart);
+  }
+
   /**
    * Parses the line of `slot` from `buffer[at, at + n)`, which should hold it and its `\n`;
    * anything else (a shorter read, other bytes, another id or type) means the file was
-   * rewritten in place.
+   * rewritten in place. `text` is the ASCII bytes of `buffer` from `textStart` on, decoded
+   * (then the line is a slice of it), or null (then the line is decoded alone).
    */
-  #parse(slot: number, buffer: Buffer, at: number, n: number): Record<string, unknown> {
+  #parse(
+    slot: number,
+    buffer: Buffer,
+    at: number,
+    n: number,
+    text: string | null,
+    textStart: number,
+  ): Record<string, unknown> {
     const length = this.lengths[slot] as number;
     const fail = (): never => {
       throw new SessionFileRewrittenError(this.path, this.offsets[slot] as number);
@@ -337,7 +401,11 @@ export class LazySessionFile {
     if (n < length + 1 || buffer[at] !== 0x7b || buffer[at + length] !== 0x0a) fail();
     let value: unknown;
     try {
-      value = JSON.parse(buffer.toString("utf8", at, at + length));
+      const source =
+        text === null
+          ? buffer.toString("utf8", at, at + length)
+          : text.slice(at - textStart, at - textStart + length);
+      value = JSON.parse(source);
     } catch {
       fail();
     }
@@ -349,37 +417,26 @@ export class LazySessionFile {
   }
 
   #readAll(): void {
-    const fd = this.#descriptor();
     const cache = this.#cache;
-    let buffer = Buffer.allocUnsafe(READ_ALL_CHUNK);
     let slot = 0;
     while (slot < this.scanned) {
       if (cache[slot] !== undefined) {
         slot++;
         continue;
       }
-      // The run of slots from `slot` whose lines fit in one read.
+      // The run of slots from `slot` whose lines fit in one read, read into the window.
       const start = this.offsets[slot] as number;
-      const firstLength = (this.lengths[slot] as number) + 1;
-      if (firstLength > buffer.length) buffer = Buffer.allocUnsafe(firstLength);
+      const limit = Math.max(LARGE_WINDOW, (this.lengths[slot] as number) + 1);
       let last = slot;
       while (last + 1 < this.scanned) {
         const next = last + 1;
         const end = (this.offsets[next] as number) + (this.lengths[next] as number) + 1;
-        if (end - start > buffer.length) break;
+        if (end - start > limit) break;
         last = next;
       }
-      const end = (this.offsets[last] as number) + (this.lengths[last] as number) + 1;
-      let got = 0;
-      while (got < end - start) {
-        const n = readSync(fd, buffer, got, end - start - got, start + got);
-        if (n === 0) break;
-        got += n;
-      }
+      this.#fill(start, (this.offsets[last] as number) + (this.lengths[last] as number) + 1 - start);
       for (let s = slot; s <= last; s++) {
-        if (cache[s] !== undefined) continue;
-        const at = (this.offsets[s] as number) - start;
-        cache[s] = this.#parse(s, buffer, at, got - at);
+        if (cache[s] === undefined) cache[s] = this.#parseInWindow(s, this.offsets[s] as number);
       }
       slot = last + 1;
     }
@@ -387,6 +444,17 @@ export class LazySessionFile {
     this.#window = undefined;
     this.close();
   }
+}
+
+/** Reads up to `length` bytes at `position` into `buffer` (fewer only at the end of the file). */
+function readFully(fd: number, buffer: Buffer, length: number, position: number): number {
+  let got = 0;
+  while (got < length) {
+    const n = readSync(fd, buffer, got, length - got, position + got);
+    if (n === 0) break;
+    got += n;
+  }
+  return got;
 }
 
 /** Closes the descriptor of a lazy file that was garbage-collected without being closed. */

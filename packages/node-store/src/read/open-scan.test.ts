@@ -81,9 +81,9 @@ describe("openLazySessionFile", () => {
   });
 
   it("parses entries asked for in any order, then the rest, as the eager read; the same objects throughout", () => {
-    // Lines of mixed sizes (some longer than the first 256 KiB window) and scripts (ASCII,
-    // 2-, 3- and 4-byte characters), so that the read windows, which grow along a walk in
-    // file order, and the decoded pieces inside them, end inside lines and inside characters.
+    // Lines of mixed sizes (some longer than the 256 KiB read window) and scripts (ASCII,
+    // 2-, 3- and 4-byte characters), so that the read windows and the decoded pieces inside
+    // them end inside lines and inside characters; entries asked for in and out of order.
     const texts = ["plain ascii ", "é", "€ ", "😀", "a\u00e9", "\n\t"];
     const arbLine = fc.record({
       text: fc.constantFrom(...texts),

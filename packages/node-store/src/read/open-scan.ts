@@ -63,14 +63,10 @@ const E_SLOW = 2;
 const CHUNK = 4 * 1024 * 1024;
 /** A line (with what precedes it in its chunk) longer than this leaves the open to the eager path. */
 const MAX_REGION = 64 * 1024 * 1024;
-/**
- * Bytes {@link LazySessionFile.entry} reads from a line on (the next lines are then read
- * already); each further read that goes on where the last one ended (a walk in file order)
- * reads twice as many, up to {@link LARGE_WINDOW}.
- */
+/** Bytes {@link LazySessionFile.entry} reads from a line on (the next lines are then read already). */
 const WINDOW = 256 * 1024;
-/** The largest read of {@link LazySessionFile.entry}, and the read size of {@link LazySessionFile.entries}. */
-const LARGE_WINDOW = 8 * 1024 * 1024;
+/** Bytes read per step by {@link LazySessionFile.entries}. */
+const READ_ALL_CHUNK = 8 * 1024 * 1024;
 /**
  * Bytes of whole lines decoded at once (as latin1 when they are all ASCII) for the lines of a
  * window to be parsed from slices of one string; a stretch with other bytes decodes line by
@@ -191,8 +187,8 @@ export class LazySessionFile {
   #pieceStart = 0;
   #pieceEnd = 0;
   #pieceText: string | null = null;
-  /** Bytes of the next window read that goes on from the last one. */
-  #windowSize = WINDOW;
+  /** Where the line parsed last from the window ends (after its `\n`), relative to the window. */
+  #parsedEnd = -1;
 
   constructor(init: {
     path: string;
@@ -292,23 +288,15 @@ export class LazySessionFile {
       offset + length + 1 <= this.#windowStart + this.#windowLength
     ) {
       value = this.#parseInWindow(slot, offset);
+    } else if (length + 1 > WINDOW) {
+      const buffer = Buffer.allocUnsafe(length + 1);
+      const n = readFully(this.#descriptor(), buffer, length + 1, offset);
+      value = this.#parse(slot, buffer, 0, n, null, 0);
     } else {
-      // A read that starts where the window ends, or inside it, goes on in file order: read more.
-      const onward =
-        this.#window !== undefined &&
-        offset >= this.#windowStart &&
-        offset <= this.#windowStart + this.#windowLength;
-      const size = onward ? Math.min(this.#windowSize * 2, LARGE_WINDOW) : WINDOW;
-      if (length + 1 > size) {
-        // A line longer than the window: read alone, the window kept.
-        const buffer = Buffer.allocUnsafe(length + 1);
-        const n = readFully(this.#descriptor(), buffer, length + 1, offset);
-        value = this.#parse(slot, buffer, 0, n, null, 0);
-      } else {
-        this.#fill(offset, Math.min(size, this.size - offset));
-        this.#windowSize = size;
-        value = this.#parseInWindow(slot, offset);
-      }
+      // One read of the window from this line on: a walk that parses many entries in file
+      // order (the path of a session without compaction) costs a read per window, not per line.
+      this.#fill(offset, Math.min(WINDOW, this.size - offset));
+      value = this.#parseInWindow(slot, offset);
     }
     this.#cache[slot] = value;
     return value;
@@ -358,6 +346,7 @@ export class LazySessionFile {
     this.#windowLength = n;
     this.#pieceStart = 0;
     this.#pieceEnd = 0;
+    this.#parsedEnd = -1;
   }
 
   /** Parses the line of `slot`, which starts at `offset` inside the window. */
@@ -365,8 +354,12 @@ export class LazySessionFile {
     const buffer = this.#window as Buffer;
     const at = offset - this.#windowStart;
     const end = at + (this.lengths[slot] as number) + 1;
+    const sequential = at === this.#parsedEnd;
+    this.#parsedEnd = end;
     if (at < this.#pieceStart || end > this.#pieceEnd) {
-      // The next piece: whole lines from this one on, at most PIECE bytes (or this line).
+      // A line out of order decodes alone; one right after the line parsed last starts the
+      // next piece: whole lines from it on, at most PIECE bytes (or this line).
+      if (!sequential) return this.#parse(slot, buffer, at, this.#windowLength - at, null, 0);
       let pieceEnd = Math.min(at + PIECE, this.#windowLength);
       if (pieceEnd > end) pieceEnd = buffer.lastIndexOf(0x0a, pieceEnd - 1) + 1;
       if (pieceEnd < end) pieceEnd = end;
@@ -426,7 +419,7 @@ export class LazySessionFile {
       }
       // The run of slots from `slot` whose lines fit in one read, read into the window.
       const start = this.offsets[slot] as number;
-      const limit = Math.max(LARGE_WINDOW, (this.lengths[slot] as number) + 1);
+      const limit = Math.max(READ_ALL_CHUNK, (this.lengths[slot] as number) + 1);
       let last = slot;
       while (last + 1 < this.scanned) {
         const next = last + 1;

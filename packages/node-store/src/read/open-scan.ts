@@ -388,10 +388,7 @@ export class LazySessionFile {
     textStart: number,
   ): Record<string, unknown> {
     const length = this.lengths[slot] as number;
-    const fail = (): never => {
-      throw new SessionFileRewrittenError(this.path, this.offsets[slot] as number);
-    };
-    if (n < length + 1 || buffer[at] !== 0x7b || buffer[at + length] !== 0x0a) fail();
+    if (n < length + 1 || buffer[at] !== 0x7b || buffer[at + length] !== 0x0a) this.#rewritten(slot);
     let value: unknown;
     try {
       const source =
@@ -400,13 +397,17 @@ export class LazySessionFile {
           : text.slice(at - textStart, at - textStart + length);
       value = JSON.parse(source);
     } catch {
-      fail();
+      this.#rewritten(slot);
     }
-    if (!isObject(value) || value.id !== this.ids[slot]) fail();
+    if (!isObject(value) || value.id !== this.ids[slot]) this.#rewritten(slot);
     const entry = value as Record<string, unknown>;
     const code = this.types[slot] as number;
-    if (code !== 0 && entry.type !== ENTRY_TYPES[code]) fail();
+    if (code !== 0 && entry.type !== ENTRY_TYPES[code]) this.#rewritten(slot);
     return entry;
+  }
+
+  #rewritten(slot: number): never {
+    throw new SessionFileRewrittenError(this.path, this.offsets[slot] as number);
   }
 
   #readAll(): void {

@@ -295,7 +295,7 @@ export class LazySessionFile {
     } else {
       // One read of the window from this line on: a walk that parses many entries in file
       // order (the path of a session without compaction) costs a read per window, not per line.
-      this.#fill(offset, Math.min(WINDOW, this.size - offset));
+      this.#fill(offset, Math.min(WINDOW, this.size - offset), WINDOW);
       value = this.#parseInWindow(slot, offset);
     }
     this.#cache[slot] = value;
@@ -333,12 +333,15 @@ export class LazySessionFile {
     return fd;
   }
 
-  /** Reads `size` bytes from `offset` on into the window (its buffer reused when large enough). */
-  #fill(offset: number, size: number): void {
+  /**
+   * Reads `size` bytes from `offset` on into the window; its buffer is reused when large
+   * enough, else replaced by one of at least `capacity` bytes (fresh memory costs page faults).
+   */
+  #fill(offset: number, size: number, capacity: number): void {
     let buffer = this.#window;
     if (buffer === undefined || buffer.length < size) {
       this.#window = undefined;
-      buffer = Buffer.allocUnsafe(Math.max(size, WINDOW));
+      buffer = Buffer.allocUnsafe(Math.max(size, capacity));
     }
     const n = readFully(this.#descriptor(), buffer, size, offset);
     this.#window = buffer;
@@ -428,7 +431,7 @@ export class LazySessionFile {
         if (end - start > limit) break;
         last = next;
       }
-      this.#fill(start, (this.offsets[last] as number) + (this.lengths[last] as number) + 1 - start);
+      this.#fill(start, (this.offsets[last] as number) + (this.lengths[last] as number) + 1 - start, limit);
       for (let s = slot; s <= last; s++) {
         if (cache[s] === undefined) cache[s] = this.#parseInWindow(s, this.offsets[s] as number);
       }

@@ -19,6 +19,7 @@ import {
 } from "@pi-session/search/documents";
 import pg from "pg";
 import { poolTarget } from "./libpq-ssl.js";
+import { META_COLUMNS, type MetaColumns, metaOfRow } from "./meta-row.js";
 import {
   type PostgresSession,
   type PostgresSessionLines,
@@ -379,12 +380,12 @@ export class PostgresDatabase {
       await it.return(undefined);
       const list = [...sessions.values()];
       if (list.length > 0) {
-        const metas = await client.query<MetaRow>(
+        const metas = await client.query<MetaColumns & { source: string; path: string }>(
           `SELECT source, path, ${META_COLUMNS} FROM pi_files
            WHERE (source, path) IN (SELECT * FROM unnest(${"$1"}::text[], ${"$2"}::text[]))`,
           [list.map((s) => s.source), list.map((s) => s.path)],
         );
-        const byKey = new Map(metas.rows.map((m) => [`${m.source}\n${m.path}`, metaOf(m)]));
+        const byKey = new Map(metas.rows.map((m) => [`${m.source}\n${m.path}`, metaOfRow(m)]));
         for (const s of list) s.meta = byKey.get(`${s.source}\n${s.path}`) as SessionMeta;
       }
       await client.query("COMMIT");
@@ -483,43 +484,6 @@ export class PostgresDatabase {
   async close(): Promise<void> {
     await this.pool.end();
   }
-}
-
-const META_COLUMNS = `session_id, cwd, created, parent_path, name, first_message, modified_ms, message_count, errored,
-  leaf_id, entry_count, usage_repeats`;
-
-interface MetaRow {
-  source: string;
-  path: string;
-  session_id: string | null;
-  cwd: string | null;
-  created: string | null;
-  parent_path: string | null;
-  name: string | null;
-  first_message: string | null;
-  modified_ms: number | null;
-  message_count: number | null;
-  errored: boolean | null;
-  leaf_id: string | null;
-  entry_count: number | null;
-  usage_repeats: number | null;
-}
-
-function metaOf(m: MetaRow): SessionMeta {
-  return {
-    sessionId: m.session_id ?? "",
-    cwd: m.cwd ?? "",
-    created: m.created ?? "",
-    parentPath: m.parent_path,
-    name: m.name,
-    firstMessage: m.first_message ?? "",
-    modifiedMs: m.modified_ms ?? 0,
-    messageCount: m.message_count ?? 0,
-    errored: m.errored ?? false,
-    leafId: m.leaf_id,
-    entryCount: m.entry_count ?? 0,
-    usageRepeats: m.usage_repeats ?? 0,
-  };
 }
 
 /** Opens (and creates or migrates, unless `readOnly`) the shared session database. */

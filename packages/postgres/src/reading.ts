@@ -11,6 +11,7 @@ import { dirname } from "node:path";
 import type { SessionMeta } from "@pi-session/search";
 import { type StatsSession, type UsageRow, computeStats } from "@pi-session/search/documents";
 import type { Queryable } from "./connection.js";
+import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
 import { decodeUsage } from "./sync.js";
 
 /** A session file as the database holds it: where it came from, its identity and facts. */
@@ -30,10 +31,9 @@ export interface FileFacts {
   meta: SessionMeta | null;
 }
 
-const FILE_COLUMNS = `source, path, version, project_dir, size, mtime_ms, ctime_ms, ino, session_id, cwd, created,
-  parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count, usage_repeats`;
+const FILE_COLUMNS = `source, path, version, project_dir, size, mtime_ms, ctime_ms, ino, ${META_COLUMNS}`;
 
-interface FileRow {
+interface FileRow extends MetaColumns {
   source: string;
   path: string;
   version: number;
@@ -42,18 +42,6 @@ interface FileRow {
   mtime_ms: number;
   ctime_ms: number;
   ino: string;
-  session_id: string | null;
-  cwd: string | null;
-  created: string | null;
-  parent_path: string | null;
-  name: string | null;
-  first_message: string | null;
-  modified_ms: number | null;
-  message_count: number | null;
-  errored: boolean | null;
-  leaf_id: string | null;
-  entry_count: number | null;
-  usage_repeats: number | null;
 }
 
 function factsOf(r: FileRow): FileFacts {
@@ -66,23 +54,7 @@ function factsOf(r: FileRow): FileFacts {
     mtimeMs: r.mtime_ms,
     ctimeMs: r.ctime_ms,
     ino: Number(r.ino),
-    meta:
-      r.version > 0 && r.session_id !== null
-        ? {
-            sessionId: r.session_id,
-            cwd: r.cwd ?? "",
-            created: r.created ?? "",
-            parentPath: r.parent_path,
-            name: r.name,
-            firstMessage: r.first_message ?? "",
-            modifiedMs: r.modified_ms ?? 0,
-            messageCount: r.message_count ?? 0,
-            errored: r.errored ?? false,
-            leafId: r.leaf_id,
-            entryCount: r.entry_count ?? 0,
-            usageRepeats: r.usage_repeats ?? 0,
-          }
-        : null,
+    meta: sessionMetaOfFile(r),
   };
 }
 

@@ -36,6 +36,7 @@ import {
 } from "@pi-session/search";
 import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
 import type { ClientPool, PooledClient } from "./connection.js";
+import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
 import { foldForIndex } from "./terms.js";
 
 export interface PostgresSyncProgress {
@@ -300,7 +301,7 @@ export function readHeaderLine(path: string, size: number, redactor: Redactor | 
   return null;
 }
 
-interface FileRow {
+interface FileRow extends MetaColumns {
   size: string;
   mtime_ms: number;
   ctime_ms: number;
@@ -310,38 +311,10 @@ interface FileRow {
   version: number;
   head: Buffer;
   tail: Buffer;
-  session_id: string | null;
-  cwd: string | null;
-  created: string | null;
-  parent_path: string | null;
-  name: string | null;
-  first_message: string | null;
-  modified_ms: number | null;
-  message_count: number | null;
-  errored: boolean | null;
-  leaf_id: string | null;
-  entry_count: number | null;
-  usage_repeats: number | null;
 }
 
 function indexedFileOf(path: string, r: FileRow): IndexedFile {
-  const meta: SessionMeta | null =
-    r.version > 0 && r.session_id !== null
-      ? {
-          sessionId: r.session_id,
-          cwd: r.cwd ?? "",
-          created: r.created ?? "",
-          parentPath: r.parent_path,
-          name: r.name,
-          firstMessage: r.first_message ?? "",
-          modifiedMs: r.modified_ms ?? 0,
-          messageCount: r.message_count ?? 0,
-          errored: r.errored ?? false,
-          leafId: r.leaf_id,
-          entryCount: r.entry_count ?? 0,
-          usageRepeats: r.usage_repeats ?? 0,
-        }
-      : null;
+  const meta = sessionMetaOfFile(r);
   return {
     path,
     size: Number(r.size),
@@ -582,8 +555,7 @@ async function syncFile(
   return inTransaction(pool, async (client) => {
     await client.query(LOCK, [source, st.path]);
     const found = await client.query<FileRow & { has_header: boolean }>(
-      `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, session_id, cwd, created,
-         parent_path, name, first_message, modified_ms, message_count, errored, leaf_id, entry_count, usage_repeats,
+      `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, ${META_COLUMNS},
          header IS NOT NULL AS has_header
        FROM pi_files WHERE source = $1 AND path = $2`,
       [source, st.path],

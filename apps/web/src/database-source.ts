@@ -16,6 +16,7 @@ import type { PostgresDatabase, PostgresSession } from "@pi-session/postgres";
 import type { Served, SessionRow, StoreChange } from "./rows.js";
 import { type SearchJob, abortError } from "./search-pool.js";
 import { SessionCache, sessionFromLines, versionOf } from "./session-data.js";
+import { assignSessionKeys } from "./session-keys.js";
 import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
 import { type UsageChart, usageCharts } from "./usage.js";
 
@@ -204,29 +205,11 @@ export class DatabaseSource implements SessionSource {
     for (const listener of this.listeners) listener(change);
   }
 
-  /** Keys by session id; files that share an id are told apart by `~n`, in source and path order. */
+  /** Keys by session id (`~n` in source and path order); a fork's parent is a file of its source. */
   private assignKeys(): void {
-    const byId = new Map<string, SessionRow[]>();
-    for (const row of this.rows.values()) {
-      const list = byId.get(row.id) ?? [];
-      list.push(row);
-      byId.set(row.id, list);
-    }
-    const byKey = new Map<string, SessionRow>();
-    for (const [id, list] of byId) {
-      list.sort((a, b) => (fileOf(a) < fileOf(b) ? -1 : 1));
-      list.forEach((row, i) => {
-        row.key = i === 0 ? id : `${id}~${i + 1}`;
-        byKey.set(row.key, row);
-      });
-    }
-    // A fork's parent is a file of the same source (its path is that machine's).
-    for (const row of this.rows.values())
-      row.parentKey =
-        row.parentPath === null
-          ? null
-          : (this.rows.get(fileOf({ source: row.source ?? "", path: row.parentPath }))?.key ?? null);
-    this.byKey = byKey;
+    this.byKey = assignSessionKeys(this.rows, (row) =>
+      row.parentPath === null ? null : fileOf({ source: row.source ?? "", path: row.parentPath }),
+    );
   }
 
   async close(): Promise<void> {

@@ -15,6 +15,7 @@ import {
   openSearchDatabase,
 } from "@pi-session/search";
 import type { SessionRow, StoreChange } from "./rows.js";
+import { assignSessionKeys } from "./session-keys.js";
 
 export type { SessionRow, StoreChange } from "./rows.js";
 
@@ -199,27 +200,9 @@ export class StoreView {
     };
   }
 
-  /** Keys by session id; files that share an id are told apart by `~n`, in path order. */
+  /** Keys by session id (`~n` in path order). */
   private assignKeys(): void {
-    const byId = new Map<string, SessionRow[]>();
-    for (const row of this.rows.values()) {
-      const list = byId.get(row.id) ?? [];
-      list.push(row);
-      byId.set(row.id, list);
-    }
-    const byKey = new Map<string, SessionRow>();
-    const keyOfPath = new Map<string, string>();
-    for (const [id, list] of byId) {
-      list.sort((a, b) => (a.path < b.path ? -1 : 1));
-      list.forEach((row, i) => {
-        row.key = i === 0 ? id : `${id}~${i + 1}`;
-        byKey.set(row.key, row);
-        keyOfPath.set(row.path, row.key);
-      });
-    }
-    for (const row of this.rows.values())
-      row.parentKey = row.parentPath === null ? null : (keyOfPath.get(row.parentPath) ?? null);
-    this.byKey = byKey;
+    this.byKey = assignSessionKeys(this.rows, (row) => row.parentPath);
   }
 
   /** Tokens and cost of each session, counted once per lineage (`stats --by session`). */

@@ -73,8 +73,10 @@ describe("openLazySessionFile", () => {
     fc.assert(
       fc.property(arbCorruptedFile({ maxEntries: 15 }), fc.integer({ min: 16, max: 2048 }), (file, chunk) => {
         const opened = check(file.bytes, chunk);
-        // A torn tail is the eager path's (the writer handles it).
-        if (file.kind === "torn-tail") expect(opened, file.description).toBe(false);
+        // A torn tail is the eager path's (the writer handles it); a cut of the whole last line
+        // leaves a file that ends with a whole line, which is no torn tail.
+        const torn = file.kind === "torn-tail" && file.bytes[file.bytes.length - 1] !== 0x0a;
+        if (torn) expect(opened, file.description).toBe(false);
       }),
       fcOptions({ numRuns: scaledRuns(80) }),
     );

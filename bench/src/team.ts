@@ -32,6 +32,7 @@ import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { openPostgresDatabase } from "@pi-session/postgres";
 import { ensureStore } from "./generate.js";
+import { NODE22, node22Installed, node22Path } from "./layers.js";
 import { nowMs, spawnWall, summarize } from "./measure.js";
 import { type Cell, fmt, isNum, MB, naRow, type Row } from "./rows.js";
 import { type Ctx, generated, log } from "./setup.js";
@@ -200,41 +201,65 @@ export async function teamScenarios(ctx: Ctx, want: (id: string) => boolean): Pr
       });
     }
 
-    // Incremental: `pi-session sync` as a fresh process, after one appended entry.
+    // Incremental: `pi-session sync` as a fresh process, after one appended entry; on this
+    // Node and, when installed, on Node 22 (pi's own users' runtime) in the same rounds.
     if (want(ids.append)) {
       log(`- ${ids.append}`);
       const root = split.roots[0] as string;
       const file = split.files.find((f) => f.startsWith(`${root}/`)) as string;
       const last = readFileSync(file, "utf8").trimEnd().split("\n").at(-1) ?? "{}";
-      const lastId = /"id":"([^"]+)"/.exec(last)?.[1] ?? null;
-      const run = () =>
-        spawnWall({
-          cmd: process.execPath,
-          args: [CLI, "sync", "--to", url, "--as", "source-0", "--session-dir", root],
-          env: { NO_COLOR: "1" },
-        });
-      const after: number[] = [];
-      const idle: number[] = [];
-      /** `pi-session --version` in the same rounds: the floor of any fresh process here. */
-      const floor: number[] = [];
-      let error: string | undefined;
-      let parent = lastId;
-      for (let i = -1; i < Math.max(3, z.iterations) && !error; i++) {
-        const id = `zz${String(i + 2).padStart(6, "0")}`;
-        const time = new Date(Date.UTC(2026, 5, 1, 0, i + 2)).toISOString();
+      let parent = /"id":"([^"]+)"/.exec(last)?.[1] ?? null;
+      let appended = 0;
+      const appendOne = () => {
+        const id = `zz${String(++appended).padStart(6, "0")}`;
+        const time = new Date(Date.UTC(2026, 5, 1, 0, appended)).toISOString();
         appendFileSync(
           file,
           `${JSON.stringify({ type: "message", id, parentId: parent, timestamp: time, message: { role: "user", content: `appended ${id}`, timestamp: Date.parse(time) } })}\n`,
         );
         parent = id;
-        const r = await run();
-        if (r.code !== 0) error = `exit ${r.code}: ${r.err.trim().slice(0, 200)}`;
-        else if (i >= 0) after.push(r.ms);
-        const w = await run();
-        if (w.code !== 0) error = `exit ${w.code}: ${w.err.trim().slice(0, 200)}`;
-        else if (i >= 0) idle.push(w.ms);
-        const v = await spawnWall({ cmd: process.execPath, args: [CLI, "--version"] });
-        if (i >= 0 && v.code === 0) floor.push(v.ms);
+      };
+      interface Side {
+        id: string;
+        node: string;
+        label: string;
+        after: number[];
+        idle: number[];
+        /** `pi-session --version` in the same rounds: the floor of any fresh process here. */
+        floor: number[];
+        error?: string;
+      }
+      const sides: Side[] = [
+        { id: ids.append, node: process.execPath, label: `node ${process.versions.node}`, after: [], idle: [], floor: [] },
+      ];
+      if (node22Installed())
+        sides.push({
+          id: `${ids.append.slice(0, -1)}, node 22)`,
+          node: node22Path(),
+          label: `node ${NODE22.version}`,
+          after: [],
+          idle: [],
+          floor: [],
+        });
+      const run = (side: Side) =>
+        spawnWall({
+          cmd: side.node,
+          args: [CLI, "sync", "--to", url, "--as", "source-0", "--session-dir", root],
+          env: { NO_COLOR: "1" },
+        });
+      for (let i = -1; i < Math.max(3, z.iterations); i++) {
+        for (const side of sides) {
+          if (side.error) continue;
+          appendOne();
+          const r = await run(side);
+          if (r.code !== 0) side.error = `exit ${r.code}: ${r.err.trim().slice(0, 200)}`;
+          else if (i >= 0) side.after.push(r.ms);
+          const w = await run(side);
+          if (w.code !== 0) side.error = `exit ${w.code}: ${w.err.trim().slice(0, 200)}`;
+          else if (i >= 0) side.idle.push(w.ms);
+          const v = await spawnWall({ cmd: side.node, args: [CLI, "--version"] });
+          if (i >= 0 && v.code === 0) side.floor.push(v.ms);
+        }
       }
       // Every appended entry arrived (each run sent its one).
       const arrived = Number(
@@ -242,26 +267,28 @@ export async function teamScenarios(ctx: Ctx, want: (id: string) => boolean): Pr
           .psql("SELECT count(*) FROM pi_entries WHERE source = 'source-0' AND entry_id LIKE 'zz%'")
           .trim(),
       );
-      const appended = Math.max(3, z.iterations) + 1;
-      if (!error && arrived !== appended)
-        error = `${arrived} of ${appended} appended entries in the database`;
-      const row: Row = {
-        id: ids.append,
-        unit: "ms",
-        ours: msCellOf(after, error),
-        ceiling: msCellOf(idle, error),
-        peer: { na: "–" },
-        target: targets.append,
-        verdict: "n/a",
-        notes: [
-          `pi-session sync (a fresh process) of one source (${fmt(split.files.filter((f) => f.startsWith(`${root}/`)).length)} files) after one user entry appended (untimed); ceiling column = the same sync with nothing new, in the same rounds; \`pi-session --version\` in the same rounds (node start and the program): median ${fmt(summarize(floor).median)} ms`,
-        ],
-      };
-      if (isNum(row.ours) && isNum(row.ceiling)) {
-        row.ratioCeiling = row.ours.s.median / row.ceiling.s.median;
-        row.verdict = ctx.o.smoke ? "smoke" : row.ours.s.median < 200 ? "met" : "missed";
+      const missing =
+        arrived !== appended ? `${arrived} of ${appended} appended entries in the database` : undefined;
+      for (const side of sides) {
+        const error = side.error ?? missing;
+        const row: Row = {
+          id: side.id,
+          unit: "ms",
+          ours: msCellOf(side.after, error),
+          ceiling: msCellOf(side.idle, error),
+          peer: { na: "–" },
+          target: targets.append,
+          verdict: "n/a",
+          notes: [
+            `pi-session sync (a fresh process, ${side.label}) of one source (${fmt(split.files.filter((f) => f.startsWith(`${root}/`)).length)} files) after one user entry appended (untimed); ceiling column = the same sync with nothing new, in the same rounds; \`pi-session --version\` in the same rounds (node start and the program): median ${fmt(summarize(side.floor).median)} ms`,
+          ],
+        };
+        if (isNum(row.ours) && isNum(row.ceiling)) {
+          row.ratioCeiling = row.ours.s.median / row.ceiling.s.median;
+          row.verdict = ctx.o.smoke ? "smoke" : row.ours.s.median < 200 ? "met" : "missed";
+        }
+        rows.push(row);
       }
-      rows.push(row);
     }
 
     // Search: 10 clients at once, each through the query list, over the five sources.

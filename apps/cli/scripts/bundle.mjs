@@ -101,6 +101,24 @@ const importDefinitions = {
   },
 };
 
+/**
+ * pg decides at load time whether it runs in a Cloudflare Worker; on Node 20 (no `navigator`)
+ * its probe constructs a `Response`, which loads Node's fetch (undici, with http, http2, zlib,
+ * assert and worker_threads) into every `sync` and `--db` process. The CLI runs on Node only:
+ * the probe is cut from the bundled copy (decision 143). Fails the build if pg's code moved.
+ */
+const pgNodeStreams = {
+  name: "pg-node-streams",
+  setup(b) {
+    b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
+      const code = readFileSync(args.path, "utf8");
+      const probe = /if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/;
+      if (!probe.test(code)) throw new Error(`pg's Cloudflare probe not found in ${args.path}: update pgNodeStreams`);
+      return { contents: code.replace(probe, ""), loader: "js" };
+    });
+  },
+};
+
 const result = await build({
   entryPoints: {
     "pi-session": join(root, "lib", "bin.js"),
@@ -142,7 +160,7 @@ const result = await build({
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
-  plugins: [importDefinitions],
+  plugins: [importDefinitions, pgNodeStreams],
 });
 
 // The shebang goes on the entry only.

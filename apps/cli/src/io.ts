@@ -10,7 +10,6 @@
  * and only once the work has taken more than about a second (`PI_SESSION_PROGRESS_DELAY_MS`).
  * Lines cut to fit a terminal are cut to `COLUMNS`, else to the terminal's width.
  */
-import { performance } from "node:perf_hooks";
 import { writeJson } from "./json.js";
 import { type Styles, createStyles, hasUnsafeInLines, oneLineField, toTerminal } from "./terminal-safe.js";
 
@@ -153,7 +152,8 @@ export class Io {
 
   progress(label: string): Progress {
     const enabled = this.stderrIsTTY && !this.json;
-    const start = performance.now();
+    // Node's global clock, read only when a bar may be drawn: it loads perf_hooks on first use.
+    const start = enabled ? performance.now() : 0;
     let lastDraw = 0;
     let drawn = false;
     const stderr = this.stderr;

@@ -2,10 +2,11 @@
  * Entry point of the `pi-session` binary: wires the real process (argv, env, streams, stdin)
  * into {@link runCli} and exits with its code once stdout has drained.
  */
-import { createInterface } from "node:readline";
 import { runCli } from "./program.js";
 
-function prompt(question: string): Promise<string> {
+async function prompt(question: string): Promise<string> {
+  // Loaded when a command asks (a confirmation): not on every start.
+  const { createInterface } = await import("node:readline");
   const rl = createInterface({ input: process.stdin, output: process.stderr });
   return new Promise((resolve) => {
     rl.question(question, (answer) => {

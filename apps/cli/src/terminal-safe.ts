@@ -16,7 +16,6 @@
  * those markers into picocolors' codes, after every control character of the text around them
  * was made visible.
  */
-import { randomBytes } from "node:crypto";
 import {
   escapeChar,
   hasUnsafe,
@@ -38,29 +37,61 @@ type StyleName = (typeof STYLE_NAMES)[number];
 export type Styles = Record<StyleName, (text: string) => string>;
 
 // Noncharacters around a nonce: content can hold U+FDD0 too, but not the nonce.
-const NONCE = randomBytes(8).toString("hex");
 const OPEN = "\uFDD0";
 const END = "\uFDD1";
 const CLOSE_TAG = "/";
-const MARKER = new RegExp(`${OPEN}${NONCE}([a-z/])${END}`, "g");
-const MARKER_TEST = new RegExp(`${OPEN}${NONCE}`);
 const TAG_OF = new Map<StyleName, string>(STYLE_NAMES.map((name, i) => [name, String.fromCharCode(97 + i)]));
 const NAME_OF = new Map<string, StyleName>(STYLE_NAMES.map((name, i) => [String.fromCharCode(97 + i), name]));
-const CLOSE_MARKER = `${OPEN}${NONCE}${CLOSE_TAG}${END}`;
+
+interface Markers {
+  nonce: string;
+  /** Every marker, its tag captured. */
+  all: RegExp;
+  /** Whether a text holds one. */
+  any: RegExp;
+  close: string;
+}
+
+/** Made with the first styles that draw: until then no text can hold a marker. */
+let markers: Markers | undefined;
+
+/**
+ * The markers, their nonce drawn on first use from Web Crypto's generator: only coloured output
+ * needs one, and loading a crypto module at every start cost more than the rest of
+ * `--version` on Node 20 (decision 143).
+ */
+function styleMarkers(): Markers {
+  if (!markers) {
+    const bytes = globalThis.crypto.getRandomValues(new Uint8Array(8));
+    const nonce = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+    markers = {
+      nonce,
+      all: new RegExp(`${OPEN}${nonce}([a-z/])${END}`, "g"),
+      any: new RegExp(`${OPEN}${nonce}`),
+      close: `${OPEN}${nonce}${CLOSE_TAG}${END}`,
+    };
+  }
+  return markers;
+}
 
 /** Styles that mark text for {@link toTerminal}; with `enabled` false they return it unchanged. */
 export function createStyles(enabled: boolean): Styles {
   const styles = {} as Styles;
+  if (!enabled) {
+    for (const name of STYLE_NAMES) styles[name] = (text) => text;
+    return styles;
+  }
+  const { nonce, close } = styleMarkers();
   for (const name of STYLE_NAMES) {
-    const open = `${OPEN}${NONCE}${TAG_OF.get(name)}${END}`;
-    styles[name] = enabled ? (text) => `${open}${text}${CLOSE_MARKER}` : (text) => text;
+    const open = `${OPEN}${nonce}${TAG_OF.get(name)}${END}`;
+    styles[name] = (text) => `${open}${text}${close}`;
   }
   return styles;
 }
 
 /** `text` without style markers. */
 function stripMarkers(text: string): string {
-  return MARKER_TEST.test(text) ? text.replace(MARKER, "") : text;
+  return markers?.any.test(text) ? text.replace(markers.all, "") : text;
 }
 
 /**
@@ -95,7 +126,7 @@ function expandTabs(text: string): string {
 const COLORS = pc.createColors(true);
 
 /** Turns style markers into picocolors' escape codes (nested as picocolors nests them). */
-function drawStyles(text: string): string {
+function drawStyles(text: string, all: RegExp): string {
   const frames: { style: StyleName | undefined; parts: string[] }[] = [{ style: undefined, parts: [] }];
   let at = 0;
   const close = () => {
@@ -104,7 +135,7 @@ function drawStyles(text: string): string {
     if (!frame?.style || !parent) return;
     parent.parts.push(COLORS[frame.style](frame.parts.join("")));
   };
-  for (const match of text.matchAll(MARKER)) {
+  for (const match of text.matchAll(all)) {
     (frames.at(-1) as { parts: string[] }).parts.push(text.slice(at, match.index));
     at = match.index + match[0].length;
     const tag = match[1] as string;
@@ -124,6 +155,6 @@ function drawStyles(text: string): string {
 export function toTerminal(text: string, colors: boolean): string {
   let out = visibleControls(text);
   if (out.includes("\t")) out = expandTabs(out);
-  if (!MARKER_TEST.test(out)) return out;
-  return colors ? drawStyles(out) : out.replace(MARKER, "");
+  if (!markers?.any.test(out)) return out;
+  return colors ? drawStyles(out, markers.all) : out.replace(markers.all, "");
 }

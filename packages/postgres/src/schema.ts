@@ -118,15 +118,37 @@ const STEPS: Record<number, string[]> = {
   ],
 };
 
-async function currentVersion(client: Queryable): Promise<number | undefined> {
-  const exists = await client.query<{ t: string | null }>(
-    `SELECT to_regclass('pi_session_schema')::text AS t`,
+/** The schema version (undefined: no session database yet) and the server's version. */
+async function currentVersion(client: Queryable): Promise<{ version: number | undefined; server: string }> {
+  const exists = await client.query<{ t: string | null; v: string }>(
+    `SELECT to_regclass('pi_session_schema')::text AS t, current_setting('server_version') AS v`,
   );
-  if (exists.rows[0]?.t == null) return undefined;
+  const server = exists.rows[0]?.v ?? "";
+  if (exists.rows[0]?.t == null) return { version: undefined, server };
   const row = await client.query<{ version: number }>(
     `SELECT max(version) AS version FROM pi_session_schema`,
   );
-  return row.rows[0]?.version ?? 0;
+  return { version: row.rows[0]?.version ?? 0, server };
+}
+
+/**
+ * {@link currentVersion} in one round trip where the schema table exists (every run after the
+ * first): a sync is a fresh process on a fresh connection each time, and each round trip on a
+ * new backend counts. Outside a transaction only (a missing table fails the statement).
+ */
+async function currentVersionQuickly(
+  client: Queryable,
+): Promise<{ version: number | undefined; server: string }> {
+  try {
+    const r = await client.query<{ version: number | null; v: string }>(
+      `SELECT (SELECT max(version) FROM pi_session_schema) AS version, current_setting('server_version') AS v`,
+    );
+    return { version: r.rows[0]?.version ?? 0, server: r.rows[0]?.v ?? "" };
+  } catch (error) {
+    // undefined_table: no session database yet (or none this role can see); the slow way says which.
+    if ((error as { code?: unknown }).code !== "42P01") throw error;
+    return currentVersion(client);
+  }
 }
 
 /**
@@ -137,11 +159,11 @@ export async function ensureSchema(
   client: Queryable,
   readOnly: boolean,
   target = POSTGRES_SCHEMA_VERSION,
-): Promise<{ created: boolean; migratedFrom?: number }> {
-  const seen = await currentVersion(client);
+): Promise<{ created: boolean; migratedFrom?: number; serverVersion: string }> {
+  const { version: seen, server: serverVersion } = await currentVersionQuickly(client);
   if (seen !== undefined && seen > POSTGRES_SCHEMA_VERSION)
     throw new NewerPostgresSchemaError(seen, POSTGRES_SCHEMA_VERSION);
-  if (seen !== undefined && seen >= target) return { created: false };
+  if (seen !== undefined && seen >= target) return { created: false, serverVersion };
   if (readOnly) {
     if (seen === undefined)
       throw new PostgresSchemaMissingError(
@@ -156,7 +178,7 @@ export async function ensureSchema(
   await client.query(`SELECT pg_advisory_lock(7141592653)`);
   await client.query("BEGIN");
   try {
-    const now = await currentVersion(client);
+    const { version: now } = await currentVersion(client);
     if (now !== undefined && now > POSTGRES_SCHEMA_VERSION)
       throw new NewerPostgresSchemaError(now, POSTGRES_SCHEMA_VERSION);
     const from = now ?? 0;
@@ -169,7 +191,9 @@ export async function ensureSchema(
       await client.query(`INSERT INTO pi_session_schema (version) VALUES ($1)`, [v]);
     }
     await client.query("COMMIT");
-    return now === undefined ? { created: true } : { created: false, migratedFrom: from };
+    return now === undefined
+      ? { created: true, serverVersion }
+      : { created: false, migratedFrom: from, serverVersion };
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
     throw error;

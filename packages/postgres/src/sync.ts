@@ -708,6 +708,22 @@ function isVanished(error: unknown): boolean {
   );
 }
 
+/**
+ * A file row as the sync compares it with the store: path, size, mtime, ctime, inode, indexed
+ * offset, cwd, and whether its header line is still to send (JSON numbers: sizes, offsets and
+ * inodes are below 2^53, and PostgreSQL writes a double's shortest exact form).
+ */
+type KnownFileRow = [
+  path: string,
+  size: number,
+  mtimeMs: number,
+  ctimeMs: number,
+  ino: number,
+  offset: number,
+  cwd: string | null,
+  needsHeader: boolean,
+];
+
 /** Brings the source's sessions in the database up to date with the store under `root`. */
 export async function syncToPostgres(
   pool: ClientPool,
@@ -717,10 +733,31 @@ export async function syncToPostgres(
   const opts = { ...options, root: resolve(options.root) };
   const { source } = opts;
   if (source === "") throw new Error("a sync needs a source name (who sends the sessions)");
+  // What the database holds of this source, asked before the store is listed: the server
+  // answers (a fresh backend reads its catalogs first) while this thread stats the files.
+  const client = await pool.connect();
+  // One row of JSON rather than a row per file: the client parses one value, not eight per file.
+  const knownQuery = client
+    .query<{ files: string | null }>(
+      `SELECT json_agg(json_build_array(path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd,
+         header IS NULL AND version > 0))::text AS files
+       FROM pi_files WHERE source = $1`,
+      [source],
+    )
+    .finally(() => client.release());
   const unreadable: PostgresSyncStats["unreadable"] = [];
-  const found = listStoreFiles(opts.root, {
-    onUnreadable: (path, error) => unreadable.push({ path, error }),
-  });
+  let found: StoreFile[];
+  try {
+    found = listStoreFiles(opts.root, {
+      onUnreadable: (path, error) => unreadable.push({ path, error }),
+    });
+  } catch (error) {
+    // The listing's failure is the one to report; the query only has to settle.
+    await knownQuery.catch(() => {});
+    throw error;
+  }
+  const knownJson = (await knownQuery).rows[0]?.files;
+  const knownRows = knownJson ? (JSON.parse(knownJson) as KnownFileRow[]) : [];
   const stats: PostgresSyncStats = {
     filesSeen: found.length,
     unchanged: 0,
@@ -735,32 +772,10 @@ export async function syncToPostgres(
     bytesSent: 0,
     unreadable,
   };
-  const knownRows = await pool.query<{
-    path: string;
-    size: string;
-    mtime_ms: number;
-    ctime_ms: number;
-    ino: string;
-    indexed_offset: string;
-    cwd: string | null;
-    needs_header: boolean;
-  }>(
-    `SELECT path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd, header IS NULL AND version > 0 AS needs_header
-     FROM pi_files WHERE source = $1`,
-    [source],
-  );
   const known = new Map(
-    knownRows.rows.map((r) => [
-      r.path,
-      {
-        size: Number(r.size),
-        mtimeMs: r.mtime_ms,
-        ctimeMs: r.ctime_ms,
-        ino: Number(r.ino),
-        offset: Number(r.indexed_offset),
-        cwd: r.cwd,
-        needsHeader: r.needs_header,
-      },
+    knownRows.map(([path, size, mtimeMs, ctimeMs, ino, offset, cwd, needsHeader]) => [
+      path,
+      { size, mtimeMs, ctimeMs, ino, offset, cwd, needsHeader },
     ]),
   );
   const exclude = opts.exclude ?? [];

@@ -7,35 +7,10 @@
  * yet (a shared counter the writer moves on), so memory stays bounded however far behind the
  * writer is.
  */
-import { type MessagePort, parentPort, workerData } from "node:worker_threads";
-import { type PackedRows, packRows, packedKiB } from "./packed-rows.js";
-import { type ReadResult, type RowSink, readWhole } from "./read-file.js";
-
-/** What the worker is started with. */
-export interface ReadAheadData {
-  files: { path: string; size: number; mtimeMs: number }[];
-  port: MessagePort;
-  /** Int32 counters: [0] KiB of row text sent, [1] KiB the writer has taken, [2] the worker waits. */
-  control: SharedArrayBuffer;
-  limitKiB: number;
-}
-
-/** A message of the worker, about file `file` (its index in `files`). */
-export type ReadAheadMessage =
-  | { file: number; kind: "rows"; rows: PackedRows; kib: number }
-  | { file: number; kind: "branch"; changes: { ordinal: number; onBranch: boolean }[] }
-  | { file: number; kind: "facets"; tools: string[]; models: string[]; files: string[] }
-  | { file: number; kind: "done"; read: ReadResult }
-  | {
-      file: number;
-      kind: "error";
-      error: { name: string; message: string; code?: string; syscall?: string };
-    };
-
-export const SENT = 0;
-export const TAKEN = 1;
-/** Set while the worker waits for the writer (so the writer wakes it only then). */
-export const WAITING = 2;
+import { parentPort, workerData } from "node:worker_threads";
+import { packRows, packedKiB } from "./packed-rows.js";
+import { type RowSink, readWhole } from "./read-file.js";
+import { type ReadAheadData, type ReadAheadMessage, SENT, TAKEN, WAITING } from "./read-ahead-protocol.js";
 
 function run(data: ReadAheadData): void {
   const control = new Int32Array(data.control);

@@ -31,7 +31,7 @@ export type {
   UsageSession,
   WriteMode,
 } from "./database.js";
-export { PROBE_BYTES, type SyncOptions, type SyncProgress, type SyncStats, syncStore } from "./indexer.js";
+export { type SyncOptions, type SyncProgress, type SyncStats, syncStore } from "./indexer.js";
 export { type DriverName, SqliteUnavailableError, availableDrivers, nodeHasSqlite } from "./sqlite/driver.js";
 export {
   NewerSchemaError,
@@ -44,6 +44,7 @@ export { QuerySyntaxError, type Snippet } from "./documents/index.js";
 // For other backends of the session database (`@pi-session/postgres`): reading one file into
 // rows exactly as the SQLite indexer does, and the file identity it keys them by.
 export {
+  PROBE_BYTES,
   type ReadResult,
   type RowSink,
   headOf,

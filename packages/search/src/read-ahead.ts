@@ -11,8 +11,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
 import type { StoreFile } from "@pi-session/node-store";
-import type { ReadAheadData, ReadAheadMessage } from "./index-worker.js";
-import { TAKEN, WAITING } from "./index-worker.js";
+import { type ReadAheadData, type ReadAheadMessage, TAKEN, WAITING } from "./read-ahead-protocol.js";
 import { unpackRows } from "./packed-rows.js";
 import type { ReadResult, RowSink } from "./read-file.js";
 

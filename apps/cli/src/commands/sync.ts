@@ -11,16 +11,15 @@
  */
 import { hostname, userInfo } from "node:os";
 import { resolve } from "node:path";
-import { watchStore } from "@pi-session/node-store";
 import type { PostgresDatabase, PostgresSyncStats } from "@pi-session/postgres";
 import { EXIT_OK, UsageError } from "../errors.js";
-import { sessionsRoot } from "../locate.js";
+import { sessionsRoot } from "../roots.js";
 import type { Action, Context } from "../program.js";
 import { databaseUrl, environmentNamesDatabase, guarded, listOption, openTeamDatabase } from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
 import { formatInt } from "../text.js";
 import { exitCode, unreadable, warnSkipped } from "../unreadable.js";
-import { stringOption } from "./common.js";
+import { stringOption } from "./options.js";
 
 /** `user@host` of this machine, as the default source name. */
 export function defaultSource(env: Context["env"]): string {
@@ -178,6 +177,8 @@ async function watchAndSync(
   };
   const pollRaw = ctx.env.PI_SESSION_SYNC_POLL_MS;
   const pollMs = pollRaw !== undefined && /^\d+$/.test(pollRaw) ? Number(pollRaw) : 5000;
+  // Loaded only here: a one-off sync never watches (and starts faster without it).
+  const { watchStore } = await import("../watch-store.js");
   const watcher = watchStore(root, { onChange: () => void run(), pollMs, debounceMs: 200 });
   ctx.io.info(
     `watching ${oneLineField(root)} (${watcher.mode === "watch" ? "for changes" : "polling"}); syncing to ${db.location}; Ctrl-C to stop`,

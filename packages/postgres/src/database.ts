@@ -32,7 +32,7 @@ import {
   statsSessionsOf,
 } from "./reading.js";
 import { ensureSchema } from "./schema.js";
-import { type PostgresSyncOptions, type PostgresSyncStats, syncToPostgres } from "./sync.js";
+import type { PostgresSyncOptions, PostgresSyncStats } from "./sync.js";
 import { compileQuery, likePattern, rankQuery, termLiterals } from "./terms.js";
 
 export interface OpenPostgresOptions {
@@ -175,6 +175,8 @@ export class PostgresDatabase {
     readonly readOnly: boolean,
     private readonly scrub: (error: unknown) => unknown,
     private readonly sockets: Set<Socket>,
+    /** The sync's code, loaded while the connection is made (a writer's first use is a sync). */
+    private readonly syncCode: Promise<typeof import("./sync.js")> | undefined,
   ) {}
 
   static async open(options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
@@ -199,6 +201,11 @@ export class PostgresDatabase {
     pool.on("error", (error) =>
       options.onWarning?.(`database connection lost: ${(scrub(error) as Error).message}`),
     );
+    // A writer's sync code loads while the server starts a backend for the connection; a
+    // reader never loads it.
+    const syncCode = options.readOnly === true ? undefined : import("./sync.js");
+    // Settled here, used (and any failure reported) by sync().
+    syncCode?.catch(() => {});
     try {
       const client = await pool.connect();
       try {
@@ -208,7 +215,15 @@ export class PostgresDatabase {
             `the session database was migrated from schema version ${outcome.migratedFrom}`,
           );
         const backend = `postgresql ${outcome.serverVersion.split(" ")[0]}`;
-        return new PostgresDatabase(pool, backend, location, options.readOnly === true, scrub, sockets);
+        return new PostgresDatabase(
+          pool,
+          backend,
+          location,
+          options.readOnly === true,
+          scrub,
+          sockets,
+          syncCode,
+        );
       } finally {
         client.release();
       }
@@ -229,7 +244,10 @@ export class PostgresDatabase {
   /** Sends the store under `options.root` as `options.source` (see {@link PostgresSyncOptions}). */
   sync(options: PostgresSyncOptions): Promise<PostgresSyncStats> {
     if (this.readOnly) return Promise.reject(new Error("a read-only session database cannot be synced into"));
-    return this.guard(() => syncToPostgres(this.pool, options));
+    return this.guard(async () => {
+      const { syncToPostgres } = await (this.syncCode ?? import("./sync.js"));
+      return syncToPostgres(this.pool, options);
+    });
   }
 
   /** Searches, as `SearchDatabase.search` does; throws `QuerySyntaxError` for an unusable query. */

@@ -12,7 +12,7 @@ import type { SessionMeta } from "@pi-session/search";
 import { type StatsSession, type UsageRow, computeStats } from "@pi-session/search/documents";
 import type { Queryable } from "./connection.js";
 import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
-import { decodeUsage } from "./sync.js";
+import { decodeUsage } from "./usage-json.js";
 
 /** A session file as the database holds it: where it came from, its identity and facts. */
 export interface FileFacts {

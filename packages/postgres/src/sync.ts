@@ -38,6 +38,7 @@ import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi
 import type { ClientPool, PooledClient } from "./connection.js";
 import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
 import { foldForIndex } from "./terms.js";
+import { decodeUsage, encodeUsage } from "./usage-json.js";
 
 export interface PostgresSyncProgress {
   /** Files handled so far, of `total` that changed. */
@@ -144,19 +145,6 @@ export function isUnder(cwd: string, dirs: readonly string[]): boolean {
     const dir = d.length > 1 && d.endsWith("/") ? d.slice(0, -1) : d;
     return cwd === dir || cwd.startsWith(dir === "/" ? "/" : `${dir}/`);
   });
-}
-
-const NUMERIC = new Set(["time", "input", "output", "cacheRead", "cacheWrite", "totalTokens", "cost"]);
-
-/** A usage row as JSON, its non-finite numbers (an unknown time is NaN) kept. */
-export function encodeUsage(row: UsageRow): string {
-  return JSON.stringify(row, (k, v) =>
-    NUMERIC.has(k) && typeof v === "number" && !Number.isFinite(v) ? String(v) : v,
-  );
-}
-
-export function decodeUsage(text: string): UsageRow {
-  return JSON.parse(text, (k, v) => (NUMERIC.has(k) && typeof v === "string" ? Number(v) : v)) as UsageRow;
 }
 
 /** One entry as sent. */

@@ -9,7 +9,7 @@
  */
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { MessageChannel, type MessagePort, Worker } from "node:worker_threads";
+import type { MessagePort, Worker } from "node:worker_threads";
 import type { StoreFile } from "@pi-session/node-store";
 import { type ReadAheadData, type ReadAheadMessage, TAKEN, WAITING } from "./read-ahead-protocol.js";
 import { unpackRows } from "./packed-rows.js";
@@ -70,6 +70,8 @@ export class ReadAhead {
   static start(files: readonly StoreFile[]): ReadAhead | undefined {
     const script = workerFile();
     if (!script || files.length === 0) return undefined;
+    // Taken when a worker starts: an up-to-date index (every warm search) never loads threads.
+    const { MessageChannel, Worker } = process.getBuiltinModule("node:worker_threads");
     const { port1, port2 } = new MessageChannel();
     const shared = new SharedArrayBuffer(12);
     const data: ReadAheadData = {

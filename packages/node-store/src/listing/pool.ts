@@ -7,7 +7,7 @@
 import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import { fileURLToPath } from "node:url";
-import { Worker } from "node:worker_threads";
+import type { Worker } from "node:worker_threads";
 import type { CachedFile } from "./cache.js";
 import type { FileStat } from "../fs/file-stat.js";
 import type { FileCounters, FileResult, TextSource } from "./load-file.js";
@@ -109,7 +109,9 @@ export class ListPool {
   }
 
   private spawn(): void {
-    const worker = new Worker(WORKER_URL);
+    // Taken when a worker starts: listings too small for threads never load them.
+    const { Worker } = process.getBuiltinModule("node:worker_threads");
+    const worker: Worker = new Worker(WORKER_URL);
     live++;
     const slot: Slot = { worker, pending: new Map(), alive: true, gone: false };
     worker.on("message", (reply: PoolReply) => {

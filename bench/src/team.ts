@@ -235,7 +235,14 @@ export async function teamScenarios(ctx: Ctx, want: (id: string) => boolean): Pr
         error?: string;
       }
       const sides: Side[] = [
-        { id: ids.append, node: process.execPath, label: `node ${process.versions.node}`, after: [], idle: [], floor: [] },
+        {
+          id: ids.append,
+          node: process.execPath,
+          label: `node ${process.versions.node}`,
+          after: [],
+          idle: [],
+          floor: [],
+        },
       ];
       if (node22Installed())
         sides.push({

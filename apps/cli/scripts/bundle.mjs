@@ -113,7 +113,8 @@ const pgNodeStreams = {
     b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
       const code = readFileSync(args.path, "utf8");
       const probe = /if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/;
-      if (!probe.test(code)) throw new Error(`pg's Cloudflare probe not found in ${args.path}: update pgNodeStreams`);
+      if (!probe.test(code))
+        throw new Error(`pg's Cloudflare probe not found in ${args.path}: update pgNodeStreams`);
       return { contents: code.replace(probe, ""), loader: "js" };
     });
   },

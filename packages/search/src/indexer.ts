@@ -14,7 +14,6 @@ import { availableParallelism } from "node:os";
 import { ReadAhead, ReadAheadLostError } from "./read-ahead.js";
 import { PROBE_BYTES, type ReadResult, headOf, readAppended, readWhole, tailBefore } from "./read-file.js";
 
-
 /**
  * Bytes read per write transaction (several files each): FTS5 writes one index segment per
  * transaction and merges them as they pile up, so a transaction per small file costs several

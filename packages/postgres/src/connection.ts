@@ -21,7 +21,8 @@ export interface Queryable {
 
 /** One client taken from a pool (for a transaction), given back with `release`. */
 export interface PooledClient extends Queryable {
-  release(): void;
+  /** Gives the client back; with an error (or `true`), closes it instead. */
+  release(destroy?: Error | boolean): void;
 }
 
 export interface ClientPool extends Queryable {

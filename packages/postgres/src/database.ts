@@ -511,13 +511,13 @@ export class PostgresDatabase {
   /**
    * Ends every connection: each sends PostgreSQL its Terminate message and closes its socket
    * once that is written, as libpq does, rather than waiting for the server to close its end
-   * (pg's way; the server's backend exits on its own time, ~10 ms here).
+   * (pg's way; the server's backend exits on its own time: decision 143).
    */
   async close(): Promise<void> {
     const ended = this.pool.end();
     for (const socket of this.sockets) {
-      // A TLS connection's socket is taken over by its TLS layer and never finishes here:
-      // that one closes the pg way.
+      // Under TLS the TLS layer ends the connection; should this socket not finish then, the
+      // connection closes pg's way.
       if (socket.writableFinished) socket.destroy();
       else socket.once("finish", () => socket.destroy());
     }

@@ -20,7 +20,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { arbVocabularySession, writeStore } from "../../search/src/testing/store.test.helper.js";
 import {
   NewerPostgresSchemaError,
+  OlderPostgresSchemaError,
   POSTGRES_SCHEMA_VERSION,
+  PostgresSchemaMissingError,
   type PostgresDatabase,
   PostgresDatabaseError,
   openPostgresDatabase,
@@ -356,12 +358,22 @@ describe("schema and access", () => {
       /newer than this pi-session supports/,
     );
 
+    // A reader never creates or migrates: nothing there yet, or an older schema, is an error.
+    const empty = newDatabase();
+    await expect(openPostgresDatabase({ url: empty.url, readOnly: true })).rejects.toThrow(
+      PostgresSchemaMissingError,
+    );
+    expect(cluster.psql("SELECT to_regclass('pi_session_schema') IS NULL", empty.name).trim()).toBe("t");
+
     const older = newDatabase();
     const pool = new pg.Pool({ connectionString: older.url });
     const client = await pool.connect();
     await ensureSchema(client, false, 1);
     client.release();
     await pool.end();
+    await expect(openPostgresDatabase({ url: older.url, readOnly: true })).rejects.toThrow(
+      OlderPostgresSchemaError,
+    );
     const warnings: string[] = [];
     const migrated = await openPostgresDatabase({ url: older.url, onWarning: (m) => warnings.push(m) });
     try {

@@ -732,7 +732,17 @@ export async function syncToPostgres(
        FROM pi_files WHERE source = $1`,
       [source],
     )
-    .finally(() => client.release());
+    .then(
+      (result) => {
+        client.release();
+        return result;
+      },
+      (error: unknown) => {
+        // A client whose query failed is not given back for reuse (as pg's `pool.query` does).
+        client.release(error instanceof Error ? error : true);
+        throw error;
+      },
+    );
   const unreadable: PostgresSyncStats["unreadable"] = [];
   let found: StoreFile[];
   try {

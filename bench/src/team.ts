@@ -259,8 +259,11 @@ export async function teamScenarios(ctx: Ctx, want: (id: string) => boolean): Pr
           args: [CLI, "sync", "--to", url, "--as", "source-0", "--session-dir", root],
           env: { NO_COLOR: "1" },
         });
-      for (let i = -1; i < Math.max(3, z.iterations); i++) {
-        for (const side of sides) {
+      // A fresh process costs a few hundred ms: more rounds than the bench's default, so that a
+      // slow spell of the machine moves the median less; the sides take turns going first.
+      const rounds = ctx.o.smoke ? 3 : Math.max(11, z.iterations);
+      for (let i = -1; i < rounds; i++) {
+        for (const side of i % 2 === 0 ? sides : [...sides].reverse()) {
           if (side.error) continue;
           appendOne();
           const r = await run(side);

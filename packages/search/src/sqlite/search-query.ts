@@ -40,6 +40,9 @@ function ftsString(text: string): string {
   return `"${text.replace(/"/g, '""')}"`;
 }
 
+/** A prefixed last token of at most this many characters is left out of an unranked phrase. */
+const SHORT_PREFIX = 3;
+
 /**
  * The most terms a prefix is spelled out as (`newest`): FTS5 steps an OR through each of them
  * per match, and merges a prefix's doclists whole before the first one.
@@ -103,9 +106,25 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
   const texts = request.fields.join(" ");
   const parts = request.fields.map((f) => PARTS_COLUMN[f]).join(" ");
   const inColumns = (cols: string, expr: string) => `{${cols}} : (${expr})`;
-  const phrase = (p: NarrowingPhrase) => ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : "");
-  const phrases = (ps: readonly NarrowingPhrase[]) => ps.map((p) => inColumns(texts, phrase(p)));
   const newest = request.order === "newest";
+  // Whether BM25 ranks the matches (by the whole match expression): only with a word.
+  const ranks = !newest && request.terms.some((t) => t.kind === "word" && !t.negated);
+  const phrase = (p: NarrowingPhrase) => {
+    // A short prefixed last token (`ts` of `auth.ts`) makes FTS5 merge the doclists of every
+    // term it starts. When nothing is ranked, a superset of the rows is all a phrase must give
+    // (each row is checked for the substring), so it is left out where the rest still names
+    // two tokens of three characters or more (decision 133).
+    const last = p.tokens[p.tokens.length - 1] ?? "";
+    const loose =
+      !ranks &&
+      p.prefix &&
+      last.length <= SHORT_PREFIX &&
+      p.tokens.slice(0, -1).filter((t) => t.length >= 3).length >= 2;
+    return loose
+      ? ftsString(p.tokens.slice(0, -1).join(" "))
+      : ftsString(p.tokens.join(" ")) + (p.prefix ? "*" : "");
+  };
+  const phrases = (ps: readonly NarrowingPhrase[]) => ps.map((p) => inColumns(texts, phrase(p)));
   // A prefix form: spelled out as its terms for `newest` (BM25 would rank an OR differently).
   // Whether FTS5 can seek in the match (no prefix merged whole at every statement run).
   let seekable = true;

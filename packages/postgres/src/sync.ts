@@ -38,7 +38,7 @@ import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi
 import type { ClientPool, PooledClient } from "./connection.js";
 import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
 import { foldForIndex } from "./terms.js";
-import { decodeUsage, encodeUsage } from "./usage-json.js";
+import { encodeUsage } from "./usage-json.js";
 
 export interface PostgresSyncProgress {
   /** Files handled so far, of `total` that changed. */
@@ -146,6 +146,15 @@ export function isUnder(cwd: string, dirs: readonly string[]): boolean {
     return cwd === dir || cwd.startsWith(dir === "/" ? "/" : `${dir}/`);
   });
 }
+
+/** A stored entry as an append reads it back: id, parent id, type, on the branch, its usage row's key. */
+type StoredLink = [
+  id: string | null,
+  parentId: string | null,
+  type: string,
+  onBranch: boolean,
+  usageKey: string | null,
+];
 
 /** One entry as sent. */
 interface OutRow {
@@ -557,23 +566,17 @@ async function syncFile(
     let stored: (TreeLink & { onBranch: boolean })[] = [];
     let usageKeys: string[] = [];
     if (resume) {
-      const links = await client.query<{
-        entry_id: string | null;
-        parent_id: string | null;
-        type: string;
-        on_branch: boolean;
-        usage: string | null;
-      }>(
-        `SELECT entry_id, parent_id, type, on_branch, usage FROM pi_entries WHERE source = $1 AND path = $2 ORDER BY ordinal`,
+      // The stored entries' links in file order, and each usage row's key (all an append needs
+      // of it), as one JSON value rather than a row of five values per entry.
+      const links = await client.query<{ links: string | null }>(
+        `SELECT json_agg(json_build_array(entry_id, parent_id, type, on_branch, usage::json->>'key')
+           ORDER BY ordinal)::text AS links
+         FROM pi_entries WHERE source = $1 AND path = $2`,
         [source, st.path],
       );
-      stored = links.rows.map((l) => ({
-        type: l.type,
-        id: l.entry_id,
-        parentId: l.parent_id,
-        onBranch: l.on_branch,
-      }));
-      usageKeys = links.rows.flatMap((l) => (l.usage ? [decodeUsage(l.usage).key] : []));
+      const rows = JSON.parse(links.rows[0]?.links ?? "[]") as StoredLink[];
+      stored = rows.map(([id, parentId, type, onBranch]) => ({ type, id, parentId, onBranch }));
+      usageKeys = rows.flatMap((r) => (r[4] === null ? [] : [r[4]]));
     }
     // Read in parts of `chunk` bytes (each an append to the part before, as the local index
     // reads a grown file), so a large session costs a part's rows in memory, not the file's;

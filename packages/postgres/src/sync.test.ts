@@ -103,9 +103,32 @@ const entryLine = (id: string, parentId: string | null, text: string) =>
     message: { role: "user", content: text, timestamp: 1772359200000 },
   })}\n`;
 
+const assistantLine = (id: string, parentId: string | null, text: string, tokens: number) =>
+  `${JSON.stringify({
+    type: "message",
+    id,
+    parentId,
+    timestamp: "2026-03-01T10:01:00.000Z",
+    message: {
+      role: "assistant",
+      content: [{ type: "text", text }],
+      provider: "acme",
+      model: "zeta-1",
+      usage: {
+        input: tokens,
+        output: 10,
+        cacheRead: 0,
+        cacheWrite: 0,
+        totalTokens: tokens + 10,
+        cost: { total: 0.5 },
+      },
+      timestamp: 1772359260000,
+    },
+  })}\n`;
+
 describe("sync", () => {
   it("a second run sends nothing; an append, a rewrite and a removal reach the database", async () => {
-    const { url } = newDatabase();
+    const { name, url } = newDatabase();
     const db = await openPostgresDatabase({ url });
     try {
       const { root, paths } = store(6);
@@ -131,6 +154,17 @@ describe("sync", () => {
       expect(appended).toMatchObject({ filesAppended: 1, filesSent: 0, entriesSent: 1 });
       expect((await db.search("zebrafish")).sessions.map((s) => s.path)).toEqual([grown]);
       await sameHits(db, root, "ada@one", ["zebrafish", "parse", "timeo"]);
+      // Appends with usage rows: a new one, then one whose entry id repeats the last (a repeat,
+      // which the report counts once): the stored entries' keys are read back for them.
+      appendFileSync(grown, assistantLine("zz00000a", "zz000001", "zebrafish answered", 120));
+      expect(await db.sync({ root, source: "ada@one" })).toMatchObject({ filesAppended: 1, entriesSent: 1 });
+      const repeats = () =>
+        Number(cluster.psql(`SELECT usage_repeats FROM pi_files WHERE path = '${grown}'`, name).trim());
+      const before = repeats();
+      appendFileSync(grown, assistantLine("zz00000a", "zz00000a", "zebrafish repeated", 120));
+      expect(await db.sync({ root, source: "ada@one" })).toMatchObject({ filesAppended: 1, entriesSent: 1 });
+      expect(repeats()).toBe(before + 1);
+      await sameHits(db, root, "ada@one", ["zebrafish", "answered"]);
       // An append that starts a new root: the old entries leave the branch (their flags sent).
       appendFileSync(grown, entryLine("zz000002", null, "zebrafish again"));
       const moved = await db.sync({ root, source: "ada@one" });

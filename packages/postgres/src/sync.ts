@@ -168,6 +168,15 @@ interface OutRow {
   usage: UsageRow | undefined;
 }
 
+/**
+ * Thrown by a {@link Collector} whose file's stored entries were not read back yet, when the
+ * reader asks for them (an append that leaves the branch, or one with usage rows): the sync
+ * reads them and reads the append again. Nothing is written before a read completes.
+ */
+class NeedStoredEntries extends Error {
+  override readonly name = "NeedStoredEntries";
+}
+
 /** Collects one file's rows as the reader produces them (it reads synchronously). */
 class Collector implements RowSink {
   readonly rows: OutRow[] = [];
@@ -182,8 +191,9 @@ class Collector implements RowSink {
   constructor(
     private readonly path: string,
     private readonly firstNew: number,
-    private readonly stored: (TreeLink & { onBranch: boolean })[],
-    private readonly storedUsageKeys: string[],
+    /** Undefined: not read back yet (asking for them throws {@link NeedStoredEntries}). */
+    private readonly stored: (TreeLink & { onBranch: boolean })[] | undefined,
+    private readonly storedUsageKeys: string[] | undefined,
     private readonly redactor: Redactor | undefined,
   ) {}
 
@@ -232,6 +242,7 @@ class Collector implements RowSink {
   }
 
   links(): (TreeLink & { onBranch: boolean })[] {
+    if (this.stored === undefined) throw new NeedStoredEntries("the stored entries' links");
     return [
       ...this.stored,
       ...this.rows.map((r) => ({
@@ -244,6 +255,7 @@ class Collector implements RowSink {
   }
 
   usageKeys(): string[] {
+    if (this.storedUsageKeys === undefined) throw new NeedStoredEntries("the stored usage keys");
     return this.storedUsageKeys;
   }
 
@@ -563,11 +575,14 @@ async function syncFile(
     const probe = row && row.indexedOffset !== knownOffset ? tailBefore(st.path, row.indexedOffset) : tail;
     const resume =
       row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
-    let stored: (TreeLink & { onBranch: boolean })[] = [];
-    let usageKeys: string[] = [];
-    if (resume) {
-      // The stored entries' links in file order, and each usage row's key (all an append needs
-      // of it), as one JSON value rather than a row of five values per entry.
+    // An append's stored entries (their links, for the branch flags; their usage keys, for
+    // repeats) are read back when the reader asks for them: an append that extends the branch
+    // with no usage row (a user message, a tool result) needs neither, and a long session's are
+    // many (decision 143).
+    let stored: (TreeLink & { onBranch: boolean })[] | undefined = resume ? undefined : [];
+    let usageKeys: string[] | undefined = resume ? undefined : [];
+    const readStored = async () => {
+      // The links in file order and each usage row's key, as one JSON value.
       const links = await client.query<{ links: string | null }>(
         `SELECT json_agg(json_build_array(entry_id, parent_id, type, on_branch, usage::json->>'key')
            ORDER BY ordinal)::text AS links
@@ -577,7 +592,7 @@ async function syncFile(
       const rows = JSON.parse(links.rows[0]?.links ?? "[]") as StoredLink[];
       stored = rows.map(([id, parentId, type, onBranch]) => ({ type, id, parentId, onBranch }));
       usageKeys = rows.flatMap((r) => (r[4] === null ? [] : [r[4]]));
-    }
+    };
     // Read in parts of `chunk` bytes (each an append to the part before, as the local index
     // reads a grown file), so a large session costs a part's rows in memory, not the file's;
     // all parts in this one transaction.
@@ -596,12 +611,22 @@ async function syncFile(
     const parts = end < st.size;
     let maxMessageTime =
       resume && resume.meta.messageCount > 0 ? resume.meta.modifiedMs : Number.NEGATIVE_INFINITY;
+    // An append read in parts carries the stored links from part to part: read them first.
+    if (parts && stored === undefined) await readStored();
     for (;;) {
       let sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
       sink.trackTimes = parts;
-      let read = current
-        ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
-        : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
+      let read: ReadResult;
+      try {
+        read = current
+          ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
+          : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
+      } catch (error) {
+        if (!(error instanceof NeedStoredEntries) || stored !== undefined) throw error;
+        // The reader needs the stored entries: read them back, and the append again.
+        await readStored();
+        continue;
+      }
       if (!current && end < st.size && (read.version < 3 || read.meta === null)) {
         // Older files are migrated whole, and a header may be longer than a part: all at once.
         end = st.size;
@@ -666,7 +691,8 @@ async function syncFile(
         if (link) link.onBranch = c.onBranch;
       }
       stored = links;
-      usageKeys = [...usageKeys, ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
+      // (Read back before the first part: `parts`.)
+      usageKeys = [...(usageKeys ?? []), ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
       current = {
         path: st.path,
         size: end,

@@ -194,6 +194,30 @@ describe("sync", () => {
     }
   }, 120_000);
 
+  it("a path with quotes and backslashes is sent, appended to and removed (the lock's key is escaped)", async () => {
+    const { url } = newDatabase();
+    const db = await openPostgresDatabase({ url });
+    try {
+      const root = dirs.make();
+      const dir = join(root, "--o'brien\\x--");
+      mkdirSync(dir, { recursive: true });
+      const path = join(dir, "2026-03-01T10-00-00-000Z_q.jsonl");
+      const header = `${JSON.stringify({ type: "session", version: 3, id: "22222222-2222-4333-8444-555555555555", timestamp: "2026-03-01T09:00:00.000Z", cwd: "/home/o'brien\\x" })}\n`;
+      writeFileSync(path, header + entryLine("bb000001", null, "narwhal first"));
+      expect(await db.sync({ root, source: "o'brien\\" })).toMatchObject({ filesSent: 1 });
+      appendFileSync(path, entryLine("bb000002", "bb000001", "narwhal second"));
+      expect(await db.sync({ root, source: "o'brien\\" })).toMatchObject({
+        filesAppended: 1,
+        entriesSent: 1,
+      });
+      expect((await db.search("narwhal")).sessions.flatMap((s) => s.hits.map((h) => h.line))).toHaveLength(2);
+      rmSync(path);
+      expect(await db.sync({ root, source: "o'brien\\" })).toMatchObject({ filesRemoved: 1 });
+    } finally {
+      await db.close();
+    }
+  }, 60_000);
+
   it("leaves excluded projects home, and removes them once excluded", async () => {
     const { url } = newDatabase();
     const db = await openPostgresDatabase({ url });

@@ -485,13 +485,24 @@ async function writeFileRow(
 }
 
 /** The key of a file's advisory lock: one writer of a file at a time, across processes. */
-const LOCK = `SELECT pg_advisory_xact_lock(hashtextextended($1 || E'\\n' || $2, 0))`;
-
-async function inTransaction<T>(pool: ClientPool, fn: (client: PooledClient) => Promise<T>): Promise<T> {
+/**
+ * Runs `fn` in a transaction that holds the lock on one file's key (source and path), so that
+ * two syncs of a source never write one file at once; the next one to take it finds the work
+ * done. `BEGIN` and the lock go as one message: each round trip on a sync's fresh connection
+ * counts (decision 143).
+ */
+async function inFileTransaction<T>(
+  pool: ClientPool,
+  source: string,
+  path: string,
+  fn: (client: PooledClient) => Promise<T>,
+): Promise<T> {
   const client = await pool.connect();
   try {
-    await client.query("BEGIN");
+    // The key's text is escaped by pg (`E'...'` where it holds a backslash).
+    const key = client.escapeLiteral(`${source}\n${path}`);
     try {
+      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
       const out = await fn(client);
       await client.query("COMMIT");
       return out;
@@ -510,8 +521,7 @@ async function removeFile(
   path: string,
   stats: PostgresSyncStats,
 ): Promise<void> {
-  await inTransaction(pool, async (client) => {
-    await client.query(LOCK, [source, path]);
+  await inFileTransaction(pool, source, path, async (client) => {
     const r = await client.query(`DELETE FROM pi_files WHERE source = $1 AND path = $2`, [source, path]);
     if ((r.rowCount ?? 0) > 0) {
       stats.filesRemoved++;
@@ -533,8 +543,7 @@ async function addHeader(
       : new Redactor(opts.redact === true ? {} : opts.redact);
   const header = readHeaderLine(st.path, st.size, redactor);
   if (header === null) return;
-  await inTransaction(pool, async (client) => {
-    await client.query(LOCK, [opts.source, st.path]);
+  await inFileTransaction(pool, opts.source, st.path, async (client) => {
     const r = await client.query(
       `UPDATE pi_files SET header = $3
        WHERE source = $1 AND path = $2 AND header IS NULL AND size = $4 AND mtime_ms = $5 AND ctime_ms = $6 AND ino = $7`,
@@ -561,8 +570,7 @@ async function syncFile(
     opts.redact === undefined || opts.redact === false
       ? undefined
       : new Redactor(opts.redact === true ? {} : opts.redact);
-  return inTransaction(pool, async (client) => {
-    await client.query(LOCK, [source, st.path]);
+  return inFileTransaction(pool, source, st.path, async (client) => {
     const found = await client.query<FileRow & { has_header: boolean }>(
       `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, ${META_COLUMNS},
          header IS NOT NULL AS has_header

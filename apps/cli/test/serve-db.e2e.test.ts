@@ -330,6 +330,9 @@ describe("serve --db", () => {
       const again = home.run(["sync", "--to", writerUrl, "--as", ADA, "--session-dir", store.root, "--json"]);
       expect(JSON.parse(again.stdout)).toMatchObject({ filesSent: 1, filesAppended: 1 });
       await waitFor(new RegExp(`event: change\\ndata: [^\\n]*"${store.ids.planted}"`));
+      // Each file is its own transaction: a poll between the two commits names one session in
+      // one event and the other in the next.
+      await waitFor(new RegExp(`event: change\\ndata: [^\\n]*"${id}"`));
       expect(stream).toContain(id);
       const after = await remote.json(
         `/api/sessions/${store.ids.planted}?after=${before.entryCount}&last=${before.entries.at(-1).id}`,

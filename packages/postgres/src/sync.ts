@@ -484,7 +484,6 @@ async function writeFileRow(
   return (written.rows[0] as { seq: string }).seq;
 }
 
-/** The key of a file's advisory lock: one writer of a file at a time, across processes. */
 /**
  * Runs `fn` in a transaction that holds the lock on one file's key (source and path), so that
  * two syncs of a source never write one file at once; the next one to take it finds the work
@@ -699,7 +698,7 @@ async function syncFile(
         if (link) link.onBranch = c.onBranch;
       }
       stored = links;
-      // (Read back before the first part: `parts`.)
+      // Set: an append read in parts read its stored keys back before the first part.
       usageKeys = [...(usageKeys ?? []), ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
       current = {
         path: st.path,

@@ -9,8 +9,9 @@
 // to dist/THIRD_PARTY_NOTICES.md, made here from the packages esbuild actually bundled (its
 // metafile, kept as dist/bundle-meta.json for the test that checks the notices).
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { dirname, join, relative } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import zlib, { brotliCompressSync, brotliDecompressSync } from "node:zlib";
 import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -102,27 +103,131 @@ const importDefinitions = {
 };
 
 /**
- * pg decides at load time whether it runs in a Cloudflare Worker; on Node 20 (no `navigator`)
- * its probe constructs a `Response`, which loads Node's fetch (undici, with http, http2, zlib,
- * assert and worker_threads) into every `sync` and `--db` process. The CLI runs on Node only:
- * the probe is cut from the bundled copy (decision 143). Fails the build if pg's code moved.
+ * Rewrites of the bundled copy of pg, for start-up (decision 143). Each is an exact text of pg's
+ * source; the build fails when one is not found, so a pg update cannot drop one silently.
+ *
+ * - pg decides at load time whether it runs in a Cloudflare Worker; on Node 20 (no `navigator`)
+ *   its probe constructs a `Response`, which loads Node's fetch (undici, with http, http2, zlib,
+ *   assert and worker_threads) into every `sync` and `--db` process. The CLI runs on Node only:
+ *   the probe is cut.
+ * - pg's password hashing loads `node:crypto` (about twenty built-in modules) when pg loads,
+ *   though a connection that needs no password (a socket with peer or trust authentication)
+ *   never hashes. It now loads on the first hash.
+ * - pg's connection parameters load `node:dns` for the native driver's host look-up, which the
+ *   CLI never uses. It now loads on the first look-up.
  */
-const pgNodeStreams = {
-  name: "pg-node-streams",
+const PG_REWRITES = [
+  {
+    file: /[\\/]pg[\\/]lib[\\/]stream\.js$/,
+    from: /if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/,
+    to: "",
+  },
+  {
+    file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
+    from: "const nodeCrypto = require('crypto')",
+    to: [
+      "let loadedCrypto",
+      "const loadCrypto = () => (loadedCrypto ??= require('crypto'))",
+      "const nodeCrypto = { createHash: (name) => loadCrypto().createHash(name) }",
+    ].join("\n"),
+  },
+  {
+    file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
+    from: "const webCrypto = nodeCrypto.webcrypto || globalThis.crypto",
+    to: "const lazyWebCrypto = () => loadCrypto().webcrypto || globalThis.crypto\nconst webCrypto = { getRandomValues: (bytes) => lazyWebCrypto().getRandomValues(bytes) }",
+  },
+  {
+    file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
+    from: "const subtleCrypto = webCrypto.subtle",
+    to: [
+      "const subtleCrypto = new Proxy({}, {",
+      "  get: (_, name) => { const subtle = lazyWebCrypto().subtle; return subtle[name].bind(subtle) },",
+      "})",
+    ].join("\n"),
+  },
+  {
+    file: /[\\/]pg[\\/]lib[\\/]connection-parameters\.js$/,
+    from: "const dns = require('dns')",
+    to: "const dns = { lookup: (...args) => require('dns').lookup(...args) }",
+  },
+];
+
+const pgRewrites = {
+  name: "pg-rewrites",
   setup(b) {
-    b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/]stream\.js$/ }, (args) => {
-      const code = readFileSync(args.path, "utf8");
-      const probe = /if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/;
-      if (!probe.test(code))
-        throw new Error(`pg's Cloudflare probe not found in ${args.path}: update pgNodeStreams`);
-      return { contents: code.replace(probe, ""), loader: "js" };
+    b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/].*\.js$/ }, (args) => {
+      const rewrites = PG_REWRITES.filter((r) => r.file.test(args.path));
+      if (rewrites.length === 0) return undefined;
+      let code = readFileSync(args.path, "utf8");
+      for (const r of rewrites) {
+        const found = typeof r.from === "string" ? code.includes(r.from) : r.from.test(code);
+        if (!found)
+          throw new Error(`pg's code changed: ${r.from} not found in ${args.path}: update PG_REWRITES`);
+        code = code.replace(r.from, () => r.to);
+      }
+      return { contents: code, loader: "js" };
     });
+  },
+};
+
+/**
+ * The page and app assets (the exported page's and `serve`'s script and style: 340 kB of strings)
+ * go into the bundle brotli-compressed, and are unpacked when their module loads (about a
+ * millisecond, in `export` and `serve` only). The installed package has a 1.5 MB limit, and
+ * `flattenCommand`'s copies need the room (decision 144). The modules stay as their packages
+ * build them; only their strings over 4 kB are packed, and each is checked to unpack to itself.
+ */
+const packedAssets = {
+  name: "packed-assets",
+  setup(b) {
+    b.onLoad({ filter: /[\\/](render|web)[\\/]dist[\\/](page|client)-assets\.js$/ }, async (args) => {
+      const values = await import(pathToFileURL(args.path).href);
+      const lines = [
+        'import { brotliDecompressSync } from "node:zlib";',
+        'const unpack = (packed) => brotliDecompressSync(Buffer.from(packed, "base64")).toString("utf8");',
+      ];
+      for (const [name, value] of Object.entries(values)) {
+        if (typeof value !== "string")
+          throw new Error(`packed-assets: ${name} of ${args.path} is not a string`);
+        if (value.length < 4096) {
+          lines.push(`export const ${name} = ${JSON.stringify(value)};`);
+          continue;
+        }
+        const packed = brotliCompressSync(Buffer.from(value, "utf8"), {
+          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY },
+        }).toString("base64");
+        if (brotliDecompressSync(Buffer.from(packed, "base64")).toString("utf8") !== value)
+          throw new Error(`packed-assets: ${name} of ${args.path} does not unpack to itself`);
+        lines.push(`export const ${name} = unpack(${JSON.stringify(packed)});`);
+      }
+      return { contents: lines.join("\n"), loader: "js" };
+    });
+  },
+};
+
+/**
+ * An entry point that names pg alone, so esbuild puts pg (and only pg) in a chunk of its own: the
+ * chunk `flattenCommand` keeps as an import instead of copying. Its own output (a re-export that
+ * nothing imports) is removed after the build.
+ */
+const PG_ENTRY = "pi-session-pg-entry";
+const pgEntry = {
+  name: "pg-entry",
+  setup(b) {
+    b.onResolve({ filter: new RegExp(`^${PG_ENTRY}$`) }, () => ({ path: PG_ENTRY, namespace: PG_ENTRY }));
+    b.onLoad({ filter: /.*/, namespace: PG_ENTRY }, () => ({
+      contents: 'export { default } from "pg";',
+      // Where @pi-session/postgres resolves pg from, so both name the same files.
+      resolveDir: join(root, "node_modules", "@pi-session", "postgres"),
+      loader: "js",
+    }));
   },
 };
 
 const result = await build({
   entryPoints: {
     "pi-session": join(root, "lib", "bin.js"),
+    [`chunks/${PG_ENTRY}`]: PG_ENTRY,
     // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
     // that holds the listing code; ship it there, or large listings stay on one core.
     "chunks/list-worker": join(
@@ -161,15 +266,120 @@ const result = await build({
   legalComments: "none",
   logLevel: "warning",
   metafile: true,
-  plugins: [importDefinitions, pgNodeStreams],
+  plugins: [packedAssets, importDefinitions, pgRewrites, pgEntry],
 });
 
 // The shebang goes on the entry only.
 writeFileSync(entry, `#!/usr/bin/env node\n${readFileSync(entry, "utf8")}`);
 chmodSync(entry, 0o755);
 
+await flattenCommand(result.metafile, "sync");
+dropOutput(result.metafile, (out) => out.entryPoint?.startsWith(`${PG_ENTRY}:`));
+
 writeFileSync(join(outdir, "bundle-meta.json"), JSON.stringify(result.metafile));
 writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), notices(result.metafile));
+
+/** Removes the output `which` picks from dist/ and from the metafile. */
+function dropOutput(meta, which) {
+  const [out] = Object.entries(meta.outputs).find(([, o]) => which(o)) ?? [];
+  if (!out) throw new Error("dropOutput: no such output");
+  rmSync(join(root, out));
+  delete meta.outputs[out];
+}
+
+/**
+ * Rewrites a command's chunk as one module (decision 144). Node 20 pays about 2 ms of CPU for each
+ * ES module it loads, and `sync` loaded 23 chunks beyond the program's own. The command's chunk
+ * becomes its whole graph (what it imports, statically or dynamically) in one file, except the
+ * chunks it keeps importing: those the program itself loaded already (the entry's static imports)
+ * and pg's chunk. The copies cost package size; the kept chunks are what keeps them few.
+ *
+ * One copy of each module per process is what makes this safe: a module inlined here must not be
+ * loaded from its own chunk too. The kept chunks are checked to import only kept chunks, so
+ * nothing loads an inlined module's chunk through them; the program's dynamic imports are the
+ * commands (one runs per process) and the pager (which `sync` does not use).
+ */
+async function flattenCommand(meta, command) {
+  const outputs = meta.outputs;
+  const find = (pick) => {
+    const found = Object.keys(outputs).filter((out) => pick(outputs[out]));
+    if (found.length !== 1) throw new Error(`flattenCommand(${command}): ${found.length} outputs match`);
+    return found[0];
+  };
+  const closure = (from, follow) => {
+    const seen = new Set();
+    const visit = (out) => {
+      if (seen.has(out)) return;
+      seen.add(out);
+      for (const i of outputs[out].imports) if (!i.external && follow(i)) visit(i.path);
+    };
+    visit(from);
+    return seen;
+  };
+  const entryOut = find((o) => o.entryPoint === `lib/commands/${command}.js`);
+  const pgOut = find((o) => o.entryPoint?.startsWith(`${PG_ENTRY}:`));
+  // The binary's entry loads the program (lib/main.js) by a dynamic import.
+  const program = find((o) => o.entryPoint === "lib/main.js");
+  const keep = new Set([
+    ...closure("dist/pi-session.js", (i) => i.kind === "import-statement"),
+    ...closure(program, (i) => i.kind === "import-statement"),
+    ...closure(pgOut, () => true),
+  ]);
+  keep.delete(pgOut);
+  for (const out of keep) {
+    const inputs = Object.keys(outputs[out].inputs);
+    for (const i of outputs[out].imports)
+      if (
+        !i.external &&
+        !keep.has(i.path) &&
+        !(i.kind === "dynamic-import" && (out === program || out === "dist/pi-session.js"))
+      )
+        throw new Error(`flattenCommand(${command}): kept ${out} imports ${i.path}, which would be copied`);
+    if (closure(pgOut, () => true).has(out) && inputs.some((input) => !input.includes(NODE_MODULES.slice(1))))
+      throw new Error(`flattenCommand(${command}): pg's chunk ${out} holds our own modules`);
+  }
+  const inlined = [...closure(entryOut, () => true)].filter((out) => !keep.has(out));
+  const chunks = join(outdir, "chunks");
+  const flat = await build({
+    entryPoints: [join(root, entryOut)],
+    bundle: true,
+    write: false,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    external: ["better-sqlite3"],
+    minifySyntax: true,
+    minifyWhitespace: true,
+    legalComments: "none",
+    logLevel: "warning",
+    plugins: [
+      {
+        name: "keep-chunks",
+        setup(b) {
+          b.onResolve({ filter: /^\.\// }, (args) => {
+            const out = relative(root, join(args.resolveDir, args.path)).split("\\").join("/");
+            return dirname(join(args.resolveDir, args.path)) === chunks && keep.has(out)
+              ? { path: args.path, external: true }
+              : undefined;
+          });
+        },
+      },
+    ],
+  });
+  const code = flat.outputFiles[0].text;
+  writeFileSync(join(root, entryOut), code);
+  const record = outputs[entryOut];
+  record.bytes = Buffer.byteLength(code);
+  record.inputs = Object.assign({}, ...inlined.map((out) => outputs[out].inputs));
+  record.imports = [
+    ...new Map(
+      inlined
+        .flatMap((out) => outputs[out].imports)
+        .filter((i) => i.external || keep.has(i.path))
+        .map((i) => [`${i.path} ${i.kind}`, i]),
+    ).values(),
+  ];
+}
 
 /** The root of the package an input file belongs to, or undefined for our own sources. */
 function packageRoot(input) {

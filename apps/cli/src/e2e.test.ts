@@ -196,6 +196,51 @@ describe("the frame", () => {
     expect(loaded(command("export")).some((i) => i.endsWith("render/dist/page-assets.js"))).toBe(true);
   });
 
+  it("`sync` is one module beside the program's and pg's (the bundle flattens its graph)", () => {
+    // Node 20 pays about 2 ms of CPU per ES module; the bundle script rewrites the sync command's
+    // chunk as its whole graph (decision 144). A module it copies must not load from its own chunk
+    // in the same process: the chunks it still imports are the program's and pg's alone.
+    const meta = JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as {
+      outputs: Record<
+        string,
+        { entryPoint?: string; inputs: object; imports: { path: string; kind: string; external?: boolean }[] }
+      >;
+    };
+    const staticClosure = (from: string, seen = new Set<string>()): Set<string> => {
+      if (seen.has(from)) return seen;
+      seen.add(from);
+      for (const i of meta.outputs[from]?.imports ?? [])
+        if (!i.external && i.kind === "import-statement") staticClosure(i.path, seen);
+      return seen;
+    };
+    const chunkOf = (input: string) =>
+      Object.keys(meta.outputs).find((out) => meta.outputs[out]?.entryPoint === input) ?? "";
+    const program = staticClosure(chunkOf("lib/main.js"), staticClosure("dist/pi-session.js"));
+    const sync = chunkOf("lib/commands/sync.js");
+    const inputs = Object.keys(meta.outputs[sync]?.inputs ?? {});
+    for (const held of [
+      "lib/commands/sync.js",
+      "postgres/dist/sync.js",
+      "postgres/dist/database.js",
+      "watch-store.js",
+    ])
+      expect(inputs.some((i) => i.endsWith(held))).toBe(true);
+    const imported = new Set(
+      (meta.outputs[sync]?.imports ?? []).filter((i) => !i.external).map((i) => i.path),
+    );
+    const beyond = [...imported].filter((out) => !program.has(out));
+    expect(beyond.length).toBe(1);
+    const pg = beyond[0] ?? "";
+    const pgInputs = Object.keys(meta.outputs[pg]?.inputs ?? {});
+    expect(pgInputs.some((i) => /node_modules\/pg\/lib\/client\.js$/.test(i))).toBe(true);
+    expect(pgInputs.filter((i) => !i.includes("node_modules/"))).toEqual([]);
+    // The file itself names no other chunk, statically or dynamically.
+    const code = readFileSync(join(dirname(BIN), "chunks", sync.split("/").pop() ?? ""), "utf8");
+    const named = [...code.matchAll(/(?:from\s*|import\s*\(?\s*)"\.\/([^"]+)"/g)].map((m) => m[1]);
+    expect(named.length).toBeGreaterThan(0);
+    for (const name of named) expect([...imported].map((out) => out.split("/").pop())).toContain(name);
+  });
+
   it("on Node 22 keeps the compiled code in the cache dir; NODE_DISABLE_COMPILE_CACHE=1 or an unusable dir means none", () => {
     let node = process.execPath;
     const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);

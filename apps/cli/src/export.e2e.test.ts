@@ -7,6 +7,7 @@
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed JSON output.
 import { spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
 import {
   cpSync,
   existsSync,
@@ -214,6 +215,18 @@ describe("export", () => {
       .replace(/<script[^>]*>[\s\S]*?<\/script>/g, "")
       .replace(/<style>[\s\S]*?<\/style>/, "");
     expect(markup).not.toMatch(/\b(src|href)=/);
+    // The page's script and style are what the policy names: the bundle ships them packed
+    // (decision 144), so this is the check that they unpack to the text their hashes were made of.
+    const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/
+      .exec(html)?.[1]
+      ?.replaceAll("&#39;", "'");
+    const script = /<script>([\s\S]*?)<\/script>/.exec(html)?.[1] ?? "";
+    const style = /<style>([\s\S]*?)<\/style>/.exec(html)?.[1] ?? "";
+    expect(script.length).toBeGreaterThan(10_000);
+    expect(style.length).toBeGreaterThan(1_000);
+    const sha = (text: string) => createHash("sha256").update(text).digest("base64");
+    expect(policy).toContain(`script-src 'sha256-${sha(script)}'`);
+    expect(policy).toContain(`style-src 'sha256-${sha(style)}'`);
     // To stdout when it is not a terminal (a pipe here).
     const piped = run(["export", v3, "--format", "html"]);
     expect(piped.code).toBe(0);

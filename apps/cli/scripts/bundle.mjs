@@ -172,8 +172,8 @@ const pgRewrites = {
 
 /**
  * The page and app assets (the exported page's and `serve`'s script and style: 340 kB of strings)
- * go into the bundle brotli-compressed, and are unpacked when their module loads (about a
- * millisecond, in `export` and `serve` only). The installed package has a 1.5 MB limit, and
+ * go into the bundle brotli-compressed, and are unpacked when their module loads (a few
+ * milliseconds, in `export` and `serve` only). The installed package has a 1.5 MB limit, and
  * `flattenCommand`'s copies need the room (decision 144). The modules stay as their packages
  * build them; only their strings over 4 kB are packed, and each is checked to unpack to itself.
  */

@@ -9,7 +9,7 @@
 import type { Queryable } from "./connection.js";
 
 /** The schema version this package writes and reads. */
-export const POSTGRES_SCHEMA_VERSION = 3;
+export const POSTGRES_SCHEMA_VERSION = 4;
 
 /** The database was made by a newer pi-session: left alone. */
 export class NewerPostgresSchemaError extends Error {
@@ -40,8 +40,10 @@ export class OlderPostgresSchemaError extends Error {
  * windows of matches are read in, as the local database's file ids. Version 3 adds each
  * file's `header` line as written (redacted as the entries are), so a session can be read back
  * whole (rows sent before it get theirs at the next sync), and keeps the `head` and `tail`
- * probes as their SHA-256 rather than the file's bytes (which `redact` did not cover). Each step
- * runs once, in order, in one transaction.
+ * probes as their SHA-256 rather than the file's bytes (which `redact` did not cover). Version 4
+ * adds two indexes that answer a sync's first question (which files of this source, with which
+ * identities, and which still lack their header) without reading the table's pages (decision 145).
+ * Each step runs once, in order, in one transaction.
  */
 const STEPS: Record<number, string[]> = {
   1: [
@@ -115,6 +117,11 @@ const STEPS: Record<number, string[]> = {
   3: [
     `ALTER TABLE pi_files ADD COLUMN header text`,
     `UPDATE pi_files SET head = sha256(head), tail = sha256(tail)`,
+  ],
+  4: [
+    `CREATE INDEX pi_files_identity ON pi_files (source, path)
+      INCLUDE (size, mtime_ms, ctime_ms, ino, indexed_offset, cwd)`,
+    `CREATE INDEX pi_files_headerless ON pi_files (source, path) WHERE header IS NULL AND version > 0`,
   ],
 };
 

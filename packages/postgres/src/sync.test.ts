@@ -28,6 +28,7 @@ import {
   openPostgresDatabase,
 } from "./index.js";
 import { ensureSchema } from "./schema.js";
+import { KNOWN_FILES_QUERY } from "./sync.js";
 import { type Cluster, findBinDir, startCluster } from "./testing/cluster.js";
 
 const dirs = tempDirs("pi-pg-sync-");
@@ -446,15 +447,41 @@ describe("schema and access", () => {
     }
   }, 120_000);
 
+  it("a sync's first question reads index pages only (schema 4)", async () => {
+    // A new backend pays a page fault for each shared page it first touches; the table's pages
+    // hold every column of every source's files, the indexes only what the question needs.
+    const { name, url } = newDatabase();
+    const db = await openPostgresDatabase({ url });
+    try {
+      for (const [source, seed] of [
+        ["a", 1],
+        ["b", 2],
+        ["c", 3],
+      ] as const)
+        await db.sync({ root: store(4, seed).root, source });
+    } finally {
+      await db.close();
+    }
+    cluster.psql("VACUUM ANALYZE pi_files", name);
+    // So few rows make a table scan the cheapest plan: forbid it, to see what the indexes cover.
+    const plan = cluster.psql(
+      `SET enable_seqscan = off; SET enable_bitmapscan = off; EXPLAIN ${KNOWN_FILES_QUERY.replaceAll("$1", "'b'")}`,
+      name,
+    );
+    expect(plan).toContain("Index Only Scan using pi_files_identity");
+    expect(plan).toContain("Index Only Scan using pi_files_headerless");
+    expect(plan).not.toMatch(/Seq Scan|Index Scan|Bitmap/);
+  }, 120_000);
+
   it("migrates a version-2 database: its probes become digests, an append still resumes, headers come at the next sync", async () => {
     const { name, url } = newDatabase();
     const { root, paths } = store(2, 5);
     const first = await openPostgresDatabase({ url });
     await first.sync({ root, source: "v2" });
     await first.close();
-    // As version 2 left it: no header column, the probes as the file's bytes.
+    // As version 2 left it: no header column (nor version 4's indexes), the probes as the file's bytes.
     cluster.psql(
-      "ALTER TABLE pi_files DROP COLUMN header; DELETE FROM pi_session_schema WHERE version > 2",
+      "ALTER TABLE pi_files DROP COLUMN header; DROP INDEX pi_files_identity; DELETE FROM pi_session_schema WHERE version > 2",
       name,
     );
     for (const path of paths) {

@@ -745,8 +745,17 @@ type KnownFileRow = [
   ino: number,
   offset: number,
   cwd: string | null,
-  needsHeader: boolean,
 ];
+
+/**
+ * A sync's first question: the files the database holds of source `$1`, with their identities and
+ * offsets, and which of them still lack their header line; as one JSON value `[rows, paths]`.
+ */
+export const KNOWN_FILES_QUERY = `SELECT json_build_array(
+    (SELECT json_agg(json_build_array(path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd))
+      FROM pi_files WHERE source = $1),
+    (SELECT json_agg(path) FROM pi_files WHERE source = $1 AND header IS NULL AND version > 0)
+  )::text AS files`;
 
 /** Brings the source's sessions in the database up to date with the store under `root`. */
 export async function syncToPostgres(
@@ -760,25 +769,20 @@ export async function syncToPostgres(
   // What the database holds of this source, asked before the store is listed: the server
   // answers (a fresh backend reads its catalogs first) while this thread stats the files.
   const client = await pool.connect();
-  // One row of JSON rather than a row per file: the client parses one value, not eight per file.
-  const knownQuery = client
-    .query<{ files: string | null }>(
-      `SELECT json_agg(json_build_array(path, size, mtime_ms, ctime_ms, ino, indexed_offset, cwd,
-         header IS NULL AND version > 0))::text AS files
-       FROM pi_files WHERE source = $1`,
-      [source],
-    )
-    .then(
-      (result) => {
-        client.release();
-        return result;
-      },
-      (error: unknown) => {
-        // A client whose query failed is not given back for reuse (as pg's `pool.query` does).
-        client.release(error instanceof Error ? error : true);
-        throw error;
-      },
-    );
+  // One row of JSON rather than a row per file: the client parses one value, not seven per file.
+  // Both halves read indexes only (schema 4): a new backend's first touch of each shared page
+  // costs a page fault, and the table's pages hold every column of every source's files.
+  const knownQuery = client.query<{ files: string | null }>(KNOWN_FILES_QUERY, [source]).then(
+    (result) => {
+      client.release();
+      return result;
+    },
+    (error: unknown) => {
+      // A client whose query failed is not given back for reuse (as pg's `pool.query` does).
+      client.release(error instanceof Error ? error : true);
+      throw error;
+    },
+  );
   const unreadable: PostgresSyncStats["unreadable"] = [];
   let found: StoreFile[];
   try {
@@ -791,7 +795,11 @@ export async function syncToPostgres(
     throw error;
   }
   const knownJson = (await knownQuery).rows[0]?.files;
-  const knownRows = knownJson ? (JSON.parse(knownJson) as KnownFileRow[]) : [];
+  const [knownRows, headerlessPaths] = (knownJson ? JSON.parse(knownJson) : [null, null]) as [
+    KnownFileRow[] | null,
+    string[] | null,
+  ];
+  const needsHeader = new Set(headerlessPaths ?? []);
   const stats: PostgresSyncStats = {
     filesSeen: found.length,
     unchanged: 0,
@@ -807,9 +815,9 @@ export async function syncToPostgres(
     unreadable,
   };
   const known = new Map(
-    knownRows.map(([path, size, mtimeMs, ctimeMs, ino, offset, cwd, needsHeader]) => [
+    (knownRows ?? []).map(([path, size, mtimeMs, ctimeMs, ino, offset, cwd]) => [
       path,
-      { size, mtimeMs, ctimeMs, ino, offset, cwd, needsHeader },
+      { size, mtimeMs, ctimeMs, ino, offset, cwd, needsHeader: needsHeader.has(path) },
     ]),
   );
   const exclude = opts.exclude ?? [];

@@ -291,8 +291,8 @@ function dropOutput(meta, which) {
  * Rewrites a command's chunk as one module (decision 144). Node 20 pays about 2 ms of CPU for each
  * ES module it loads, and `sync` loaded 23 chunks beyond the program's own. The command's chunk
  * becomes its whole graph (what it imports, statically or dynamically) in one file, except the
- * chunks it keeps importing: those the program itself loaded already (the entry's static imports)
- * and pg's chunk. The copies cost package size; the kept chunks are what keeps them few.
+ * chunks it keeps importing: those the program loaded already (the static imports of the entry
+ * and of lib/main.js) and pg's chunk. The copies cost package size; the kept chunks are what keeps them few.
  *
  * One copy of each module per process is what makes this safe: a module inlined here must not be
  * loaded from its own chunk too. The kept chunks are checked to import only kept chunks, so
@@ -326,6 +326,7 @@ async function flattenCommand(meta, command) {
     ...closure(pgOut, () => true),
   ]);
   keep.delete(pgOut);
+  const pgGraph = closure(pgOut, () => true);
   for (const out of keep) {
     const inputs = Object.keys(outputs[out].inputs);
     for (const i of outputs[out].imports)
@@ -335,7 +336,7 @@ async function flattenCommand(meta, command) {
         !(i.kind === "dynamic-import" && (out === program || out === "dist/pi-session.js"))
       )
         throw new Error(`flattenCommand(${command}): kept ${out} imports ${i.path}, which would be copied`);
-    if (closure(pgOut, () => true).has(out) && inputs.some((input) => !input.includes(NODE_MODULES.slice(1))))
+    if (pgGraph.has(out) && inputs.some((input) => !input.includes(NODE_MODULES.slice(1))))
       throw new Error(`flattenCommand(${command}): pg's chunk ${out} holds our own modules`);
   }
   const inlined = [...closure(entryOut, () => true)].filter((out) => !keep.has(out));

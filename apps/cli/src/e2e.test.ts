@@ -197,9 +197,10 @@ describe("the frame", () => {
   });
 
   it("`sync` is one module beside the program's and pg's (the bundle flattens its graph)", () => {
-    // On Node 20, 23 ES modules cost about 40 ms of CPU more than one; the bundle script rewrites the sync command's
-    // chunk as its whole graph (decision 144). A module it copies must not load from its own chunk
-    // in the same process: the chunks it still imports are the program's and pg's alone.
+    // On Node 20, 23 ES modules cost about 40 ms of CPU more than one: the bundle script rewrites
+    // the sync command's chunk as its whole graph (decision 144). A module it copies must not load
+    // from its own chunk in the same process: the chunks it still imports are the program's and
+    // pg's alone.
     const meta = JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as {
       outputs: Record<
         string,

@@ -119,36 +119,35 @@ const importDefinitions = {
 const PG_REWRITES = [
   {
     file: /[\\/]pg[\\/]lib[\\/]stream\.js$/,
-    from: /if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/,
-    to: "",
+    edits: [[/if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/, ""]],
   },
   {
     file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
-    from: "const nodeCrypto = require('crypto')",
-    to: [
-      "let loadedCrypto",
-      "const loadCrypto = () => (loadedCrypto ??= require('crypto'))",
-      "const nodeCrypto = { createHash: (name) => loadCrypto().createHash(name) }",
-    ].join("\n"),
-  },
-  {
-    file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
-    from: "const webCrypto = nodeCrypto.webcrypto || globalThis.crypto",
-    to: "const lazyWebCrypto = () => loadCrypto().webcrypto || globalThis.crypto\nconst webCrypto = { getRandomValues: (bytes) => lazyWebCrypto().getRandomValues(bytes) }",
-  },
-  {
-    file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
-    from: "const subtleCrypto = webCrypto.subtle",
-    to: [
-      "const subtleCrypto = new Proxy({}, {",
-      "  get: (_, name) => { const subtle = lazyWebCrypto().subtle; return subtle[name].bind(subtle) },",
-      "})",
-    ].join("\n"),
+    edits: [
+      [
+        "const nodeCrypto = require('crypto')",
+        `let loadedCrypto
+const loadCrypto = () => (loadedCrypto ??= require('crypto'))
+const nodeCrypto = { createHash: (name) => loadCrypto().createHash(name) }`,
+      ],
+      [
+        "const webCrypto = nodeCrypto.webcrypto || globalThis.crypto",
+        `const lazyWebCrypto = () => loadCrypto().webcrypto || globalThis.crypto
+const webCrypto = { getRandomValues: (bytes) => lazyWebCrypto().getRandomValues(bytes) }`,
+      ],
+      [
+        "const subtleCrypto = webCrypto.subtle",
+        `const subtleCrypto = new Proxy({}, {
+  get: (_, name) => { const subtle = lazyWebCrypto().subtle; return subtle[name].bind(subtle) },
+})`,
+      ],
+    ],
   },
   {
     file: /[\\/]pg[\\/]lib[\\/]connection-parameters\.js$/,
-    from: "const dns = require('dns')",
-    to: "const dns = { lookup: (...args) => require('dns').lookup(...args) }",
+    edits: [
+      ["const dns = require('dns')", "const dns = { lookup: (...args) => require('dns').lookup(...args) }"],
+    ],
   },
 ];
 
@@ -156,14 +155,14 @@ const pgRewrites = {
   name: "pg-rewrites",
   setup(b) {
     b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/].*\.js$/ }, (args) => {
-      const rewrites = PG_REWRITES.filter((r) => r.file.test(args.path));
-      if (rewrites.length === 0) return undefined;
+      const rewrite = PG_REWRITES.find((r) => r.file.test(args.path));
+      if (!rewrite) return undefined;
       let code = readFileSync(args.path, "utf8");
-      for (const r of rewrites) {
-        const found = typeof r.from === "string" ? code.includes(r.from) : r.from.test(code);
+      for (const [from, to] of rewrite.edits) {
+        const found = typeof from === "string" ? code.includes(from) : from.test(code);
         if (!found)
-          throw new Error(`pg's code changed: ${r.from} not found in ${args.path}: update PG_REWRITES`);
-        code = code.replace(r.from, () => r.to);
+          throw new Error(`pg's code changed: ${from} not found in ${args.path}: update PG_REWRITES`);
+        code = code.replace(from, () => to);
       }
       return { contents: code, loader: "js" };
     });

@@ -27,6 +27,33 @@ vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
 const BIN = resolve(here, "..", "dist", "pi-session.js");
+
+/** The bundle's metafile (dist/bundle-meta.json): which modules each output holds, and what it imports. */
+interface BundleMeta {
+  outputs: Record<
+    string,
+    { entryPoint?: string; inputs: object; imports: { path: string; kind: string; external?: boolean }[] }
+  >;
+}
+const bundleMeta = (): BundleMeta =>
+  JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as BundleMeta;
+/** The outputs loading `from` reaches: through its static imports only, or through every import. */
+function reachableOutputs(
+  meta: BundleMeta,
+  from: string,
+  staticOnly: boolean,
+  seen = new Set<string>(),
+): Set<string> {
+  if (seen.has(from)) return seen;
+  seen.add(from);
+  for (const i of meta.outputs[from]?.imports ?? [])
+    if (!i.external && (!staticOnly || i.kind === "import-statement"))
+      reachableOutputs(meta, i.path, staticOnly, seen);
+  return seen;
+}
+/** The output made for an entry point (`lib/commands/sync.js`), or "". */
+const outputOf = (meta: BundleMeta, entryPoint: string): string =>
+  Object.keys(meta.outputs).find((out) => meta.outputs[out]?.entryPoint === entryPoint) ?? "";
 const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions");
 /** Prints a Node 22 binary's path (installing it once into bench/.peer/). */
 const NODE22 = resolve(here, "..", "..", "..", "scripts", "node22.mjs");
@@ -129,18 +156,8 @@ describe("the frame", () => {
     expect(chunks.length).toBeGreaterThan(3);
     // TypeBox is only for `validate`: no other command pays for loading it. The bundle's
     // metafile says which chunks hold TypeBox and which chunk imports which.
-    const meta = JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as {
-      outputs: Record<
-        string,
-        { entryPoint?: string; inputs: object; imports: { path: string; external?: boolean }[] }
-      >;
-    };
-    const reachable = (from: string, seen = new Set<string>()): Set<string> => {
-      if (seen.has(from)) return seen;
-      seen.add(from);
-      for (const i of meta.outputs[from]?.imports ?? []) if (!i.external) reachable(i.path, seen);
-      return seen;
-    };
+    const meta = bundleMeta();
+    const reachable = (from: string) => reachableOutputs(meta, from, false);
     const typebox = Object.keys(meta.outputs).filter((out) =>
       Object.keys(meta.outputs[out]?.inputs ?? {}).some((input) => /node_modules\/.*typebox\//.test(input)),
     );
@@ -155,26 +172,11 @@ describe("the frame", () => {
   it("a command's chunks hold what it imports, not whole packages imported through their index", () => {
     // The bundle script imports names from the modules that define them: through a package's
     // index, every module of the package would be loaded by every command that names one.
-    const meta = JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as {
-      outputs: Record<
-        string,
-        { entryPoint?: string; inputs: object; imports: { path: string; kind: string; external?: boolean }[] }
-      >;
-    };
+    const meta = bundleMeta();
     /** The inputs of what loading `from` evaluates: its static imports, transitively. */
-    const loaded = (from: string): string[] => {
-      const seen = new Set<string>();
-      const visit = (out: string) => {
-        if (seen.has(out)) return;
-        seen.add(out);
-        for (const i of meta.outputs[out]?.imports ?? [])
-          if (!i.external && i.kind === "import-statement") visit(i.path);
-      };
-      visit(from);
-      return [...seen].flatMap((out) => Object.keys(meta.outputs[out]?.inputs ?? {}));
-    };
-    const chunkOf = (input: string) =>
-      Object.keys(meta.outputs).find((out) => meta.outputs[out]?.entryPoint === input) ?? "";
+    const loaded = (from: string): string[] =>
+      [...reachableOutputs(meta, from, true)].flatMap((out) => Object.keys(meta.outputs[out]?.inputs ?? {}));
+    const chunkOf = (input: string) => outputOf(meta, input);
     const command = (name: string) => chunkOf(`lib/commands/${name}.js`);
     // The binary's first module turns the compile cache on and loads the program.
     expect(loaded("dist/pi-session.js").filter((i) => i.startsWith("lib/"))).toEqual(["lib/bin.js"]);
@@ -201,23 +203,14 @@ describe("the frame", () => {
     // the sync command's chunk as its whole graph (decision 144). A module it copies must not load
     // from its own chunk in the same process: the chunks it still imports are the program's and
     // pg's alone.
-    const meta = JSON.parse(readFileSync(join(dirname(BIN), "bundle-meta.json"), "utf8")) as {
-      outputs: Record<
-        string,
-        { entryPoint?: string; inputs: object; imports: { path: string; kind: string; external?: boolean }[] }
-      >;
-    };
-    const staticClosure = (from: string, seen = new Set<string>()): Set<string> => {
-      if (seen.has(from)) return seen;
-      seen.add(from);
-      for (const i of meta.outputs[from]?.imports ?? [])
-        if (!i.external && i.kind === "import-statement") staticClosure(i.path, seen);
-      return seen;
-    };
-    const chunkOf = (input: string) =>
-      Object.keys(meta.outputs).find((out) => meta.outputs[out]?.entryPoint === input) ?? "";
-    const program = staticClosure(chunkOf("lib/main.js"), staticClosure("dist/pi-session.js"));
-    const sync = chunkOf("lib/commands/sync.js");
+    const meta = bundleMeta();
+    const program = reachableOutputs(
+      meta,
+      outputOf(meta, "lib/main.js"),
+      true,
+      reachableOutputs(meta, "dist/pi-session.js", true),
+    );
+    const sync = outputOf(meta, "lib/commands/sync.js");
     const inputs = Object.keys(meta.outputs[sync]?.inputs ?? {});
     for (const held of [
       "lib/commands/sync.js",

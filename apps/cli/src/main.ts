@@ -1,6 +1,6 @@
 /**
  * Entry point of the `pi-session` binary: wires the real process (argv, env, streams, stdin)
- * into {@link runCli} and exits with its code once stdout has drained.
+ * into {@link runCli} and exits with its code once stdout and stderr have drained.
  */
 import { runCli } from "./program.js";
 
@@ -33,3 +33,23 @@ const code = await runCli({
   pager: true,
 });
 process.exitCode = code;
+await Promise.all([drained(process.stdout), drained(process.stderr)]);
+// The run has ended everything it started (runCli's contract), so exit now: a process left to
+// end by itself first frees its whole heap, which nobody waits for (decision 146).
+process.exit(code);
+
+/** Resolves once `stream` has handed all its buffered output to the system (or failed). */
+function drained(stream: NodeJS.WriteStream): Promise<void> {
+  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
+  return new Promise((resolve) => {
+    const done = () => {
+      stream.off("drain", done);
+      stream.off("close", done);
+      stream.off("error", done);
+      resolve();
+    };
+    stream.on("drain", done);
+    stream.on("close", done);
+    stream.on("error", done);
+  });
+}

@@ -24,6 +24,11 @@ export interface Context {
   stdinIsTTY: boolean;
   /** Reads one line from stdin (for confirmations). */
   prompt(question: string): Promise<string>;
+  /**
+   * Work the run finishes before it resolves, though the command has answered (`pick`'s index
+   * brought up to date meanwhile): the binary exits as soon as the run resolves.
+   */
+  finishLater(work: Promise<unknown>): void;
 }
 
 /** A command action: returns its exit code (0 or 1); throws {@link CliError} on failure. */
@@ -73,8 +78,20 @@ Read-only by default: commands that change files say so, need --write (or are ex
 commands: fork, name, label, rm), and write atomically; rewrites keep a backup next to the file.
 rm moves a session and its backups to the trash where one exists (else deletes them).`;
 
-/** Runs the CLI once and resolves to the exit code. Never calls `process.exit`. */
+/**
+ * Runs the CLI once and resolves to the exit code, once everything the command started has
+ * ended (see {@link Context.finishLater}). Never calls `process.exit`.
+ */
 export async function runCli(options: RunOptions): Promise<number> {
+  const later: Promise<unknown>[] = [];
+  try {
+    return await runOnce(options, later);
+  } finally {
+    await Promise.allSettled(later);
+  }
+}
+
+async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<number> {
   const { argv, env } = options;
   // Decide colours and JSON before cac parses, so even usage errors respect them.
   const json = argv.includes("--json");
@@ -107,6 +124,9 @@ export async function runCli(options: RunOptions): Promise<number> {
         json: opts.json === true,
         stdinIsTTY: options.stdinIsTTY,
         prompt: options.prompt,
+        finishLater: (work) => {
+          later.push(work);
+        },
       };
       const wantsPager = paged && options.pager === true && !ctx.json && opts.pager !== false && stdout.isTTY;
       pending = (async () => {

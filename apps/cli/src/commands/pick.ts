@@ -101,11 +101,11 @@ async function pickHere(
     const row = await runPicker(terminal, source, { query });
     return row === undefined ? EXIT_CANCELLED : row.value;
   } finally {
-    search?.close();
+    if (search) ctx.finishLater(search.close());
   }
 }
 
-type SearchFilter = ((query: string) => Promise<PickerRow[]>) & { close(): void };
+type SearchFilter = ((query: string) => Promise<PickerRow[]>) & { close(): Promise<void> };
 
 /**
  * The session database's search, when its index exists (nothing is built for a pick: a cold
@@ -130,12 +130,12 @@ async function searchFilter(
       return result.sessions.flatMap((s) => byPath.get(s.path) ?? []);
     };
     return Object.assign(filter, {
-      close: () => {
+      // Not awaited by the pick (the path is printed, or pi starts, at once), but by the run.
+      close: () =>
         synced.then(
           () => db.close(),
           () => db.close(),
-        );
-      },
+        ),
     });
   } catch {
     return undefined;

@@ -97,12 +97,13 @@ describe("entry id prefixes", () => {
   });
 
   it("label takes an entry prefix and labels the full id", () => {
-    const r = cli.run(["label", SHORT, "2ABC", "start", "--json"]);
-    expect(r.stderr).toBe("");
-    expect(JSON.parse(r.stdout).targetId).toBe("2abc0000");
+    // The fork first: the label entry gets a random id, which starts with "1a" one time in 256.
     const fork = cli.run(["fork", SHORT, "--leaf", "1a", "--json"]);
     expect(fork.stderr).toBe("");
     expect(fork.code).toBe(0);
+    const r = cli.run(["label", SHORT, "2ABC", "start", "--json"]);
+    expect(r.stderr).toBe("");
+    expect(JSON.parse(r.stdout).targetId).toBe("2abc0000");
   });
 });
 

@@ -32,7 +32,6 @@ const code = await runCli({
   prompt,
   pager: true,
 });
-process.exitCode = code;
 await Promise.all([drained(process.stdout), drained(process.stderr)]);
 // The run has ended everything it started (runCli's contract), so exit now: a process left to
 // end by itself first frees its whole heap, which nobody waits for (decision 146).

@@ -196,6 +196,13 @@ function allOf<E extends AnyEntry>(path: PathAccess<E>): E[] {
   return out;
 }
 
+/** The first position before `end` whose id is `id`, or -1. */
+function firstKept<E extends AnyEntry>(path: PathAccess<E>, id: unknown, end: number): number {
+  if (path.indexOfId !== undefined) return path.indexOfId(id, end);
+  for (let i = 0; i < end; i++) if (path.idAt(i) === id) return i;
+  return -1;
+}
+
 /** The selection when the latest compaction of `path` is at `compactionIndex`. */
 function selectAfterCompaction<E extends AnyEntry>(path: PathAccess<E>, compactionIndex: number): E[] {
   // The caller found a compaction at this index.
@@ -205,10 +212,8 @@ function selectAfterCompaction<E extends AnyEntry>(path: PathAccess<E>, compacti
     // Keep from the first path entry whose id is firstKeptEntryId up to the compaction. Not
     // found (another branch, missing, or the compaction's own id) keeps nothing. System
     // messages are left out: the compaction's systemMessage replaces them.
-    let keeping = false;
-    for (let i = 0; i < compactionIndex; i++) {
-      if (!keeping && path.idAt(i) === compaction.firstKeptEntryId) keeping = true;
-      if (!keeping) continue;
+    const first = firstKept(path, compaction.firstKeptEntryId, compactionIndex);
+    for (let i = first < 0 ? compactionIndex : first; i < compactionIndex; i++) {
       const entry = path.entryAt(i);
       if (!isMessageEntryWithRole(entry, "system")) selected.push(entry);
     }

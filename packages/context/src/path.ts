@@ -156,6 +156,11 @@ export interface PathAccess<E extends AnyEntry = AnyEntry> {
   isAssistantAt(i: number): boolean;
   /** The entry's id (what `entryAt(i).id` is). */
   idAt(i: number): string;
+  /**
+   * Optional: the first position before `end` whose id is `id`, or -1; what a loop over
+   * `idAt` gives, for an access that finds it without making every id a string.
+   */
+  indexOfId?(id: unknown, end: number): number;
   entryAt(i: number): E;
   /** The entries as an array, when the access is over one (saves a copy). */
   readonly array?: readonly E[];

@@ -65,6 +65,7 @@ let spanBase: usize = 0;
 let msgOther: u32 = 0;
 let lineCount: u32 = 0;
 let written: usize = 0;
+let idsWritten: usize = 0;
 
 /** First free byte after the module's own data (16-aligned). */
 export function heapBase(): usize {
@@ -81,9 +82,14 @@ export function lines(): u32 {
   return lineCount;
 }
 
-/** Bytes written to `out` by the last `scanLines` call. */
+/** Bytes written to `out` by the last `scanLines` or `scanEntries` call. */
 export function outBytes(): usize {
   return written;
+}
+
+/** Bytes of ids copied to `ids` by the last `scanEntries` call. */
+export function idBytes(): usize {
+  return idsWritten;
 }
 
 @inline function ws(): u32 {
@@ -810,19 +816,45 @@ function entryLine(start: usize): u32 {
 }
 
 /**
+ * The id hash of the open (`idHash` of `src/read/id-hash.ts`, which must give the same value
+ * for the same ASCII text): FNV-1a over the bytes, then murmur3's 32-bit finaliser.
+ */
+function idHash(s: usize, len: usize): u32 {
+  let h: u32 = 0x811c9dc5;
+  for (let i: usize = 0; i < len; i++) h = (h ^ <u32>load<u8>(s + i)) * 0x01000193;
+  h ^= h >>> 16;
+  h *= 0x85ebca6b;
+  h ^= h >>> 13;
+  h *= 0xc2b2ae35;
+  return h ^ (h >>> 16);
+}
+
+/**
  * Scans the lines of [start, end) for an open: the last byte is "\n", and 32 readable bytes
  * follow `end`; `stack` has MAX_DEPTH + 1 bytes. Writes eight u32 words per line to `out`:
- *   lineStart, lineEnd ("\n"), info, idStart, idEnd, parentStart, parentEnd, 0
+ *   lineStart, lineEnd ("\n"), info, idStart, idEnd, parentStart, parentEnd, idHash
  * where info = code | type << 4 | parentKind << 12 | role << 16 | idNonAscii << 24 |
- * parentNonAscii << 25 (code E_FALLBACK: only the bounds are meaningful). A parent equal to
- * the previous line's id (that line an E_ENTRY) has kind P_PREVIOUS. Returns where it
- * stopped: `end`, or the first line that did not fit before `outEnd` (see `lines`).
+ * parentNonAscii << 25 | idCopied << 26 (code E_FALLBACK: only the bounds are meaningful;
+ * idHash only for an ASCII id, else 0). An ASCII id that fits is also copied to [ids, idsEnd),
+ * one after the other in line order (idCopied; see `idBytes`), so that the caller takes the
+ * ids of a batch with one copy. A parent equal to the previous line's id (that line an
+ * E_ENTRY) has kind P_PREVIOUS. Returns where it stopped: `end`, or the first line that did
+ * not fit before `outEnd` (see `lines`).
  */
-export function scanEntries(start: usize, end: usize, out: usize, outEnd: usize, stack: usize): usize {
+export function scanEntries(
+  start: usize,
+  end: usize,
+  out: usize,
+  outEnd: usize,
+  stack: usize,
+  ids: usize,
+  idsEnd: usize,
+): usize {
   stackBase = stack;
   lineCount = 0;
   let p = start;
   let o = out;
+  let d = ids;
   let prevS: usize = 0;
   let prevLen: usize = 0;
   let prevOk = false;
@@ -836,13 +868,20 @@ export function scanEntries(start: usize, end: usize, out: usize, outEnd: usize,
       let pk = eParentKind;
       if (pk == P_STRING && prevOk && prevLen == eParentLen && memory.compare(prevS, eParentS, prevLen) == 0)
         pk = P_PREVIOUS;
+      let copied: u32 = 0;
+      if (code == E_ENTRY && !eIdNonAscii && d + eIdLen <= idsEnd) {
+        memory.copy(d, eIdS, eIdLen);
+        d += eIdLen;
+        copied = 1;
+      }
       info =
         code |
         (t << 4) |
         (pk << 12) |
         (eRole << 16) |
         ((eIdNonAscii ? <u32>1 : 0) << 24) |
-        ((eParentNonAscii ? <u32>1 : 0) << 25);
+        ((eParentNonAscii ? <u32>1 : 0) << 25) |
+        (copied << 26);
       store<u32>(o, <u32>eIdS, 12);
       store<u32>(o, <u32>(eIdS + eIdLen), 16);
       store<u32>(o, <u32>eParentS, 20);
@@ -851,7 +890,7 @@ export function scanEntries(start: usize, end: usize, out: usize, outEnd: usize,
     store<u32>(o, <u32>p);
     store<u32>(o, <u32>e, 4);
     store<u32>(o, info, 8);
-    store<u32>(o, 0, 28);
+    store<u32>(o, code != E_FALLBACK && !eIdNonAscii ? idHash(eIdS, eIdLen) : 0, 28);
     prevOk = code == E_ENTRY;
     prevS = eIdS;
     prevLen = eIdLen;
@@ -860,5 +899,6 @@ export function scanEntries(start: usize, end: usize, out: usize, outEnd: usize,
     p = e + 1;
   }
   written = o - out;
+  idsWritten = d - ids;
   return p;
 }

@@ -17,6 +17,22 @@ interface Keyed {
   id: string;
 }
 
+/**
+ * Ids that need not be strings (`SlotIndex` over a lazy open, whose ids stay bytes): the
+ * table asks the keeper of the ids for hashes and comparisons, by slot. `hashAt(slot)` must
+ * equal `hashOf(idAt(slot))`.
+ */
+export interface IdKeys {
+  hashAt(slot: number): number;
+  hashOf(id: string): number;
+  /** The id of `slot` as a string (needed only if the table becomes a `Map`). */
+  idAt(slot: number): string;
+  /** Whether slots `a` and `b` have the same id. */
+  sameAt(a: number, b: number): boolean;
+  /** Whether the id of `slot` is `id`. */
+  isAt(slot: number, id: string): boolean;
+}
+
 const EMPTY = -1;
 const MAX_PROBE = 64;
 const INITIAL_CAPACITY = 64;
@@ -41,8 +57,8 @@ function hashId(id: string): number {
 export class IdTable {
   /** The index's entry array (shared, append-only): slot -> item. */
   readonly #items: readonly Keyed[];
-  /** Or, for a table over bare ids (`SlotIndex`), slot -> id (only defined ids are added). */
-  #ids: readonly (string | undefined)[] | undefined = undefined;
+  /** Or, for a table over keys kept elsewhere (`SlotIndex`), what answers for them. */
+  #keys: IdKeys | undefined = undefined;
   /** Open-addressing table of slots (EMPTY when free), length a power of two. */
   #table = new Int32Array(INITIAL_CAPACITY).fill(EMPTY);
   /** Hash of the id of each slot that went through {@link add}. */
@@ -60,17 +76,17 @@ export class IdTable {
     this.#hash = hash;
   }
 
-  /** A table whose slots index `ids` (shared, append-only); add only slots with a defined id. */
-  static overIds(ids: readonly (string | undefined)[], hash: (id: string) => number = hashId): IdTable {
-    const table = new IdTable([], hash);
-    table.#ids = ids;
+  /** A table whose slots' ids `keys` hashes and compares; add only slots that have an id. */
+  static overKeys(keys: IdKeys): IdTable {
+    const table = new IdTable([], (id) => keys.hashOf(id));
+    table.#keys = keys;
     return table;
   }
 
   /** The id of `slot` (an added one). */
   #idAt(slot: number): string {
-    const ids = this.#ids;
-    return ids === undefined ? (this.#items[slot] as Keyed).id : (ids[slot] as string);
+    const keys = this.#keys;
+    return keys === undefined ? (this.#items[slot] as Keyed).id : keys.idAt(slot);
   }
 
   /** Number of distinct ids. */
@@ -83,6 +99,8 @@ export class IdTable {
    * one with the same id. Returns false when the id was already known (a duplicate).
    */
   add(slot: number): boolean {
+    const keys = this.#keys;
+    if (keys !== undefined) return this.#addKey(keys, slot);
     const id = this.#idAt(slot);
     if (this.#map !== undefined) {
       const known = this.#map.size;
@@ -120,6 +138,44 @@ export class IdTable {
     return this.add(slot);
   }
 
+  /** {@link add} over {@link IdKeys}: compares slots without making their ids strings. */
+  #addKey(keys: IdKeys, slot: number): boolean {
+    if (this.#map !== undefined) {
+      const known = this.#map.size;
+      this.#map.set(keys.idAt(slot), slot);
+      return this.#map.size !== known;
+    }
+    const hash = keys.hashAt(slot) | 0;
+    if (slot >= this.#hashes.length) {
+      const grown = new Int32Array(Math.max(this.#hashes.length * 2, slot + 1));
+      grown.set(this.#hashes);
+      this.#hashes = grown;
+    }
+    this.#hashes[slot] = hash;
+    if ((this.#size + 1) * 2 > this.#table.length && !this.#grow()) {
+      this.#toMap();
+      return this.#addKey(keys, slot);
+    }
+    const table = this.#table;
+    const mask = table.length - 1;
+    let at = hash & mask;
+    for (let probes = 0; probes < MAX_PROBE; probes++) {
+      const occupant = table[at] as number;
+      if (occupant === EMPTY) {
+        table[at] = slot;
+        this.#size++;
+        return true;
+      }
+      if (this.#hashes[occupant] === hash && keys.sameAt(occupant, slot)) {
+        table[at] = slot;
+        return false;
+      }
+      at = (at + 1) & mask;
+    }
+    this.#toMap();
+    return this.#addKey(keys, slot);
+  }
+
   /** The slot last recorded for `id`, or -1. */
   find(id: string): number {
     if (this.#map !== undefined) return this.#map.get(id) ?? EMPTY;
@@ -132,11 +188,34 @@ export class IdTable {
     for (let probes = 0; probes < MAX_PROBE; probes++) {
       const occupant = table[at] as number;
       if (occupant === EMPTY) return EMPTY;
-      if (this.#hashes[occupant] === hash && this.#idAt(occupant) === id) return occupant;
+      if (this.#hashes[occupant] === hash && this.#isAt(occupant, id)) return occupant;
       at = (at + 1) & mask;
     }
     this.#toMap();
     return this.find(id);
+  }
+
+  /** Over {@link IdKeys}: the slot last recorded for the id of `slot` (any slot with an id), or -1. */
+  findSameAs(slot: number): number {
+    const keys = this.#keys as IdKeys;
+    if (this.#map !== undefined) return this.#map.get(keys.idAt(slot)) ?? EMPTY;
+    const hash = keys.hashAt(slot) | 0;
+    const table = this.#table;
+    const mask = table.length - 1;
+    let at = hash & mask;
+    for (let probes = 0; probes < MAX_PROBE; probes++) {
+      const occupant = table[at] as number;
+      if (occupant === EMPTY) return EMPTY;
+      if (this.#hashes[occupant] === hash && keys.sameAt(occupant, slot)) return occupant;
+      at = (at + 1) & mask;
+    }
+    this.#toMap();
+    return this.findSameAs(slot);
+  }
+
+  #isAt(slot: number, id: string): boolean {
+    const keys = this.#keys;
+    return keys === undefined ? (this.#items[slot] as Keyed).id === id : keys.isAt(slot, id);
   }
 
   /** Makes room for `count` items in all, so that a bulk build does not rehash as it goes. */

@@ -11,23 +11,57 @@ import { type IndexableEntry, SessionIndex, SlotIndex, type SlotSource } from ".
 
 type Entry = IndexableEntry & Record<string, unknown>;
 
-/** A source over plain entries that grows by {@link GrowingSource.add}. */
+/**
+ * A source over plain entries that grows by {@link GrowingSource.add}. `hashOf` may be a weak
+ * one, so that ids collide (and the table moves to a `Map`).
+ */
 class GrowingSource implements SlotSource {
   readonly entries: Record<string, unknown>[] = [];
-  readonly ids: (string | undefined)[] = [];
+  constructor(readonly hashOf: (id: string) => number) {}
   get count(): number {
     return this.entries.length;
   }
   add(entry: Record<string, unknown>): number {
     this.entries.push(entry);
-    this.ids.push(typeof entry.id === "string" ? entry.id : undefined);
     return this.entries.length - 1;
+  }
+  idOf(slot: number): string | undefined {
+    const id = this.entries[slot]?.id;
+    return typeof id === "string" ? id : undefined;
+  }
+  hasId(slot: number): boolean {
+    return this.idOf(slot) !== undefined;
+  }
+  idHashOf(slot: number): number {
+    return this.hashOf(this.idOf(slot) as string);
+  }
+  isId(slot: number, id: unknown): boolean {
+    return typeof id === "string" && this.idOf(slot) === id;
+  }
+  sameId(a: number, b: number): boolean {
+    return this.idOf(a) !== undefined && this.idOf(a) === this.idOf(b);
   }
   parentIdOf(slot: number): string | undefined {
     const parentId = this.entries[slot]?.parentId;
     return typeof parentId === "string" ? parentId : undefined;
   }
+  parentIsPrevious(slot: number): boolean {
+    const parentId = this.parentIdOf(slot);
+    return parentId !== undefined && slot > 0 && this.idOf(slot - 1) === parentId;
+  }
+  chainStart(slot: number): number {
+    let first = slot;
+    while (first > 0 && this.parentIsPrevious(first) && this.idOf(first - 1) !== "") first--;
+    return first;
+  }
 }
+
+const strongHash = (id: string): number => {
+  let hash = 0x811c9dc5 | 0;
+  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
+  return Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d);
+};
+const weakHash = (id: string): number => id.length % 3;
 
 const isMeta = (entry: Record<string, unknown>): boolean =>
   entry.type === "label" || entry.type === "session_info";
@@ -47,10 +81,11 @@ describe("SlotIndex = SessionIndex, with appends and a moved leaf", () => {
         arbSessionV3({ maxEntries: 30, faults: true }),
         fc.nat(),
         fc.array(fc.option(fc.nat(), { nil: null }), { maxLength: 40 }),
-        (session, split, moves) => {
+        fc.boolean(),
+        (session, split, moves, weak) => {
           const all = session.entries as unknown as Entry[];
           const at = all.length === 0 ? 0 : split % (all.length + 1);
-          const source = new GrowingSource();
+          const source = new GrowingSource(weak ? weakHash : strongHash);
           for (const entry of all.slice(0, at)) source.add(entry);
           const meta = source.entries.flatMap((entry, slot) => (isMeta(entry) ? [{ slot, entry }] : []));
           const slots = new SlotIndex(source, meta);
@@ -64,7 +99,7 @@ describe("SlotIndex = SessionIndex, with appends and a moved leaf", () => {
             for (const id of ids) {
               const found = slots.find(id);
               expect(found < 0 ? undefined : source.entries[found]).toBe(eager.get(id));
-              expect(slots.pathTo(id).map((slot) => source.entries[slot])).toEqual(eager.pathTo(id));
+              expect(Array.from(slots.pathTo(id), (slot) => source.entries[slot])).toEqual(eager.pathTo(id));
               expect(slots.getLabelTimestamp(id)).toBe(eager.getLabelTimestamp(id));
             }
             const leaf = slots.leafSlot;

@@ -1,8 +1,8 @@
 /**
  * SlotIndex: `SessionIndex`'s answers for a session whose entries are not parsed (the lazy
- * open of decision 101): entries are slots 0..n-1 in file order, known by their id (one
- * string per slot, or undefined for an entry the index skips) and their parent id, read
- * through a {@link SlotSource}; only label and `session_info` entries are seen whole.
+ * open of decision 101): entries are slots 0..n-1 in file order, known by their id and their
+ * parent id, read through a {@link SlotSource} that need not hold either as a string (it
+ * hashes and compares them by slot); only label and `session_info` entries are seen whole.
  *
  * Same rules as `SessionIndex`: the last occurrence of an id wins, the leaf is the last
  * indexed entry, a path stops at a missing, empty, non-string or self parent and at the first
@@ -12,24 +12,43 @@
  * `branch`, `resetLeaf`). Pure: the source is the caller's (it never sees bytes).
  */
 import { sessionInfoName } from "@pi-session/format";
-import { IdTable } from "./id-table.js";
+import { type IdKeys, IdTable } from "./id-table.js";
 import { applyLabelEntry } from "./session-index.js";
 
-/** What the index reads of each slot. */
+/** What the index reads of each slot (it may grow: see {@link SlotIndex.append}). */
 export interface SlotSource {
-  /** Number of slots (it may grow: see {@link SlotIndex.append}). */
+  /** Number of slots. */
   readonly count: number;
-  /** Per slot: the id, or undefined when it is not a string (the entry is not indexed); grows with `count`. */
-  readonly ids: readonly (string | undefined)[];
+  /** Whether the slot's id is a string (else the entry is not indexed). */
+  hasId(slot: number): boolean;
+  /** The slot's id when it is a string, else undefined. */
+  idOf(slot: number): string | undefined;
+  /** A 32-bit hash of the slot's id (a slot with an id): `hashOf(idOf(slot))`. */
+  idHashOf(slot: number): number;
+  hashOf(id: string): number;
+  /** Whether the slot's id is `id`. */
+  isId(slot: number, id: unknown): boolean;
+  /** Whether slots `a` and `b` have the same id (both with one). */
+  sameId(a: number, b: number): boolean;
   /** The slot's `parentId` when it is a string, else undefined. */
   parentIdOf(slot: number): string | undefined;
+  /**
+   * True only if the slot's `parentId` is a string equal to the previous slot's id (a hint
+   * that spares reading it; false is always safe).
+   */
+  parentIsPrevious(slot: number): boolean;
+  /**
+   * The first slot of the chain that ends at `slot`: the slots from it to `slot` each have
+   * a `parentId` equal to the (non-empty) id of the slot before (`parentIsPrevious`). `slot`
+   * itself is always safe.
+   */
+  chainStart(slot: number): number;
 }
 
 const NONE = -1;
 
 export class SlotIndex {
   readonly #source: SlotSource;
-  readonly #ids: readonly (string | undefined)[];
   readonly #table: IdTable;
   #hasDuplicates = false;
   #leafSlot: number;
@@ -43,20 +62,25 @@ export class SlotIndex {
    */
   constructor(source: SlotSource, meta: Iterable<{ slot: number; entry: Record<string, unknown> }> = []) {
     this.#source = source;
-    const ids = source.ids;
-    this.#ids = ids;
-    const table = IdTable.overIds(ids);
+    const keys: IdKeys = {
+      hashAt: (slot) => source.idHashOf(slot),
+      hashOf: (id) => source.hashOf(id),
+      idAt: (slot) => source.idOf(slot) as string,
+      sameAt: (a, b) => source.sameId(a, b),
+      isAt: (slot, id) => source.isId(slot, id),
+    };
+    const table = IdTable.overKeys(keys);
     table.reserve(source.count);
     let leaf = NONE;
     for (let slot = 0; slot < source.count; slot++) {
-      if (ids[slot] === undefined) continue;
+      if (!source.hasId(slot)) continue;
       if (!table.add(slot)) this.#hasDuplicates = true;
       leaf = slot;
     }
     this.#table = table;
     this.#leafSlot = leaf;
     for (const { slot, entry } of meta) {
-      if (ids[slot] === undefined) continue;
+      if (!source.hasId(slot)) continue;
       if (entry.type === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
       else if (entry.type === "session_info") this.#sessionName = sessionInfoName(entry);
     }
@@ -68,7 +92,7 @@ export class SlotIndex {
    * (applied to the labels or the name).
    */
   append(slot: number, entry?: Record<string, unknown>): void {
-    if (this.#ids[slot] === undefined) return;
+    if (!this.#source.hasId(slot)) return;
     if (!this.#table.add(slot)) this.#hasDuplicates = true;
     this.#leafSlot = slot;
     if (entry?.type === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
@@ -97,7 +121,7 @@ export class SlotIndex {
   }
 
   get leafId(): string | null {
-    return this.#leafSlot === NONE ? null : (this.#ids[this.#leafSlot] as string);
+    return this.#leafSlot === NONE ? null : (this.#source.idOf(this.#leafSlot) as string);
   }
 
   /** The slot of the last occurrence of `id`, or -1. */
@@ -126,39 +150,63 @@ export class SlotIndex {
   }
 
   /** The slots from the root down to `slot` (a kept occurrence), root first; `SessionIndex.pathTo`'s walk. */
-  pathFrom(slot: number): number[] {
-    const path: number[] = [];
+  pathFrom(slot: number): Int32Array {
+    // Filled leaf first, reversed at the end; a typed array, since a path can be the whole file.
+    let path = new Int32Array(64);
+    let n = 0;
     const limit = this.#table.size;
     let at = slot;
-    while (at !== NONE && path.length <= limit) {
-      path.push(at);
+    while (at !== NONE && n <= limit) {
+      let room = n + 1;
+      // A chain's parents are the slots before, each the only one with its id: no lookups.
+      // (Slots only fall along a chain, so it holds no cycle.)
+      const first = this.#hasDuplicates ? at : this.#source.chainStart(at);
+      room += at - first;
+      if (room > path.length) path = grown(path, room);
+      for (; at > first; at--) path[n++] = at;
+      path[n++] = at;
       at = this.#parentSlot(at);
     }
     if (at !== NONE) {
       // More steps than distinct ids: a cycle. Redo the walk with a visited set.
-      path.length = 0;
+      n = 0;
       const seen = new Uint8Array(this.#source.count);
       at = slot;
       while (at !== NONE && seen[at] === 0) {
         seen[at] = 1;
-        path.push(at);
+        if (n === path.length) path = grown(path, n + 1);
+        path[n++] = at;
         at = this.#parentSlot(at);
       }
     }
-    path.reverse();
-    return path;
+    return path.subarray(0, n).reverse();
   }
 
-  /** The root-to-entry slots for `id` (`[]` when unknown). */
-  pathTo(id: string): number[] {
+  /** The root-to-entry slots for `id` (empty when unknown). */
+  pathTo(id: string): Int32Array {
     const start = this.#table.find(id);
-    return start === NONE ? [] : this.pathFrom(start);
+    return start === NONE ? new Int32Array(0) : this.pathFrom(start);
   }
 
   #parentSlot(slot: number): number {
-    const parentId = this.#source.parentIdOf(slot);
-    if (parentId === undefined || parentId === "" || parentId === this.#ids[slot]) return NONE;
-    if (slot > 0 && !this.#hasDuplicates && this.#ids[slot - 1] === parentId) return slot - 1;
+    const source = this.#source;
+    // A chain (nearly every entry of pi's files): the parent id is the previous slot's,
+    // compared and looked up by slot, without making it a string. An empty id is no parent;
+    // the slot's own id (a duplicate) neither.
+    if (slot > 0 && source.parentIsPrevious(slot)) {
+      if (source.isId(slot - 1, "") || source.sameId(slot, slot - 1)) return NONE;
+      return this.#hasDuplicates ? this.#table.findSameAs(slot - 1) : slot - 1;
+    }
+    const parentId = source.parentIdOf(slot);
+    if (parentId === undefined || parentId === "" || source.isId(slot, parentId)) return NONE;
+    if (slot > 0 && !this.#hasDuplicates && source.isId(slot - 1, parentId)) return slot - 1;
     return this.#table.find(parentId);
   }
+}
+
+/** `array`'s elements in a larger array, with room for at least `size`. */
+function grown(array: Int32Array, size: number): Int32Array<ArrayBuffer> {
+  const next = new Int32Array(Math.max(size, array.length * 2));
+  next.set(array);
+  return next;
 }

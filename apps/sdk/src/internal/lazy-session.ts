@@ -112,7 +112,7 @@ export class LazySession {
 
   /** Root-to-entry path of `id` (`[]` when unknown), as `SessionIndex.pathTo`. */
   pathTo(id: string): SessionEntry[] {
-    return this.index.pathTo(id).map((slot) => this.entryAt(slot));
+    return Array.from(this.index.pathTo(id), (slot) => this.entryAt(slot));
   }
 
   /** Every entry after the header, in file order (the eager path's list). */
@@ -143,13 +143,20 @@ export class LazySession {
   /** The path to the leaf as the context reads it: codes first, entries parsed when read. */
   #leafPath(): PathAccess<SessionEntry> {
     const leaf = this.index.leafSlot;
-    const slots = leaf < 0 ? [] : this.index.pathFrom(leaf);
+    const slots = leaf < 0 ? new Int32Array(0) : this.index.pathFrom(leaf);
     const file = this.file;
     return {
       length: slots.length,
       typeAt: (i) => file.typeOf(slots[i] as number),
       isAssistantAt: (i) => file.isAssistantMessage(slots[i] as number),
-      idAt: (i) => file.ids[slots[i] as number] as string,
+      idAt: (i) => file.idOf(slots[i] as number) as string,
+      // Every slot of a path is the one the index keeps for its id (the last occurrence), so
+      // the first position with an id is where the index's slot for it is.
+      indexOfId: (id, end) => {
+        const slot = typeof id === "string" ? this.index.find(id) : -1;
+        const at = slot < 0 ? -1 : slots.indexOf(slot);
+        return at < end ? at : -1;
+      },
       entryAt: (i) => this.entryAt(slots[i] as number),
     };
   }

@@ -34,6 +34,8 @@ export const MAX_SCAN_BYTES = 64 * 1024 * 1024;
 const STACK_BYTES = 1024;
 const SPAN_BYTES = 1024 * 12;
 const OUT_BYTES = 256 * 1024;
+/** Room for the ids `scanEntries` copies out of a batch (8,192 records of 32 bytes). */
+const IDS_BYTES = 256 * 1024;
 /** The scanner reads up to 32 bytes past the end of its input (two SIMD loads). */
 const SLACK = 64;
 const PAGE = 65536;
@@ -56,7 +58,16 @@ interface ScanExports {
   lines(): number;
   outBytes(): number;
   scanLines(start: number, end: number, out: number, outEnd: number, stack: number, spans: number): number;
-  scanEntries(start: number, end: number, out: number, outEnd: number, stack: number): number;
+  scanEntries(
+    start: number,
+    end: number,
+    out: number,
+    outEnd: number,
+    stack: number,
+    ids: number,
+    idsEnd: number,
+  ): number;
+  idBytes(): number;
 }
 
 /** One scanner instance and its memory layout (one per thread: scanning is synchronous). */
@@ -66,6 +77,7 @@ export class LineScanner {
   private readonly spans: number;
   private readonly out: number;
   private readonly outEnd: number;
+  private readonly ids: number;
   /** Where input bytes go. */
   readonly input: number;
   private bytes!: Buffer;
@@ -85,7 +97,8 @@ export class LineScanner {
     this.spans = base + STACK_BYTES;
     this.out = this.spans + SPAN_BYTES;
     this.outEnd = this.out + OUT_BYTES;
-    this.input = this.outEnd;
+    this.ids = this.outEnd;
+    this.input = this.ids + IDS_BYTES;
     this.ensure(1 << 20);
   }
 
@@ -130,16 +143,22 @@ export class LineScanner {
 
   /**
    * The open scanner (`scanEntries` of `assembly/scan.ts`) over the whole lines of memory
-   * `[start, end)`: calls `onLine(word)` with the index in {@link memoryWords} of each line's
-   * eight-word record, in line order (see `read/open-scan.ts` for the layout).
+   * `[start, end)`: calls `onRecords(from, to, ids, idsEnd)` with the range of
+   * {@link memoryWords} that holds the next lines' eight-word records, in line order (see
+   * `read/open-scan.ts` for the layout), and the range of {@link memoryBytes} that holds
+   * their copied ids. Batches, not a call per line: the caller's loop keeps its arrays in
+   * locals.
    */
-  scanEntries(start: number, end: number, onLine: (word: number) => void): void {
+  scanEntries(
+    start: number,
+    end: number,
+    onRecords: (from: number, to: number, ids: number, idsEnd: number) => void,
+  ): void {
     const x = this.x;
     let p = start;
     while (p < end) {
-      p = x.scanEntries(p, end, this.out, this.outEnd, this.stack);
-      const stop = (this.out + x.outBytes()) >>> 2;
-      for (let k = this.out >>> 2; k < stop; k += 8) onLine(k);
+      p = x.scanEntries(p, end, this.out, this.outEnd, this.stack, this.ids, this.ids + IDS_BYTES);
+      onRecords(this.out >>> 2, (this.out + x.outBytes()) >>> 2, this.ids, this.ids + x.idBytes());
     }
   }
 

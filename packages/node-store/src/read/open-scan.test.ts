@@ -39,7 +39,27 @@ function check(bytes: Uint8Array, chunkBytes: number): boolean {
   expect(lazy.entries()).toEqual(eager?.entries);
   for (let slot = 0; slot < lazy.count; slot++) {
     const entry = lazy.entries()[slot] as Record<string, unknown>;
-    expect(lazy.ids[slot]).toBe(typeof entry.id === "string" ? entry.id : undefined);
+    const id = typeof entry.id === "string" ? entry.id : undefined;
+    expect(lazy.idOf(slot)).toBe(id);
+    expect(lazy.hasId(slot)).toBe(id !== undefined);
+    if (id !== undefined) {
+      expect(lazy.isId(slot, id)).toBe(true);
+      expect(lazy.isId(slot, `${id}x`)).toBe(false);
+      expect(lazy.idHashOf(slot)).toBe(lazy.hashOf(id));
+      expect(lazy.sameId(slot, slot)).toBe(true);
+    }
+    if (slot > 0) {
+      const previous = lazy.entries()[slot - 1] as Record<string, unknown>;
+      expect(lazy.sameId(slot, slot - 1)).toBe(id !== undefined && previous.id === id);
+      if (lazy.parentIsPrevious(slot)) expect(entry.parentId).toBe(previous.id);
+    }
+    const first = lazy.chainStart(slot);
+    expect(first).toBeLessThanOrEqual(slot);
+    for (let s = first + 1; s <= slot; s++) {
+      const before = lazy.entries()[s - 1] as Record<string, unknown>;
+      expect((lazy.entries()[s] as Record<string, unknown>).parentId).toBe(before.id);
+      expect(before.id).not.toBe("");
+    }
     const type = ENTRY_TYPES.includes(entry.type as string) ? entry.type : "";
     expect(lazy.typeOf(slot)).toBe(type);
     const parent = entry.parentId;

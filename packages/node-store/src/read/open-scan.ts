@@ -19,6 +19,7 @@ import { isJsonText, isValidSessionHeader } from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
 import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
+import { idHash } from "./id-hash.js";
 import { objectShaped } from "./pi-lines.js";
 
 /** Entry `type` codes of the open scanner (`T_*` of `assembly/scan.ts`); 0 is any other type. */
@@ -96,27 +97,92 @@ function parseAsPi(bytes: Uint8Array, objectsOnly: boolean): unknown {
   }
 }
 
+/** How a slot's id is kept: none (not a string: the index skips the entry), ASCII bytes, a string. */
+const ID_NONE = 0;
+const ID_BYTES = 1;
+const ID_STRING = 2;
+
+/**
+ * The slots of an open as it scans. Ids stay bytes: an ASCII id (nearly all) is copied into
+ * one arena and hashed by the scanner, so an open makes no string per entry; other ids (not
+ * ASCII, or from a line parsed at open) are strings.
+ */
 class Growable {
-  offsets = new Float64Array(1024);
-  lengths = new Uint32Array(1024);
-  types = new Uint8Array(1024);
-  roles = new Uint8Array(1024);
-  parents = new Uint8Array(1024);
+  offsets: Float64Array;
+  lengths: Uint32Array;
+  types: Uint8Array;
+  roles: Uint8Array;
+  parents: Uint8Array;
+  /** Per slot: the first slot of the chain it ends (see `chainStart`). */
+  chains: Int32Array;
+  idKinds: Uint8Array;
+  idStarts: Uint32Array;
+  idLengths: Uint32Array;
+  idHashes: Int32Array;
+  idStrings = new Map<number, string>();
+  /** The ASCII ids, back to back (a plain Uint8Array: a Buffer's elements are slower to write). */
+  arena: Uint8Array;
+  arenaUsed = 0;
   count = 0;
+
+  constructor(capacity: number) {
+    this.offsets = new Float64Array(capacity);
+    this.lengths = new Uint32Array(capacity);
+    this.types = new Uint8Array(capacity);
+    this.roles = new Uint8Array(capacity);
+    this.parents = new Uint8Array(capacity);
+    this.chains = new Int32Array(capacity);
+    this.idKinds = new Uint8Array(capacity);
+    this.idStarts = new Uint32Array(capacity);
+    this.idLengths = new Uint32Array(capacity);
+    this.idHashes = new Int32Array(capacity);
+    this.arena = new Uint8Array(capacity * 8);
+  }
+
+  /** Makes room for `count` slots in all. */
+  reserve(count: number): void {
+    while (this.offsets.length < count) this.grow();
+  }
+
+  /** Makes room for `bytes` more arena bytes. */
+  reserveArena(bytes: number): void {
+    if (this.arenaUsed + bytes <= this.arena.length) return;
+    const grown = new Uint8Array(Math.max(this.arena.length * 2, this.arenaUsed + bytes));
+    grown.set(this.arena.subarray(0, this.arenaUsed));
+    this.arena = grown;
+  }
 
   grow(): void {
     const n = this.offsets.length * 2;
     const o = new Float64Array(n);
     o.set(this.offsets);
     this.offsets = o;
-    const l = new Uint32Array(n);
-    l.set(this.lengths);
-    this.lengths = l;
-    for (const key of ["types", "roles", "parents"] as const) {
+    for (const key of ["lengths", "idStarts", "idLengths"] as const) {
+      const a = new Uint32Array(n);
+      a.set(this[key]);
+      this[key] = a;
+    }
+    for (const key of ["types", "roles", "parents", "idKinds"] as const) {
       const a = new Uint8Array(n);
       a.set(this[key]);
       this[key] = a;
     }
+    for (const key of ["idHashes", "chains"] as const) {
+      const a = new Int32Array(n);
+      a.set(this[key]);
+      this[key] = a;
+    }
+  }
+
+  /** The slot's id is `id` (not a string: none). */
+  setId(slot: number, id: unknown): void {
+    if (typeof id !== "string") {
+      this.idKinds[slot] = ID_NONE;
+      return;
+    }
+    this.idKinds[slot] = ID_STRING;
+    this.idStrings.set(slot, id);
+    this.idHashes[slot] = idHash(id);
   }
 }
 
@@ -167,8 +233,16 @@ export class LazySessionFile {
   readonly roles: Uint8Array;
   /** Per slot: a {@link ParentKind}. */
   readonly parentKinds: Uint8Array;
-  /** Per slot: the id, or undefined when it is not a string (the index skips the entry). */
-  readonly ids: (string | undefined)[];
+  readonly #chains: Int32Array;
+  /** Per scanned slot: how its id is kept (`ID_*`), where in the arena, its hash. */
+  readonly #idKinds: Uint8Array;
+  readonly #idStarts: Uint32Array;
+  readonly #idLengths: Uint32Array;
+  readonly #idHashes: Int32Array;
+  /** The ids' arena, as a Buffer (to decode and compare). */
+  readonly #arena: Buffer;
+  /** The ids kept as strings: of scanned slots with `ID_STRING`, and of appended slots. */
+  readonly #idStrings: Map<number, string>;
   readonly #parentIds: Map<number, string>;
   /** Per slot: the entry once parsed (pi returns the same object each time). */
   readonly #cache: (Record<string, unknown> | undefined)[];
@@ -198,7 +272,6 @@ export class LazySessionFile {
     lines: number;
     ino: number;
     slots: Growable;
-    ids: (string | undefined)[];
     parentIds: Map<number, string>;
     cache: (Record<string, unknown> | undefined)[];
   }) {
@@ -216,7 +289,13 @@ export class LazySessionFile {
     this.types = s.types.subarray(0, s.count);
     this.roles = s.roles.subarray(0, s.count);
     this.parentKinds = s.parents.subarray(0, s.count);
-    this.ids = init.ids;
+    this.#chains = s.chains;
+    this.#idKinds = s.idKinds;
+    this.#idStarts = s.idStarts;
+    this.#idLengths = s.idLengths;
+    this.#idHashes = s.idHashes;
+    this.#arena = Buffer.from(s.arena.buffer, s.arena.byteOffset, s.arenaUsed);
+    this.#idStrings = s.idStrings;
     this.#parentIds = init.parentIds;
     this.#cache = init.cache;
     lazyFiles.register(this, { fd: init.fd }, this);
@@ -235,8 +314,81 @@ export class LazySessionFile {
   appendEntry(entry: Record<string, unknown>): number {
     const slot = this.#count++;
     this.#cache[slot] = entry;
-    this.ids[slot] = typeof entry.id === "string" ? entry.id : undefined;
+    if (typeof entry.id === "string") this.#idStrings.set(slot, entry.id);
     return slot;
+  }
+
+  #idKind(slot: number): number {
+    if (slot < this.scanned) return this.#idKinds[slot] as number;
+    return this.#idStrings.has(slot) ? ID_STRING : ID_NONE;
+  }
+
+  /** Whether the slot's id is a string (else the index skips the entry). */
+  hasId(slot: number): boolean {
+    return this.#idKind(slot) !== ID_NONE;
+  }
+
+  /** The slot's id when it is a string, else undefined. Decodes it: prefer {@link isId} to compare. */
+  idOf(slot: number): string | undefined {
+    const kind = this.#idKind(slot);
+    if (kind === ID_STRING) return this.#idStrings.get(slot);
+    if (kind === ID_NONE) return undefined;
+    const start = this.#idStarts[slot] as number;
+    return this.#arena.toString("latin1", start, start + (this.#idLengths[slot] as number));
+  }
+
+  /** {@link hashOf} of the slot's id (a slot with a string id). */
+  idHashOf(slot: number): number {
+    if (slot < this.scanned) return this.#idHashes[slot] as number;
+    return idHash(this.#idStrings.get(slot) ?? "");
+  }
+
+  /** The hash {@link idHashOf} gives for a slot whose id is `id`. */
+  hashOf(id: string): number {
+    return idHash(id);
+  }
+
+  /** Whether the slot's id is the string `id`. */
+  isId(slot: number, id: unknown): boolean {
+    if (typeof id !== "string") return false;
+    const kind = this.#idKind(slot);
+    if (kind === ID_STRING) return this.#idStrings.get(slot) === id;
+    if (kind === ID_NONE) return false;
+    const length = this.#idLengths[slot] as number;
+    if (id.length !== length) return false;
+    const arena = this.#arena;
+    const start = this.#idStarts[slot] as number;
+    for (let i = 0; i < length; i++) if (id.charCodeAt(i) !== arena[start + i]) return false;
+    return true;
+  }
+
+  /** Whether slots `a` and `b` have the same string id. */
+  sameId(a: number, b: number): boolean {
+    const ka = this.#idKind(a);
+    const kb = this.#idKind(b);
+    if (ka === ID_BYTES && kb === ID_BYTES) {
+      const length = this.#idLengths[a] as number;
+      if (length !== this.#idLengths[b]) return false;
+      const sa = this.#idStarts[a] as number;
+      const sb = this.#idStarts[b] as number;
+      return this.#arena.compare(this.#arena, sb, sb + length, sa, sa + length) === 0;
+    }
+    if (ka === ID_STRING) return this.isId(b, this.#idStrings.get(a));
+    if (kb === ID_STRING) return this.isId(a, this.#idStrings.get(b));
+    return false;
+  }
+
+  /** Whether the slot's `parentId` is known (without reading it) to be the previous slot's id. */
+  parentIsPrevious(slot: number): boolean {
+    return slot < this.scanned && this.parentKinds[slot] === ParentKind.Previous;
+  }
+
+  /**
+   * The first slot of the chain that ends at `slot`: each slot after it up to `slot` has the
+   * previous slot's (non-empty) id as its `parentId`. `slot` when it starts one.
+   */
+  chainStart(slot: number): number {
+    return slot < this.scanned ? (this.#chains[slot] as number) : slot;
   }
 
   /** The `parentId` string of a slot (String or Previous parent kinds when scanned), else undefined. */
@@ -247,7 +399,7 @@ export class LazySessionFile {
     }
     const kind = this.parentKinds[slot];
     if (kind === ParentKind.String) return this.#parentIds.get(slot);
-    if (kind === ParentKind.Previous) return this.ids[slot - 1];
+    if (kind === ParentKind.Previous) return this.idOf(slot - 1);
     return undefined;
   }
 
@@ -402,7 +554,7 @@ export class LazySessionFile {
     } catch {
       this.#rewritten(slot);
     }
-    if (!isObject(value) || value.id !== this.ids[slot]) this.#rewritten(slot);
+    if (!isObject(value) || !this.isId(slot, value.id)) this.#rewritten(slot);
     const entry = value as Record<string, unknown>;
     const code = this.types[slot] as number;
     if (code !== 0 && entry.type !== ENTRY_TYPES[code]) this.#rewritten(slot);
@@ -502,10 +654,11 @@ function scanFile(
   scanner: LineScanner,
   chunk: number,
 ): LazySessionFile | undefined {
-  const slots = new Growable();
-  const ids: (string | undefined)[] = [];
+  // Room for the slots of lines of 2 KiB on average (pi's lines are 0.4-2 KiB); more grows.
+  const slots = new Growable(Math.min(Math.max(1024, Math.ceil(fstatSync(fd).size / 2048)), 1 << 22));
   const parentIds = new Map<number, string>();
-  const cache: (Record<string, unknown> | undefined)[] = [];
+  // The lines parsed at open, by slot (few; the per-slot array is made at the end).
+  const parsedAtOpen = new Map<number, Record<string, unknown>>();
   let header: Record<string, unknown> | undefined;
   let lines = 0;
   let base = 0; // file offset of the scanner's input start
@@ -520,6 +673,7 @@ function scanFile(
     slots.types[slot] = type;
     slots.roles[slot] = role;
     slots.parents[slot] = parent;
+    slots.chains[slot] = slot;
     return slot;
   };
 
@@ -535,37 +689,66 @@ function scanFile(
     if (!isObject(value) || value.type === "session") return;
     const { type, role, parent } = describe(value);
     const slot = add(offset, length, type, role, parent);
-    ids[slot] = typeof value.id === "string" ? value.id : undefined;
+    slots.setId(slot, value.id);
     if (parent === ParentKind.String) parentIds.set(slot, value.parentId as string);
-    cache[slot] = value;
+    parsedAtOpen.set(slot, value);
   };
 
-  const onLine = (k: number): void => {
+  /** The records [from, to) of the scanner's memory words: one line each. */
+  const onRecords = (from: number, to: number, ids: number, idsEnd: number): void => {
     const w = scanner.memoryWords;
-    const start = w[k] as number;
-    const end = w[k + 1] as number;
-    const info = w[k + 2] as number;
-    const code = info & 15;
-    const offset = base + (start - input);
-    const length = end - start;
-    lines++;
-    if (code === E_FALLBACK) {
-      parsed(offset, length, parseAsPi(mem.subarray(start, end), header !== undefined));
-      return;
+    slots.reserve(slots.count + (to - from) / 8);
+    // The batch's copied ids, in line order, go to the arena in one copy.
+    slots.reserveArena(idsEnd - ids);
+    let idAt = slots.arenaUsed;
+    slots.arena.set(mem.subarray(ids, idsEnd), idAt);
+    slots.arenaUsed += idsEnd - ids;
+    // The arrays in locals for the loop (reserved above: no slot added here grows them).
+    const { offsets, lengths, types, roles, parents, chains, idKinds, idStarts, idLengths, idHashes } = slots;
+    for (let k = from; k < to; k += 8) {
+      const start = w[k] as number;
+      const end = w[k + 1] as number;
+      const info = w[k + 2] as number;
+      const code = info & 15;
+      const offset = base + (start - input);
+      const length = end - start;
+      lines++;
+      if (code === E_FALLBACK) {
+        parsed(offset, length, parseAsPi(mem.subarray(start, end), header !== undefined));
+        continue;
+      }
+      if (code === E_SLOW || header === undefined) {
+        if (info & (1 << 26)) idAt += (w[k + 4] as number) - (w[k + 3] as number);
+        parsed(offset, length, JSON.parse(mem.toString("utf8", start, end)));
+        continue;
+      }
+      if (code !== E_ENTRY) throw new Error(`internal: open scanner code ${code}`);
+      const parent = (info >>> 12) & 15;
+      const slot = slots.count++;
+      offsets[slot] = offset;
+      lengths[slot] = length;
+      types[slot] = (info >>> 4) & 255;
+      roles[slot] = (info >>> 16) & 255;
+      parents[slot] = parent;
+      const idStart = w[k + 3] as number;
+      const idEnd = w[k + 4] as number;
+      if (info & (1 << 26)) {
+        idKinds[slot] = ID_BYTES;
+        idStarts[slot] = idAt;
+        idLengths[slot] = idEnd - idStart;
+        idHashes[slot] = (w[k + 7] as number) | 0;
+        idAt += idEnd - idStart;
+      } else slots.setId(slot, mem.toString(info & (1 << 24) ? "utf8" : "latin1", idStart, idEnd));
+      // The scanner says Previous only when the line before was an entry: the slot before.
+      chains[slot] =
+        parent === ParentKind.Previous && (idKinds[slot - 1] !== ID_BYTES || idLengths[slot - 1] !== 0)
+          ? (chains[slot - 1] as number)
+          : slot;
+      if (parent === ParentKind.String) {
+        const encoding = info & (1 << 25) ? "utf8" : "latin1";
+        parentIds.set(slot, mem.toString(encoding, w[k + 5] as number, w[k + 6] as number));
+      }
     }
-    if (code === E_SLOW || header === undefined) {
-      parsed(offset, length, JSON.parse(mem.toString("utf8", start, end)));
-      return;
-    }
-    if (code !== E_ENTRY) throw new Error(`internal: open scanner code ${code}`);
-    const parent = (info >>> 12) & 15;
-    const slot = add(offset, length, (info >>> 4) & 255, (info >>> 16) & 255, parent);
-    ids[slot] = mem.toString(info & (1 << 24) ? "utf8" : "latin1", w[k + 3] as number, w[k + 4] as number);
-    if (parent === ParentKind.String) {
-      const encoding = info & (1 << 25) ? "utf8" : "latin1";
-      parentIds.set(slot, mem.toString(encoding, w[k + 5] as number, w[k + 6] as number));
-    }
-    cache[slot] = undefined;
   };
 
   const size = fstatSync(fd).size;
@@ -583,7 +766,7 @@ function scanFile(
       if (carry > MAX_REGION) throw new Eager();
       continue;
     }
-    scanner.scanEntries(input, lastNl + 1, onLine);
+    scanner.scanEntries(input, lastNl + 1, onRecords);
     carry = input + total - (lastNl + 1);
     mem.copyWithin(input, lastNl + 1, input + total);
     base += lastNl + 1 - input;
@@ -592,5 +775,8 @@ function scanFile(
   // while read: the eager path.
   if (carry > 0 || position !== size || header === undefined) throw new Eager();
   const ino = fstatSync(fd).ino;
-  return new LazySessionFile({ path, fd, header, size, lines, ino, slots, ids, parentIds, cache });
+  // Holey, with room for every slot: V8 keeps it a fast array (a sparse one would not be).
+  const cache = new Array<Record<string, unknown> | undefined>(slots.count);
+  for (const [slot, value] of parsedAtOpen) cache[slot] = value;
+  return new LazySessionFile({ path, fd, header, size, lines, ino, slots, parentIds, cache });
 }

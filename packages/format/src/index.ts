@@ -80,6 +80,7 @@ export {
   type SessionRecord,
   formatDiagnostic,
 } from "./records.js";
+export { idHash } from "./id-hash.js";
 export { isObject } from "./object.js";
 export { type EntryOfType, isEntryOfType } from "./entry-type.js";
 export { sessionInfoName } from "./session-name.js";

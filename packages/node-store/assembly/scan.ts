@@ -816,8 +816,9 @@ function entryLine(start: usize): u32 {
 }
 
 /**
- * The id hash of the open (`idHash` of `src/read/id-hash.ts`, which must give the same value
- * for the same ASCII text): FNV-1a over the bytes, then murmur3's 32-bit finaliser.
+ * The id hash of the open: format's `idHash` (FNV-1a, then murmur3's 32-bit finaliser) over
+ * the bytes of an ASCII id, which are its UTF-16 code units; `src/read/id-hash.test.ts`
+ * holds the two to the same values.
  */
 function idHash(s: usize, len: usize): u32 {
   let h: u32 = 0x811c9dc5;

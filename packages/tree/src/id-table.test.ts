@@ -5,7 +5,18 @@
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { IdTable } from "./id-table.js";
+import { idHash } from "@pi-session/format";
+import { type IdKeys, IdTable } from "./id-table.js";
+
+/** Keys over a plain array, compared by slot (as a lazy open's bytes are); `hash` may collide. */
+function keysOver(ids: readonly string[], hash: (id: string) => number): IdKeys {
+  return {
+    hashAt: (slot) => hash(ids[slot] as string),
+    idAt: (slot) => ids[slot] as string,
+    sameAt: (a, b) => ids[a] === ids[b],
+    isAt: (slot, id) => ids[slot] === id,
+  };
+}
 
 function build(ids: readonly string[], reserve?: number) {
   const items: { id: string }[] = [];
@@ -63,6 +74,31 @@ describe("IdTable", () => {
       table.reserve(10_000);
       expect(table.find("c1")).toBe(2501);
     }
+  });
+
+  it("over keys compared by slot: the same answers, collisions and the move to a Map included", () => {
+    const arbId = fc.oneof(fc.constantFrom("", "a", "b"), fc.string({ maxLength: 6 }));
+    const hashes = [idHash, () => 0, (id: string) => id.length];
+    fc.assert(
+      fc.property(
+        fc.array(arbId, { maxLength: 200 }),
+        fc.array(arbId, { maxLength: 10 }),
+        fc.constantFrom(0, 1, 2),
+        (ids, probes, which) => {
+          const hash = hashes[which] as (id: string) => number;
+          const table = IdTable.overKeys(keysOver(ids, hash), hash);
+          const model = new Map<string, number>();
+          ids.forEach((id, slot) => {
+            expect(table.add(slot)).toBe(!model.has(id));
+            model.set(id, slot);
+          });
+          expect(table.size).toBe(model.size);
+          for (const id of [...ids, ...probes]) expect(table.find(id)).toBe(model.get(id) ?? -1);
+          for (const [slot, id] of ids.entries()) expect(table.findSameAs(slot)).toBe(model.get(id));
+        },
+      ),
+      fcOptions(),
+    );
   });
 
   it("answers -1 for non-string keys (numeric parentId in a hand-edited file)", () => {

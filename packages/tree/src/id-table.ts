@@ -12,6 +12,8 @@
  * O(1) expected whatever the input.
  */
 
+import { idHash } from "@pi-session/format";
+
 /** An item with an id, as stored in the index's entry array. */
 interface Keyed {
   id: string;
@@ -20,11 +22,10 @@ interface Keyed {
 /**
  * Ids that need not be strings (`SlotIndex` over a lazy open, whose ids stay bytes): the
  * table asks the keeper of the ids for hashes and comparisons, by slot. `hashAt(slot)` must
- * equal `hashOf(idAt(slot))`.
+ * be format's `idHash` of the slot's id.
  */
 export interface IdKeys {
   hashAt(slot: number): number;
-  hashOf(id: string): number;
   /** The id of `slot` as a string (needed only if the table becomes a `Map`). */
   idAt(slot: number): string;
   /** Whether slots `a` and `b` have the same id. */
@@ -36,23 +37,6 @@ export interface IdKeys {
 const EMPTY = -1;
 const MAX_PROBE = 64;
 const INITIAL_CAPACITY = 64;
-
-const FNV_OFFSET_BASIS = 0x811c9dc5;
-const FNV_PRIME = 0x01000193;
-/** The multipliers of murmur3's 32-bit finaliser (fmix32). */
-const FMIX_1 = 0x85ebca6b;
-const FMIX_2 = 0xc2b2ae35;
-
-/** FNV-1a over UTF-16 code units, then murmur3's finaliser so the low bits mix well. */
-function hashId(id: string): number {
-  let hash = FNV_OFFSET_BASIS | 0;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), FNV_PRIME);
-  hash ^= hash >>> 16;
-  hash = Math.imul(hash, FMIX_1);
-  hash ^= hash >>> 13;
-  hash = Math.imul(hash, FMIX_2);
-  return hash ^ (hash >>> 16);
-}
 
 export class IdTable {
   /** The index's entry array (shared, append-only): slot -> item. */
@@ -71,14 +55,17 @@ export class IdTable {
   /** The hash function; replaceable so tests can force collisions. */
   readonly #hash: (id: string) => number;
 
-  constructor(items: readonly Keyed[], hash: (id: string) => number = hashId) {
+  constructor(items: readonly Keyed[], hash: (id: string) => number = idHash) {
     this.#items = items;
     this.#hash = hash;
   }
 
-  /** A table whose slots' ids `keys` hashes and compares; add only slots that have an id. */
-  static overKeys(keys: IdKeys): IdTable {
-    const table = new IdTable([], (id) => keys.hashOf(id));
+  /**
+   * A table whose slots' ids `keys` hashes and compares; add only slots that have an id.
+   * `hash` (what `keys.hashAt` gives, by id) is replaceable so tests can force collisions.
+   */
+  static overKeys(keys: IdKeys, hash: (id: string) => number = idHash): IdTable {
+    const table = new IdTable([], hash);
     table.#keys = keys;
     return table;
   }

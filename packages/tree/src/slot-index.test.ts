@@ -5,19 +5,16 @@
  * must be SessionIndex's over the same entries.
  */
 import { arbSessionV3, fcOptions } from "@pi-session/testkit";
+import { idHash } from "@pi-session/format";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { type IndexableEntry, SessionIndex, SlotIndex, type SlotSource } from "./index.js";
 
 type Entry = IndexableEntry & Record<string, unknown>;
 
-/**
- * A source over plain entries that grows by {@link GrowingSource.add}. `hashOf` may be a weak
- * one, so that ids collide (and the table moves to a `Map`).
- */
+/** A source over plain entries that grows by {@link GrowingSource.add}. */
 class GrowingSource implements SlotSource {
   readonly entries: Record<string, unknown>[] = [];
-  constructor(readonly hashOf: (id: string) => number) {}
   get count(): number {
     return this.entries.length;
   }
@@ -33,7 +30,7 @@ class GrowingSource implements SlotSource {
     return this.idOf(slot) !== undefined;
   }
   idHashOf(slot: number): number {
-    return this.hashOf(this.idOf(slot) as string);
+    return idHash(this.idOf(slot) as string);
   }
   isId(slot: number, id: unknown): boolean {
     return typeof id === "string" && this.idOf(slot) === id;
@@ -56,13 +53,6 @@ class GrowingSource implements SlotSource {
   }
 }
 
-const strongHash = (id: string): number => {
-  let hash = 0x811c9dc5 | 0;
-  for (let i = 0; i < id.length; i++) hash = Math.imul(hash ^ id.charCodeAt(i), 0x01000193);
-  return Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d);
-};
-const weakHash = (id: string): number => id.length % 3;
-
 const isMeta = (entry: Record<string, unknown>): boolean =>
   entry.type === "label" || entry.type === "session_info";
 
@@ -81,11 +71,10 @@ describe("SlotIndex = SessionIndex, with appends and a moved leaf", () => {
         arbSessionV3({ maxEntries: 30, faults: true }),
         fc.nat(),
         fc.array(fc.option(fc.nat(), { nil: null }), { maxLength: 40 }),
-        fc.boolean(),
-        (session, split, moves, weak) => {
+        (session, split, moves) => {
           const all = session.entries as unknown as Entry[];
           const at = all.length === 0 ? 0 : split % (all.length + 1);
-          const source = new GrowingSource(weak ? weakHash : strongHash);
+          const source = new GrowingSource();
           for (const entry of all.slice(0, at)) source.add(entry);
           const meta = source.entries.flatMap((entry, slot) => (isMeta(entry) ? [{ slot, entry }] : []));
           const slots = new SlotIndex(source, meta);

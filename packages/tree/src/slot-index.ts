@@ -23,9 +23,8 @@ export interface SlotSource {
   hasId(slot: number): boolean;
   /** The slot's id when it is a string, else undefined. */
   idOf(slot: number): string | undefined;
-  /** A 32-bit hash of the slot's id (a slot with an id): `hashOf(idOf(slot))`. */
+  /** format's `idHash` of the slot's id (a slot with an id). */
   idHashOf(slot: number): number;
-  hashOf(id: string): number;
   /** Whether the slot's id is `id`. */
   isId(slot: number, id: unknown): boolean;
   /** Whether slots `a` and `b` have the same id (both with one). */
@@ -64,7 +63,6 @@ export class SlotIndex {
     this.#source = source;
     const keys: IdKeys = {
       hashAt: (slot) => source.idHashOf(slot),
-      hashOf: (id) => source.hashOf(id),
       idAt: (slot) => source.idOf(slot) as string,
       sameAt: (a, b) => source.sameId(a, b),
       isAt: (slot, id) => source.isId(slot, id),

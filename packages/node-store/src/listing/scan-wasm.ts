@@ -4,7 +4,7 @@
  */
 
 /** sha256 of the AssemblyScript source this module was compiled from. */
-export const SCAN_WASM_SOURCE_SHA256 = "520377f9d272abebaef83aaae2222096acb97d40ca0c373065ddf9ab7564bd81";
+export const SCAN_WASM_SOURCE_SHA256 = "53d2000c94fb6858e4bc781003731d8b0b86ae282e1a15df88f70951b62796ad";
 
 /** The module (9230 bytes), base64. */
 export const SCAN_WASM_BASE64 = [

@@ -1,7 +1,7 @@
 /**
- * The id hash has two homes: `idHash` here, and the open scanner's (`assembly/scan.ts`), which
- * hashes ASCII ids as it reads them. A lazily opened file reports the scanner's hash for each
- * ASCII id; both must be `idHash` of the id, or lookups by id would miss.
+ * The open scanner (`assembly/scan.ts`) hashes ASCII ids as it reads them, in WebAssembly, with
+ * format's `idHash` rewritten over bytes. A lazily opened file reports the scanner's hash for
+ * each ASCII id; it must be `idHash` of the id, or the index's lookups by id would miss.
  */
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -9,26 +9,14 @@ import { join } from "node:path";
 import { fcOptions, scaledRuns } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { idHash } from "./id-hash.js";
+import { idHash } from "@pi-session/format";
 import { openLazySessionFile } from "./open-scan.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-id-hash-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe("idHash", () => {
-  it("is FNV-1a (the published 32-bit vectors) with murmur3's finaliser", () => {
-    const fmix32 = (h: number): number => {
-      let x = h >>> 0;
-      x = Math.imul(x ^ (x >>> 16), 0x85ebca6b) >>> 0;
-      x = Math.imul(x ^ (x >>> 13), 0xc2b2ae35) >>> 0;
-      return (x ^ (x >>> 16)) | 0;
-    };
-    expect(idHash("")).toBe(fmix32(0x811c9dc5));
-    expect(idHash("a")).toBe(fmix32(0xe40c292c));
-    expect(idHash("foobar")).toBe(fmix32(0xbf9cf968));
-  });
-
-  it("is what the open scanner computes for ASCII ids", () => {
+describe("the open scanner's id hash", () => {
+  it("is format's idHash of each ASCII id", () => {
     const header = JSON.stringify({ type: "session", version: 3, id: "h", timestamp: "t", cwd: "/" });
     fc.assert(
       fc.property(

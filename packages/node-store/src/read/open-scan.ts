@@ -15,11 +15,10 @@
  */
 import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { isJsonText, isValidSessionHeader } from "@pi-session/format";
+import { idHash, isJsonText, isValidSessionHeader } from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
 import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
-import { idHash } from "./id-hash.js";
 import { objectShaped } from "./pi-lines.js";
 
 /** Entry `type` codes of the open scanner (`T_*` of `assembly/scan.ts`); 0 is any other type. */
@@ -337,15 +336,10 @@ export class LazySessionFile {
     return this.#arena.toString("latin1", start, start + (this.#idLengths[slot] as number));
   }
 
-  /** {@link hashOf} of the slot's id (a slot with a string id). */
+  /** format's `idHash` of the slot's id (a slot with a string id), known without decoding it. */
   idHashOf(slot: number): number {
     if (slot < this.scanned) return this.#idHashes[slot] as number;
     return idHash(this.#idStrings.get(slot) ?? "");
-  }
-
-  /** The hash {@link idHashOf} gives for a slot whose id is `id`. */
-  hashOf(id: string): number {
-    return idHash(id);
   }
 
   /** Whether the slot's id is the string `id`. */

@@ -119,7 +119,7 @@ class Growable {
   idLengths: Uint32Array;
   idHashes: Int32Array;
   idStrings = new Map<number, string>();
-  /** The ASCII ids, back to back (a plain Uint8Array: a Buffer's elements are slower to write). */
+  /** The ASCII ids, back to back, in slot order (each batch's ids arrive in one copy). */
   arena: Uint8Array;
   arenaUsed = 0;
   count = 0;

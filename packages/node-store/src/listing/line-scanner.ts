@@ -34,8 +34,11 @@ export const MAX_SCAN_BYTES = 64 * 1024 * 1024;
 const STACK_BYTES = 1024;
 const SPAN_BYTES = 1024 * 12;
 const OUT_BYTES = 256 * 1024;
-/** Room for the ids `scanEntries` copies out of a batch (8,192 records of 32 bytes). */
-const IDS_BYTES = 256 * 1024;
+/**
+ * Room for the ids `scanEntries` copies out of a batch: 64 bytes for each of its 8,192 records
+ * (pi's ids have 8 characters, a UUID 36); an id that does not fit stays in the line.
+ */
+const IDS_BYTES = 512 * 1024;
 /** The scanner reads up to 32 bytes past the end of its input (two SIMD loads). */
 const SLACK = 64;
 const PAGE = 65536;

@@ -154,6 +154,39 @@ describe("openLazySessionFile", () => {
     );
   });
 
+  it("keeps ids of any length: more id bytes than a batch's id area takes, chains, duplicates", () => {
+    // The scanner copies a batch's ASCII ids into a fixed area; ids that do not fit stay in
+    // the line (kept as strings). Long ids, some repeated, chained and not.
+    fc.assert(
+      fc.property(
+        fc.array(
+          fc.record({
+            size: fc.oneof(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 20_000, max: 120_000 })),
+            repeat: fc.integer({ min: 0, max: 9 }),
+            chained: fc.boolean(),
+          }),
+          { minLength: 1, maxLength: 40 },
+        ),
+        fc.integer({ min: 64, max: 1 << 20 }),
+        (specs, chunk) => {
+          const header = { type: "session", version: 3, id: "s", timestamp: "t", cwd: "/" };
+          const ids: string[] = [];
+          const out = [JSON.stringify(header)];
+          specs.forEach(({ size, repeat, chained }, k) => {
+            const id = repeat === 0 && k > 0 ? (ids[k - 1] as string) : `${k}`.padEnd(size, "x");
+            const parentId = k === 0 ? null : chained ? ids[k - 1] : ids[0];
+            ids.push(id);
+            out.push(
+              JSON.stringify({ type: "message", id, parentId, message: { role: "user", content: "x" } }),
+            );
+          });
+          expect(check(new TextEncoder().encode(`${out.join("\n")}\n`), chunk)).toBe(true);
+        },
+      ),
+      fcOptions({ numRuns: scaledRuns(20) }),
+    );
+  });
+
   it("leaves v2 files, a missing file and a first line that is no header to the eager path", () => {
     const v2 = join(dir, "v2.jsonl");
     writeFileSync(

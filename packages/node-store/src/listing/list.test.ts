@@ -732,6 +732,33 @@ describe("metadata cache", () => {
     expect(plain.map((i) => i.path)).toEqual(expected);
   });
 
+  it("breaks ties of modified in one directory as pi does (name by the collator), with or without progress", async () => {
+    const dir = tmp();
+    const cacheDir = join(tmp(), "cache");
+    // Names whose collator order is not their code-unit order; every session has the same
+    // modified time but two, which tie with each other.
+    const names = ["b.jsonl", "A.jsonl", "a.jsonl", "_x.jsonl", "-x.jsonl", "10.jsonl", "9.jsonl", "é.jsonl"];
+    names.forEach((name, k) => {
+      const at = k === 2 || k === 5 ? 9000 : 5000;
+      writeFileSync(join(dir, name), line(hdr(name, "/p")) + line(msg("user", "x", at)));
+    });
+    const plain = await listSessionDir(dir, { cache: false });
+    const withProgress = await listSessionDir(dir, { cache: false, onProgress: () => {} });
+    await listSessionDir(dir, { cache: { dir: cacheDir } });
+    const warm = await listSessionDir(dir, { cache: { dir: cacheDir } });
+    const warmProgress = await listSessionDir(dir, { cache: { dir: cacheDir }, onProgress: () => {} });
+    // pi: names descending (localeCompare), then modified descending, stably.
+    const expected = plain
+      .slice()
+      .sort(
+        (a, b) =>
+          b.modified.getTime() - a.modified.getTime() || basename(b.path).localeCompare(basename(a.path)),
+      )
+      .map((i) => i.path);
+    for (const got of [plain, withProgress, warm, warmProgress])
+      expect(got.map((i) => i.path)).toEqual(expected);
+  });
+
   it("uses $XDG_CACHE_HOME/pi-session by default", async () => {
     const { root } = store();
     const xdg = tmp();

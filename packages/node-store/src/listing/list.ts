@@ -127,7 +127,13 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
     // A missing directory lists nothing; one that cannot be read is reported.
     reportUnreadableDir(dir, err, opts.onUnreadable);
   }
-  names.sort((a, b) => collator().compare(b, a));
+  // pi's candidate order is names descending by the collator. With progress the partial
+  // results follow it from the start; without, it only breaks ties of `modified` (as in
+  // `listAll`), so the names go in code-unit order (any fixed order keeps the cache aligned)
+  // and the final sort asks the collator, costly to make (decision 031), for ties alone.
+  const progressed = opts.onProgress !== undefined;
+  if (progressed) names.sort((a, b) => collator().compare(b, a));
+  else names.sort();
   const paths = names.map((n) => join(dir, n));
   const keys = names.map((n) => childPath(resolved, n));
   const preStats = opts.onProgress ? await statAll(paths, opts.signal) : undefined;
@@ -138,7 +144,9 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
   await pass.add(paths, keys, keys.join("\0"), preStats);
   await ready;
   reportUnstatted(pass, opts.onUnreadable);
-  return sortListed(await finishListing(pass, run));
+  const listed = await finishListing(pass, run);
+  if (progressed) return sortListed(listed);
+  return sortListed(listed, (a, b) => collator().compare(names[b] as string, names[a] as string));
 }
 
 /**

@@ -86,17 +86,17 @@ export class IdTable {
    * one with the same id. Returns false when the id was already known (a duplicate).
    */
   add(slot: number): boolean {
-    const keys = this.#keys;
-    if (keys !== undefined) return this.#addKey(keys, slot);
-    const id = this.#idAt(slot);
     if (this.#map !== undefined) {
       const known = this.#map.size;
-      this.#map.set(id, slot);
+      this.#map.set(this.#idAt(slot), slot);
       return this.#map.size !== known;
     }
-    const hash = this.#hash(id) | 0;
+    const keys = this.#keys;
+    // Over keys the id stays with its keeper and is compared by slot; else it is the item's.
+    const id = keys === undefined ? (this.#items[slot] as Keyed).id : "";
+    const hash = (keys === undefined ? this.#hash(id) : keys.hashAt(slot)) | 0;
     if (slot >= this.#hashes.length) {
-      const grown = new Int32Array(this.#hashes.length * 2);
+      const grown = new Int32Array(Math.max(this.#hashes.length * 2, slot + 1));
       grown.set(this.#hashes);
       this.#hashes = grown;
     }
@@ -115,7 +115,10 @@ export class IdTable {
         this.#size++;
         return true;
       }
-      if (this.#hashes[occupant] === hash && this.#idAt(occupant) === id) {
+      if (
+        this.#hashes[occupant] === hash &&
+        (keys === undefined ? this.#isAt(occupant, id) : keys.sameAt(occupant, slot))
+      ) {
         table[at] = slot;
         return false;
       }
@@ -125,79 +128,38 @@ export class IdTable {
     return this.add(slot);
   }
 
-  /** {@link add} over {@link IdKeys}: compares slots without making their ids strings. */
-  #addKey(keys: IdKeys, slot: number): boolean {
-    if (this.#map !== undefined) {
-      const known = this.#map.size;
-      this.#map.set(keys.idAt(slot), slot);
-      return this.#map.size !== known;
-    }
-    const hash = keys.hashAt(slot) | 0;
-    if (slot >= this.#hashes.length) {
-      const grown = new Int32Array(Math.max(this.#hashes.length * 2, slot + 1));
-      grown.set(this.#hashes);
-      this.#hashes = grown;
-    }
-    this.#hashes[slot] = hash;
-    if ((this.#size + 1) * 2 > this.#table.length && !this.#grow()) {
-      this.#toMap();
-      return this.#addKey(keys, slot);
-    }
-    const table = this.#table;
-    const mask = table.length - 1;
-    let at = hash & mask;
-    for (let probes = 0; probes < MAX_PROBE; probes++) {
-      const occupant = table[at] as number;
-      if (occupant === EMPTY) {
-        table[at] = slot;
-        this.#size++;
-        return true;
-      }
-      if (this.#hashes[occupant] === hash && keys.sameAt(occupant, slot)) {
-        table[at] = slot;
-        return false;
-      }
-      at = (at + 1) & mask;
-    }
-    this.#toMap();
-    return this.#addKey(keys, slot);
-  }
-
   /** The slot last recorded for `id`, or -1. */
   find(id: string): number {
     if (this.#map !== undefined) return this.#map.get(id) ?? EMPTY;
     // Lookups come from untyped JSON too (a numeric parentId); only strings are keys.
     if (typeof id !== "string") return EMPTY;
-    const hash = this.#hash(id) | 0;
-    const table = this.#table;
-    const mask = table.length - 1;
-    let at = hash & mask;
-    for (let probes = 0; probes < MAX_PROBE; probes++) {
-      const occupant = table[at] as number;
-      if (occupant === EMPTY) return EMPTY;
-      if (this.#hashes[occupant] === hash && this.#isAt(occupant, id)) return occupant;
-      at = (at + 1) & mask;
-    }
-    this.#toMap();
-    return this.find(id);
+    return this.#lookup(this.#hash(id) | 0, EMPTY, id);
   }
 
   /** Over {@link IdKeys}: the slot last recorded for the id of `slot` (any slot with an id), or -1. */
   findSameAs(slot: number): number {
     const keys = this.#keys as IdKeys;
     if (this.#map !== undefined) return this.#map.get(keys.idAt(slot)) ?? EMPTY;
-    const hash = keys.hashAt(slot) | 0;
+    return this.#lookup(keys.hashAt(slot) | 0, slot, "");
+  }
+
+  /** The probe of {@link find} and {@link findSameAs}: the id is `slot`'s when it is one, else `id`. */
+  #lookup(hash: number, slot: number, id: string): number {
     const table = this.#table;
     const mask = table.length - 1;
     let at = hash & mask;
     for (let probes = 0; probes < MAX_PROBE; probes++) {
       const occupant = table[at] as number;
       if (occupant === EMPTY) return EMPTY;
-      if (this.#hashes[occupant] === hash && keys.sameAt(occupant, slot)) return occupant;
+      if (
+        this.#hashes[occupant] === hash &&
+        (slot === EMPTY ? this.#isAt(occupant, id) : (this.#keys as IdKeys).sameAt(occupant, slot))
+      )
+        return occupant;
       at = (at + 1) & mask;
     }
     this.#toMap();
-    return this.findSameAs(slot);
+    return slot === EMPTY ? this.find(id) : this.findSameAs(slot);
   }
 
   #isAt(slot: number, id: string): boolean {

@@ -15,6 +15,8 @@ import {
   type ItemKind,
   languageOfPath,
   messageItem,
+  renderMarkdown,
+  renderText,
   sessionFromBytes,
 } from "./index.js";
 
@@ -210,6 +212,35 @@ describe("views", () => {
     });
     // The compaction comes first as its summary; the context edit replaced the user's text.
     expect(doc.items[0]?.kind).toBe("compactionSummary");
+  });
+
+  it("context: a thinking level that is no string (a hand-edited or damaged file) is shown as it is", () => {
+    const lines = [
+      { type: "session", version: 3, id: "s", timestamp: "2025-01-01T00:00:00.000Z", cwd: "/p" },
+      { type: "thinking_level_change", id: "a", parentId: null, timestamp: "2025-01-01T00:00:01.000Z" },
+      {
+        type: "thinking_level_change",
+        id: "b",
+        parentId: "a",
+        timestamp: "2025-01-01T00:00:02.000Z",
+        thinkingLevel: 3,
+      },
+    ];
+    for (const [cut, shown] of [
+      [2, "undefined"],
+      [3, "3"],
+    ] as const) {
+      const bytes = new TextEncoder().encode(
+        `${lines
+          .slice(0, cut)
+          .map((l) => JSON.stringify(l))
+          .join("\n")}\n`,
+      );
+      const doc = buildDocument(sessionFromBytes(bytes), { view: "context" });
+      expect(doc.view).toMatchObject({ kind: "context", thinkingLevel: shown });
+      expect(renderMarkdown(doc)).toContain(`thinking level \`${shown}\``);
+      expect(renderText(doc)).toContain(`thinking ${shown}`);
+    }
   });
 
   it("context of pi's real compacted session: the compaction summary, the kept range, the rest", () => {

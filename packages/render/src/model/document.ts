@@ -8,7 +8,7 @@ import type { AnyEntry, SessionHeader } from "@pi-session/format";
 import { isObject } from "@pi-session/format";
 import type { RenderSession } from "../source.js";
 import { layoutTree, siblingsOf, type TreeLayout } from "../tree-layout.js";
-import { stringOrEmpty } from "../values.js";
+import { displayJson, stringOrEmpty } from "../values.js";
 import { entryItem } from "./entry-item.js";
 import { messageItem } from "./message-item.js";
 import {
@@ -150,7 +150,11 @@ export function buildDocument(session: RenderSession, options: DocumentOptions =
         kind: "context",
         leafId: path.length > 0 ? ((path[path.length - 1] as AnyEntry).id ?? null) : null,
         model: projection.model,
-        thinkingLevel: projection.thinkingLevel,
+        // As the file has it: a thinking_level_change may carry no level, or not a string.
+        thinkingLevel:
+          typeof projection.thinkingLevel === "string"
+            ? projection.thinkingLevel
+            : displayJson(projection.thinkingLevel),
         messageCount: items.length,
         ...(options.llm === true ? { llm: true } : {}),
       },

@@ -294,6 +294,49 @@ async function openRows(ctx: Ctx, spec: OpenSpec): Promise<Row[]> {
   return rows;
 }
 
+/**
+ * The floor under the huge open row (`open-floor.ts`): one read against the open's validating
+ * scan of every line alone (no index, no context), on one thread and on two, and finding each
+ * line without any JSON; every side alternated in fresh processes. No target: it shows how
+ * much of the row's ceiling ratio any open with pi's answers spends before its own work.
+ */
+async function openFloorRow(ctx: Ctx, id: string, file: string, rounds: number): Promise<Row> {
+  const base = { kind: "sdk", op: "open-context", file };
+  const sides: Side[] = [
+    { name: "ceiling", task: { ...base, mode: "ceiling" } },
+    { name: "lines", task: { ...base, mode: "floor", threads: 1, what: "lines" } },
+    { name: "scan1", task: { ...base, mode: "floor", threads: 1, what: "scan" } },
+    { name: "scan2", task: { ...base, mode: "floor", threads: 2, what: "scan" } },
+  ];
+  const outs = await alternate(ctx, sides, rounds);
+  const cell = (name: string): Cell => {
+    const o = sideOutcome(outs, name);
+    return o ? msCell(o) : { na: "not run" };
+  };
+  const read = cell("ceiling");
+  const ratio = (c: Cell) =>
+    isNum(c) && isNum(read) ? ` (${fmt(c.s.median / read.s.median, 2)}× the read)` : "";
+  const text = (c: Cell) => (isNum(c) ? c.display : c.na);
+  const ours = cell("scan2");
+  const lines = cell("lines");
+  const scan1 = cell("scan1");
+  const row: Row = {
+    id: `${id} · floor`,
+    unit: "ms",
+    ours,
+    ceiling: read,
+    peer: { na: "–" },
+    target: "none (reference)",
+    verdict: "n/a",
+    notes: [
+      `ours = read + the open's validating scan of every line, on 2 threads (the file split at a line), no index, no context; ${rounds} fresh processes per side, alternated`,
+      `the same scan on 1 thread: ${text(scan1)}${ratio(scan1)}; read + finding each line, no JSON: ${text(lines)}${ratio(lines)}`,
+    ],
+  };
+  if (isNum(ours) && isNum(read)) row.ratioCeiling = ours.s.median / read.s.median;
+  return row;
+}
+
 /** 20,000 `appendMessage` calls on a new session: alternated rounds, each a process of N runs. */
 async function appendMessageRows(ctx: Ctx, file: string): Promise<Row[]> {
   const { z } = ctx;
@@ -455,7 +498,7 @@ export async function sdkScenarios(ctx: Ctx, want: (id: string) => boolean): Pro
   await step(hugeId, async () => {
     const huge = hugeFile(z);
     if ("skip" in huge) return [naRow(hugeId, huge.skip, "≤ 3× one read; RSS ≤ 1.5× file")];
-    return open({
+    const rows = await open({
       id: hugeId,
       file: huge.file,
       op: "open-context",
@@ -465,6 +508,7 @@ export async function sdkScenarios(ctx: Ctx, want: (id: string) => boolean): Pro
       maxRssOfFile: 1.5,
       note: "SessionManager.open(f).buildSessionContext() on the huge generated session (compactions now and then)",
     });
+    return [...rows, await openFloorRow(ctx, hugeId, huge.file, z.sdk.hugeRounds)];
   });
   await step(`sdk/append ${fmt(z.sdk.appendCount)} appendMessage`, () =>
     appendMessageRows(

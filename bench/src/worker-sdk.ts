@@ -9,11 +9,20 @@
  * - `list-all` / `list-cwd`: `SessionManager.listAll()` / `SessionManager.list(cwd)`, once per
  *   process (the store comes from `PI_CODING_AGENT_DIR`, our cache from `XDG_CACHE_HOME`).
  */
-import { appendFileSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadPeer } from "./layers.js";
 import { type WorkerResult, nowMs, timeIt } from "./measure.js";
+import { floorScan } from "./open-floor.js";
 import { listTask, readThrough } from "./worker-list.js";
 import { NotAvailable, type Task, need } from "./worker-task.js";
 
@@ -57,6 +66,7 @@ function sourceMessages(file: string, count: number): Record<string, unknown>[] 
 export async function sdkTask(t: Task): Promise<WorkerResult> {
   const op = need(t.op, "op") as SdkOp;
   if (t.mode === "ceiling") return sdkCeiling(t, op);
+  if (t.mode === "floor") return openFloor(t);
   const t0 = nowMs();
   const mod = t.mode === "peer" ? await loadPeer(t.peer) : await loadSdk();
   const SM = need(mod.SessionManager as ManagerClass | undefined, "SessionManager");
@@ -116,6 +126,20 @@ export async function sdkTask(t: Task): Promise<WorkerResult> {
     }
   }
   return { ok: false, error: `unknown sdk op ${String(op)}` };
+}
+
+/**
+ * The floor of an open (`open-floor.ts`): `threads` (1 or 2) threads read the file and scan
+ * every line with the open's scanner (`what` "scan"), or find each line only ("lines").
+ */
+async function openFloor(t: Task): Promise<WorkerResult> {
+  const file = need(t.file, "file");
+  const threads = t.threads === 2 ? 2 : 1;
+  const what = t.what === "lines" ? "lines" : "scan";
+  const size = statSync(file).size;
+  const t0 = nowMs();
+  const lines = await floorScan(file, size, threads, what);
+  return { ok: true, samples: [nowMs() - t0], extra: { lines, threads, what } };
 }
 
 /** The ceilings of the sdk rows: one sequential read, `appendFileSync` per line, a full read of a store. */

@@ -25,6 +25,9 @@ export interface Task {
   iterations?: number;
   warmup?: number;
   cacheDir?: string;
+  /** The open floor (`mode: "floor"`): threads, and whether lines are scanned or only found. */
+  threads?: number;
+  what?: string;
 }
 
 /** A layer, function or option a task needs is missing: the row says "n/a". */

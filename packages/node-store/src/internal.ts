@@ -10,3 +10,5 @@
 export { defaultCacheDir } from "./listing/cache-dir.js";
 // The session database reads probes and single lines of the files it mirrors.
 export { readFileBytes } from "./listing/store-files.js";
+// The benchmark's floor of the lazy open: the open's validating scan alone, on one or two threads.
+export { lineScanner } from "./listing/line-scanner.js";

@@ -8,7 +8,7 @@ import { dirname, join, relative } from "node:path";
 import { fileURLToPath } from "node:url";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
-const cli = join(root, "apps", "cli", "dist", "pi-session.js");
+const cli = join(root, "apps", "cli", "dist", "pi-session.cjs");
 const sessions = join(root, "examples", "sessions");
 
 const files = readdirSync(sessions, { recursive: true })

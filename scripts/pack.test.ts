@@ -306,6 +306,16 @@ describe("the packed packages install alone", () => {
     const validate = await exec(bin, ["validate", join(root, SESSIONS.v3)], work);
     expect(validate.stderr).toBe("");
     expect(validate.ok).toBe(true);
+    // `sync …` runs from dist/sync.cjs with pg from dist/pg.cjs (decision 150): both shipped. A
+    // refused connection is pg's own error, so pg loaded.
+    const sync = await exec(
+      bin,
+      ["sync", "--to", "postgresql://nobody@127.0.0.1:9/none", "--as", "pack"],
+      work,
+    );
+    expect(sync.ok).toBe(false);
+    expect(sync.stderr).toContain("ECONNREFUSED");
+    expect(sync.stderr).not.toMatch(/Cannot find module|MODULE_NOT_FOUND/);
   }, 300_000);
 
   it("installed sizes are within the limits", async () => {

@@ -72,7 +72,7 @@ import {
 const HERE = dirname(fileURLToPath(import.meta.url));
 const BENCH_DIR = join(HERE, "..");
 const REPO_ROOT = join(BENCH_DIR, "..");
-const CLI = join(REPO_ROOT, "apps", "cli", "dist", "pi-session.js");
+const CLI = join(REPO_ROOT, "apps", "cli", "dist", "pi-session.cjs");
 
 async function parseScenario(ctx: Ctx, id: string, file: string): Promise<Row> {
   const { z } = ctx;
@@ -348,7 +348,7 @@ async function startupScenario(ctx: Ctx): Promise<Row> {
   const ceiling = cell(ceilingRuns as { samples: number[]; error?: string });
   const ours: Cell = built
     ? cell(rest.shift() as { samples: number[]; error?: string })
-    : { na: "CLI not built (apps/cli/dist/pi-session.js)" };
+    : { na: "CLI not built (apps/cli/dist/pi-session.cjs)" };
   const peer: Cell = pg ? { na: pg } : cell(rest.shift() as { samples: number[]; error?: string });
   const row: Row = {
     id: "startup/pi-session --version",

@@ -34,7 +34,7 @@ import { type Cell, fmt, isNum, MB, merge, msCell, type Row } from "./rows.js";
 import { type Ctx, dropCaches, generated, log, node22Gate, peerGate, runPeer } from "./setup.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const CLI = join(HERE, "..", "..", "apps", "cli", "dist", "pi-session.js");
+const CLI = join(HERE, "..", "..", "apps", "cli", "dist", "pi-session.cjs");
 
 /** A cell of wall times (ms) measured by the runner. */
 function wallCell(samples: number[], error?: string): Cell {
@@ -399,7 +399,7 @@ export async function searchScenarios(ctx: Ctx, want: (id: string) => boolean): 
       {
         id: "search/*",
         unit: "",
-        ours: { na: "CLI not built (apps/cli/dist/pi-session.js)" },
+        ours: { na: "CLI not built (apps/cli/dist/pi-session.cjs)" },
         ceiling: { na: "–" },
         peer: { na: "–" },
         target: "–",

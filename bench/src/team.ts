@@ -39,7 +39,7 @@ import { type Ctx, generated, log } from "./setup.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, "..", "..");
-const CLI = join(REPO, "apps", "cli", "dist", "pi-session.js");
+const CLI = join(REPO, "apps", "cli", "dist", "pi-session.cjs");
 /** The tests' cluster helper, built with the package (not published): loaded by path. */
 const CLUSTER = join(REPO, "packages", "postgres", "dist", "testing", "cluster.js");
 
@@ -121,7 +121,7 @@ export async function teamScenarios(ctx: Ctx, want: (id: string) => boolean): Pr
   if (chosen.length === 0) return [];
   const skip = (why: string) => chosen.map((k) => naRow(ids[k], why, targets[k]));
   if (!statSync(CLUSTER, { throwIfNoEntry: false })) return skip("packages/postgres not built");
-  if (!statSync(CLI, { throwIfNoEntry: false })) return skip("CLI not built (apps/cli/dist/pi-session.js)");
+  if (!statSync(CLI, { throwIfNoEntry: false })) return skip("CLI not built (apps/cli/dist/pi-session.cjs)");
   const helper = (await import(pathToFileURL(CLUSTER).href)) as ClusterModule;
   if (!helper.findBinDir())
     return skip("skipped: no PostgreSQL installed (initdb, pg_ctl: apt-get install postgresql)");

@@ -1,15 +1,23 @@
-// Bundles the CLI into dist/: the entry dist/pi-session.js (program, option parsing, help) and
-// one chunk per command under dist/chunks/, loaded by dynamic import() only when that command
-// runs. So `--version` and `--help` load ~one small file, not TypeBox, the layers or the SDK;
-// and a command loads the modules it imports, not every module of a package it names (see
-// importDefinitions).
+// Bundles the CLI into dist/ (decision 150):
+// - dist/pi-session.cjs, the binary: a few lines of CommonJS that turn the compile cache on, then
+//   run `sync …` from dist/sync.cjs and every other command line through dist/main.js;
+// - dist/main.js, the program (option parsing, help, the command table) as an ES module, and one
+//   chunk per command under dist/chunks/, loaded by dynamic import() only when that command runs.
+//   So `--version` and `--help` load a few small files, not TypeBox, the layers or the SDK; and a
+//   command loads the modules it imports, not every module of a package it names (see
+//   importDefinitions);
+// - dist/sync.cjs, the program with the sync command alone, its whole graph in one CommonJS file
+//   (a fresh `sync` skips the ES module loader and the chunks);
+// - dist/pg.cjs, pg, which the chunks and dist/sync.cjs both require (one copy in the package).
 // Run after `tsc -b` (which type-checks and emits lib/).
 //
-// The bundle inlines third-party packages (cac, picocolors, TypeBox, ...): their license texts go
-// to dist/THIRD_PARTY_NOTICES.md, made here from the packages esbuild actually bundled (its
-// metafile, kept as dist/bundle-meta.json for the test that checks the notices).
+// The bundle inlines third-party packages (cac, picocolors, TypeBox, pg, ...): their license
+// texts go to dist/THIRD_PARTY_NOTICES.md, made here from the packages esbuild actually bundled
+// (the builds' metafiles, merged and kept as dist/bundle-meta.json for the tests that check the
+// notices and what each output holds).
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { dirname, join, relative } from "node:path";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import zlib, { brotliCompressSync, brotliDecompressSync } from "node:zlib";
 import { build } from "esbuild";
@@ -17,11 +25,13 @@ import { build } from "esbuild";
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
 const outdir = join(root, "dist");
-const entry = join(outdir, "pi-session.js");
+const bin = join(outdir, "pi-session.cjs");
 const NODE_MODULES = `${join("/", "node_modules")}/`;
 
-// Stale chunks from an earlier build would ship otherwise.
+// Stale chunks from an earlier build would ship otherwise; dist/pi-session.js was the binary
+// before decision 150.
 rmSync(join(outdir, "chunks"), { recursive: true, force: true });
+rmSync(join(outdir, "pi-session.js"), { force: true });
 
 /**
  * Imports through a package's index (or any module that only re-exports) made imports of the
@@ -173,7 +183,7 @@ const pgRewrites = {
  * The page and app assets (the exported page's and `serve`'s script and style: 340 kB of strings)
  * go into the bundle brotli-compressed, and are unpacked when their module loads (a few
  * milliseconds, in `export` and `serve` only). The installed package has a 1.5 MB limit, and
- * `flattenCommand`'s copies need the room (decision 144). The modules stay as their packages
+ * the copies of dist/sync.cjs need the room (decisions 144, 150). The modules stay as their packages
  * build them; only their strings over 4 kB are packed, and each is checked to unpack to itself.
  */
 const packedAssets = {
@@ -205,28 +215,49 @@ const packedAssets = {
 };
 
 /**
- * An entry point that names pg alone, so esbuild puts pg (and only pg) in a chunk of its own: the
- * chunk `flattenCommand` keeps as an import instead of copying. Its own output (a re-export that
- * nothing imports) is removed after the build.
+ * pg is one CommonJS file, dist/pg.cjs, which both the ES chunks (`--db` of search, stats and
+ * serve; the sync after a global option) and dist/sync.cjs require: one copy in the package.
+ * In the ES build `import pg from "pg"` becomes a `createRequire` of it from the chunk (all
+ * chunks are in dist/chunks/; the build checks where this one lands); in the CommonJS build a
+ * `require("./pg.cjs")` from dist/. Either way the default import is pg's `module.exports`, as
+ * esbuild's own interop gave.
  */
-const PG_ENTRY = "pi-session-pg-entry";
-const pgEntry = {
-  name: "pg-entry",
+const PG_FILE = "pg.cjs";
+const PG_SHIM = "pi-session-pg";
+const pgShared = (format) => ({
+  name: "pg-shared",
   setup(b) {
-    b.onResolve({ filter: new RegExp(`^${PG_ENTRY}$`) }, () => ({ path: PG_ENTRY, namespace: PG_ENTRY }));
-    b.onLoad({ filter: /.*/, namespace: PG_ENTRY }, () => ({
-      contents: 'export { default } from "pg";',
-      // Where @pi-session/postgres resolves pg from, so both name the same files.
-      resolveDir: join(root, "node_modules", "@pi-session", "postgres"),
+    b.onResolve({ filter: /^pg$/ }, () =>
+      format === "cjs" ? { path: `./${PG_FILE}`, external: true } : { path: PG_SHIM, namespace: PG_SHIM },
+    );
+    b.onLoad({ filter: /.*/, namespace: PG_SHIM }, () => ({
+      contents: `import { createRequire } from "node:module";\nexport default createRequire(import.meta.url)("../${PG_FILE}");`,
       loader: "js",
     }));
   },
+});
+
+/** Options every build shares. */
+const common = {
+  bundle: true,
+  platform: "node",
+  // A native addon (the session database's SQLite on Node 20): loaded from node_modules at
+  // run time, never bundled (node:sqlite needs nothing).
+  external: ["better-sqlite3"],
+  target: "node20",
+  // Whitespace too (decision 131): the installed package stays under its 1.5 MB limit; names are kept,
+  // so stack traces still name functions.
+  minifySyntax: true,
+  minifyWhitespace: true,
+  legalComments: "none",
+  logLevel: "warning",
+  metafile: true,
 };
 
 const result = await build({
+  ...common,
   entryPoints: {
-    "pi-session": join(root, "lib", "bin.js"),
-    [`chunks/${PG_ENTRY}`]: PG_ENTRY,
+    main: join(root, "lib", "main.js"),
     // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
     // that holds the listing code; ship it there, or large listings stay on one core.
     "chunks/list-worker": join(
@@ -244,143 +275,66 @@ const result = await build({
     "chunks/search-worker": join(root, "node_modules", "@pi-session", "web", "dist", "search-worker.js"),
   },
   outdir,
-  bundle: true,
   splitting: true,
   format: "esm",
-  platform: "node",
-  // A native addon (the session database's SQLite on Node 20): loaded from node_modules at
-  // run time, never bundled (node:sqlite needs nothing).
-  external: ["better-sqlite3"],
-  target: "node20",
   chunkNames: "chunks/[name]-[hash]",
   banner: {
     // A `require` for the rare CommonJS dependency that needs one (each chunk is its own module).
     js: "import { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version) },
-  // Whitespace too (decision 131): the installed package stays under its 1.5 MB limit; names are kept,
-  // so stack traces still name functions.
-  minifySyntax: true,
-  minifyWhitespace: true,
-  legalComments: "none",
-  logLevel: "warning",
-  metafile: true,
-  plugins: [packedAssets, importDefinitions, pgRewrites, pgEntry],
+  plugins: [packedAssets, importDefinitions, pgShared("esm")],
+});
+const shimAt = Object.entries(result.metafile.outputs).find(([, o]) => `${PG_SHIM}:${PG_SHIM}` in o.inputs);
+if (shimAt && dirname(join(root, shimAt[0])) !== join(outdir, "chunks"))
+  throw new Error(`pg's shim landed in ${shimAt[0]}, not in dist/chunks/: its "../${PG_FILE}" would miss`);
+
+// pg alone, with the start-up rewrites (PG_REWRITES), from where @pi-session/postgres resolves it.
+const pgBuild = await build({
+  ...common,
+  entryPoints: [
+    createRequire(join(root, "node_modules", "@pi-session", "postgres", "package.json")).resolve("pg"),
+  ],
+  outfile: join(outdir, PG_FILE),
+  format: "cjs",
+  plugins: [pgRewrites],
 });
 
-// The shebang goes on the entry only.
-writeFileSync(entry, `#!/usr/bin/env node\n${readFileSync(entry, "utf8")}`);
-chmodSync(entry, 0o755);
+// The sync path: the program with the sync command alone. `import.meta.url` (the worker
+// threads' scripts, `createRequire`) means a file of dist/chunks/, so that everything resolves as
+// from the chunks, where the workers' scripts are.
+const syncBuild = await build({
+  ...common,
+  entryPoints: [join(root, "lib", "sync-main.js")],
+  outfile: join(outdir, "sync.cjs"),
+  format: "cjs",
+  banner: {
+    js: 'const __piModuleUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, "chunks", "sync.cjs")).href;',
+  },
+  define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__piModuleUrl" },
+  plugins: [packedAssets, importDefinitions, pgShared("cjs")],
+});
 
-await flattenCommand(result.metafile, "sync");
-dropOutput(result.metafile, (out) => out.entryPoint?.startsWith(`${PG_ENTRY}:`));
+// The binary. Its two paths are files beside it, left to Node.
+const binBuild = await build({
+  ...common,
+  entryPoints: [join(root, "lib", "bin.js")],
+  outfile: bin,
+  format: "cjs",
+  external: ["./sync.cjs", "./main.js"],
+  plugins: [importDefinitions],
+});
+writeFileSync(bin, `#!/usr/bin/env node\n${readFileSync(bin, "utf8")}`);
+chmodSync(bin, 0o755);
 
-writeFileSync(join(outdir, "bundle-meta.json"), JSON.stringify(result.metafile));
-writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), notices(result.metafile));
-
-/** Removes the output `which` picks from dist/ and from the metafile. */
-function dropOutput(meta, which) {
-  const [out] = Object.entries(meta.outputs).find(([, o]) => which(o)) ?? [];
-  if (!out) throw new Error("dropOutput: no such output");
-  rmSync(join(root, out));
-  delete meta.outputs[out];
+// One metafile for the tests and the notices: every build's inputs and outputs.
+const meta = { inputs: {}, outputs: {} };
+for (const m of [result.metafile, pgBuild.metafile, syncBuild.metafile, binBuild.metafile]) {
+  Object.assign(meta.inputs, m.inputs);
+  Object.assign(meta.outputs, m.outputs);
 }
-
-/**
- * Rewrites a command's chunk as one module (decision 144). `sync` loaded 23 chunks beyond the
- * program's own, and on Node 20 (no compile cache) loading them as one module saves about 40 ms
- * of CPU. The command's chunk
- * becomes its whole graph (what it imports, statically or dynamically) in one file, except the
- * chunks it keeps importing: those the program loaded already (the static imports of the entry
- * and of lib/main.js) and pg's chunk. The copies cost package size; the kept chunks are what keeps them few.
- *
- * One copy of each module per process is what makes this safe: a module inlined here must not be
- * loaded from its own chunk too. The kept chunks are checked to import only kept chunks, so
- * nothing loads an inlined module's chunk through them; the program's dynamic imports are the
- * commands (one runs per process) and the pager (which `sync` does not use).
- */
-async function flattenCommand(meta, command) {
-  const outputs = meta.outputs;
-  const find = (pick) => {
-    const found = Object.keys(outputs).filter((out) => pick(outputs[out]));
-    if (found.length !== 1) throw new Error(`flattenCommand(${command}): ${found.length} outputs match`);
-    return found[0];
-  };
-  const closure = (from, follow) => {
-    const seen = new Set();
-    const visit = (out) => {
-      if (seen.has(out)) return;
-      seen.add(out);
-      for (const i of outputs[out].imports) if (!i.external && follow(i)) visit(i.path);
-    };
-    visit(from);
-    return seen;
-  };
-  const entryOut = find((o) => o.entryPoint === `lib/commands/${command}.js`);
-  const pgOut = find((o) => o.entryPoint?.startsWith(`${PG_ENTRY}:`));
-  // The binary's entry loads the program (lib/main.js) by a dynamic import.
-  const program = find((o) => o.entryPoint === "lib/main.js");
-  const keep = new Set([
-    ...closure("dist/pi-session.js", (i) => i.kind === "import-statement"),
-    ...closure(program, (i) => i.kind === "import-statement"),
-    ...closure(pgOut, () => true),
-  ]);
-  keep.delete(pgOut);
-  const pgGraph = closure(pgOut, () => true);
-  for (const out of keep) {
-    const inputs = Object.keys(outputs[out].inputs);
-    for (const i of outputs[out].imports)
-      if (
-        !i.external &&
-        !keep.has(i.path) &&
-        !(i.kind === "dynamic-import" && (out === program || out === "dist/pi-session.js"))
-      )
-        throw new Error(`flattenCommand(${command}): kept ${out} imports ${i.path}, which would be copied`);
-    if (pgGraph.has(out) && inputs.some((input) => !input.includes(NODE_MODULES.slice(1))))
-      throw new Error(`flattenCommand(${command}): pg's chunk ${out} holds our own modules`);
-  }
-  const inlined = [...closure(entryOut, () => true)].filter((out) => !keep.has(out));
-  const chunks = join(outdir, "chunks");
-  const flat = await build({
-    entryPoints: [join(root, entryOut)],
-    bundle: true,
-    write: false,
-    format: "esm",
-    platform: "node",
-    target: "node20",
-    external: ["better-sqlite3"],
-    minifySyntax: true,
-    minifyWhitespace: true,
-    legalComments: "none",
-    logLevel: "warning",
-    plugins: [
-      {
-        name: "keep-chunks",
-        setup(b) {
-          b.onResolve({ filter: /^\.\// }, (args) => {
-            const out = relative(root, join(args.resolveDir, args.path)).split("\\").join("/");
-            return dirname(join(args.resolveDir, args.path)) === chunks && keep.has(out)
-              ? { path: args.path, external: true }
-              : undefined;
-          });
-        },
-      },
-    ],
-  });
-  const code = flat.outputFiles[0].text;
-  writeFileSync(join(root, entryOut), code);
-  const record = outputs[entryOut];
-  record.bytes = Buffer.byteLength(code);
-  record.inputs = Object.assign({}, ...inlined.map((out) => outputs[out].inputs));
-  record.imports = [
-    ...new Map(
-      inlined
-        .flatMap((out) => outputs[out].imports)
-        .filter((i) => i.external || keep.has(i.path))
-        .map((i) => [`${i.path} ${i.kind}`, i]),
-    ).values(),
-  ];
-}
+writeFileSync(join(outdir, "bundle-meta.json"), JSON.stringify(meta));
+writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), notices(meta));
 
 /** The root of the package an input file belongs to, or undefined for our own sources. */
 function packageRoot(input) {
@@ -430,7 +384,7 @@ function notices(metafile) {
 }
 
 if (process.env.PI_SESSION_BUNDLE_REPORT) {
-  for (const [file, out] of Object.entries(result.metafile.outputs)) {
+  for (const [file, out] of Object.entries(meta.outputs)) {
     console.log(`${String(out.bytes).padStart(8)}  ${file}`);
   }
 }

@@ -1,9 +1,13 @@
 /**
- * The first module of the `pi-session` binary: turns on Node's compile cache (Node >= 22.1)
- * in the user's cache dir, then loads the program (`main.ts`). With the cache, a run skips
- * compiling the modules it loads (about a fifth of a warm search on Node 22); the cache covers
- * only modules loaded after it is on, hence this module of its own, which imports almost
- * nothing. `NODE_DISABLE_COMPILE_CACHE=1` turns it off, `NODE_COMPILE_CACHE=<dir>` moves it.
+ * The first module of the `pi-session` binary, bundled as CommonJS (`dist/pi-session.cjs`):
+ * turns on Node's compile cache (Node >= 22.1) in the user's cache dir, then runs the program.
+ * A command line that starts with `sync` runs from `dist/sync.cjs` (`sync-main.ts`: the program
+ * with the sync command alone, one CommonJS file, no ES module loader: decision 150); every
+ * other one loads the ES module program (`main.ts`), whose `sync` is the same command (for
+ * `sync` after a global option). With the cache, a run skips compiling the modules it loads
+ * (about a fifth of a warm search on Node 22); the cache covers only modules loaded after it is
+ * on, hence this module of its own, which imports almost nothing.
+ * `NODE_DISABLE_COMPILE_CACHE=1` turns it off, `NODE_COMPILE_CACHE=<dir>` moves it.
  */
 import module from "node:module";
 import { join } from "node:path";
@@ -19,4 +23,6 @@ if (typeof enableCompileCache === "function" && !process.env.NODE_COMPILE_CACHE)
   }
 }
 
-await import("./main.js");
+// Both paths are files beside this one in dist/, left to Node by the bundle (never bundled here).
+if (process.argv[2] === "sync") require("./sync.cjs");
+else void import("./main.js");

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests: spawn the built binary (`dist/pi-session.js`) with a temporary HOME and
+ * End-to-end tests: spawn the built binary (`dist/pi-session.cjs`) with a temporary HOME and
  * PI_CODING_AGENT_DIR holding a copy of `examples/sessions/`, and check stdout, stderr, JSON
  * and exit codes. Build first: `npx turbo run build --filter=@pi-session/cli...`.
  * @module-tag processes
@@ -26,7 +26,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.js");
+const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 
 /** The bundle's metafile (dist/bundle-meta.json): which modules each output holds, and what it imports. */
 interface BundleMeta {
@@ -149,9 +149,13 @@ describe("the frame", () => {
     // What keeps `--version` and `--help` fast: they never load TypeBox, the layers or the SDK.
     const entry = readFileSync(BIN, "utf8");
     expect(entry.startsWith("#!/usr/bin/env node\n")).toBe(true);
-    expect(entry).toMatch(/import\("\.\/chunks\//);
-    expect(entry).not.toContain("typebox");
-    expect(entry).not.toContain("SessionManager");
+    expect(entry).toContain('import("./main.js")');
+    const program = readFileSync(join(dirname(BIN), "main.js"), "utf8");
+    expect(program).toMatch(/import\("\.\/chunks\//);
+    for (const file of [entry, program]) {
+      expect(file).not.toContain("typebox");
+      expect(file).not.toContain("SessionManager");
+    }
     const chunks = readdirSync(join(dirname(BIN), "chunks"));
     expect(chunks.length).toBeGreaterThan(3);
     // TypeBox is only for `validate`: no other command pays for loading it. The bundle's
@@ -179,7 +183,7 @@ describe("the frame", () => {
     const chunkOf = (input: string) => outputOf(meta, input);
     const command = (name: string) => chunkOf(`lib/commands/${name}.js`);
     // The binary's first module turns the compile cache on and loads the program.
-    expect(loaded("dist/pi-session.js").filter((i) => i.startsWith("lib/"))).toEqual(["lib/bin.js"]);
+    expect(loaded("dist/pi-session.cjs").filter((i) => i.startsWith("lib/"))).toEqual(["lib/bin.js"]);
     const program = loaded(chunkOf("lib/main.js"));
     expect(program.some((i) => i.endsWith("render/dist/sanitize.js"))).toBe(true);
     // The program is the command table, option parsing and the terminal-safe output.
@@ -198,41 +202,80 @@ describe("the frame", () => {
     expect(loaded(command("export")).some((i) => i.endsWith("render/dist/page-assets.js"))).toBe(true);
   });
 
-  it("`sync` is one module beside the program's and pg's (the bundle flattens its graph)", () => {
-    // On Node 20, 23 ES modules cost about 40 ms of CPU more than one: the bundle script rewrites
-    // the sync command's chunk as its whole graph (decision 144). A module it copies must not load
-    // from its own chunk in the same process: the chunks it still imports are the program's and
-    // pg's alone.
+  it("`sync …` runs from one CommonJS file: the program with the sync command alone, pg beside it", () => {
+    // A fresh sync (a cron line, a loop) skips the ES module loader and the chunks (decision 150).
     const meta = bundleMeta();
-    const program = reachableOutputs(
-      meta,
-      outputOf(meta, "lib/main.js"),
-      true,
-      reachableOutputs(meta, "dist/pi-session.js", true),
-    );
-    const sync = outputOf(meta, "lib/commands/sync.js");
-    const inputs = Object.keys(meta.outputs[sync]?.inputs ?? {});
+    const inputsOf = (out: string) => Object.keys(meta.outputs[out]?.inputs ?? {});
+    const sync = inputsOf("dist/sync.cjs");
     for (const held of [
+      "lib/sync-main.js",
+      "lib/program.js",
       "lib/commands/sync.js",
       "postgres/dist/sync.js",
       "postgres/dist/database.js",
       "watch-store.js",
     ])
-      expect(inputs.some((i) => i.endsWith(held))).toBe(true);
-    const imported = new Set(
-      (meta.outputs[sync]?.imports ?? []).filter((i) => !i.external).map((i) => i.path),
+      expect(
+        sync.some((i) => i.endsWith(held)),
+        held,
+      ).toBe(true);
+    // No other command, nothing of pg (that is dist/pg.cjs), no TypeBox, no page assets.
+    const otherCommands = sync.filter(
+      (i) => /^lib\/commands\//.test(i) && !/\/(sync|sync-spec|options)\.js$/.test(i),
     );
-    const beyond = [...imported].filter((out) => !program.has(out));
-    expect(beyond.length).toBe(1);
-    const pg = beyond[0] ?? "";
-    const pgInputs = Object.keys(meta.outputs[pg]?.inputs ?? {});
-    expect(pgInputs.some((i) => /node_modules\/pg\/lib\/client\.js$/.test(i))).toBe(true);
-    expect(pgInputs.filter((i) => !i.includes("node_modules/"))).toEqual([]);
-    // The file itself names no other chunk, statically or dynamically.
-    const code = readFileSync(join(dirname(BIN), "chunks", sync.split("/").pop() ?? ""), "utf8");
-    const named = [...code.matchAll(/(?:from\s*|import\s*\(?\s*)"\.\/([^"]+)"/g)].map((m) => m[1]);
-    expect(named.length).toBeGreaterThan(0);
-    for (const name of named) expect([...imported].map((out) => out.split("/").pop())).toContain(name);
+    expect(otherCommands).toEqual([]);
+    expect(
+      sync.filter((i) => /node_modules\/(pg|pg-[a-z]+|typebox)\//.test(i) || /-assets\.js$/.test(i)),
+    ).toEqual([]);
+    // It requires Node's modules, pg's file and (through the session database) the SQLite addon only.
+    const required = (meta.outputs["dist/sync.cjs"]?.imports ?? []).map((i) => i.path);
+    expect(required.filter((p) => !/^node:/.test(p) && p !== "./pg.cjs" && p !== "better-sqlite3")).toEqual(
+      [],
+    );
+    expect(required).toContain("./pg.cjs");
+    // pg's file holds pg and its dependencies only; no ES chunk holds a copy of pg.
+    expect(inputsOf("dist/pg.cjs").filter((i) => !i.includes("node_modules/"))).toEqual([]);
+    const chunks = Object.keys(meta.outputs).filter((out) => out.startsWith("dist/chunks/"));
+    expect(chunks.filter((out) => inputsOf(out).some((i) => /node_modules\/pg\//.test(i)))).toEqual([]);
+    expect(readFileSync(BIN, "utf8")).toContain('require("./sync.cjs")');
+  });
+
+  it("`sync` answers the same through dist/sync.cjs and through the program", () => {
+    // The first word picks the path: `sync …` the CommonJS file, `--no-color sync …` the program.
+    // A probe preloaded in each child says which CommonJS files it loaded.
+    const probe = join(mkdtempSync(join(tmpdir(), "pi-session-sync-path-")), "probe.cjs");
+    writeFileSync(
+      probe,
+      [
+        'process.on("exit", () => {',
+        '  const files = Object.keys(require.cache).filter((f) => f.endsWith(".cjs") && !f.endsWith("probe.cjs"));',
+        '  process.stderr.write("\\nLOADED " + files.map((f) => f.split("/").pop()).sort().join(",") + "\\n");',
+        "});",
+      ].join("\n"),
+    );
+    const strip = (r: Result) => ({
+      code: r.code,
+      stdout: r.stdout,
+      stderr: r.stderr.replace(/\nLOADED .*\n$/, ""),
+    });
+    const loaded = (r: Result) => /\nLOADED (.*)\n$/.exec(r.stderr)?.[1];
+    const both = (args: string[], env: Record<string, string> = {}) => {
+      const withProbe = { ...env, NODE_OPTIONS: `--require ${probe}` };
+      const fast = run(["sync", ...args], { env: withProbe });
+      const program = run(["--no-color", "sync", ...args], { env: withProbe });
+      expect(loaded(fast)?.split(",")).toEqual(expect.arrayContaining(["pi-session.cjs", "sync.cjs"]));
+      expect(loaded(program)?.split(",")).not.toContain("sync.cjs");
+      expect(strip(fast)).toEqual(strip(program));
+      return strip(fast);
+    };
+    expect(both(["--help"]).stdout).toContain("Send your sessions to a team's PostgreSQL database");
+    expect(both([]).code).toBe(2); // no database named
+    expect(both(["--bogus"]).code).toBe(2);
+    // pg from dist/pg.cjs: a refused connection is a clear error, exit 1, the password not printed.
+    const refused = both(["--to", "postgresql://ada:s3cret@127.0.0.1:9/team", "--as", "a"]);
+    expect(refused.code).toBe(1);
+    expect(refused.stderr).toMatch(/\S/);
+    expect(refused.stderr).not.toContain("s3cret");
   });
 
   it("on Node 22 keeps the compiled code in the cache dir; NODE_DISABLE_COMPILE_CACHE=1 or an unusable dir means none", () => {

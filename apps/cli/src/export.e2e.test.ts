@@ -27,7 +27,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.js");
+const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions");
 const V3 = "--home-dev-projects-webapp--/2026-11-02T09-12-20-000Z_019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f.jsonl";
 

@@ -26,6 +26,7 @@ import {
 } from "@pi-session/node-store";
 import { SessionManager, loadEntriesFromFile, parseSessionEntries } from "@pi-session/sdk";
 import { SessionIndex } from "@pi-session/tree";
+import { COMMANDS } from "./commands/index.js";
 import { runCli } from "./program.js";
 
 interface Manifest {
@@ -80,6 +81,7 @@ async function cli(argv: string[], env: Record<string, string | undefined>, cwd:
     stderr: { write: (chunk: string) => (stderr += chunk) },
     stdinIsTTY: false,
     prompt: async () => "",
+    commands: COMMANDS,
   });
   return { code, stdout, stderr };
 }

@@ -3,7 +3,7 @@
  * UTF-8 read as pi reads them; terminal escapes in content, names, cwd, labels and paths shown
  * visibly in every human output; values nested 100,000 deep printed by every output mode; an
  * unreadable file or directory reported and skipped by every batch, which does the rest.
- * Each spawns the built binary (`dist/pi-session.js`, build first) on files written to a
+ * Each spawns the built binary (`dist/pi-session.cjs`, build first) on files written to a
  * temporary directory.
  * @module-tag processes
  */
@@ -31,7 +31,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.js");
+const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions", "--home-dev-projects-webapp--");
 
 let home: string;

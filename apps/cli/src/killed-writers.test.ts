@@ -1,5 +1,5 @@
 /**
- * kill -9 leaves no debris (issue 16): the built binary (`dist/pi-session.js`) is stopped in
+ * kill -9 leaves no debris (issue 16): the built binary (`dist/pi-session.cjs`) is stopped in
  * the middle of writing a session (a preloaded hook writes half of the first large write to a
  * `.jsonl` file or its temp file, says so, and waits) and SIGKILLed. Then: the original is as
  * it was, `ls` lists no truncated session, and the next writer in the directory (or `repair
@@ -13,7 +13,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.js");
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.cjs");
 /** Far beyond what any run needs, even on a busy machine: reaching it means a hang. */
 const RUN_LIMIT_MS = 60_000;
 

@@ -1,6 +1,6 @@
 /**
  * `runCli` resolves once the work a command handed to `finishLater` has ended: the binary exits
- * as soon as the run resolves (main.ts), so nothing a command left running is cut short.
+ * as soon as the run resolves (run-process.ts), so nothing a command left running is cut short.
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { COMMANDS } from "./commands/index.js";
@@ -48,6 +48,7 @@ function run(argv: string[]) {
     }),
     stdinIsTTY: false,
     prompt: async () => "",
+    commands: COMMANDS,
   }).then((code) => ({ code, out, err }));
 }
 

@@ -4,7 +4,7 @@
  * becomes an exit code (0 ok, 1 findings or failure, 2 usage error).
  */
 import { CAC } from "cac";
-import { COMMANDS } from "./commands/index.js";
+import type { CommandSpec } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
 import { Io, type Stream } from "./io.js";
 import type { PagedOutput } from "./pager.js";
@@ -55,6 +55,11 @@ export interface RunOptions {
    * in-process callers: no, by default).
    */
   pager?: boolean;
+  /**
+   * The command table (`COMMANDS` of `commands/index.ts`): the binary's `sync` path declares
+   * the sync command alone, so that its bundle holds no other command (decision 150).
+   */
+  commands: readonly CommandSpec[];
 }
 
 const GLOBAL_HELP_FOOTER = `Sessions:
@@ -163,14 +168,14 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     if (matched) {
       const [title, ...rest] = sections;
       const body = { body: matched.description };
-      const details = COMMANDS.find((c) => c.name === matched.name)?.details;
+      const details = options.commands.find((c) => c.name === matched.name)?.details;
       const tail = details ? [...rest, { body: details }] : rest;
       return title ? [title, body, ...tail] : [body, ...tail];
     }
     return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
 
-  for (const spec of COMMANDS) spec.declare(cli).action(run(spec.load, PAGED.has(spec.name)));
+  for (const spec of options.commands) spec.declare(cli).action(run(spec.load, PAGED.has(spec.name)));
 
   try {
     cli.parse(["node", "pi-session", ...camelOptions(argv, valuedOptions(cli))], { run: false });
@@ -195,7 +200,7 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
           `unknown command \`${first}\``,
           suggestionHint(
             String(first),
-            COMMANDS.map((c) => c.name),
+            options.commands.map((c) => c.name),
           ) ?? "Run `pi-session --help` for the list of commands.",
         );
       }

@@ -18,7 +18,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.js");
+const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 
 let home: string;
 let agentDir: string;

@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.js");
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.cjs");
 
 let home: string;
 let sessions: string;

@@ -99,7 +99,7 @@ describe("oneLineField and displayWidth", () => {
 });
 
 describe("the output boundary", () => {
-  it("only io.ts (and main.ts, which hands it the streams) touches stdout, stderr or console; only terminal-safe.ts colours", () => {
+  it("only io.ts (and run-process.ts, which hands it the streams) touches stdout, stderr or console; only terminal-safe.ts colours", () => {
     const src = dirname(fileURLToPath(import.meta.url));
     const files = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -110,7 +110,7 @@ describe("the output boundary", () => {
     const name = (f: string) => f.slice(src.length + 1);
     const offenders = sources.filter(
       (f) =>
-        !/^(io|main)\.ts$/.test(name(f)) &&
+        !/^(io|run-process)\.ts$/.test(name(f)) &&
         /process\.(stdout|stderr)|console\./.test(readFileSync(f, "utf8")),
     );
     // Escape codes come from one place: picocolors, drawn by the boundary.

@@ -1,5 +1,5 @@
 /**
- * Unusable things at a session's paths (issue 16), through the built binary (`dist/pi-session.js`): an
+ * Unusable things at a session's paths (issue 16), through the built binary (`dist/pi-session.cjs`): an
  * unusable lock makes `name` and `label` fail after the lock timeout with a message that says
  * what is wrong, never spin; a FIFO named like a session is never opened for reading (`ls`,
  * `stats --all`, `validate DIR` and `migrate DIR` pass it by; every command given its path
@@ -14,7 +14,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 
-const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.js");
+const BIN = resolve(dirname(fileURLToPath(import.meta.url)), "..", "dist", "pi-session.cjs");
 /** Far beyond what any run needs, even on a busy machine: reaching it means a hang. */
 const RUN_LIMIT_MS = 60_000;
 

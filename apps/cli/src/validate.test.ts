@@ -1,7 +1,7 @@
 /**
  * End-to-end tests of `validate` on files with many problems (issue 16 item 7): every problem
  * is counted, at most `--max-diagnostics` per file are listed (1,000 by default), and the
- * output says how many were left out; and the other readers on a million broken lines. Spawns the built binary (`dist/pi-session.js`, build first).
+ * output says how many were left out; and the other readers on a million broken lines. Spawns the built binary (`dist/pi-session.cjs`, build first).
  * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
@@ -16,7 +16,7 @@ import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.js");
+const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 
 let home: string;
 beforeAll(() => {

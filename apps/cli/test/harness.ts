@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built binary (`pnpm build` first). */
-export const BIN = resolve(here, "..", "dist", "pi-session.js");
+export const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 
 export const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;

@@ -1,6 +1,6 @@
 // A load test of `pi-session serve`, run by hand (not in CI):
 //
-//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>] [--typing human|burst] [--page new|old] [--bin <pi-session.js>] [--profile <dir>]
+//   node apps/web/scripts/load-test.mjs --root <sessions root> [--clients 20] [--seconds 60] [--cache <dir>] [--typing human|burst] [--page new|old] [--bin <pi-session.cjs>] [--profile <dir>]
 //
 // Starts the built CLI's `serve` on loopback (XDG_CACHE_HOME=<cache>, so a session database
 // built there before is reused; the first sync of a cold store is not measured), then runs
@@ -46,7 +46,7 @@ if (!values.root) {
 }
 const CLIENTS = Number(values.clients);
 const SECONDS = Number(values.seconds);
-const bin = values.bin ?? fileURLToPath(new URL("../../cli/dist/pi-session.js", import.meta.url));
+const bin = values.bin ?? fileURLToPath(new URL("../../cli/dist/pi-session.cjs", import.meta.url));
 
 let seed = Number(values.seed) >>> 0;
 const random = () => {

@@ -32,7 +32,7 @@ const executable = findChromium();
 if (executable === undefined)
   console.warn("web browser tests SKIPPED: no Chromium found (install Debian's `chromium`)");
 
-const CLI = fileURLToPath(new URL("../../cli/dist/pi-session.js", import.meta.url));
+const CLI = fileURLToPath(new URL("../../cli/dist/pi-session.cjs", import.meta.url));
 
 async function itemIds(page: Page): Promise<string[]> {
   return page.$$eval(".transcript .items > article.item", (els) =>

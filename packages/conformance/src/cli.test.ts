@@ -2,7 +2,7 @@
  * The `pi-session` CLI against pi 1.6.0 on files with invalid UTF-8 inside strings: pi
  * decodes such a line with U+FFFD and keeps it, so `pi-session context --json` must equal
  * what pi's own `SessionManager.open(file).buildSessionContext()` returns. Spawns the built
- * binary (`apps/cli/dist/pi-session.js`; `pnpm build` first).
+ * binary (`apps/cli/dist/pi-session.cjs`; `pnpm build` first).
  * @module-tag processes
  */
 import { spawnSync } from "node:child_process";
@@ -15,7 +15,7 @@ import { afterAll, describe, expect, it } from "vitest";
 import { hasParentCycle, jsonCopy, withoutRetainedTail } from "./helpers.js";
 import { type Json, pi } from "./pi.js";
 
-const BIN = resolve(fileURLToPath(import.meta.url), "../../../../apps/cli/dist/pi-session.js");
+const BIN = resolve(fileURLToPath(import.meta.url), "../../../../apps/cli/dist/pi-session.cjs");
 // Each case spawns the CLI once; a busy CI machine needs far more than the default 5 s.
 const TIMEOUT = 180_000;
 

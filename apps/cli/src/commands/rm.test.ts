@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { runCli } from "../program.js";
+import { COMMANDS } from "./index.js";
 
 const made: string[] = [];
 afterEach(() => {
@@ -56,6 +57,7 @@ async function rm(home: string, dataHome: string, args: string[]) {
     stderr: { write: (s: string) => (stderr += s) },
     stdinIsTTY: false,
     prompt: async () => "n",
+    commands: COMMANDS,
   });
   return { code, stdout, stderr };
 }

@@ -271,6 +271,8 @@ describe("the frame", () => {
     expect(both(["--help"]).stdout).toContain("Send your sessions to a team's PostgreSQL database");
     expect(both([]).code).toBe(2); // no database named
     expect(both(["--bogus"]).code).toBe(2);
+    expect(both(["extra"]).code).toBe(2);
+    expect(both(["--version"]).code).toBe(2);
     // pg from dist/pg.cjs: a refused connection is a clear error, exit 1, the password not printed.
     const refused = both(["--to", "postgresql://ada:s3cret@127.0.0.1:9/team", "--as", "a"]);
     expect(refused.code).toBe(1);

@@ -2,8 +2,8 @@
  * What every package says about itself holds for a user who installs it from npm: one MIT
  * LICENSE (the repository's, in every package), `repository` (with its directory), `homepage`
  * and `bugs` in every manifest, no source maps shipped (they would point at sources that are not
- * in the tarball), README links that leave the package are absolute, and the CLI (a bundle)
- * declares no runtime dependency but the optional SQLite binding. The tarballs themselves are
+ * in the tarball), README links that leave the package are absolute, the CLI (a bundle)
+ * declares no runtime dependency and Node packages need Node >= 22.19. The tarballs themselves are
  * checked by `scripts/pack.test.ts`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -87,11 +87,26 @@ describe("package manifests", () => {
     }
   });
 
-  it("the CLI is a bundle: no runtime dependency but the optional SQLite binding", () => {
+  it("the CLI is a bundle: no runtime dependency", () => {
     const cli = manifest("apps/cli");
     expect(cli.dependencies ?? {}).toEqual({});
-    expect(Object.keys(cli.optionalDependencies ?? {})).toEqual(["better-sqlite3"]);
+    expect(cli.optionalDependencies ?? {}).toEqual({});
     expect(cli.peerDependencies ?? {}).toEqual({});
+  });
+
+  it("Node packages need pi's own floor (>= 22.19); the pure layers declare none", () => {
+    const pure = [
+      "packages/format",
+      "packages/migrate",
+      "packages/tree",
+      "packages/context",
+      "packages/render",
+    ];
+    for (const dir of published) {
+      const engines = (manifest(dir) as { engines?: { node?: string } }).engines;
+      if (pure.includes(dir)) expect(engines, dir).toBeUndefined();
+      else expect(engines?.node, dir).toBe(">=22.19");
+    }
   });
 
   it("TypeBox is an optional peer of format (only @pi-session/format/schema loads it)", () => {

@@ -1,34 +1,50 @@
-// Prints the path of a Node 22 binary, installing it first when missing: the official binary
-// the npm package `node-<platform>-<arch>` ships (a registry package), into the ignored
-// bench/.peer/node-22.23.5 (the bench's peer runs on the same one). Exits 1, saying why, when
-// it cannot be installed (no registry). The one installer of it: the bench's `peer-install`
-// runs this too; the npm call is scripts/prefix-install.mjs. The version is also `NODE22` in bench/src/layers.ts.
+// The pinned Node 22 of this repository: the official binary the npm package
+// `node-<platform>-<arch>` ships, installed on first use into the ignored `.tools/` (a registry
+// package, so it comes wherever the npm registry does). As a script it prints the binary's
+// path, installing it first when missing, and exits 1 saying why when it cannot. The one
+// installer of it: `scripts/use-node.mjs` (the README's commands on an older system Node) and
+// the bench's peer (pi 1.6.0 runs on it) call it. Plain Node APIs only: it runs on old Nodes.
 import { spawnSync } from "node:child_process";
 import { existsSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { prefixInstall } from "./prefix-install.mjs";
 
-const VERSION = "22.23.5";
+export const NODE22_VERSION = "22.23.5";
 const pkg = `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`;
-const prefix = join(dirname(fileURLToPath(import.meta.url)), "..", "bench", ".peer", `node-${VERSION}`);
-const bin = join(
-  prefix,
+export const NODE22_PACKAGE = `${pkg}@${NODE22_VERSION}`;
+export const node22Prefix = join(
+  dirname(fileURLToPath(import.meta.url)),
+  "..",
+  ".tools",
+  `node-${NODE22_VERSION}`,
+);
+/** Where the binary is once installed. */
+export const node22Bin = join(
+  node22Prefix,
   "node_modules",
   pkg,
   process.platform === "win32" ? "node.exe" : join("bin", "node"),
 );
 
-if (!existsSync(bin)) {
-  const r = prefixInstall(prefix, `${pkg}@${VERSION}`);
-  if (r.status !== 0 || !existsSync(bin)) {
-    process.stderr.write(`npm install ${pkg}@${VERSION} failed: ${(r.stderr ?? String(r.error)).trim()}\n`);
+/** Installs the pinned Node 22 when missing; returns its path, or throws saying why. */
+export function ensureNode22() {
+  if (!existsSync(node22Bin)) {
+    const r = prefixInstall(node22Prefix, NODE22_PACKAGE);
+    if (r.status !== 0 || !existsSync(node22Bin))
+      throw new Error(`npm install ${NODE22_PACKAGE} failed: ${(r.stderr ?? String(r.error)).trim()}`);
+  }
+  const v = spawnSync(node22Bin, ["--version"], { encoding: "utf8" });
+  if (v.stdout?.trim() !== `v${NODE22_VERSION}`)
+    throw new Error(`${node22Bin} --version said ${JSON.stringify(v.stdout ?? String(v.error))}`);
+  return node22Bin;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? "").href) {
+  try {
+    process.stdout.write(`${ensureNode22()}\n`);
+  } catch (error) {
+    process.stderr.write(`${error.message}\n`);
     process.exit(1);
   }
 }
-const v = spawnSync(bin, ["--version"], { encoding: "utf8" });
-if (v.stdout?.trim() !== `v${VERSION}`) {
-  process.stderr.write(`${bin} --version said ${JSON.stringify(v.stdout ?? String(v.error))}\n`);
-  process.exit(1);
-}
-process.stdout.write(`${bin}\n`);

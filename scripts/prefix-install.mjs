@@ -1,6 +1,6 @@
 // Installs one npm package into a prefix of its own (not saved, no install scripts, no audit):
-// how the tooling puts what is never a dependency under the ignored bench/.peer/ (pi for the
-// bench's peer, the Node 22 binary). The one home of that npm call: scripts/node22.mjs imports
+// how the tooling puts what is never a dependency into an ignored folder (pi for the bench's
+// peer under bench/.peer/, the pinned Node 22 under .tools/). The one home of that npm call: scripts/node22.mjs imports
 // it; the bench's `peer-install` runs it as `node scripts/prefix-install.mjs <prefix> <spec>`
 // (exit 1, saying why, when npm fails).
 import { spawnSync } from "node:child_process";

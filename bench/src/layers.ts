@@ -190,14 +190,13 @@ export async function loadPeerFilter(): Promise<Mod> {
 }
 
 /**
- * Node 22 for the peer and for our second column: the official binary that the npm package
- * `node-<platform>-<arch>` ships (a registry package, no download from elsewhere). 22.23.5 is
- * the newest 22.x the registry had when this was written; pi 1.6.0 needs >= 22.19.
+ * Node 22 for the peer and for our second column: the repository's pinned Node 22
+ * (`scripts/node22.mjs` installs it into the ignored `.tools/`; its version is also there).
  */
 export const NODE22 = {
   pkg: `node-${process.platform === "win32" ? "win" : process.platform}-${process.arch}`,
   version: "22.23.5",
-  prefix: join(PEER_DIR, "node-22.23.5"),
+  prefix: join(HERE, "..", "..", ".tools", "node-22.23.5"),
 } as const;
 
 /** Path of the Node 22 binary (whether or not it is installed). */

@@ -241,10 +241,7 @@ const pgShared = (format) => ({
 const common = {
   bundle: true,
   platform: "node",
-  // A native addon (the session database's SQLite on Node 20): loaded from node_modules at
-  // run time, never bundled (node:sqlite needs nothing).
-  external: ["better-sqlite3"],
-  target: "node20",
+  target: "node22",
   // Whitespace too (decision 131): the installed package stays under its 1.5 MB limit; names are kept,
   // so stack traces still name functions.
   minifySyntax: true,

@@ -55,8 +55,6 @@ function reachableOutputs(
 const outputOf = (meta: BundleMeta, entryPoint: string): string =>
   Object.keys(meta.outputs).find((out) => meta.outputs[out]?.entryPoint === entryPoint) ?? "";
 const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions");
-/** Prints a Node 22 binary's path (installing it once into bench/.peer/). */
-const NODE22 = resolve(here, "..", "..", "..", "scripts", "node22.mjs");
 
 const WEBAPP = "--home-dev-projects-webapp--";
 const V1 =
@@ -227,11 +225,9 @@ describe("the frame", () => {
     expect(
       sync.filter((i) => /node_modules\/(pg|pg-[a-z]+|typebox)\//.test(i) || /-assets\.js$/.test(i)),
     ).toEqual([]);
-    // It requires Node's modules, pg's file and (through the session database) the SQLite addon only.
+    // It requires Node's modules and pg's file only.
     const required = (meta.outputs["dist/sync.cjs"]?.imports ?? []).map((i) => i.path);
-    expect(required.filter((p) => !/^node:/.test(p) && p !== "./pg.cjs" && p !== "better-sqlite3")).toEqual(
-      [],
-    );
+    expect(required.filter((p) => !/^node:/.test(p) && p !== "./pg.cjs")).toEqual([]);
     expect(required).toContain("./pg.cjs");
     // pg's file holds pg and its dependencies only; no ES chunk holds a copy of pg.
     expect(inputsOf("dist/pg.cjs").filter((i) => !i.includes("node_modules/"))).toEqual([]);
@@ -280,14 +276,8 @@ describe("the frame", () => {
     expect(refused.stderr).not.toContain("s3cret");
   });
 
-  it("on Node 22 keeps the compiled code in the cache dir; NODE_DISABLE_COMPILE_CACHE=1 or an unusable dir means none", () => {
-    let node = process.execPath;
-    const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
-    if (major < 22 || (major === 22 && minor < 1)) {
-      const r = spawnSync(process.execPath, [NODE22], { encoding: "utf8" });
-      if (r.status !== 0) throw new Error(`cannot get a Node 22 binary: ${r.stderr.trim()}`);
-      node = r.stdout.trim();
-    }
+  it("keeps the compiled code in the cache dir; NODE_DISABLE_COMPILE_CACHE=1 or an unusable dir means none", () => {
+    const node = process.execPath;
     const files = (dir: string): string[] =>
       existsSync(dir)
         ? readdirSync(dir, { withFileTypes: true }).flatMap((e) =>

@@ -1,6 +1,6 @@
 /**
  * @pi-session/sdk: a drop-in for pi 1.6.0's `SessionManager` and its free functions
- * (`@earendil-works/pi-coding-agent`), on Node 20, safer on disk. A thin composition of the
+ * (`@earendil-works/pi-coding-agent`), safer on disk. A thin composition of the
  * `format`, `migrate`, `tree`, `context` and `node-store` layers; see the README for the few
  * deliberate differences from pi.
  */

@@ -5,7 +5,7 @@
  * with its source in its facts, a search finds the planted phrase and opens the session at its
  * entry, and an entry synced later appears in the open page; no page error.
  *
- * Skipped, with a message, only when no Chromium is installed (`.ci/run` installs Debian's).
+ * Skipped, with a message, only when no Chromium is installed (`npm run verify` installs Debian's, `scripts/system-packages.sh`).
  * @module-tag processes
  */
 import type { Browser, Page } from "playwright-core";

@@ -7,7 +7,7 @@
  * without the token, with a foreign Host (a name resolved to 127.0.0.1, as DNS rebinding does)
  * or from another site's page are refused.
  *
- * Skipped, with a message, only when no Chromium is installed (`.ci/run` installs Debian's).
+ * Skipped, with a message, only when no Chromium is installed (`npm run verify` installs Debian's, `scripts/system-packages.sh`).
  * @module-tag processes
  */
 import { execFileSync } from "node:child_process";

@@ -5,7 +5,7 @@
  * text under its Content-Security-Policy, makes no request, and shows the first screen of a
  * 50,000-entry session within the first-paint budget (best of three loads).
  *
- * Skipped, with a message, only when no Chromium is installed (`.ci/run` installs Debian's).
+ * Skipped, with a message, only when no Chromium is installed (`npm run verify` installs Debian's, `scripts/system-packages.sh`).
  * @module-tag processes
  */
 import { buildSessionContext } from "@pi-session/context";

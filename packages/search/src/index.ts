@@ -32,7 +32,6 @@ export type {
   WriteMode,
 } from "./database.js";
 export { type SyncOptions, type SyncProgress, type SyncStats, syncStore } from "./indexer.js";
-export { type DriverName, SqliteUnavailableError, availableDrivers, nodeHasSqlite } from "./sqlite/driver.js";
 export {
   NewerSchemaError,
   type OpenOutcome,

@@ -31,7 +31,6 @@ import {
   snippetOf,
 } from "./documents/index.js";
 import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
-import type { DriverName } from "./sqlite/driver.js";
 import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/open.js";
 
 export interface OpenSearchOptions {
@@ -41,8 +40,6 @@ export interface OpenSearchOptions {
   cacheDir?: string;
   /** `false`: an in-memory database (nothing is written). */
   persistent?: boolean;
-  /** Force one SQLite binding (default: `node:sqlite` where the runtime has it, else `better-sqlite3`). */
-  driver?: DriverName;
   env?: Record<string, string | undefined>;
   /** Told about what the caller should hear of (a database set aside, no persistence). */
   onWarning?: (message: string) => void;
@@ -408,15 +405,14 @@ async function openDatabase(
   root: string,
   warn: (message: string) => void,
 ): Promise<SessionDatabase> {
-  const driver = options.driver ? { driver: options.driver } : {};
-  const memory = async () => (await openSqliteDatabase(":memory:", driver)).database;
+  const memory = async () => (await openSqliteDatabase(":memory:")).database;
   if (options.persistent === false) return memory();
   const cacheDir = options.cacheDir ?? defaultCacheDir(options.env ?? process.env);
   const path = databasePath(cacheDir, root);
   try {
     mkdirSync(cacheDir, { recursive: true });
     try {
-      const opened = await openSqliteDatabase(path, driver);
+      const opened = await openSqliteDatabase(path);
       if (opened.outcome === "rebuilt-older")
         warn(`the session database ${path} was made by an older pi-session; rebuilding it`);
       return opened.database;
@@ -424,7 +420,7 @@ async function openDatabase(
       if (!isCorruptionError(error) || options.recover === false) throw error;
       const aside = setAside(path);
       warn(`the session database ${path} is damaged; moved to ${aside} and rebuilt`);
-      return (await openSqliteDatabase(path, driver)).database;
+      return (await openSqliteDatabase(path)).database;
     }
   } catch (error) {
     if (error instanceof NewerSchemaError) {

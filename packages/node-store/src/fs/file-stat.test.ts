@@ -1,4 +1,3 @@
-import { spawnSync } from "node:child_process";
 import {
   appendFileSync,
   closeSync,
@@ -11,25 +10,17 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { join } from "node:path";
 import { tempDirs } from "@pi-session/testkit";
 import fc from "fast-check";
 import { afterEach, describe, expect, it } from "vitest";
-import { StatProbe, fastStatActive, fstatCounts, mtimeDate, statColumns, statFile } from "./file-stat.js";
+import { StatProbe, fstatCounts, mtimeDate, statColumns, statFile } from "./file-stat.js";
 
 const dirs = tempDirs("ns-stat-");
 afterEach(dirs.cleanup);
 const tmp = dirs.make;
 
-const node20 = Number(process.versions.node.split(".")[0]) === 20 && process.platform !== "win32";
-
 describe("StatProbe", () => {
-  it("reads through the fs binding on Node 20 (so the tests below hold that path to statSync)", () => {
-    if (process.env.PI_SESSION_NO_FAST_STAT === "1") return;
-    expect(fastStatActive()).toBe(node20);
-  });
-
   it("gives statSync's size, mtimeMs, ctimeMs, inode and mtime, fractional times included", () => {
     const dir = tmp();
     const path = join(dir, "a.jsonl");
@@ -139,26 +130,8 @@ describe("statColumns", () => {
     ]);
     expect(rows.slice(4)).toEqual(want.slice(1));
   });
-
-  it("gives the same numbers without the binding (PI_SESSION_NO_FAST_STAT=1)", {
-    tags: ["processes"],
-  }, () => {
-    const { paths, want } = setup();
-    const script = `import { statColumns } from ${JSON.stringify(distStat)};
-      const paths = JSON.parse(process.argv[1]);
-      const cols = [0, 1, 2, 3].map(() => new Float64Array(paths.length).fill(7));
-      statColumns(paths, 0, paths.length, 0, ...cols);
-      console.log(JSON.stringify(paths.map((_, i) => cols.map((c) => String(c[i])))));`;
-    const child = spawnSync(process.execPath, ["--input-type=module", "-e", script, JSON.stringify(paths)], {
-      encoding: "utf8",
-      env: { ...process.env, PI_SESSION_NO_FAST_STAT: "1" },
-    });
-    expect(child.stderr).toBe("");
-    expect(JSON.parse(child.stdout)).toEqual(want.map((row) => row.map(String)));
-  });
 });
 
-// The built module (run the build first), in fresh processes.
 describe("fstatCounts", () => {
   it("gives fstatSync's size, inode and link count as the file grows and is unlinked, and throws as it does", () => {
     const path = join(tmp(), "s.jsonl");
@@ -189,37 +162,5 @@ describe("fstatCounts", () => {
     };
     expect(code(() => fstatCounts(fd))).toBe(code(() => fstatSync(fd)));
     expect(code(() => fstatCounts(fd))).toBe("EBADF");
-  });
-});
-
-const distStat = pathToFileURL(
-  join(dirname(fileURLToPath(import.meta.url)), "..", "..", "dist", "fs", "file-stat.js"),
-).href;
-
-describe("where the binding is not used", { tags: ["processes"] }, () => {
-  const probe = (args: string[], env: Record<string, string>) =>
-    spawnSync(
-      process.execPath,
-      [
-        ...args,
-        "--input-type=module",
-        "-e",
-        `import { fastStatActive } from ${JSON.stringify(distStat)}; console.log(fastStatActive());`,
-      ],
-      { encoding: "utf8", env: { ...process.env, PI_SESSION_NO_FAST_STAT: "", ...env } },
-    );
-
-  it("is on by default on Node 20, off with PI_SESSION_NO_FAST_STAT=1 or pending deprecations, and never warns", () => {
-    const plain = probe([], {});
-    expect(plain.stdout.trim()).toBe(String(node20));
-    expect(probe([], { PI_SESSION_NO_FAST_STAT: "1" }).stdout.trim()).toBe("false");
-    for (const run of [
-      probe(["--pending-deprecation"], {}),
-      probe([], { NODE_PENDING_DEPRECATION: "1" }),
-      probe([], { NODE_OPTIONS: "--pending-deprecation" }),
-    ]) {
-      expect(run.stdout.trim()).toBe("false");
-      expect(run.stderr).not.toMatch(/DEP0111|DeprecationWarning/);
-    }
   });
 });

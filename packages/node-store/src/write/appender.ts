@@ -337,7 +337,7 @@ export class SessionWriter {
       if (this.unchangedByProbe(fd)) return { foreign: [] };
     }
     this.probes = 0;
-    // The real fs: fstatCounts (no fs.Stats on Node 20); an injected one: its fstatSync.
+    // The real fs: fstatCounts; an injected one: its fstatSync.
     let st: FdCounts | undefined = byPath
       ? undefined
       : this.fs.fstatSync === realFs.fstatSync

@@ -30,14 +30,13 @@ import { usageSessions, usageSums } from "./usage-queries.js";
 import { num, strOrNull } from "./values.js";
 
 export class SqliteSessionDatabase implements SessionDatabase {
-  readonly backend: string;
+  readonly backend = "sqlite (node:sqlite)";
   private readonly statements: StatementCache;
 
   constructor(
     private readonly db: SqlConnection,
     readonly location: string,
   ) {
-    this.backend = `sqlite (${db.driver})`;
     this.statements = new StatementCache(db);
   }
 

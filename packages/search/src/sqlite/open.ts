@@ -6,7 +6,7 @@
  */
 import type { SessionDatabase } from "../database.js";
 import { SqliteSessionDatabase } from "./database.js";
-import { type DriverName, type SqlConnection, openConnection } from "./driver.js";
+import { type SqlConnection, openConnection } from "./driver.js";
 import { SCHEMA, SCHEMA_VERSION } from "./schema.js";
 
 /** What opening found, for the caller to warn about. */
@@ -36,10 +36,6 @@ export function isCorruptionError(error: unknown): boolean {
     errcode === 26 ||
     /database disk image is malformed|file is not a database|malformed/i.test(message)
   );
-}
-
-export interface OpenSqliteOptions {
-  driver?: DriverName;
 }
 
 /** The pending index FTS5 holds in memory before it writes a segment (see `createSchema`). */
@@ -140,9 +136,8 @@ function createSchema(db: SqlConnection): void {
  */
 export async function openSqliteDatabase(
   path: string,
-  options: OpenSqliteOptions = {},
 ): Promise<{ database: SessionDatabase; outcome: OpenOutcome }> {
-  const db = await openConnection(path, options.driver);
+  const db = await openConnection(path);
   try {
     const persistent = path !== ":memory:";
     await configure(db, persistent);

@@ -1,14 +1,10 @@
 /**
- * Backend test vectors: a fixed store, indexed and searched with one SQLite driver, the
- * results as plain JSON. The backends test runs it with each driver (`node:sqlite` under a
- * Node 22 binary) and holds every driver to the same answers. Test helper only.
- *
- * As a script: `node dist/testing/vectors.js <driver> <dir>` prints the JSON.
+ * Test vectors of the session database: a fixed store, indexed and searched, the results as
+ * plain JSON (`vectors.test.ts` holds them; the example test reads the store). Test helper only.
  */
 import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { openSearchDatabase } from "../search.js";
-import type { DriverName } from "../sqlite/driver.js";
 
 const line = (v: unknown) => `${JSON.stringify(v)}\n`;
 
@@ -108,10 +104,10 @@ const QUERIES = [
   "buf.indexOf",
 ];
 
-/** Every query's hits (path tail, line, branch) and the stats totals, with `driver`. */
-export async function runVectors(driver: DriverName, dir: string): Promise<unknown> {
+/** Every query's hits (path tail, line, branch) and the stats totals. */
+export async function runVectors(dir: string): Promise<unknown> {
   const root = writeVectorStore(dir);
-  const db = await openSearchDatabase({ root, cacheDir: join(dir, "cache"), driver });
+  const db = await openSearchDatabase({ root, cacheDir: join(dir, "cache") });
   await db.sync();
   const out: Record<string, unknown> = { backend: db.backend };
   for (const q of QUERIES) {
@@ -147,9 +143,4 @@ export async function runVectors(driver: DriverName, dir: string): Promise<unkno
   out.stats = (await db.stats({ by: "model" })).totals;
   db.close();
   return out;
-}
-
-if (process.argv[1] && import.meta.url.endsWith(process.argv[1].replace(/\\/g, "/"))) {
-  const [driver, dir] = process.argv.slice(2);
-  process.stdout.write(JSON.stringify(await runVectors(driver as DriverName, dir as string)));
 }

@@ -63,16 +63,42 @@ function databaseSync(): DatabaseSyncClass {
   }
 }
 
+/**
+ * An empty blob `node:sqlite` binds as an empty blob: it binds a zero-length view whose buffer
+ * has no memory (`new Uint8Array(new ArrayBuffer(0))`, what a read of nothing can give) as
+ * NULL, which breaks `NOT NULL` columns.
+ */
+const EMPTY_BLOB = new Uint8Array(1).subarray(0, 0);
+
+/** The parameters with every empty blob made {@link EMPTY_BLOB} (the same array when there is none). */
+function bindable(params: SqlValue[]): SqlValue[] {
+  for (const value of params)
+    if (value instanceof Uint8Array && value.byteLength === 0)
+      return params.map((p) => (p instanceof Uint8Array && p.byteLength === 0 ? EMPTY_BLOB : p));
+  return params;
+}
+
+/** A statement whose parameters go through {@link bindable}. */
+function statement(raw: NodeStatement): NodeStatement {
+  return {
+    run: (...params) => raw.run(...bindable(params)),
+    get: (...params) => raw.get(...bindable(params)),
+    all: (...params) => raw.all(...bindable(params)),
+    iterate: (...params) => raw.iterate(...bindable(params)),
+    setReturnArrays: (on) => raw.setReturnArrays(on),
+  };
+}
+
 /** Opens a database file (`:memory:` for none). */
 export async function openConnection(path: string): Promise<SqlConnection> {
   const db = new (databaseSync())(path);
   return {
     exec: (sql) => db.exec(sql),
-    prepare: (sql) => db.prepare(sql),
+    prepare: (sql) => statement(db.prepare(sql)),
     prepareArrays: (sql) => {
-      const statement = db.prepare(sql);
-      statement.setReturnArrays(true);
-      return statement as unknown as SqlArrayStatement;
+      const arrays = statement(db.prepare(sql));
+      arrays.setReturnArrays(true);
+      return arrays as SqlStatement as unknown as SqlArrayStatement;
     },
     close: () => db.close(),
   };

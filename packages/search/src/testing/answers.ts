@@ -20,10 +20,7 @@ export interface Answer {
  * Opens the database as `options` say, syncs, answers every query and a stats report by
  * session, closes; warnings go to `warnings`.
  */
-export async function answerOf(
-  options: OpenSearchOptions,
-  warnings: string[] = [],
-): Promise<Answer> {
+export async function answerOf(options: OpenSearchOptions, warnings: string[] = []): Promise<Answer> {
   const db = await openSearchDatabase({ ...options, onWarning: (m) => warnings.push(m) });
   try {
     await db.sync();

@@ -108,9 +108,12 @@ afterAll(() => {
   rmSync(home, { recursive: true, force: true });
 });
 
+/** A constant: this repository's Node types predate `node:sqlite`. */
+const NODE_SQLITE = "node:sqlite";
+
 /** Overwrites the root page of `table` in the database file with zeros (the WAL folded in first). */
 async function damage(table: string): Promise<void> {
-  const { DatabaseSync } = await import("node:sqlite");
+  const { DatabaseSync } = (await import(NODE_SQLITE)) as any;
   const path = databasePath(join(cache, "pi-session"), root);
   const db = new DatabaseSync(path);
   db.exec("PRAGMA wal_checkpoint(TRUNCATE)");

@@ -18,6 +18,7 @@
  * a content that is neither a string nor an array, a null content block, a `session_info` name
  * that is not a string) this code is tolerant instead.
  */
+import { constants } from "node:buffer";
 import { type SessionRecord, sessionInfoName } from "@pi-session/format";
 import { messageActivityTimeOrThrow } from "../read/entry-fields.js";
 import { rawRecordValue } from "@pi-session/format";
@@ -25,6 +26,9 @@ import { objectShaped } from "../read/pi-lines.js";
 import { dateOf, isExactIso, isoTimeMs } from "./iso-time.js";
 
 /** pi's `SessionInfo`, field for field. */
+/** The longest `allMessagesText` kept: V8's longest string. */
+const MAX_TEXT_LENGTH = constants.MAX_STRING_LENGTH;
+
 export interface SessionInfo {
   path: string;
   /** The header's `id`; as in pi, a malformed header's non-string (or missing) id is passed through. */
@@ -174,6 +178,12 @@ function applyEntry(state: InfoState, entry: Record<string, unknown>): void {
     return;
   }
   if (!text) return;
+  // Past V8's longest string (~512M characters) the texts that do not fit are left out: the
+  // session is still listed (pi's own listing drops it with "Invalid string length").
+  if (state.allMessagesText.length + 1 + text.length > MAX_TEXT_LENGTH) {
+    if (!state.firstMessage && message.role === "user") state.firstMessage = text;
+    return;
+  }
   state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
   state.textCount++;
   if (!state.firstMessage && message.role === "user") state.firstMessage = text;

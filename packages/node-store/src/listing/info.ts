@@ -178,15 +178,20 @@ function applyEntry(state: InfoState, entry: Record<string, unknown>): void {
     return;
   }
   if (!text) return;
-  // Past V8's longest string (~512M characters) the texts that do not fit are left out: the
-  // session is still listed (pi's own listing drops it with "Invalid string length").
-  if (state.allMessagesText.length + 1 + text.length > MAX_TEXT_LENGTH) {
-    if (!state.firstMessage && message.role === "user") state.firstMessage = text;
-    return;
-  }
+  addMessageText(state, text, message.role === "user");
+}
+
+/**
+ * Adds a user or assistant message's text to the state (the first user text is its first
+ * message). Past V8's longest string (~512M characters) the texts that do not fit are left
+ * out of `allMessagesText`: the session is still listed (pi's own listing drops it with
+ * "Invalid string length"). Both readers (this one and the WebAssembly scanner's) use it.
+ */
+export function addMessageText(state: InfoState, text: string, user: boolean): void {
+  if (!state.firstMessage && user) state.firstMessage = text;
+  if (state.allMessagesText.length + 1 + text.length > MAX_TEXT_LENGTH) return;
   state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
   state.textCount++;
-  if (!state.firstMessage && message.role === "user") state.firstMessage = text;
 }
 
 /**

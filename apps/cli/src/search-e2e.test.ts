@@ -293,7 +293,7 @@ describe("search on pipes", () => {
     const none = run(["search", "zebraless"]);
     expect(none.code).toBe(1);
     expect(none.stdout).toBe("");
-    expect(none.stderr).toContain('no match for "zebraless"');
+    expect(none.stderr).toContain("no match for `zebraless`");
     expect(run(["search", "zebraless", "--json"]).code).toBe(1);
     for (const args of [
       ["search"],

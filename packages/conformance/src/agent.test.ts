@@ -77,11 +77,6 @@ function script(faux: FauxProviderHandle): void {
   ]);
 }
 
-interface Agent {
-  session: AgentSession;
-  dispose(): void;
-}
-
 /** Everything but the session manager: the faux model, settings and pi's `read` tool. */
 async function agentOptions(faux: FauxProviderHandle, agentDir: string) {
   const modelRuntime = await ModelRuntime.create({
@@ -97,7 +92,7 @@ async function agentOptions(faux: FauxProviderHandle, agentDir: string) {
     model: faux.getModel(),
     thinkingLevel: "off" as const,
     tools: ["read"],
-    // Manual compaction only, keeping the last turn.
+    // Manual compaction only; a small kept tail, for a small session.
     settingsManager: SettingsManager.inMemory({ compaction: { enabled: false, keepRecentTokens: 40 } }),
   };
 }
@@ -107,12 +102,12 @@ async function piAgentSession(
   faux: FauxProviderHandle,
   agentDir: string,
   manager: PiSessionManager,
-): Promise<Agent> {
+): Promise<AgentSession> {
   const { session } = await createAgentSession({
     ...(await agentOptions(faux, agentDir)),
     sessionManager: manager,
   });
-  return { session, dispose: () => session.dispose() };
+  return session;
 }
 
 /** pi's agent on ours: the one cast a user writes (pi's class is nominal). */
@@ -120,12 +115,12 @@ async function ourAgentSession(
   faux: FauxProviderHandle,
   agentDir: string,
   manager: SessionManager,
-): Promise<Agent> {
+): Promise<AgentSession> {
   const { session } = await createAgentSession({
     ...(await agentOptions(faux, agentDir)),
     sessionManager: manager as unknown as PiSessionManager,
   });
-  return { session, dispose: () => session.dispose() };
+  return session;
 }
 
 interface Run {
@@ -135,20 +130,20 @@ interface Run {
 }
 
 /**
- * The conversation, on the managers `open` makes: `create` for the first session, `reopen` for
- * the resume. Returns the file written.
+ * The conversation: `start` makes the agent of the first session (on a new manager), `resume`
+ * the agent of the resumed one (on a manager that opens the file). Returns the file written and
+ * the messages the resumed agent held at the end.
  */
 async function converse(
   name: string,
-  start: (faux: FauxProviderHandle, agentDir: string) => Promise<Agent>,
-  resume: (faux: FauxProviderHandle, agentDir: string, file: string) => Promise<Agent>,
+  start: (faux: FauxProviderHandle, agentDir: string) => Promise<AgentSession>,
+  resume: (faux: FauxProviderHandle, agentDir: string, file: string) => Promise<AgentSession>,
 ): Promise<Run> {
   const agentDir = join(work, name, "agent");
   mkdirSync(agentDir, { recursive: true });
   const faux = fauxProvider({ api: "faux", provider: "faux", models: [{ id: "faux-1", reasoning: true }] });
   script(faux);
-  const first = await start(faux, agentDir);
-  const { session } = first;
+  const session = await start(faux, agentDir);
   await session.prompt("What does notes.txt say?");
   await session.prompt("In one line?");
   await session.compact();
@@ -163,12 +158,12 @@ async function converse(
   await session.prompt("Does Node 24 work too?");
   const file = session.sessionFile;
   if (!file) throw new Error("the session was not persisted");
-  first.dispose();
+  session.dispose();
 
-  const second = await resume(faux, agentDir, file);
-  await second.session.prompt("Thanks!");
-  const messages = structuredClone(second.session.messages);
-  second.dispose();
+  const resumed = await resume(faux, agentDir, file);
+  await resumed.prompt("Thanks!");
+  const messages = structuredClone(resumed.messages);
+  resumed.dispose();
   expect(faux.getPendingResponseCount()).toBe(0);
   return { file, messages };
 }
@@ -238,11 +233,12 @@ describe("pi 1.6.0's createAgentSession on our SessionManager", () => {
         ourAgentSession(faux, agentDir, SessionManager.create(cwd, join(work, "ours", "sessions"))),
       (faux, agentDir, file) => ourAgentSession(faux, agentDir, SessionManager.open(file)),
     );
-    const piLines = normalized(linesOf(pi.file));
+    // As text: the same keys in the same order make the same line.
+    const piLines = normalized(linesOf(pi.file)).map((line) => JSON.stringify(line));
     // The script reached every kind of entry it was meant to.
-    const types = piLines.map((line) => (line as { type: string }).type);
+    const types = piLines.map((line) => (JSON.parse(line) as { type: string }).type);
     for (const type of ["session", "message", "compaction", "branch_summary"]) expect(types).toContain(type);
-    expect(normalized(linesOf(ours.file))).toEqual(piLines);
+    expect(normalized(linesOf(ours.file)).map((line) => JSON.stringify(line))).toEqual(piLines);
     expect(normalized(ours.messages)).toEqual(normalized(pi.messages));
   }, 120_000);
 

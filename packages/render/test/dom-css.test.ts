@@ -32,7 +32,8 @@ declare const getComputedStyle: any;
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const executable = findChromium();
-if (executable === undefined) console.warn("render dom.css test SKIPPED: no Chromium found (see browser.test.ts)");
+if (executable === undefined)
+  console.warn("render dom.css test SKIPPED: no Chromium found (see browser.test.ts)");
 
 /** The page's script: `renderItems(items)` puts each item's element in the body. */
 const ENTRY = `
@@ -93,11 +94,17 @@ describe.skipIf(executable === undefined)("@pi-session/render/dom.css in Chromiu
       const style = options.css ? `<style>${readFileSync(stylesheet, "utf8")}</style>` : "";
       await page.setContent(`<!doctype html><html><head>${style}</head><body></body></html>`);
       await page.addScriptTag({ content: script });
-      await page.evaluate((shown) => (globalThis as unknown as { renderItems(i: unknown): void }).renderItems(shown), items);
+      await page.evaluate(
+        (shown) => (globalThis as unknown as { renderItems(i: unknown): void }).renderItems(shown),
+        items,
+      );
       expect(errors).toEqual([]);
       const shots = process.env.PI_SESSION_SCREENSHOTS;
       if (shots && options.css)
-        writeFileSync(join(shots, `dom-css-${options.scheme}.png`), await page.screenshot({ fullPage: true }));
+        writeFileSync(
+          join(shots, `dom-css-${options.scheme}.png`),
+          await page.screenshot({ fullPage: true }),
+        );
       return await page.evaluate(() => {
         const style = (selector: string) => getComputedStyle(document.querySelector(selector));
         const assistant = style("article.item.kind-assistant");
@@ -121,12 +128,20 @@ describe.skipIf(executable === undefined)("@pi-session/render/dom.css in Chromiu
   it("is exported by the package and holds the palette, the blocks' and the items' rules", () => {
     expect(stylesheet).toBe(join(root, "dist", "dom.css"));
     const css = readFileSync(stylesheet, "utf8");
-    for (const rule of ["--assistant:", "prefers-color-scheme: dark", ".tool-call {", ".item {", ".item-head {"])
+    for (const rule of [
+      "--assistant:",
+      "prefers-color-scheme: dark",
+      ".tool-call {",
+      ".item {",
+      ".item-head {",
+    ])
       expect(css).toContain(rule);
   });
 
   it("styles an item's frame, heading, code and tool calls, in light and dark; without it they are plain", async () => {
-    expect(items.map((item) => item.kind)).toEqual(expect.arrayContaining(["user", "assistant", "toolResult"]));
+    expect(items.map((item) => item.kind)).toEqual(
+      expect.arrayContaining(["user", "assistant", "toolResult"]),
+    );
     const light = await looks({ css: true, scheme: "light" });
     const dark = await looks({ css: true, scheme: "dark" });
     const plain = await looks({ css: false, scheme: "light" });

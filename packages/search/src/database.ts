@@ -9,6 +9,7 @@
  */
 import type {
   EntryDocument,
+  FileTouch,
   IndexTexts,
   QueryTerm,
   TextField,
@@ -90,7 +91,12 @@ export interface EntryRow {
   indexed: IndexTexts;
   onBranch: boolean;
   usage: UsageRow | undefined;
+  /** The files its tool calls read, edit or write (file activity). */
+  touches: readonly StoredTouch[];
 }
+
+/** What the database keeps of a file touch: the tool, the action and the resolved path. */
+export type StoredTouch = Pick<FileTouch, "tool" | "action" | "path">;
 
 /** Session-level facts filters use; added to, never removed from, on append. */
 export interface Facets {
@@ -207,6 +213,28 @@ export interface UsageSession {
   usage: UsageRow[];
 }
 
+/** Which file touches to read (see {@link SessionDatabase.touches}). */
+export interface TouchQuery {
+  /** Touches of this absolute path, and of every path under it (a directory). */
+  path?: string;
+  /** Only this session file's touches. */
+  sessionPath?: string;
+  /** Touches on abandoned branches too (default: the current branch only). */
+  allBranches?: boolean;
+}
+
+/** One stored file touch, with what the database knows of its entry. */
+export interface TouchRow extends StoredTouch {
+  /** The session file. */
+  sessionPath: string;
+  ordinal: number;
+  entryId: string | null;
+  /** Line of the entry in its file (1-based). */
+  line: number;
+  timeMs: number | null;
+  onBranch: boolean;
+}
+
 export interface SessionDatabase {
   /** Which backend answers (e.g. `sqlite (node:sqlite)`). */
   readonly backend: string;
@@ -249,6 +277,8 @@ export interface SessionDatabase {
    * (see {@link UsageSumQuery}); files without usage in it have no sums.
    */
   usageSums(query: UsageSumQuery): UsageSum[];
+  /** Stored file touches (file activity), in file and entry order. */
+  touches(query: TouchQuery): TouchRow[];
   /**
    * Tidies the storage after a bulk write (a build) so queries read it fast: for SQLite, the
    * word index's segments merged into one. One transaction of its own; not inside a batch.

@@ -16,6 +16,12 @@ export {
   openSearchDatabase,
 } from "./search.js";
 export type {
+  FileActivityOptions,
+  FileTouchHit,
+  SessionTouches,
+  TouchedFile,
+} from "./file-activity.js";
+export type {
   CandidateRow,
   Candidates,
   EntryRow,
@@ -28,6 +34,9 @@ export type {
   SessionDatabase,
   SessionMeta,
   StoredFile,
+  StoredTouch,
+  TouchQuery,
+  TouchRow,
   UsageSession,
   WriteMode,
 } from "./database.js";

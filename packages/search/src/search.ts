@@ -30,6 +30,13 @@ import {
   parseQuery,
   snippetOf,
 } from "./documents/index.js";
+import {
+  type FileActivityOptions,
+  type SessionTouches,
+  type TouchedFile,
+  fileActivity,
+  sessionFiles,
+} from "./file-activity.js";
 import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
 import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/open.js";
 
@@ -388,6 +395,16 @@ export class SearchDatabase {
       }
     }
     return length;
+  }
+
+  /** The sessions that touched `path` (absolute) or a path under it, newest first (call {@link sync} first). */
+  fileActivity(path: string, options: FileActivityOptions = {}): Promise<SessionTouches[]> {
+    return this.recovering(() => fileActivity(this.db, path, options));
+  }
+
+  /** The files one session file touched, changes first (call {@link sync} first). */
+  sessionFiles(sessionPath: string, options: FileActivityOptions = {}): Promise<TouchedFile[]> {
+    return this.recovering(() => sessionFiles(this.db, sessionPath, options));
   }
 
   /** Bytes the database takes on disk (0 in memory). */

@@ -269,6 +269,29 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
     load: async () => (await import("./search.js")).action,
   },
   {
+    name: "files",
+    declare: (cli) =>
+      cli
+        .command(
+          "files [path]",
+          "Which sessions read, edited or wrote a file (or under a directory); --session: one session's files",
+        )
+        .option("--session <session>", "The files this session touched, changes first")
+        .option("--all", "Also touches on abandoned branches (default: each session's current branch)")
+        .option("--no-index", "Do not read or write the session database (index in memory)")
+        .example("  $ pi-session files src/auth.ts")
+        .example("  $ pi-session files ~/projects/app/src --all --json")
+        .example("  $ pi-session files --session latest"),
+    details: `A file is touched by a tool call that reads, edits or writes it: pi's read, edit and write,
+and the file tools of other agents and extensions (Read, Edit, MultiEdit, Write, read_file,
+write_file, edit_file, create_file, the text editor's view/create/str_replace). PATH is
+resolved against the current directory (~ is your home); each call's path against its
+session's cwd. A directory lists the touches of every file under it. Sessions come newest
+first (by their latest touch), each touch with its entry id. Through the session database
+(like search). Exit codes: 0 found, 1 nothing found, 2 usage error.`,
+    load: async () => (await import("./files.js")).action,
+  },
+  {
     name: "serve",
     declare: (cli) =>
       cli

@@ -12,14 +12,12 @@ import {
   type SearchOptions,
   type SessionHit,
   type Snippet,
-  openSearchDatabase,
 } from "@pi-session/search";
 import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/render";
 import { UsageError } from "../errors.js";
-import { sessionsRoot } from "../roots.js";
 import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
-import { unreadable, warnSkipped } from "../unreadable.js";
+import { openSyncedDatabase } from "../session-database.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
 import { intOption, stringOption, timeBoundsOptions } from "./options.js";
@@ -155,32 +153,7 @@ interface Searcher {
 
 /** The local session database, brought up to date first (what cannot be read is said). */
 async function localSearcher(ctx: Context, options: Record<string, unknown>): Promise<Searcher> {
-  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
-  const db = await openSearchDatabase({
-    root,
-    env: ctx.env,
-    persistent: options.index !== false,
-    onWarning: (m) => ctx.io.warn(m),
-  });
-  try {
-    const progress = ctx.io.progress("indexing");
-    let synced: Awaited<ReturnType<typeof db.sync>>;
-    try {
-      synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
-    } finally {
-      progress.end();
-    }
-    // What the index could not read is not searched: said, with a count (the exit code stays found/not).
-    warnSkipped(
-      ctx.io,
-      synced.unreadable.map(
-        ({ path, error }) => unreadable(path, error) ?? { path, code: null, reason: error.message },
-      ),
-    );
-  } catch (error) {
-    db.close();
-    throw error;
-  }
+  const { db, root } = await openSyncedDatabase(ctx, { persistent: options.index !== false });
   return {
     search: (q, o) => db.search(q, o),
     where: root,

@@ -14,8 +14,17 @@ export {
   entryTime,
   hasText,
   roleClass,
-  toolCallPaths,
 } from "./entry.js";
+export {
+  FILE_ACTIONS,
+  type FileAction,
+  type FileTouch,
+  type TouchBase,
+  fileAction,
+  fileTouches,
+  resolveTouchPath,
+  toolCallPaths,
+} from "./file-touches.js";
 export {
   type ParsedQuery,
   type QueryTerm,

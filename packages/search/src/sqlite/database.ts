@@ -15,6 +15,8 @@ import type {
   SearchRequest,
   SessionDatabase,
   StoredFile,
+  TouchQuery,
+  TouchRow,
   UsageSession,
   UsageSum,
   UsageSumQuery,
@@ -26,6 +28,7 @@ import { fileWriter } from "./file-writer.js";
 import { ENTRY_ID_SCALE } from "./schema.js";
 import { searchCandidates } from "./search-query.js";
 import { StatementCache } from "./statements.js";
+import { touchRows } from "./touch-queries.js";
 import { usageSessions, usageSums } from "./usage-queries.js";
 import { num, strOrNull } from "./values.js";
 
@@ -92,6 +95,7 @@ export class SqliteSessionDatabase implements SessionDatabase {
     this.st(`DELETE FROM entries WHERE id BETWEEN ? AND ?`).run(first, last);
     this.st(`DELETE FROM usage WHERE file_id = ?`).run(fileId);
     this.st(`DELETE FROM usage_totals WHERE file_id = ?`).run(fileId);
+    this.st(`DELETE FROM touches WHERE file_id = ?`).run(fileId);
     if (keepFile) this.st(`UPDATE details SET tools = '', models = '', paths = '' WHERE id = ?`).run(fileId);
     else {
       this.st(`DELETE FROM details WHERE id = ?`).run(fileId);
@@ -224,6 +228,10 @@ export class SqliteSessionDatabase implements SessionDatabase {
 
   usageSums(query: UsageSumQuery): UsageSum[] {
     return usageSums(this.statements, query);
+  }
+
+  touches(query: TouchQuery): TouchRow[] {
+    return touchRows(this.statements, query);
   }
 
   sizeOnDisk(): number {

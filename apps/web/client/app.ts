@@ -1,12 +1,14 @@
 /**
  * The app of `pi-session serve`: a shell (the top bar, the theme, the keyboard) and a router
  * over the hash: `#/` the sessions, `#/search?q=` search, `#/s/<key>?entry=<id>` a session
- * (opened at an entry), `#/usage` the charts. Each view is a module; this one swaps them. The
+ * (opened at an entry), `#/usage` the charts, `#/files?session=<key>` a session's files and
+ * `#/files?path=<path>` a file's history. Each view is a module; this one swaps them. The
  * bar says when the sessions come from a team database rather than this machine.
  */
 import { setUpTheme } from "@pi-session/render/dom";
 import { onLive } from "./api.js";
 import { h, oneLine } from "./dom.js";
+import { filesView } from "./files-view.js";
 import { listView, loadSessions } from "./list-view.js";
 import { searchView } from "./search-view.js";
 import { sessionView } from "./session-view.js";
@@ -68,6 +70,7 @@ function route(): { name: string; key?: string; params: URLSearchParams } {
   if (path.startsWith("/s/")) return { name: "session", key: decodeURIComponent(path.slice(3)), params };
   if (path === "/search") return { name: "search", params };
   if (path === "/usage") return { name: "usage", params };
+  if (path === "/files") return { name: "files", params };
   return { name: "sessions", params };
 }
 
@@ -89,6 +92,9 @@ function show(): void {
       break;
     case "usage":
       view = usageView(r.params);
+      break;
+    case "files":
+      view = filesView(r.params);
       break;
     default:
       view = listView(r.params);

@@ -6,7 +6,7 @@
  */
 import { loadSession, SessionCache, versionOf } from "./session-data.js";
 import { type SearchJob, SearchPool } from "./search-pool.js";
-import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
+import type { FileHistory, SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
 import { type SessionRow, type StoreChange, StoreView, type StoreViewOptions } from "./store-view.js";
 import type { UsageChart } from "./usage.js";
 
@@ -59,6 +59,20 @@ export class LocalSource implements SessionSource {
       }),
     };
   }
+
+  readonly files = {
+    ofSession: (row: SessionRow) => this.store.exclusive(() => this.store.db.sessionFiles(row.path)),
+    history: async (path: string): Promise<FileHistory> => {
+      const found = await this.store.exclusive(() => this.store.db.fileActivity(path));
+      // The sessions still in the list (the database answers between two refreshes too).
+      return {
+        sessions: found.flatMap((s) => {
+          const row = this.store.sessionAt(s.path);
+          return row ? [{ row, touches: s.touches }] : [];
+        }),
+      };
+    },
+  };
 
   usage(): Promise<UsageChart[]> {
     return this.pool.usage();

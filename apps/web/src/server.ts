@@ -251,6 +251,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return row;
   }
 
+  /** The source's file activity, or a 404 saying it keeps none (a team database). */
+  function fileActivityOf(s: SessionSource): NonNullable<SessionSource["files"]> {
+    if (!s.files) throw new HttpError(404, "file activity is kept in the local session database only");
+    return s.files;
+  }
+
   /** A row's session; one a sync removed since the list was read is not found. */
   async function loadOf(row: SessionRow) {
     try {
@@ -302,6 +308,26 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           ...(lastId !== undefined ? { lastId } : {}),
         }),
       );
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "files") {
+      const row = rowOf(decodeURIComponent(route[1] as string));
+      const files = await fileActivityOf(source).ofSession(row);
+      sendJson(res, { key: row.key, files });
+      return;
+    }
+    if (route[0] === "files" && route.length === 1) {
+      const path = params.get("path") ?? "";
+      // A query of the database, never a read of the path: still, only an absolute path names one.
+      if (!path.startsWith("/")) throw new HttpError(400, "path must be an absolute path");
+      const history = await fileActivityOf(source).history(path);
+      sendJson(res, {
+        path,
+        sessions: history.sessions.map(({ row: { parentPath: _parent, ...row }, touches }) => ({
+          ...row,
+          touches,
+        })),
+      });
       return;
     }
     if (route[0] === "sessions" && route.length === 3 && route[2] === "export") {

@@ -45,6 +45,11 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
   let server: RunningServer;
   let browser: Browser;
   let cacheHome: string;
+  /** Screenshots for a person to look at, into PI_SESSION_SCREENSHOTS when it is set. */
+  const snap = async (page: Page, name: string) => {
+    const dir = process.env.PI_SESSION_SCREENSHOTS;
+    if (dir) await page.screenshot({ path: join(dir, `${name}.png`) });
+  };
 
   beforeAll(async () => {
     store = makeStore(30);
@@ -203,6 +208,37 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     await page.click('button[data-view="context"]');
     await page.waitForSelector('.transcript[data-view="context"]');
     expect(await page.textContent(".transcript .status")).toContain("4 messages");
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a session's Files lead to a file's history and from there to the entry that touched it", async () => {
+    const { page, log } = await open(`#/s/${store.ids.reader}`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    await page.click("a.files-link");
+    await page.waitForSelector(".files-view[data-state='ready']");
+    expect(
+      await page.$$eval(".files-view .hit.file", (els) =>
+        els.map((el) => el.textContent?.replace(/\s+/g, " ").trim()),
+      ),
+    ).toEqual(["edit, read/home/dev/delta/src/app.ts", "read/home/dev/delta/README.md"]);
+    await snap(page, "files-session");
+    await page.click(".files-view .hit.file >> nth=0");
+    await page.waitForSelector(".files-view[data-results='2']");
+    expect(
+      await page.$$eval(".files-view .result", (els) => els.map((el) => el.getAttribute("data-key"))),
+    ).toEqual([store.ids.writer, store.ids.reader]);
+    expect(
+      await page.$$eval(".files-view .hit.touch .role", (els) => els.map((el) => el.textContent)),
+    ).toEqual(["write", "read", "edit"]);
+    await snap(page, "files-history");
+    const dark = await open(`#/files?path=${encodeURIComponent("/home/dev/delta")}`, { colorScheme: "dark", width: 700 });
+    await dark.page.waitForSelector(".files-view[data-results='2']");
+    await snap(dark.page, "files-directory-dark");
+    await dark.page.close();
+    await page.click(`.files-view .hit.touch[data-entry-id="e0000002"]`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    expect(page.url()).toContain(`#/s/${store.ids.writer}?entry=e0000002`);
     expect(log.errors).toEqual([]);
     await page.close();
   });

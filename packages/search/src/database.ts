@@ -235,6 +235,42 @@ export interface TouchRow extends StoredTouch {
   onBranch: boolean;
 }
 
+/** A session file whose entries are not all scanned for secrets yet. */
+export interface SecretScanTodo extends FileIdentity {
+  path: string;
+  /** The first entry (ordinal) not scanned. */
+  from: number;
+  /** Entries indexed. */
+  entries: number;
+}
+
+/** Where an entry's line is in its file. */
+export interface EntrySlot {
+  ordinal: number;
+  line: number;
+  offset: number;
+  length: number;
+}
+
+/** Secret marks of a file's entries `[from, to)`, written only if the file is still as scanned. */
+export interface SecretMarksUpdate {
+  path: string;
+  /** The file's identity when its entries were read: marks of a file changed since are dropped. */
+  identity: FileIdentity;
+  from: number;
+  to: number;
+  marks: { ordinal: number; kind: string; count: number }[];
+}
+
+/** A session file's secret marks. */
+export interface SecretMarks {
+  path: string;
+  /** Secrets by kind, in the entries scanned. */
+  kinds: Record<string, number>;
+  /** Every entry indexed was scanned. */
+  complete: boolean;
+}
+
 export interface SessionDatabase {
   /** Which backend answers (e.g. `sqlite (node:sqlite)`). */
   readonly backend: string;
@@ -277,6 +313,17 @@ export interface SessionDatabase {
    * (see {@link UsageSumQuery}); files without usage in it have no sums.
    */
   usageSums(query: UsageSumQuery): UsageSum[];
+  /** Session files not wholly scanned for secrets. */
+  secretScanTodo(): SecretScanTodo[];
+  /** Where the entries of a file from `fromOrdinal` are (at most `limit`), in order. */
+  entrySlots(path: string, fromOrdinal: number, limit: number): EntrySlot[];
+  /**
+   * Stores the secret marks of a file's entries `[from, to)` and that they were scanned, in
+   * one transaction; false (nothing written) when the file's row changed since `identity`.
+   */
+  addSecretMarks(update: SecretMarksUpdate): boolean;
+  /** Every session file with secrets found, or not wholly scanned. */
+  secretMarks(): SecretMarks[];
   /** Stored file touches (file activity), in file and entry order. */
   touches(query: TouchQuery): TouchRow[];
   /**

@@ -21,6 +21,9 @@ export type {
   SessionTouches,
   TouchedFile,
 } from "./file-activity.js";
+export { secretDetector } from "./secrets/detector.js";
+export { type SecretFinding, maskSecret, maskedPreview, redactSecrets } from "./secrets/scan.js";
+export type { SecretScanOptions, SecretScanStats } from "./secrets/marks.js";
 export type {
   CandidateRow,
   Candidates,
@@ -33,6 +36,10 @@ export type {
   SearchRequest,
   SessionDatabase,
   SessionMeta,
+  EntrySlot,
+  SecretMarks,
+  SecretMarksUpdate,
+  SecretScanTodo,
   StoredFile,
   StoredTouch,
   TouchQuery,

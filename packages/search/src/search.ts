@@ -12,6 +12,7 @@ import type {
   CandidateRow,
   SearchFilters,
   SearchRequest,
+  SecretMarks,
   SessionDatabase,
   SessionMeta,
   UsageSum,
@@ -38,6 +39,7 @@ import {
   sessionFiles,
 } from "./file-activity.js";
 import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
+import { type SecretScanOptions, type SecretScanStats, scanSecretMarks } from "./secrets/marks.js";
 import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/open.js";
 
 export interface OpenSearchOptions {
@@ -405,6 +407,19 @@ export class SearchDatabase {
   /** The files one session file touched, changes first (call {@link sync} first). */
   sessionFiles(sessionPath: string, options: FileActivityOptions = {}): Promise<TouchedFile[]> {
     return this.recovering(() => sessionFiles(this.db, sessionPath, options));
+  }
+
+  /**
+   * Scans the entries not scanned yet for secrets and stores their marks (call {@link sync}
+   * first). Slow the first time over a large store; then only what was appended.
+   */
+  scanSecrets(options: SecretScanOptions): Promise<SecretScanStats> {
+    return this.recovering(() => scanSecretMarks(this.db, options));
+  }
+
+  /** The session files with secrets found, or not wholly scanned (see {@link scanSecrets}). */
+  secretMarks(): Promise<SecretMarks[]> {
+    return this.recovering(() => this.db.secretMarks());
   }
 
   /** Bytes the database takes on disk (0 in memory). */

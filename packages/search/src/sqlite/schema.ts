@@ -38,6 +38,11 @@ export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
  * resolved against the session's cwd), keyed like `entries` by file and ordinal, so whether it
  * is on the current branch, and when, are the entry's (`entries.on_branch`, kept right as the
  * file grows); indexed by path for `pi-session files`, a path and everything under it.
+ * `secrets` marks the entries that hold secrets (kind and count, never the secret), and
+ * `secret_scans` how far each file was scanned (the entries before `next_ordinal`): the scan
+ * is slow (decision 151) so it runs when asked (`pi-session secrets`, `ls --secrets`, serve),
+ * not at indexing, and goes on from where it stopped as a file grows; a file indexed again
+ * loses both.
  */
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -130,6 +135,17 @@ CREATE TABLE touches (
   PRIMARY KEY (file_id, ordinal, seq)
 ) WITHOUT ROWID;
 CREATE INDEX touches_path ON touches(path);
+CREATE TABLE secrets (
+  file_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (file_id, ordinal, kind)
+) WITHOUT ROWID;
+CREATE TABLE secret_scans (
+  file_id INTEGER PRIMARY KEY,
+  next_ordinal INTEGER NOT NULL
+);
 CREATE VIRTUAL TABLE words USING fts5(
   body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts,
   tokenize = 'unicode61 remove_diacritics 2', content = '', contentless_delete = 1

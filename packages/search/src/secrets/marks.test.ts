@@ -58,9 +58,8 @@ describe("secret marks", () => {
   it("mark the sessions with secrets, by kind, in every part of an entry; decoys mark nothing", async () => {
     const root = dirs.make();
     const project = join(root, "--p--");
-    PLANTED_SECRETS.forEach((p, i) =>
-      sessionFile(project, `s${i}`, ["hello", p.text, "bye"].slice(0, 2 + (i % 2))),
-    );
+    for (const [i, p] of PLANTED_SECRETS.entries())
+      sessionFile(project, `s${i}`, ["hello", p.text, "bye"].slice(0, 2 + (i % 2)));
     sessionFile(project, "decoys", [...SECRET_DECOYS]);
     const db = await openSearchDatabase({ root, cacheDir: dirs.make() });
     try {

@@ -23,6 +23,7 @@ export type {
 } from "./file-activity.js";
 export { secretDetector } from "./secrets/detector.js";
 export { type SecretFinding, maskSecret, maskedPreview, redactSecrets } from "./secrets/scan.js";
+export { type SecretCounter, secretCounter } from "./secrets/text-scan.js";
 export type { SecretScanOptions, SecretScanStats } from "./secrets/marks.js";
 export type {
   CandidateRow,

@@ -292,6 +292,35 @@ first (by their latest touch), each touch with its entry id. Through the session
     load: async () => (await import("./files.js")).action,
   },
   {
+    name: "secrets",
+    declare: (cli) =>
+      cli
+        .command(
+          "secrets [...sessions]",
+          "Find credentials in sessions (masked); WRITES the files with --redact --write (atomic, backup kept)",
+        )
+        .option("--all", "Every session file of the store (default: the current project's sessions)")
+        .option("--redact", "Show what replacing the secrets with [REDACTED:<kind>] markers would change")
+        .option(
+          "--write",
+          "With --redact: rewrite each file that holds one (atomic, keeping <file>.bak-<time>)",
+        )
+        .option("--no-backup", "With --redact --write: keep no backup (a backup still holds the secrets)")
+        .option("--no-index", "Do not read or write the session database (every file read)")
+        .example("  $ pi-session secrets --all")
+        .example("  $ pi-session secrets latest --json")
+        .example("  $ pi-session secrets 019a4c1e --redact --write"),
+    details: `Finds API keys and tokens (cloud, code hosts, chat services, LLM providers, payment and
+package registries), private key blocks, connection strings with passwords, bearer tokens,
+JWTs and secret-named assignments in every part of a session, with secretlint's recommended
+rules (see docs/decisions/151-secret-rules.md). Each finding: line, entry id, kind and a preview
+with the secret masked; a secret is never printed, in --json either.
+Sessions as for validate (ids, \`latest\`, paths, directories, --all, or the current project).
+Exit codes: 0 none found (or all replaced with --write); 1 found, or a rewrite failed;
+3 a file or directory could not be read (the rest scanned).`,
+    load: async () => (await import("./secrets.js")).action,
+  },
+  {
     name: "serve",
     declare: (cli) =>
       cli

@@ -10,7 +10,7 @@ import { Redactor, type SecretDetector, type SecretMatch } from "@pi-session/ren
 /** One secret found: its kind and a preview with every secret in it masked. */
 export interface SecretFinding {
   kind: string;
-  /** The text around it on one line, each secret shown as `‹kind: 4 chars…(N chars)›` at most. */
+  /** The text around it on one line, each secret shown as `‹abcd…(N chars)›` at most. */
   preview: string;
 }
 
@@ -18,9 +18,9 @@ export interface SecretFinding {
  * A secret as a preview shows it: the first 4 characters only of a secret of 20 or more (a
  * provider's prefix, `ghp_`, `sk-a`), none of a shorter one, and its length.
  */
-export function maskSecret(kind: string, secret: string): string {
+export function maskSecret(secret: string): string {
   const shown = secret.length >= 20 ? secret.slice(0, 4).replace(/\s/g, " ") : "";
-  return `‹${kind}: ${shown}…(${secret.length} chars)›`;
+  return `‹${shown}…(${secret.length} chars)›`;
 }
 
 /** Characters of context a preview keeps on each side of the secret. */
@@ -35,7 +35,7 @@ export function maskedPreview(text: string, matches: readonly SecretMatch[], ind
   matches.forEach((m, i) => {
     masked += text.slice(last, m.start);
     if (i === index) from = masked.length;
-    masked += maskSecret(m.kind, text.slice(m.start, m.end));
+    masked += maskSecret(text.slice(m.start, m.end));
     if (i === index) to = masked.length;
     last = m.end;
   });

@@ -165,6 +165,26 @@ describe("pi-session secrets", () => {
     expect(left.code, left.out + left.err).toBe(0);
   });
 
+  it("ls --secrets lists the sessions holding secrets, with their kinds", async () => {
+    const { box, leaky } = store();
+    const json = await box.run(["ls", "--all", "--secrets", "--json"]);
+    expect(json.code).toBe(0);
+    const rows = JSON.parse(json.out) as { path: string; secrets: Record<string, number> }[];
+    expect(rows.map((r) => r.path)).toEqual([leaky]);
+    const kinds = Object.fromEntries(
+      [...new Set(PLANTED_SECRETS.map((p) => p.kind))].map((k) => [
+        k,
+        PLANTED_SECRETS.filter((p) => p.kind === k).length,
+      ]),
+    );
+    expect(rows[0]?.secrets).toEqual(kinds);
+    const text = await box.run(["ls", "--all", "--secrets"], { columns: 200 });
+    expect(text.out, text.out).toContain("anthropic, aws 2, database-connection-string, github");
+    expectNoSecret(text.out + text.err);
+    // Without --secrets, ls does not open the session database.
+    expect(JSON.parse((await box.run(["ls", "--all", "--json"])).out)[0]).not.toHaveProperty("secrets");
+  });
+
   it("--no-backup keeps no copy; --write alone is refused", async () => {
     const { box, leaky } = store();
     expect((await box.run(["secrets", leaky, "--write"])).code).toBe(2);

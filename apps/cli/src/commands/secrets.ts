@@ -4,7 +4,8 @@
  * shared detector (`@pi-session/search`'s `secretDetector`: secretlint's recommended rules and
  * render's context rules), and reports file, line, entry id, kind and a masked preview: never
  * a secret, on any output. Sessions of the store go through the session database's marks
- * first (a session scanned clean before is not read again); others are read whole.
+ * first (`secret-marks.ts`: a session scanned clean before is not read again); others are
+ * read whole.
  *
  * `--redact --write` rewrites each file that holds one atomically with a backup (node-store's
  * rewrite), each secret replaced by `[REDACTED:<kind>]`: only the lines that held one change,
@@ -15,10 +16,10 @@ import { rewriteSessionFile } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
 import { Redactor, type SecretDetector, fitPieces } from "@pi-session/render";
 import { type SecretFinding, maskedPreview, redactSecrets, secretDetector } from "@pi-session/search";
+import { scannedMarks } from "../secret-marks.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
-import type { Action, Context } from "../program.js";
-import { openSyncedDatabase } from "../session-database.js";
+import type { Action } from "../program.js";
 import { sessionTargets } from "../targets.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, unreadable, warnSkipped } from "../unreadable.js";
@@ -98,39 +99,6 @@ async function scanFile(path: string, detector: SecretDetector, redact: boolean)
   return { findings, redacted, size: read.size, ...(unwritable ? { unwritable } : {}) };
 }
 
-/**
- * The store's files the session database says hold no secret (indexed, wholly scanned, no
- * mark): they are not read again. The database is brought up to date and its scan goes on
- * first (a progress line on a terminal).
- */
-async function cleanInStore(
-  ctx: Context,
-  files: readonly string[],
-  persistent: boolean,
-): Promise<Set<string>> {
-  const { db } = await openSyncedDatabase(ctx, { persistent });
-  try {
-    const progress = ctx.io.progress("scanning for secrets");
-    try {
-      await db.scanSecrets({
-        detector: secretDetector(),
-        onProgress: (done, total) => progress.update(done, total),
-      });
-    } finally {
-      progress.end();
-    }
-    const marked = new Set((await db.secretMarks()).map((m) => m.path));
-    const clean = new Set<string>();
-    for (const file of files) {
-      const known = db.database.file(file);
-      if (known?.meta && !marked.has(file)) clean.add(file);
-    }
-    return clean;
-  } finally {
-    db.close();
-  }
-}
-
 function summaryOf(findings: readonly Reported[]): string {
   const kinds = new Map<string, number>();
   for (const f of findings) kinds.set(f.kind, (kinds.get(f.kind) ?? 0) + 1);
@@ -146,7 +114,9 @@ export const action: Action = async (ctx, [paths], options) => {
   const named = await sessionTargets(ctx, args, options, "scanning");
   const skipped = named.unreadable;
   const detector = secretDetector();
-  const clean = await cleanInStore(ctx, named.files, options.index !== false);
+  // The store's sessions the database scanned clean are not read again.
+  const scanned = await scannedMarks(ctx, { persistent: options.index !== false });
+  const clean = new Set(named.files.filter((f) => scanned.indexed(f) && !scanned.marks.has(f)));
   const all: Reported[] = [];
   const c = ctx.io.out;
   let filesWith = 0;
@@ -220,14 +190,14 @@ export const action: Action = async (ctx, [paths], options) => {
   }
   progress.end();
   warnSkipped(ctx.io, skipped, named.notSessions);
-  const scanned = named.files.length;
+  const count = named.files.length;
   if (ctx.json) {
-    ctx.io.printJson({ findings: all, scanned, written, unreadable: skipped });
+    ctx.io.printJson({ findings: all, scanned: count, written, unreadable: skipped });
   } else if (all.length === 0) {
-    ctx.io.info(`no secrets found in ${scanned} session file${scanned === 1 ? "" : "s"}`);
+    ctx.io.info(`no secrets found in ${count} session file${count === 1 ? "" : "s"}`);
   } else {
     ctx.io.line(
-      `${all.length} secret${all.length === 1 ? "" : "s"} in ${filesWith} of ${scanned} session file${scanned === 1 ? "" : "s"} (${summaryOf(all)})`,
+      `${all.length} secret${all.length === 1 ? "" : "s"} in ${filesWith} of ${count} session file${count === 1 ? "" : "s"} (${summaryOf(all)})`,
     );
     if (!redact)
       ctx.io.info("pi-session secrets --redact --write replaces them with markers (keeping a backup)");

@@ -164,12 +164,31 @@ describe("pi-session serve: the server", () => {
     expect(js.headers["content-type"]).toContain("javascript");
   });
 
+  it("answers a session's files and a file's history; a relative path is refused", async () => {
+    const files = JSON.parse((await send(server, `/api/sessions/${store.ids.reader}/files`)).body) as {
+      files: { path: string; counts: Record<string, number> }[];
+    };
+    expect(files.files.map((f) => [f.path, f.counts])).toEqual([
+      ["/home/dev/delta/src/app.ts", { read: 1, edit: 1, write: 0 }],
+      ["/home/dev/delta/README.md", { read: 1, edit: 0, write: 0 }],
+    ]);
+    const history = JSON.parse(
+      (await send(server, `/api/files?path=${encodeURIComponent("/home/dev/delta/src/app.ts")}`)).body,
+    ) as { sessions: { key: string; touches: { action: string }[] }[] };
+    expect(history.sessions.map((s) => [s.key, s.touches.map((t) => t.action)])).toEqual([
+      [store.ids.writer, ["write"]],
+      [store.ids.reader, ["read", "edit"]],
+    ]);
+    expect((await send(server, "/api/files?path=src/app.ts")).status).toBe(400);
+  });
+
   it("lists every session with tokens and cost, a fork's copies counted once", async () => {
     const reply = await send(server, "/api/sessions");
     const { sessions } = JSON.parse(reply.body) as {
       sessions: { key: string; cost: number; parentKey: string | null }[];
     };
-    expect(sessions.length).toBe(16);
+    // The 12 generated sessions and the 7 made by hand (test/store.ts).
+    expect(sessions.length).toBe(19);
     const planted = sessions.find((s) => s.key === store.ids.planted);
     const fork = sessions.find((s) => s.key === store.ids.fork);
     expect(planted?.cost).toBeCloseTo(0.05, 9);

@@ -19,7 +19,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningServer, startServer } from "../src/server.js";
 import { findChromium, launchChromium, watch } from "./chromium.js";
-import { assistant, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
+import { LEAKED, assistant, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
@@ -232,13 +232,32 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
       await page.$$eval(".files-view .hit.touch .role", (els) => els.map((el) => el.textContent)),
     ).toEqual(["write", "read", "edit"]);
     await snap(page, "files-history");
-    const dark = await open(`#/files?path=${encodeURIComponent("/home/dev/delta")}`, { colorScheme: "dark", width: 700 });
+    const dark = await open(`#/files?path=${encodeURIComponent("/home/dev/delta")}`, {
+      colorScheme: "dark",
+      width: 700,
+    });
     await dark.page.waitForSelector(".files-view[data-results='2']");
     await snap(dark.page, "files-directory-dark");
     await dark.page.close();
     await page.click(`.files-view .hit.touch[data-entry-id="e0000002"]`);
     await page.waitForSelector(".session-view[data-loaded='true']");
     expect(page.url()).toContain(`#/s/${store.ids.writer}?entry=e0000002`);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the list marks the sessions holding secrets and filters them, never showing one", async () => {
+    const { page, log } = await open("#/?secrets=1");
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    await page.waitForSelector(".session-row .badge.secrets", { timeout: 60_000 });
+    expect(await page.$$eval(".session-row", (els) => els.map((el) => el.getAttribute("data-key")))).toEqual([
+      "0199aaaa-0000-7000-8000-000000000007",
+    ]);
+    expect(await page.getAttribute(".session-row .badge.secrets", "title")).toContain("github 1");
+    expect(await page.content()).not.toContain(LEAKED);
+    await snap(page, "list-secrets");
+    await page.uncheck(".filter-secrets");
+    expect(Number(await page.getAttribute(".count", "data-count"))).toBe(server.source.sessions().length);
     expect(log.errors).toEqual([]);
     await page.close();
   });

@@ -11,6 +11,9 @@ import { arbSessionV3, toJsonl } from "@pi-session/testkit";
 import fc from "fast-check";
 
 export const PLANTED = "zebra quantum marmalade";
+
+/** A fake GitHub token (in GitHub's format) one session's tool output holds. */
+export const LEAKED = "ghp_R8vXq2mLp9TzW4nK7bY3cF6hJ1sD5aG0eQuI";
 export const PAYLOADS = {
   script: "<script>window.__pwned = 'script'</script>",
   img: "<img src=x onerror=\"window.__pwned = 'img'\">",
@@ -189,6 +192,14 @@ export function makeStore(random = 20): TestStore {
     assistant("e0000002", "e0000001", "Writing it.", 332, 0.01, [
       call("call_w", "write", { path: "/home/dev/delta/src/app.ts", content: "x" }),
     ]),
+  ]);
+  // A session holding a (fake) credential in a tool's output: the secret scan marks it.
+  write(root, "/home/dev/zeta", header("0199aaaa-0000-7000-8000-000000000007", "/home/dev/zeta", 340), [
+    user("f0000001", null, "Print the environment", 341),
+    assistant("f0000002", "f0000001", "Printing it.", 342, 0.01, [
+      call("call_p", "bash", { command: "printenv" }),
+    ]),
+    toolResult("f0000003", "f0000002", "call_p", `HOME=/home/dev\nGITHUB_TOKEN=${LEAKED}\n`, 343),
   ]);
   const samples = fc.sample(arbSessionV3({ maxEntries: 12 }), { numRuns: random, seed: 2323 });
   samples.forEach((s, i) => {

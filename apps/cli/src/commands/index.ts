@@ -103,6 +103,25 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
     load: async () => (await import("./follow.js")).action,
   },
   {
+    name: "diff",
+    declare: (cli) =>
+      cli
+        .command(
+          "diff <session> [entryA] [entryB]",
+          "Compare two branches: their common ancestor and what each did after it",
+        )
+        .option("--parent", "Compare a fork's current branch with its parent session's")
+        .example("  $ pi-session diff latest")
+        .example("  $ pi-session diff 019a4c1e b2000004 b2000006 --json")
+        .example("  $ pi-session diff latest --parent"),
+    details: `Each side: its entries after the common ancestor, messages by role, tool calls by tool,
+the files it read, edited or wrote, tokens and cost, and how it ended (the last assistant
+message's stop reason). Without entries: the current leaf (left) against the most recent
+other leaf (right). Entry ids may be unique prefixes. --parent compares the fork (right) with
+the session it was forked from (left), entries matched by id.`,
+    load: async () => (await import("./diff.js")).action,
+  },
+  {
     name: "context",
     declare: (cli) =>
       cli

@@ -15,6 +15,7 @@ export {
   hasText,
   roleClass,
 } from "./entry.js";
+export { type SideEntry, type SideSummary, summarizeSide } from "./branch-sides.js";
 export {
   FILE_ACTIONS,
   type FileAction,

@@ -1,21 +1,21 @@
 /**
  * `diff <session> [<entryA> <entryB>]`: two branches of a session side by side: their common
- * ancestor (tree's `branchPair`) and what each did after it (search's `summarizeSide`: entries,
- * messages, tool calls, files touched, tokens and cost, how it ended). Without entries, the
- * current leaf against the most recent other leaf. `--parent` compares a fork with the session
- * it was forked from (their paths by entry id: a fork copies its parent's entries).
+ * ancestor and what each did after it (search's `compareBranches`: entries, messages, tool
+ * calls, files touched, tokens and cost, how it ended; the web app's compare view shows the
+ * same). Without entries, the current leaf against the most recent other leaf. `--parent`
+ * compares a fork with the session it was forked from (their paths by entry id: a fork copies
+ * its parent's entries).
  */
-import type { AnyEntry } from "@pi-session/format";
+import { homedir } from "node:os";
 import { type Piece, fitPieces } from "@pi-session/render";
 import {
-  type SideEntry,
-  type SideSummary,
-  entryTime,
+  type BranchCompare,
+  type ComparedSide,
+  compareBranches,
+  comparePaths,
+  defaultPair,
   sessionParent,
-  summarizeSide,
 } from "@pi-session/search/documents";
-import { type Divergence, branchPair, divergence, leavesOf } from "@pi-session/tree";
-import { homedir } from "node:os";
 import { CliError, UsageError } from "../errors.js";
 import { type LoadedSession, loadSession } from "../load.js";
 import { resolveSession } from "../locate.js";
@@ -24,64 +24,20 @@ import { oneLineField } from "../terminal-safe.js";
 import { formatCost, formatInt } from "../text.js";
 import { entryId, openSession } from "./common.js";
 
-interface Side {
-  /** The session file the side is of. */
-  session: string;
-  leaf: string | null;
-  /** The current leaf of its session. */
-  current: boolean;
-  summary: SideSummary;
-}
-
-function describe(entry: AnyEntry | null): SideEntry | null {
-  if (entry === null) return null;
-  return summarizeSide([entry as unknown as Record<string, unknown>], { cwd: "" }).entries[0] ?? null;
-}
-
-function side(loaded: LoadedSession, entries: readonly AnyEntry[], leaf: string | null): Side {
-  const cwd = typeof loaded.header.cwd === "string" ? loaded.header.cwd : "";
-  return {
-    session: loaded.path,
-    leaf,
-    current: leaf !== null && leaf === loaded.index.leafId,
-    summary: summarizeSide(entries as unknown as Record<string, unknown>[], { cwd, home: homedir() }),
-  };
-}
-
-/** The leaf to compare the current one with: the most recent other leaf (by time, then file order). */
-function otherLeaf(loaded: LoadedSession): string {
-  const current = loaded.index.leafId;
-  let best: AnyEntry | undefined;
-  let bestTime = Number.NEGATIVE_INFINITY;
-  for (const leaf of leavesOf(loaded.index)) {
-    if (leaf.id === current) continue;
-    const t = entryTime(leaf as unknown as Record<string, unknown>);
-    const time = Number.isNaN(t) ? Number.NEGATIVE_INFINITY : t;
-    if (best === undefined || time >= bestTime) {
-      best = leaf;
-      bestTime = time;
-    }
-  }
-  if (!best)
-    throw new CliError(`${loaded.path}: one branch only: nothing to compare`, {
-      hint: "Name two entries (pi-session diff <session> <entryA> <entryB>), or compare a fork with --parent.",
-    });
-  return best.id;
-}
-
-function sideJson(s: Side) {
-  return { session: s.session, leaf: s.leaf, current: s.current, ...s.summary };
-}
-
 function countsText(counts: Record<string, number>): string {
   const parts = Object.entries(counts).map(([k, n]) => `${k} ${n}`);
   return parts.length > 0 ? parts.join(", ") : "none";
 }
 
-function printSide(ctx: Context, name: string, s: Side): void {
+/** Where a session's tool-call paths resolve: its header's cwd, `~` this machine's home. */
+function baseOf(loaded: LoadedSession) {
+  return { cwd: typeof loaded.header.cwd === "string" ? loaded.header.cwd : "", home: homedir() };
+}
+
+function printSide(ctx: Context, name: string, s: ComparedSide): void {
   const c = ctx.io.out;
   const width = ctx.io.columns;
-  const n = s.summary.entries.length;
+  const n = s.entries.length;
   ctx.io.line(
     fitPieces(
       [
@@ -94,7 +50,7 @@ function printSide(ctx: Context, name: string, s: Side): void {
       width,
     ),
   );
-  for (const e of s.summary.entries) {
+  for (const e of s.entries) {
     const pieces: Piece[] = [
       { text: "  " },
       { text: oneLineField(e.id ?? "-"), style: c.dim },
@@ -105,7 +61,7 @@ function printSide(ctx: Context, name: string, s: Side): void {
     ];
     ctx.io.line(fitPieces(pieces, width));
   }
-  const sum = s.summary;
+  const sum = s;
   const files = sum.files.map((f) => `${f.actions.join("+")} ${f.path}`);
   const facts = [
     `  messages ${countsText(sum.messages)} · tool calls ${countsText(sum.toolCalls)}`,
@@ -123,9 +79,8 @@ export const action: Action = async (ctx, [arg, a, b], options) => {
   if (options.parent === true && given.length > 0)
     throw new UsageError("--parent compares the fork's current branch with its parent's: give no entries");
   const loaded = await openSession(ctx, arg);
-  let pair: Divergence<AnyEntry>;
-  let left: Side;
-  let right: Side;
+  let compared: BranchCompare;
+  let leftSession = loaded.path;
   if (options.parent === true) {
     const parentPath = sessionParent(loaded.header);
     if (parentPath === undefined)
@@ -140,23 +95,33 @@ export const action: Action = async (ctx, [arg, a, b], options) => {
         `${loaded.path}: its parent session ${parentPath} cannot be read: ${(error as Error).message}`,
       );
     }
-    pair = divergence(parent.index.activePath(), loaded.index.activePath(), (x, y) => x.id === y.id);
-    left = side(parent, pair.left, parent.index.leafId);
-    right = side(loaded, pair.right, loaded.index.leafId);
+    leftSession = parent.path;
+    compared = comparePaths(
+      { path: parent.index.activePath(), base: baseOf(parent), currentLeaf: parent.index.leafId },
+      { path: loaded.index.activePath(), base: baseOf(loaded), currentLeaf: loaded.index.leafId },
+    );
   } else {
-    const ids = loaded.index.byId.keys();
-    const context = { what: "entry", path: loaded.path };
-    const leftId = given.length === 2 ? entryId(ids, given[0] as string, context) : loaded.index.leafId;
-    if (leftId === null) throw new CliError(`${loaded.path}: no entries to compare`);
-    const rightId =
-      given.length === 2 ? entryId(loaded.index.byId.keys(), given[1] as string, context) : otherLeaf(loaded);
-    pair = branchPair(loaded.index, leftId, rightId);
-    left = side(loaded, pair.left, leftId);
-    right = side(loaded, pair.right, rightId);
+    let pair: { left: string; right: string } | undefined;
+    if (given.length === 2) {
+      const context = { what: "entry", path: loaded.path };
+      pair = {
+        left: entryId(loaded.index.byId.keys(), given[0] as string, context),
+        right: entryId(loaded.index.byId.keys(), given[1] as string, context),
+      };
+    } else pair = defaultPair(loaded.index);
+    if (!pair)
+      throw new CliError(`${loaded.path}: one branch only: nothing to compare`, {
+        hint: "Name two entries (pi-session diff <session> <entryA> <entryB>), or compare a fork with --parent.",
+      });
+    compared = compareBranches(loaded.index, pair.left, pair.right, baseOf(loaded));
   }
-  const ancestor = describe(pair.ancestor);
+  const { ancestor, left, right } = compared;
   if (ctx.json) {
-    ctx.io.printJson({ ancestor, left: sideJson(left), right: sideJson(right) });
+    ctx.io.printJson({
+      ancestor,
+      left: { session: leftSession, ...left },
+      right: { session: loaded.path, ...right },
+    });
     return 0;
   }
   const c = ctx.io.out;

@@ -17,6 +17,14 @@ export {
 } from "./entry.js";
 export { type SideEntry, type SideSummary, summarizeSide } from "./branch-sides.js";
 export {
+  type BranchCompare,
+  type ComparedPath,
+  type ComparedSide,
+  compareBranches,
+  comparePaths,
+  defaultPair,
+} from "./branch-compare.js";
+export {
   FILE_ACTIONS,
   type FileAction,
   type FileTouch,

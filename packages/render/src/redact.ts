@@ -206,9 +206,11 @@ export function separateMatches(matches: readonly SecretMatch[]): SecretMatch[] 
   return out;
 }
 
+const MARKER_START = "[REDACTED:";
+
 /** The marker that stands for a secret of `kind` in redacted text. */
 export function redactionMarker(kind: string): string {
-  return `[REDACTED:${kind}]`;
+  return `${MARKER_START}${kind}]`;
 }
 
 export interface RedactOptions {
@@ -283,10 +285,15 @@ export class Redactor {
     this.#counts.set(kind, (this.#counts.get(kind) ?? 0) + n);
   }
 
-  /** The secrets of `text`, each once (see {@link separateMatches}), in text order. */
+  /**
+   * The secrets of `text`, each once (see {@link separateMatches}), in text order. A match
+   * that holds a marker is no secret (`"[REDACTED:openai]"` after an assignment, a redacted
+   * password in a URL): redacted text has nothing left to find.
+   */
   find(text: string): SecretMatch[] {
     const all: SecretMatch[] = [];
-    for (const detect of this.#detectors) for (const m of detect(text)) all.push(m);
+    for (const detect of this.#detectors)
+      for (const m of detect(text)) if (!text.slice(m.start, m.end).includes(MARKER_START)) all.push(m);
     return separateMatches(all);
   }
 

@@ -182,6 +182,30 @@ describe("pi-session serve: the server", () => {
     expect((await send(server, "/api/files?path=src/app.ts")).status).toBe(400);
   });
 
+  it("compares two branches of a session (named, or the two latest); refuses half a pair and unknown entries", async () => {
+    const named = JSON.parse(
+      (await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004&right=b0000006`)).body,
+    ) as {
+      ancestor: { id: string };
+      left: { leaf: string; entries: { id: string }[] };
+      right: { leaf: string };
+    };
+    expect([named.ancestor.id, named.left.leaf, named.right.leaf]).toEqual([
+      "b0000002",
+      "b0000004",
+      "b0000006",
+    ]);
+    expect(named.left.entries.map((e) => e.id)).toEqual(["b0000003", "b0000004"]);
+    const latest = JSON.parse((await send(server, `/api/sessions/${store.ids.branched}/compare`)).body);
+    expect([latest.left.leaf, latest.right.leaf]).toEqual(["b0000006", "b0000004"]);
+    expect((await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004`)).status).toBe(
+      400,
+    );
+    expect(
+      (await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004&right=nope`)).status,
+    ).toBe(404);
+  });
+
   it("lists every session with tokens and cost, a fork's copies counted once", async () => {
     const reply = await send(server, "/api/sessions");
     const { sessions } = JSON.parse(reply.body) as {

@@ -262,6 +262,46 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     await page.close();
   });
 
+  it("two entries picked in the tree are compared side by side: the ancestor, each side's entries and facts", async () => {
+    const { page, log } = await open(`#/s/${store.ids.branched}`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    if (!(await page.isVisible(".tree-compare"))) await page.click(".tree-toggle");
+    await page.click(".tree-compare");
+    await page.click(`.tree-row[data-entry-id="b0000004"]`);
+    await page.click(`.tree-row[data-entry-id="b0000006"]`);
+    expect(await page.getAttribute(".tree-row.marked >> nth=0", "data-entry-id")).toBe("b0000004");
+    await page.click(".tree-compare-go");
+    await page.waitForSelector(".compare-view[data-state='ready']");
+    expect(await page.getAttribute(".compare-view .status", "data-ancestor")).toBe("b0000002");
+    const sides = await page.$$eval(".compare-side", (els) =>
+      els.map((el) => ({
+        leaf: el.getAttribute("data-leaf"),
+        entries: [...el.querySelectorAll(".compare-entry")].map((a) => a.getAttribute("data-entry-id")),
+        ended: el.querySelector(".compare-ended")?.textContent,
+      })),
+    );
+    expect(sides).toEqual([
+      { leaf: "b0000004", entries: ["b0000003", "b0000004"], ended: "stop" },
+      { leaf: "b0000006", entries: ["b0000005", "b0000006"], ended: "stop" },
+    ]);
+    // The two columns sit side by side.
+    const boxes = await page.$$eval(".compare-side", (els) =>
+      els.map((el) => el.getBoundingClientRect().left),
+    );
+    expect(boxes[1]).toBeGreaterThan(boxes[0] as number);
+    await snap(page, "compare");
+    // Without entries: the current leaf against the most recent other.
+    const dark = await open(`#/compare/${store.ids.branched}`, { colorScheme: "dark" });
+    await dark.page.waitForSelector(".compare-view[data-state='ready']");
+    expect(
+      await dark.page.$$eval(".compare-side", (els) => els.map((el) => el.getAttribute("data-leaf"))),
+    ).toEqual(["b0000006", "b0000004"]);
+    await snap(dark.page, "compare-dark");
+    await dark.page.close();
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
   it("an append to the session on disk appears in the open page (Follow keeps it in view)", async () => {
     const { page, log } = await open(`#/s/${store.ids.planted}?follow=1`);
     await page.waitForSelector(".session-view[data-loaded='true']");

@@ -21,7 +21,15 @@ export interface Sandbox {
   env: Record<string, string | undefined>;
   /** Writes a session file into the root's project directory; returns its path. */
   write(name: string, text: string): string;
-  run(argv: string[], options?: { cwd?: string; columns?: number }): Promise<Ran>;
+  run(argv: string[], options?: RunOptions): Promise<Ran>;
+}
+
+export interface RunOptions {
+  cwd?: string;
+  /** Run as on a terminal this many columns wide (stdout a TTY). */
+  columns?: number;
+  /** stdin a terminal, answering every question with this. */
+  answer?: string;
 }
 
 /** A sandbox under `dir` (a fresh temporary directory). */
@@ -64,8 +72,8 @@ export function sandbox(dir: string): Sandbox {
         stderr: stream((s) => {
           err += s;
         }, false),
-        stdinIsTTY: false,
-        prompt: async () => "",
+        stdinIsTTY: options.answer !== undefined,
+        prompt: async () => options.answer ?? "",
         commands: COMMANDS,
       });
       return { code, out, err };

@@ -136,7 +136,7 @@ describe("pi-session secrets", () => {
     const run = await box.run(["secrets", leaky, "--redact", "--write"]);
     expect(run.code, run.err).toBe(0);
     expectNoSecret(run.out + run.err);
-    expect(run.err).toContain("still hold");
+    expect(run.err).toContain("still hold the secrets");
     const after = readFileSync(leaky, "utf8");
     expectNoSecret(after);
     const linesBefore = before.split("\n");
@@ -183,6 +183,20 @@ describe("pi-session secrets", () => {
     expectNoSecret(text.out + text.err);
     // Without --secrets, ls does not open the session database.
     expect(JSON.parse((await box.run(["ls", "--all", "--json"])).out)[0]).not.toHaveProperty("secrets");
+  });
+
+  it("on a terminal, offers to delete the backups that hold the secrets", async () => {
+    const { box, leaky } = store();
+    const kept = await box.run(["secrets", leaky, "--redact", "--write"], { answer: "n" });
+    expect(kept.code).toBe(0);
+    expect(readdirSync(dirname(leaky)).filter((n) => n.includes(".bak-"))).toHaveLength(1);
+    expect(kept.err).toContain("once you no longer need it");
+    const { box: other, leaky: second } = store();
+    const deleted = await other.run(["secrets", second, "--redact", "--write"], { answer: "y" });
+    expect(deleted.code).toBe(0);
+    expect(deleted.err).toContain("deleted ");
+    expect(readdirSync(dirname(second)).filter((n) => n.includes(".bak-"))).toEqual([]);
+    expectNoSecret(deleted.out + deleted.err);
   });
 
   it("--no-backup keeps no copy; --write alone is refused", async () => {

@@ -12,14 +12,14 @@
  * every other line goes back byte for byte.
  */
 import type { RawRecord, SessionRecord } from "@pi-session/format";
-import { rewriteSessionFile } from "@pi-session/node-store";
+import { removeSession, rewriteSessionFile } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
 import { Redactor, type SecretDetector, fitPieces } from "@pi-session/render";
 import { type SecretFinding, maskedPreview, redactSecrets, secretDetector } from "@pi-session/search";
 import { scannedMarks } from "../secret-marks.js";
 import { EXIT_FAILURE, EXIT_OK, UsageError } from "../errors.js";
 import { readRecords } from "../load.js";
-import type { Action } from "../program.js";
+import type { Action, Context } from "../program.js";
 import { sessionTargets } from "../targets.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, unreadable, warnSkipped } from "../unreadable.js";
@@ -97,6 +97,34 @@ async function scanFile(path: string, detector: SecretDetector, redact: boolean)
   if (bytes.length !== read.size) throw new Error(`${path}: changed while it was read`);
   const redacted = read.records.map((r) => changed.get(r.line) ?? unchanged(bytes, r));
   return { findings, redacted, size: read.size, ...(unwritable ? { unwritable } : {}) };
+}
+
+/**
+ * The backups of a `--redact --write` still hold the secrets: said on stderr, and on a terminal
+ * the user is offered to delete them now (unlinked, not moved to the trash, which would keep
+ * them).
+ */
+async function offerToRemoveBackups(ctx: Context, backups: readonly string[]): Promise<void> {
+  if (backups.length === 0) return;
+  const these = backups.length === 1 ? "the backup" : `the ${backups.length} backups`;
+  ctx.io.warn(`${these} (*.bak-<time> beside each file) still hold the secrets`);
+  if (ctx.stdinIsTTY && !ctx.json) {
+    const answer = await ctx.prompt(`Delete ${these} now? [y/N] `);
+    if (/^y(es)?$/i.test(answer.trim())) {
+      for (const path of backups) {
+        try {
+          removeSession(path, { trash: false, keepCompanions: true });
+          ctx.io.info(oneLineField(`deleted ${path}`));
+        } catch (error) {
+          ctx.io.error(oneLineField(`${path}: not deleted: ${(error as Error).message}`));
+        }
+      }
+      return;
+    }
+  }
+  ctx.io.info(
+    `delete ${backups.length === 1 ? "it" : "them"} once you no longer need ${backups.length === 1 ? "it" : "them"} (or run with --no-backup)`,
+  );
 }
 
 function summaryOf(findings: readonly Reported[]): string {
@@ -206,11 +234,10 @@ export const action: Action = async (ctx, [paths], options) => {
         "dry run: nothing written; run again with --redact --write to replace them (a backup is kept)",
       );
   }
-  const backups = written.filter((w) => w.backupPath !== null);
-  if (backups.length > 0)
-    ctx.io.warn(
-      `the backup${backups.length === 1 ? "" : "s"} (*.bak-<time> beside each file) still hold${backups.length === 1 ? "s" : ""} the secrets: remove ${backups.length === 1 ? "it" : "them"} once you no longer need ${backups.length === 1 ? "it" : "them"} (or run with --no-backup)`,
-    );
+  await offerToRemoveBackups(
+    ctx,
+    written.flatMap((w) => (w.backupPath !== null ? [w.backupPath] : [])),
+  );
   // Found (or a rewrite failed): exit 1; all replaced with --write: 0.
   const outcome =
     failed > 0 || (all.length > 0 && !(write && written.length === filesWith)) ? EXIT_FAILURE : EXIT_OK;

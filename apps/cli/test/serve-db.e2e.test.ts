@@ -181,7 +181,9 @@ describe("serve --db", () => {
       // The same rows, but for the secret marks: a team database keeps none (null), the local
       // store's scan has them ({} when it found none).
       const withoutMarks = ({ secrets: _secrets, ...row }: any) => row;
-      expect(got.sessions.map((r: any) => withoutMarks(withoutSource(r)))).toEqual(want.sessions.map(withoutMarks));
+      expect(got.sessions.map((r: any) => withoutMarks(withoutSource(r)))).toEqual(
+        want.sessions.map(withoutMarks),
+      );
       for (const row of got.sessions) expect(row.secrets).toBeNull();
       // Not vacuous: forks, names, costs.
       expect(got.sessions.some((r: any) => r.parentKey !== null)).toBe(true);

@@ -36,6 +36,9 @@ export interface SessionRow {
   secrets: Record<string, number> | null;
   size: number;
   mtimeMs: number;
+  /** With size and mtime, what tells a rewrite in place (same size, mtime kept) from no change. */
+  ctimeMs?: number;
+  ino?: number;
 }
 
 /** What changed in one refresh. */

@@ -4,7 +4,7 @@
  * rules of secretlint's recommended preset (`@secretlint/secretlint-rule-preset-recommend`,
  * maintained with the providers' token formats), run synchronously over a text, and render's
  * context rules (a bearer header, a JWT, a secret-named assignment: secrets found by what
- * surrounds them, which no provider preset carries). Decision 151 says why these and not
+ * surrounds them, which no provider preset carries). Decision 152 says why these and not
  * others, and what it costs.
  *
  * Use {@link secretDetector} once and call it per text; it returns where each secret is, and

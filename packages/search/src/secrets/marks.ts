@@ -3,7 +3,7 @@
  * scanned yet are read again from the file (by the place the index keeps), scanned with the
  * shared detector, and their kinds and counts stored (never a secret), a file's range at a
  * time and only while the file is as indexed. Slow for a large store the first time (the
- * detector reads about a megabyte a second, decision 151), then only what was appended.
+ * detector reads about a megabyte a second, decision 152), then only what was appended.
  *
  * Use through `SearchDatabase.scanSecrets` after `sync`.
  */

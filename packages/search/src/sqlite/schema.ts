@@ -40,7 +40,7 @@ export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
  * file grows); indexed by path for `pi-session files`, a path and everything under it.
  * `secrets` marks the entries that hold secrets (kind and count, never the secret), and
  * `secret_scans` how far each file was scanned (the entries before `next_ordinal`): the scan
- * is slow (decision 151) so it runs when asked (`pi-session secrets`, `ls --secrets`, serve),
+ * is slow (decision 152) so it runs when asked (`pi-session secrets`, `ls --secrets`, serve),
  * not at indexing, and goes on from where it stopped as a file grows; a file indexed again
  * loses both.
  */

@@ -21,7 +21,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { upstreamFixture } from "@pi-session/testkit";
+import { PLANTED_SECRETS, upstreamFixture } from "@pi-session/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
@@ -58,11 +58,13 @@ function run(args: string[]): Result {
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/** Fake credentials in their providers' formats (testkit's corpus), one of each kind used. */
+const planted = (kind: string) => PLANTED_SECRETS.find((p) => p.kind === kind)?.secret as string;
 const SECRETS = {
-  openai: "sk-proj-Abc123def456GHI789jkl012MNO345pqr678",
-  anthropic: "sk-ant-api03-Zyx987Wvu654Tsr321Qpo098Nml765",
-  github: "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-  aws: "AKIAIOSFODNN7EXAMPLE",
+  openai: planted("openai"),
+  anthropic: planted("anthropic"),
+  github: planted("github"),
+  aws: planted("aws"),
 };
 
 /** A session with an image, a long tool output and planted secrets. */
@@ -301,6 +303,20 @@ describe("export", () => {
     const md = run(["export", extra, "--full", "--redact"]).stdout;
     expect(md).toContain("OPENAI_API_KEY=[REDACTED:openai]");
     expect(run(["export", v3, "--redact"]).stderr).toBe("redacted 1: signature 1\n");
+  });
+
+  it("without --redact, warns that the exported text holds secrets, by kind", () => {
+    const r = run(["export", extra, "--full"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(SECRETS.github);
+    // Each time a secret is in the text counts (the first message is the title too).
+    const openai = r.stdout.split(SECRETS.openai).length - 1;
+    expect(openai).toBeGreaterThan(0);
+    expect(r.stderr).toBe(
+      `warning: the export holds ${openai + 3} secrets (openai ${openai}, anthropic 1, github 1, aws 1); --redact replaces them with markers\n`,
+    );
+    for (const secret of Object.values(SECRETS)) expect(r.stderr).not.toContain(secret);
+    expect(run(["export", v3]).stderr).toBe("");
   });
 
   it("usage errors exit 2 with a clear message", () => {

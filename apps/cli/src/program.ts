@@ -37,7 +37,7 @@ export type Action = (ctx: Context, args: unknown[], options: Record<string, unk
 type Runner = (load: () => Promise<Action>, paged: boolean) => (...args: unknown[]) => void;
 
 /** The commands whose output may run longer than a screen: paged on a terminal (`pager.ts`). */
-const PAGED = new Set(["ls", "show", "tree", "context", "stats", "search", "validate"]);
+const PAGED = new Set(["ls", "show", "tree", "context", "stats", "search", "validate", "files", "diff"]);
 
 /** Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;

@@ -2,7 +2,7 @@
  * The session view's header: back, the session's title and facts (id, its source when served
  * from a team database, project, created,
  * entries, file version, unreadable lines), the view switch (branch, all branches, context),
- * "Follow", the tree drawer's toggle and the export links. Use `sessionBar` once per session
+ * "Follow", the tree drawer's toggle, the session's Files (file activity) and the export links. Use `sessionBar` once per session
  * view; the view calls its setters as its state changes.
  */
 import type { SessionHeader } from "@pi-session/format";
@@ -41,7 +41,7 @@ export interface SessionBar {
   setView(view: ViewKind): void;
   setFollow(on: boolean): void;
   setTreeOpen(open: boolean): void;
-  /** Points the export links at the session `key` as shown (its view and leaf). */
+  /** Points the export links at the session `key` as shown (its view and leaf), and its Files link. */
   setExports(key: string, view: ViewKind, leafId: string | null): void;
 }
 
@@ -86,6 +86,11 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
       }),
     ),
   ]);
+  const filesLink = h("a", {
+    class: "files-link",
+    text: "Files",
+    title: "The files this session read, edited or wrote",
+  });
   const treeToggle = h("button", {
     class: "tree-toggle",
     text: "Tree",
@@ -102,6 +107,7 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
         Object.values(viewButtons),
       ),
       followButton,
+      filesLink,
       exportLinks,
     ]),
   ]);
@@ -140,6 +146,7 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
       treeToggle.setAttribute("aria-expanded", String(open));
     },
     setExports(key, view, leafId) {
+      filesLink.setAttribute("href", `#/files?session=${encodeURIComponent(key)}`);
       for (const link of exportLinks.querySelectorAll<HTMLAnchorElement>("a.export")) {
         const format = link.dataset.format as string;
         const q = new URLSearchParams({ format, view });

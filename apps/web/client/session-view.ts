@@ -26,6 +26,7 @@ import { ItemWindow, itemEl } from "@pi-session/render/dom";
 import { getJson, onChange } from "./api.js";
 import { formatInt, h, shown } from "./dom.js";
 import { VIEW_LABELS, sessionBar } from "./session-bar.js";
+import { compareHref } from "./compare-view.js";
 import { treePanel } from "./session-tree.js";
 import { type View, replaceHash } from "./view.js";
 
@@ -106,6 +107,7 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
     WINDOW,
   );
   const tree = treePanel({
+    compareHref: (left, right) => compareHref(key, left, right),
     source: () => ({
       entries,
       session,

@@ -242,6 +242,7 @@ function rowOf(s: PostgresSession): SessionRow {
     parentKey: null,
     tokens: s.tokens,
     cost: s.cost,
+    secrets: null,
     size: s.size,
     mtimeMs: s.mtimeMs,
   };

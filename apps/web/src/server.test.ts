@@ -166,12 +166,55 @@ describe("pi-session serve: the server", () => {
     expect(js.headers["content-type"]).toContain("javascript");
   });
 
+  it("answers a session's files and a file's history; a relative path is refused", async () => {
+    const files = JSON.parse((await send(server, `/api/sessions/${store.ids.reader}/files`)).body) as {
+      files: { path: string; counts: Record<string, number> }[];
+    };
+    expect(files.files.map((f) => [f.path, f.counts])).toEqual([
+      ["/home/dev/delta/src/app.ts", { read: 1, edit: 1, write: 0 }],
+      ["/home/dev/delta/README.md", { read: 1, edit: 0, write: 0 }],
+    ]);
+    const history = JSON.parse(
+      (await send(server, `/api/files?path=${encodeURIComponent("/home/dev/delta/src/app.ts")}`)).body,
+    ) as { sessions: { key: string; touches: { action: string }[] }[] };
+    expect(history.sessions.map((s) => [s.key, s.touches.map((t) => t.action)])).toEqual([
+      [store.ids.writer, ["write"]],
+      [store.ids.reader, ["read", "edit"]],
+    ]);
+    expect((await send(server, "/api/files?path=src/app.ts")).status).toBe(400);
+  });
+
+  it("compares two branches of a session (named, or the two latest); refuses half a pair and unknown entries", async () => {
+    const named = JSON.parse(
+      (await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004&right=b0000006`)).body,
+    ) as {
+      ancestor: { id: string };
+      left: { leaf: string; entries: { id: string }[] };
+      right: { leaf: string };
+    };
+    expect([named.ancestor.id, named.left.leaf, named.right.leaf]).toEqual([
+      "b0000002",
+      "b0000004",
+      "b0000006",
+    ]);
+    expect(named.left.entries.map((e) => e.id)).toEqual(["b0000003", "b0000004"]);
+    const latest = JSON.parse((await send(server, `/api/sessions/${store.ids.branched}/compare`)).body);
+    expect([latest.left.leaf, latest.right.leaf]).toEqual(["b0000006", "b0000004"]);
+    expect((await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004`)).status).toBe(
+      400,
+    );
+    expect(
+      (await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004&right=nope`)).status,
+    ).toBe(404);
+  });
+
   it("lists every session with tokens and cost, a fork's copies counted once", async () => {
     const reply = await send(server, "/api/sessions");
     const { sessions } = JSON.parse(reply.body) as {
       sessions: { key: string; cost: number; parentKey: string | null }[];
     };
-    expect(sessions.length).toBe(16);
+    // The 12 generated sessions and the 7 made by hand (test/store.ts).
+    expect(sessions.length).toBe(19);
     const planted = sessions.find((s) => s.key === store.ids.planted);
     const fork = sessions.find((s) => s.key === store.ids.fork);
     expect(planted?.cost).toBeCloseTo(0.05, 9);

@@ -10,7 +10,9 @@
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { homedir } from "node:os";
 import { QuerySyntaxError, type SearchFilters } from "@pi-session/search";
+import { compareBranches, defaultPair } from "@pi-session/search/documents";
 import { jsonText } from "@pi-session/render";
 import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH, CLIENT_STYLE, CLIENT_STYLE_HASH } from "./client-assets.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
@@ -258,6 +260,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return row;
   }
 
+  /** The source's file activity, or a 404 saying it keeps none (a team database). */
+  function fileActivityOf(s: SessionSource): NonNullable<SessionSource["files"]> {
+    if (!s.files) throw new HttpError(404, "file activity is kept in the local session database only");
+    return s.files;
+  }
+
   /** A row's session; one a sync removed since the list was read is not found. */
   async function loadOf(row: SessionRow) {
     try {
@@ -317,6 +325,49 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           ...(lastId !== undefined ? { lastId } : {}),
         }),
       );
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "files") {
+      const row = rowOf(decodeURIComponent(route[1] as string));
+      const files = await fileActivityOf(source).ofSession(row);
+      sendJson(res, { key: row.key, files });
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "compare") {
+      const row = rowOf(decodeURIComponent(route[1] as string));
+      const { session } = await loadOf(row);
+      const index = session.index;
+      const asked = { left: params.get("left"), right: params.get("right") };
+      const pair =
+        asked.left !== null && asked.right !== null
+          ? { left: asked.left, right: asked.right }
+          : asked.left === null && asked.right === null
+            ? defaultPair(index)
+            : undefined;
+      if (!pair)
+        throw new HttpError(
+          400,
+          "name two entries (left and right), or none for the session's two latest branches",
+        );
+      if (!index.has(pair.left) || !index.has(pair.right)) throw new HttpError(404, "no such entry");
+      const cwd = typeof session.header?.cwd === "string" ? session.header.cwd : "";
+      // `~` is this machine's home for the local store; a team database's paths are another machine's.
+      const home = source.served.kind === "store" ? homedir() : undefined;
+      sendJson(res, { key: row.key, ...compareBranches(index, pair.left, pair.right, { cwd, home }) });
+      return;
+    }
+    if (route[0] === "files" && route.length === 1) {
+      const path = params.get("path") ?? "";
+      // A query of the database, never a read of the path: still, only an absolute path names one.
+      if (!path.startsWith("/")) throw new HttpError(400, "path must be an absolute path");
+      const history = await fileActivityOf(source).history(path);
+      sendJson(res, {
+        path,
+        sessions: history.sessions.map(({ row: { parentPath: _parent, ...row }, touches }) => ({
+          ...row,
+          touches,
+        })),
+      });
       return;
     }
     if (route[0] === "sessions" && route.length === 3 && route[2] === "export") {

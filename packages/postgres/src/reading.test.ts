@@ -169,7 +169,8 @@ describe("reading sessions back", () => {
 
     // Redacted as the entries are.
     const secretRoot = dirs.make();
-    const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    // A fake key in Anthropic's format (the shared detector knows providers' formats).
+    const key = `sk-ant-api03-${"abcdefghijklmnopqrstuvwxyz0123456789".padEnd(93, "y")}AA`;
     mkdirSync(join(secretRoot, "--w--"), { recursive: true });
     const secretPath = join(secretRoot, "--w--", "c_s-secret.jsonl");
     writeFileSync(

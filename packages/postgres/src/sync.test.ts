@@ -247,7 +247,8 @@ describe("sync", () => {
   it("redacts before anything is sent", async () => {
     const { url } = newDatabase();
     const db = await openPostgresDatabase({ url });
-    const secret = "sk-ant-api03-Zyx987Wvu654Tsr321Qpo098Nml765-AAAA";
+    // A fake key in Anthropic's format (the shared detector knows providers' formats).
+    const secret = `sk-ant-api03-${"Zyx987Wvu654Tsr321Qpo098Nml765".padEnd(93, "x")}AA`;
     try {
       const root = dirs.make();
       mkdirSync(join(root, "--p--"));

@@ -32,6 +32,7 @@ import {
   readAppended,
   readWhole,
   tailBefore,
+  secretDetector,
 } from "@pi-session/search";
 import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
 import type { ClientPool, PooledClient } from "./connection.js";
@@ -273,6 +274,15 @@ class Collector implements RowSink {
 }
 
 /** A line with secrets replaced (the export's rules): its JSON value's strings, else its text. */
+/**
+ * The redactor of a sync that redacts: the shared secret detector (`@pi-session/search`'s,
+ * the rules `pi-session secrets` and the export use) unless the options name their own.
+ */
+function redactorOf(redact: PostgresSyncOptions["redact"]): Redactor | undefined {
+  if (redact === undefined || redact === false) return undefined;
+  return new Redactor({ detector: secretDetector(), ...(redact === true ? {} : redact) });
+}
+
 function redactLine(redactor: Redactor, raw: string): string {
   try {
     return JSON.stringify(redactor.value(JSON.parse(raw) as unknown));
@@ -539,10 +549,7 @@ async function addHeader(
   st: StoreFile,
   stats: PostgresSyncStats,
 ): Promise<void> {
-  const redactor =
-    opts.redact === undefined || opts.redact === false
-      ? undefined
-      : new Redactor(opts.redact === true ? {} : opts.redact);
+  const redactor = redactorOf(opts.redact);
   const header = readHeaderLine(st.path, st.size, redactor);
   if (header === null) return;
   await inFileTransaction(pool, opts.source, st.path, async (client) => {
@@ -568,10 +575,7 @@ async function syncFile(
   const { source } = opts;
   const head = headOf(st.path, st.size);
   const tail = knownOffset !== undefined ? tailBefore(st.path, knownOffset) : new Uint8Array(0);
-  const redactor =
-    opts.redact === undefined || opts.redact === false
-      ? undefined
-      : new Redactor(opts.redact === true ? {} : opts.redact);
+  const redactor = redactorOf(opts.redact);
   return inFileTransaction(pool, source, st.path, async (client) => {
     const found = await client.query<FileRow & { has_header: boolean }>(
       `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, ${META_COLUMNS},

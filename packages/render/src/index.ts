@@ -60,14 +60,20 @@ export { type PolicySources, contentSecurityPolicy } from "./csp.js";
 export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
 export { EXPORT_FORMATS, type ExportFormat, type ExportOptions, exportChunks } from "./export.js";
 export {
+  CONTEXT_REDACTION_RULES,
   DEFAULT_REDACTION_RULES,
   type RedactionReport,
   type RedactionRule,
   type RedactOptions,
   Redactor,
   SIGNATURE_KEYS,
+  type SecretDetector,
+  type SecretMatch,
   compilePattern,
   redactSession,
+  redactionMarker,
+  ruleDetector,
+  separateMatches,
 } from "./redact.js";
 export {
   escapeChar,

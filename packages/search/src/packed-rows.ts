@@ -15,7 +15,7 @@ export interface PackedRows {
   numbers: Float64Array;
   /** {@link ROW_STRINGS} per row. */
   strings: (string | null)[];
-  /** Each row's document tools, then its files (their counts are in `numbers`). */
+  /** Each row's document tools, its files, then tool, action and path of each touch (their counts are in `numbers`). */
   lists: string[];
   /** {@link USAGE_NUMBERS} per usage row (the first: the index of its row). */
   usageNumbers: Float64Array;
@@ -24,8 +24,8 @@ export interface PackedRows {
 }
 
 // Row numbers: ordinal, line, offset, length, time (0 when null), time is null, on branch,
-// errored, tools, files.
-const ROW_NUMBERS = 10;
+// errored, tools, files, touches.
+const ROW_NUMBERS = 11;
 // Row strings: id, parent id, type, role, model, the four texts, the four parts.
 const ROW_STRINGS = 13;
 // Usage numbers: row, time, input, output, cache read, cache write, total tokens, cost.
@@ -52,11 +52,13 @@ export function packRows(rows: readonly EntryRow[]): PackedRows {
     numbers[at + 7] = d.errored ? 1 : 0;
     numbers[at + 8] = d.tools.length;
     numbers[at + 9] = d.files.length;
+    numbers[at + 10] = row.touches.length;
     const { texts, parts } = row.indexed;
     strings.push(d.id, d.parentId, d.type, d.role, d.model);
     strings.push(texts.body, texts.thinking, texts.tool, texts.output);
     strings.push(parts.body, parts.thinking, parts.tool, parts.output);
     lists.push(...d.tools, ...d.files);
+    for (const t of row.touches) lists.push(t.tool, t.action, t.path);
     if (row.usage) {
       usage.push(row.usage);
       usageRows.push(i);
@@ -93,6 +95,13 @@ export function unpackRows(packed: PackedRows): EntryRow[] {
     list += tools.length;
     const files = lists.slice(list, list + (numbers[n + 9] as number));
     list += files.length;
+    const touches: EntryRow["touches"][number][] = [];
+    for (let k = 0; k < (numbers[n + 10] as number); k++, list += 3)
+      touches.push({
+        tool: lists[list] as string,
+        action: lists[list + 1] as EntryRow["touches"][number]["action"],
+        path: lists[list + 2] as string,
+      });
     rows.push({
       ordinal: numbers[n] as number,
       line: numbers[n + 1] as number,
@@ -119,6 +128,7 @@ export function unpackRows(packed: PackedRows): EntryRow[] {
       },
       onBranch: numbers[n + 6] === 1,
       usage: undefined,
+      touches,
     });
   }
   for (let k = 0; k * USAGE_NUMBERS < usageNumbers.length; k++) {

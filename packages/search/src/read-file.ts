@@ -12,6 +12,7 @@ import { isValidSessionHeader, rawRecordValue, sessionInfoName, splitSession } f
 import { migrateRecords } from "@pi-session/migrate";
 import { recordObject, streamSessionRecordsSync } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
+import { homedir } from "node:os";
 import type { EntryRow, FileWriter, IndexedFile, SessionMeta } from "./database.js";
 import {
   type TreeLink,
@@ -19,13 +20,18 @@ import {
   currentBranchFlags,
   entryDocument,
   extendsBranch,
+  fileTouches,
   indexTexts,
+  resolveTouchPath,
   sessionParent,
   usageRow,
 } from "./documents/index.js";
 
 /** Bytes kept of a file's start and of the end of what was indexed, to tell growth from a rewrite. */
 export const PROBE_BYTES = 256;
+
+/** What `~` in a tool-call path stands for: this machine's home (where pi ran, for a local store). */
+const HOME = homedir();
 
 /** Entries held before they are written (a file with more is written in parts, its branch flags fixed after). */
 const BATCH = 512;
@@ -58,19 +64,6 @@ export function tailBefore(path: string, offset: number): Uint8Array {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Resolves a tool-call path against the session's cwd, as text (no filesystem). */
-function resolveAgainst(cwd: string, path: string): string | undefined {
-  if (path.startsWith("/") || cwd === "" || !cwd.startsWith("/")) return undefined;
-  const parts = cwd.split("/");
-  for (const seg of path.split("/")) {
-    if (seg === "" || seg === ".") continue;
-    if (seg === "..") {
-      if (parts.length > 1) parts.pop();
-    } else parts.push(seg);
-  }
-  return parts.join("/") || "/";
 }
 
 /** What indexing a file accumulates besides its rows. */
@@ -134,6 +127,11 @@ export class FileState {
       indexed: indexTexts(doc),
       onBranch: true,
       usage,
+      touches: fileTouches(entry, { cwd: m.cwd, home: HOME }).map(({ tool, action, path }) => ({
+        tool,
+        action,
+        path,
+      })),
     });
     if (this.pending.length >= BATCH) this.flush();
   }
@@ -162,12 +160,9 @@ export class FileState {
       this.flush();
       if (!extendsBranch(previousLeaf, this.links)) this.recomputeBranch();
     }
-    // Paths as written and, when relative, resolved against the cwd (each distinct one once).
+    // Paths as written and as resolved against the cwd (each distinct one once).
     const files = new Set(this.files);
-    for (const f of this.files) {
-      const abs = resolveAgainst(this.meta.cwd, f);
-      if (abs) files.add(abs);
-    }
+    for (const f of this.files) files.add(resolveTouchPath(f, { cwd: this.meta.cwd, home: HOME }));
     this.writer.addFacets({ tools: this.tools, models: this.models, files });
     const m = this.meta;
     m.entryCount = this.nextOrdinal;

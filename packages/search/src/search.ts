@@ -16,6 +16,7 @@ import type {
   CandidateRow,
   SearchFilters,
   SearchRequest,
+  SecretMarks,
   SessionDatabase,
   SessionMeta,
   UsageSum,
@@ -34,7 +35,15 @@ import {
   parseQuery,
   snippetOf,
 } from "./documents/index.js";
+import {
+  type FileActivityOptions,
+  type SessionTouches,
+  type TouchedFile,
+  fileActivity,
+  sessionFiles,
+} from "./file-activity.js";
 import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
+import { type SecretScanOptions, type SecretScanStats, scanSecretMarks } from "./secrets/marks.js";
 import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/open.js";
 
 export interface OpenSearchOptions {
@@ -482,6 +491,29 @@ export class SearchDatabase {
       }
     }
     return length;
+  }
+
+  /** The sessions that touched `path` (absolute) or a path under it, newest first (call {@link sync} first). */
+  fileActivity(path: string, options: FileActivityOptions = {}): Promise<SessionTouches[]> {
+    return this.recovering(() => fileActivity(this.db, path, options), true);
+  }
+
+  /** The files one session file touched, changes first (call {@link sync} first). */
+  sessionFiles(sessionPath: string, options: FileActivityOptions = {}): Promise<TouchedFile[]> {
+    return this.recovering(() => sessionFiles(this.db, sessionPath, options), true);
+  }
+
+  /**
+   * Scans the entries not scanned yet for secrets and stores their marks (call {@link sync}
+   * first). Slow the first time over a large store; then only what was appended.
+   */
+  scanSecrets(options: SecretScanOptions): Promise<SecretScanStats> {
+    return this.recovering(() => scanSecretMarks(this.db, options), true);
+  }
+
+  /** The session files with secrets found, or not wholly scanned (see {@link scanSecrets}). */
+  secretMarks(): Promise<SecretMarks[]> {
+    return this.recovering(() => this.db.secretMarks(), true);
   }
 
   /** Bytes the database takes on disk (0 in memory). */

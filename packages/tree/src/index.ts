@@ -14,3 +14,4 @@ export type { EntryPosition } from "./positions.js";
 export type { SessionTreeNode } from "./tree-view.js";
 export type { ParentCycle, TreeDiagnostic } from "./analysis.js";
 export { type SlotSource, SlotIndex } from "./slot-index.js";
+export { type Divergence, branchPair, divergence, leavesOf } from "./divergence.js";

@@ -18,6 +18,7 @@ import {
   redactSession,
   type ViewKind,
 } from "@pi-session/render";
+import { secretCounter, secretDetector } from "@pi-session/search";
 import { CliError, UsageError } from "../errors.js";
 import type { Action, Context } from "../program.js";
 import { VERSION } from "../version.js";
@@ -160,7 +161,7 @@ export const action: Action = async (ctx, [arg], options) => {
   });
   let report: RedactionReport | undefined;
   if (redact) {
-    const redacted = redactSession(session, { patterns });
+    const redacted = redactSession(session, { patterns, detector: secretDetector() });
     session = redacted.session;
     report = redacted.report;
   }
@@ -179,14 +180,18 @@ export const action: Action = async (ctx, [arg], options) => {
   });
 
   if (report) ctx.io.info(describeRedaction(report));
+  // Not redacted: what is written is scanned as it goes, and a secret in it said afterwards.
+  const counter = redact ? undefined : secretCounter(secretDetector());
+  const scanned = counter ? mapChunks(chunks, (chunk) => counter.scan(chunk)) : chunks;
   if (output === undefined) {
     // Images cannot go beside stdout: the Markdown notes each one it leaves out.
-    for (const chunk of chunks) ctx.io.document(chunk);
+    for (const chunk of scanned) ctx.io.document(chunk);
+    warnSecrets(ctx, counter);
     return 0;
   }
   let written: Written;
   try {
-    written = { path: output, bytes: writeFileAtomically(output, chunks) };
+    written = { path: output, bytes: writeFileAtomically(output, scanned) };
     const imageFiles = images?.write() ?? [];
     ctx.io.info(
       `wrote ${output} (${written.bytes} bytes, ${format})${imageFiles.length > 0 ? ` and ${imageFiles.length} image${imageFiles.length === 1 ? "" : "s"} in ${images?.dir}` : ""}`,
@@ -195,5 +200,21 @@ export const action: Action = async (ctx, [arg], options) => {
     const code = (error as NodeJS.ErrnoException).code;
     throw new CliError(`${output}: cannot write: ${code ?? (error as Error).message}`);
   }
+  warnSecrets(ctx, counter);
   return 0;
 };
+
+function* mapChunks<T>(chunks: Iterable<T>, fn: (chunk: T) => T): Iterable<T> {
+  for (const chunk of chunks) yield fn(chunk);
+}
+
+/** Says (on stderr) that the exported text holds secrets, by kind, and how to leave them out. */
+function warnSecrets(ctx: Context, counter: ReturnType<typeof secretCounter> | undefined): void {
+  if (!counter || counter.total === 0) return;
+  const kinds = Object.entries(counter.counts)
+    .map(([kind, n]) => `${kind} ${n}`)
+    .join(", ");
+  ctx.io.warn(
+    `the export holds ${counter.total} secret${counter.total === 1 ? "" : "s"} (${kinds}); --redact replaces them with markers`,
+  );
+}

@@ -33,6 +33,7 @@ export const COMMANDS: CommandSpec[] = [
         .option("--since <date>", `Only sessions modified at or after DATE ${SINCE_HELP}`)
         .option("--until <date>", "Only sessions modified before the end of DATE (a day counts whole)")
         .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
+        .option("--secrets", "Only sessions holding secrets, with their kinds (see `secrets`)")
         .example("  $ pi-session ls")
         .example("  $ pi-session ls --all --limit 20 --json"),
     load: async () => (await import("./ls.js")).action,
@@ -100,6 +101,25 @@ announced. A file rewritten or replaced (pi migrating it, a repair) is read agai
 entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its output pipe closes.
 --json prints each entry as one JSON line.`,
     load: async () => (await import("./follow.js")).action,
+  },
+  {
+    name: "diff",
+    declare: (cli) =>
+      cli
+        .command(
+          "diff <session> [entryA] [entryB]",
+          "Compare two branches: their common ancestor and what each did after it",
+        )
+        .option("--parent", "Compare a fork's current branch with its parent session's")
+        .example("  $ pi-session diff latest")
+        .example("  $ pi-session diff 019a4c1e b2000004 b2000006 --json")
+        .example("  $ pi-session diff latest --parent"),
+    details: `Each side: its entries after the common ancestor, messages by role, tool calls by tool,
+the files it read, edited or wrote, tokens and cost, and how it ended (the last assistant
+message's stop reason). Without entries: the current leaf (left) against the most recent
+other leaf (right). Entry ids may be unique prefixes. --parent compares the fork (right) with
+the session it was forked from (left), entries matched by id.`,
+    load: async () => (await import("./diff.js")).action,
   },
   {
     name: "context",
@@ -274,6 +294,58 @@ first brings it up to date; a damaged or unwritable one is rebuilt, or the files
 Exit codes: 0 found, 1 nothing found (or a failure), 2 usage error, 3 files left out
 (unreadable, each reported).`,
     load: async () => (await import("./search.js")).action,
+  },
+  {
+    name: "files",
+    declare: (cli) =>
+      cli
+        .command(
+          "files [path]",
+          "Which sessions read, edited or wrote a file (or under a directory); --session: one session's files",
+        )
+        .option("--session <session>", "The files this session touched, changes first")
+        .option("--all", "Also touches on abandoned branches (default: each session's current branch)")
+        .option("--no-index", "Do not read or write the session database (index in memory)")
+        .example("  $ pi-session files src/auth.ts")
+        .example("  $ pi-session files ~/projects/app/src --all --json")
+        .example("  $ pi-session files --session latest"),
+    details: `A file is touched by a tool call that reads, edits or writes it: pi's read, edit and write,
+and the file tools of other agents and extensions (Read, Edit, MultiEdit, Write, read_file,
+write_file, edit_file, create_file, the text editor's view/create/str_replace). PATH is
+resolved against the current directory (~ is your home); each call's path against its
+session's cwd. A directory lists the touches of every file under it. Sessions come newest
+first (by their latest touch), each touch with its entry id. Through the session database
+(like search). Exit codes: 0 found, 1 nothing found, 2 usage error.`,
+    load: async () => (await import("./files.js")).action,
+  },
+  {
+    name: "secrets",
+    declare: (cli) =>
+      cli
+        .command(
+          "secrets [...sessions]",
+          "Find credentials in sessions (masked); WRITES the files with --redact --write (atomic, backup kept)",
+        )
+        .option("--all", "Every session file of the store (default: the current project's sessions)")
+        .option("--redact", "Show what replacing the secrets with [REDACTED:<kind>] markers would change")
+        .option(
+          "--write",
+          "With --redact: rewrite each file that holds one (atomic, keeping <file>.bak-<time>)",
+        )
+        .option("--no-backup", "With --redact --write: keep no backup (a backup still holds the secrets)")
+        .option("--no-index", "Do not read or write the session database (every file read)")
+        .example("  $ pi-session secrets --all")
+        .example("  $ pi-session secrets latest --json")
+        .example("  $ pi-session secrets 019a4c1e --redact --write"),
+    details: `Finds API keys and tokens (cloud, code hosts, chat services, LLM providers, payment and
+package registries), private key blocks, connection strings with passwords, bearer tokens,
+JWTs and secret-named assignments in every part of a session, with secretlint's recommended
+rules (see docs/decisions/153-secret-rules.md). Each finding: line, entry id, kind and a preview
+with the secret masked; a secret is never printed, in --json either.
+Sessions as for validate (ids, \`latest\`, paths, directories, --all, or the current project).
+Exit codes: 0 none found (or all replaced with --write); 1 found, or a rewrite failed;
+3 a file or directory could not be read (the rest scanned).`,
+    load: async () => (await import("./secrets.js")).action,
   },
   {
     name: "serve",

@@ -23,9 +23,11 @@ import { oneLine, shortDate } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
+import { type ScannedMarks, scannedMarks } from "../secret-marks.js";
 
-function infoJson(s: SessionInfo) {
+function infoJson(s: SessionInfo, marks: ScannedMarks | undefined) {
   return {
+    ...(marks ? { secrets: marks.marks.get(s.path)?.kinds ?? {} } : {}),
     path: s.path,
     id: s.id,
     cwd: s.cwd,
@@ -59,12 +61,18 @@ export const action: Action = async (ctx, _args, options) => {
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
   let infos = listing.sessions;
+  // --secrets: the sessions the session database's secret scan found secrets in.
+  const marks = options.secrets === true ? await scannedMarks(ctx, { persistent: true }) : undefined;
+  if (marks)
+    infos = infos.filter(
+      (s) => marks.marks.has(s.path) && Object.keys(marks.marks.get(s.path)?.kinds ?? {}).length > 0,
+    );
   const before = infos.length;
   if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
   if (untilMs !== undefined) infos = infos.filter((s) => s.modified.getTime() < untilMs);
   if (limit !== undefined) infos = infos.slice(0, limit);
   if (ctx.json) {
-    ctx.io.printJson(infos.map(infoJson));
+    ctx.io.printJson(infos.map((s) => infoJson(s, marks)));
     return exitCode(skipped, EXIT_OK);
   }
   if (infos.length === 0) {
@@ -101,6 +109,7 @@ export const action: Action = async (ctx, _args, options) => {
     { header: "modified", align: "left", drop: 1 },
     { header: "msgs", align: "right", drop: 2 },
     { header: "id", align: "left" },
+    ...(marks ? [{ header: "secrets", align: "left", cut: "end", minWidth: 8 } as const] : []),
     ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
     { header: "session", align: "left", cut: "start", minWidth: 24 },
   ];
@@ -108,6 +117,7 @@ export const action: Action = async (ctx, _args, options) => {
     { text: shortDate(s.modified.getTime()) },
     { text: String(s.messageCount) },
     { text: ids[i] as string, style: c.dim },
+    ...(marks ? [{ text: kindsText(marks.marks.get(s.path)?.kinds ?? {}), style: c.yellow }] : []),
     ...(all ? [{ text: s.cwd || "-" }] : []),
     s.name ? { text: oneLine(s.name, 60), style: c.bold } : { text: oneLine(s.firstMessage, 60) },
   ]);
@@ -115,6 +125,13 @@ export const action: Action = async (ctx, _args, options) => {
   for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);
 };
+
+/** `github 2, aws`: the kinds of secrets found, with their counts above one. */
+function kindsText(kinds: Record<string, number>): string {
+  return Object.entries(kinds)
+    .map(([kind, n]) => (n > 1 ? `${kind} ${n}` : kind))
+    .join(", ");
+}
 
 /** The id a row shows: the header's (pi lists files whose header has no string id: what is there). */
 function displayId(s: SessionInfo): string {

@@ -7,6 +7,8 @@
  * Use {@link entryDocument} on v3 entries (migrate older files first, in memory).
  */
 
+import { toolCallPaths } from "./file-touches.js";
+
 type Obj = Record<string, unknown>;
 
 function isObject(value: unknown): value is Obj {
@@ -38,7 +40,7 @@ export interface EntryDocument {
   model: string | null;
   /** Tool names called (assistant) or answered (tool result); `bash` for a bash execution. */
   tools: string[];
-  /** File paths in tool call arguments (`path`, `file_path`, `filePath`, `file`, `paths`). */
+  /** File paths in tool call arguments (`toolCallPaths`: `path`, `file_path`, `paths`, ...). */
   files: string[];
   /** A tool result with `isError`, or a bash execution with a non-zero exit code. */
   errored: boolean;
@@ -73,21 +75,6 @@ export function entryTime(entry: Obj): number {
   const t = message?.timestamp;
   // A number a Date can hold (±8.64e15 ms); anything else is no time (a calendar cannot place it).
   return typeof t === "number" && Math.abs(t) <= 8.64e15 ? t : Number.NaN;
-}
-
-const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
-
-/** The file paths in one tool call's arguments. */
-export function toolCallPaths(args: unknown): string[] {
-  if (!isObject(args)) return [];
-  const out: string[] = [];
-  for (const key of PATH_KEYS) {
-    const v = args[key];
-    if (typeof v === "string" && v !== "") out.push(v);
-  }
-  if (Array.isArray(args.paths))
-    for (const p of args.paths) if (typeof p === "string" && p !== "") out.push(p);
-  return out;
 }
 
 /** Argument values as searchable text: strings as they are, anything else as JSON. */

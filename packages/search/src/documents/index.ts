@@ -14,8 +14,26 @@ export {
   entryTime,
   hasText,
   roleClass,
-  toolCallPaths,
 } from "./entry.js";
+export { type SideEntry, type SideSummary, summarizeSide } from "./branch-sides.js";
+export {
+  type BranchCompare,
+  type ComparedPath,
+  type ComparedSide,
+  compareBranches,
+  comparePaths,
+  defaultPair,
+} from "./branch-compare.js";
+export {
+  FILE_ACTIONS,
+  type FileAction,
+  type FileTouch,
+  type TouchBase,
+  fileAction,
+  fileTouches,
+  resolveTouchPath,
+  toolCallPaths,
+} from "./file-touches.js";
 export {
   type ParsedQuery,
   type QueryTerm,

@@ -30,6 +30,11 @@ export interface IoOptions {
   /** False when `--no-color` was given. */
   color: boolean;
   json: boolean;
+  /**
+   * Applied to everything written on stderr (messages, warnings, errors): the run's database
+   * credentials masked (`team-db.ts`'s `credentialMask`).
+   */
+  conceal?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -87,8 +92,10 @@ export class Io {
   private readonly progressDelayMs: number;
   private readonly stdoutColors: boolean;
   private readonly stderrColors: boolean;
+  private readonly conceal: ((text: string) => string) | undefined;
 
   constructor(options: IoOptions) {
+    this.conceal = options.conceal;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
     this.json = options.json;
@@ -125,7 +132,8 @@ export class Io {
 
   /** Human chatter on stderr (what was written, where the backup is), made terminal-safe. */
   info(text: string): void {
-    this.stderr.write(`${toTerminal(text, this.stderrColors)}\n`);
+    const shown = this.conceal ? this.conceal(text) : text;
+    this.stderr.write(`${toTerminal(shown, this.stderrColors)}\n`);
   }
 
   warn(text: string): void {

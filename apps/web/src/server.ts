@@ -4,9 +4,11 @@
  * team's PostgreSQL database), with live changes as server-sent events.
  *
  * Every request passes the guards of `security.ts` first: GET or HEAD only, a `Host` that
- * names this server, no cross-site `Origin`, and the token (from the URL the server printed,
- * then from its cookie). No endpoint writes anything; sessions are found only through the
- * source's own list (a session key names a row, never a path).
+ * names this server, no cross-site `Origin`; every API request also the token (the page has it
+ * from the fragment of the URL the server printed and sends it as `Authorization: Bearer`).
+ * The page and its assets hold no session data and need no token. No endpoint writes
+ * anything; sessions are found only through the source's own list (a session key names a row,
+ * never a path).
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -16,14 +18,14 @@ import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH, CLIENT_STYLE, CLIENT_STYLE_HASH } fr
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
 import {
   COMMON_HEADERS,
-  cookieName,
-  cookieValue,
+  bearerToken,
   crossSite,
   hostAllowed,
   newToken,
-  tokenCookie,
   tokenMatches,
+  tokenUrl,
 } from "./security.js";
+import { TOKEN_PARAM } from "./query-params.js";
 import type { PostgresDatabase } from "@pi-session/postgres";
 import { DatabaseSource } from "./database-source.js";
 import { LocalSource } from "./local-source.js";
@@ -70,7 +72,7 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
-  /** The URL to open, token included. */
+  /** The URL to open, the token in its fragment (`http://127.0.0.1:PORT/#token=...`). */
   url: string;
   /** The URL without the token. */
   origin: string;
@@ -452,28 +454,20 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       send(res, 400, "malformed request target\n", "text/plain; charset=utf-8");
       return;
     }
-    const given = url.searchParams.get("token");
-    const fromCookie = cookieValue(req.headers.cookie, cookieName(port));
-    const byUrl = given !== null && tokenMatches(given, token);
-    if (!byUrl && !tokenMatches(fromCookie, token)) {
+    const api = url.pathname.startsWith("/api/");
+    const given = bearerToken(req.headers.authorization) ?? url.searchParams.get(TOKEN_PARAM) ?? undefined;
+    if (api && !tokenMatches(given, token)) {
       send(
         res,
         401,
-        "This pi-session server needs its token: open the URL it printed (with ?token=...).\n",
-        "text/plain; charset=utf-8",
+        jsonText({ error: "This pi-session server needs its token: open the URL it printed (…/#token=…)." }),
+        "application/json; charset=utf-8",
       );
       return;
     }
-    if (byUrl && url.pathname === "/") {
-      // Keep the token in a cookie and take it out of the address bar (and the history).
-      res.writeHead(303, { ...COMMON_HEADERS, "Set-Cookie": tokenCookie(port, token), Location: "/" });
-      res.end();
-      return;
-    }
-    const extra: Record<string, string> = byUrl ? { "Set-Cookie": tokenCookie(port, token) } : {};
     try {
       if (url.pathname === "/") {
-        send(res, 200, SHELL, "text/html; charset=utf-8", extra);
+        send(res, 200, SHELL, "text/html; charset=utf-8");
       } else if (url.pathname === SCRIPT_PATH || url.pathname === STYLE_PATH) {
         const live = options.assets?.();
         const script = url.pathname === SCRIPT_PATH;
@@ -483,7 +477,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           script ? (live?.script ?? CLIENT_SCRIPT) : (live?.style ?? CLIENT_STYLE),
           script ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8",
           // Named by their hash: a new build has new names.
-          { ...extra, "Cache-Control": live ? "no-store" : "private, max-age=31536000, immutable" },
+          { "Cache-Control": live ? "no-store" : "private, max-age=31536000, immutable" },
         );
       } else if (url.pathname.startsWith("/api/")) {
         await handleApi(req, res, url);
@@ -528,7 +522,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const shown = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const origin = `http://${shown}:${port}`;
   return {
-    url: `${origin}/?token=${token}`,
+    url: tokenUrl(origin, token),
     origin,
     port,
     host,

@@ -17,7 +17,10 @@ import { type Styles, createStyles, hasUnsafeInLines, oneLineField, toTerminal }
 export type Colors = Styles;
 
 export interface Stream {
+  /** False when the stream holds more than it wants (then wait for its `drain`). */
   write(chunk: string): unknown;
+  /** For `drain` (Node's streams have it). */
+  once?(event: "drain", listener: () => void): unknown;
   isTTY?: boolean;
   /** A terminal's width in columns. */
   columns?: number;
@@ -122,6 +125,19 @@ export class Io {
   document(text: string): void {
     if (hasUnsafeInLines(text)) throw new Error("document output holds a raw control character");
     this.stdout.write(text);
+  }
+
+  /**
+   * A rendered document in pieces (see {@link document}), written as they come: a stream that
+   * is behind is waited for, so a huge export is never held in memory.
+   */
+  async documentChunks(chunks: Iterable<string>): Promise<void> {
+    for (const chunk of chunks) {
+      if (hasUnsafeInLines(chunk)) throw new Error("document output holds a raw control character");
+      const once = this.stdout.once?.bind(this.stdout);
+      if (this.stdout.write(chunk) === false && once !== undefined)
+        await new Promise<void>((resolve) => once("drain", resolve));
+    }
   }
 
   /** A JSON document on stdout (pretty, stable key order as given; any depth). */

@@ -107,6 +107,7 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
   let pager: PagedOutput | undefined;
   const stdout: Stream = {
     write: (chunk) => sink.write(chunk),
+    once: (event, listener) => (sink.once ? sink.once(event, listener) : listener()),
     isTTY: options.stdout.isTTY === true,
     ...(options.stdout.columns !== undefined ? { columns: options.stdout.columns } : {}),
   };

@@ -96,8 +96,6 @@ export function fence(text: string, language: string): string {
 const FENCE_OPEN = /^( {0,3})(`{3,}(?=[^`]*$)|~{3,})/;
 /** A list item's marker, which makes the lines after it possibly the item's content. */
 const LIST_ITEM = /^ {0,3}([-+*]|\d{1,9}[.)])([ \t]|$)/;
-/** An autolink that can only be a web or mail link (kept: `<` escaped would lose it). */
-const SAFE_AUTOLINK = /^<(?:https?:\/\/|mailto:)[^\s<>`\\]*>/i;
 /** The schemes a link must never reach a page with. */
 const UNSAFE_SCHEMES = new Set(["javascript", "vbscript", "data"]);
 /**
@@ -141,6 +139,40 @@ function percentDecoded(text: string): string {
   return out;
 }
 
+/** A run of scheme pieces (see {@link SCHEME_PIECE}). */
+const SCHEME_RUN = new RegExp(`(?:${SCHEME_PIECE.source})+`, "g");
+/**
+ * A stretch of text that may hold a run spelling a colon (a `:`, a reference, a
+ * percent-encoding or an escape): from a word start (the lookbehind, so each start is tried
+ * once), scheme-ish characters taken atomically (the lookahead and backreference), then a
+ * `:`, `&`, `%` or escape, then more. Linear: words without those characters cost one try.
+ */
+const COLON_STRETCH =
+  /(?<![A-Za-z0-9+.\-:\t&#;%\\])(?=([A-Za-z0-9+.\-\t#;]*))\1(?:[:&%]|\\[\s\S]?)(?:[A-Za-z0-9+.\-:\t&#;%]|\\[\s\S]?)*/g;
+
+/** An unsafe scheme spelled with plain letters (tabs between them are dropped by the URL parser). */
+const PLAIN_UNSAFE_SCHEME = /(?:s\t*c\t*r\t*i\t*p\t*t|d\t*a\t*t\t*a)\t*:/i;
+
+/** Whether a run of scheme pieces (followed by `next`) spells an unsafe URL once decoded. */
+function unsafeRun(run: string, next: string | undefined): boolean {
+  if (run.length < 5) return false;
+  let decoded = "";
+  for (let i = 0; i < run.length; ) {
+    SCHEME_PIECE.lastIndex = i;
+    const piece = (SCHEME_PIECE.exec(run) as RegExpExecArray)[0];
+    decoded += decodePiece(piece);
+    i += piece.length;
+  }
+  const url = percentDecoded(decoded)
+    .replace(/[\u0000-\u0020]/g, "")
+    .toLowerCase();
+  const colon = url.indexOf(":");
+  const scheme = colon > 0 ? url.slice(0, colon) : "";
+  if (!UNSAFE_SCHEMES.has(scheme)) return false;
+  // "the data: 5" is prose.
+  return !(scheme === "data" && colon === url.length - 1 && (next === undefined || /\s/.test(next)));
+}
+
 /**
  * `text` with a zero-width space before every run that could spell a `javascript:`,
  * `vbscript:` or `data:` URL once decoded (character references, backslash escapes,
@@ -149,61 +181,32 @@ function percentDecoded(text: string): string {
  * …") and stays.
  */
 function breakUnsafeSchemes(text: string): string {
+  // Without a reference, a percent-encoding or an escape, only raw letters (and tabs) can spell one.
+  if (!/[&%\\]/.test(text) && !PLAIN_UNSAFE_SCHEME.test(text)) return text;
   let out = "";
   let copied = 0;
-  let i = 0;
-  while (i < text.length) {
-    let decoded = "";
-    let at = i;
-    for (;;) {
-      SCHEME_PIECE.lastIndex = at;
-      const m = SCHEME_PIECE.exec(text);
-      if (!m) break;
-      decoded += decodePiece(m[0]);
-      at += m[0].length;
+  for (const stretch of text.matchAll(COLON_STRETCH)) {
+    for (const m of stretch[0].matchAll(SCHEME_RUN)) {
+      const at = stretch.index + m.index;
+      if (!unsafeRun(m[0], text[at + m[0].length])) continue;
+      out += text.slice(copied, at) + SCHEME_BREAK;
+      copied = at;
     }
-    if (at === i) {
-      i++;
-      continue;
-    }
-    const url = percentDecoded(decoded)
-      .replace(/[\u0000-\u0020]/g, "")
-      .toLowerCase();
-    const colon = url.indexOf(":");
-    const scheme = colon > 0 ? url.slice(0, colon) : "";
-    const prose = scheme === "data" && colon === url.length - 1 && /^\s|^$/.test(text.slice(at, at + 1));
-    if (UNSAFE_SCHEMES.has(scheme) && !prose) {
-      out += text.slice(copied, i) + SCHEME_BREAK;
-      copied = i;
-    }
-    i = at;
   }
-  return out + text.slice(copied);
+  return copied === 0 ? text : out + text.slice(copied);
 }
+
+/** A `<` that opens no web or mail autolink. */
+const LONE_LT = /<(?!(?:https?:\/\/|mailto:)[^\s<>`\\]*>)/gi;
+/** The same, or a backslash escape (kept as it is: its `<` is escaped already). */
+const LONE_LT_OR_ESCAPE = /\\[!-/:-@[-`{-~]|<(?!(?:https?:\/\/|mailto:)[^\s<>`\\]*>)/gi;
 
 /** Prose: unsafe schemes broken, `<` escaped (no raw HTML, no autolink) but for web and mail autolinks. */
 function escapeProse(text: string): string {
   const broken = breakUnsafeSchemes(text);
-  let out = "";
-  for (let i = 0; i < broken.length; i++) {
-    const ch = broken[i] as string;
-    if (ch === "\\" && i + 1 < broken.length && /[!-/:-@[-`{-~]/.test(broken[i + 1] as string)) {
-      out += ch + broken[++i];
-      continue;
-    }
-    if (ch === "<") {
-      const auto = SAFE_AUTOLINK.exec(broken.slice(i));
-      if (auto) {
-        out += auto[0];
-        i += auto[0].length - 1;
-        continue;
-      }
-      out += "\\<";
-      continue;
-    }
-    out += ch;
-  }
-  return out;
+  if (!broken.includes("<")) return broken;
+  if (!broken.includes("\\")) return broken.replace(LONE_LT, "\\<");
+  return broken.replace(LONE_LT_OR_ESCAPE, (m: string) => (m === "<" ? "\\<" : m));
 }
 
 /** What a paragraph carries from one line to the next. */
@@ -218,47 +221,49 @@ interface ProseState {
  * paragraph with no backtick run left open), the rest through {@link escapeProse}.
  */
 function escapeProseLine(line: string, state: ProseState): string {
+  if (!line.includes("`")) return escapeProse(line);
   const trusted = !state.openBackticks;
   let out = "";
   let prose = "";
   let i = 0;
+  const special = /[`\\]/g;
   while (i < line.length) {
-    const ch = line[i] as string;
-    if (ch === "\\" && i + 1 < line.length && /[!-/:-@[-`{-~]/.test(line[i + 1] as string)) {
-      prose += ch + line[i + 1];
-      i += 2;
+    special.lastIndex = i;
+    const found = special.exec(line);
+    if (found === null) {
+      prose += line.slice(i);
+      break;
+    }
+    const j = found.index;
+    prose += line.slice(i, j);
+    if (line[j] === "\\") {
+      // An escaped character (a backtick among them) opens nothing.
+      const escaped = j + 1 < line.length && /[!-/:-@[-`{-~]/.test(line[j + 1] as string);
+      prose += line.slice(j, escaped ? j + 2 : j + 1);
+      i = escaped ? j + 2 : j + 1;
       continue;
     }
-    if (ch !== "`") {
-      prose += ch;
-      i++;
-      continue;
-    }
-    let run = i;
+    let run = j;
     while (line[run] === "`") run++;
-    const ticks = run - i;
+    const ticks = run - j;
     // The closing run: the next run of exactly as many backticks.
     let close = -1;
-    for (let j = run; j < line.length; ) {
-      if (line[j] !== "`") {
-        j++;
-        continue;
-      }
-      let end = j;
+    for (let k = line.indexOf("`", run); k !== -1; ) {
+      let end = k;
       while (line[end] === "`") end++;
-      if (end - j === ticks) {
-        close = j;
+      if (end - k === ticks) {
+        close = k;
         break;
       }
-      j = end;
+      k = line.indexOf("`", end);
     }
     if (close === -1) {
       state.openBackticks = true;
-      prose += line.slice(i, run);
+      prose += line.slice(j, run);
       i = run;
       continue;
     }
-    const span = line.slice(i, close + ticks);
+    const span = line.slice(j, close + ticks);
     if (trusted && !span.includes("|")) {
       out += escapeProse(prose) + span;
       prose = "";
@@ -537,8 +542,15 @@ function itemMarkdown(item: DocumentItem, state: State): string {
   return parts.join("\n\n");
 }
 
-function headerMarkdown(doc: RenderDocument, state: State): string {
-  const { session, view } = doc;
+/** A document's head, and how many items follow it (the Markdown's facts count them). */
+export interface DocumentHead {
+  session: RenderDocument["session"];
+  view: RenderDocument["view"];
+  itemCount: number;
+}
+
+function headerMarkdown(head: DocumentHead, state: State): string {
+  const { session, view } = head;
   const title = session.title;
   const facts: string[] = [];
   if (session.id) facts.push(`- **Session:** ${inlineCode(session.id)}`);
@@ -549,7 +561,7 @@ function headerMarkdown(doc: RenderDocument, state: State): string {
   if (view.kind === "branch") {
     const leaf = view.leafId === null ? "an empty branch" : `the branch ending at ${inlineCode(view.leafId)}`;
     const current = view.leafId !== null && view.leafId === session.leafId ? " (the current one)" : "";
-    facts.push(`- **Shows:** ${leaf}${current}: ${formatInt(doc.items.length)} of ${entries}`);
+    facts.push(`- **Shows:** ${leaf}${current}: ${formatInt(head.itemCount)} of ${entries}`);
   } else if (view.kind === "all-branches") {
     facts.push(`- **Shows:** every branch, depth first: ${entries}`);
   } else {
@@ -564,6 +576,21 @@ function headerMarkdown(doc: RenderDocument, state: State): string {
 
 /** The document as Markdown (ends with a newline). */
 export function renderMarkdown(doc: RenderDocument, options: MarkdownOptions = {}): string {
+  let out = "";
+  for (const chunk of markdownChunks({ ...doc, itemCount: doc.items.length }, doc.items, options))
+    out += chunk;
+  return out;
+}
+
+/**
+ * {@link renderMarkdown} in pieces, one item at a time from `items` (which may be read as they
+ * are made: a streamed export of a session too large to hold).
+ */
+export function* markdownChunks(
+  head: DocumentHead,
+  items: Iterable<DocumentItem>,
+  options: MarkdownOptions = {},
+): Generator<string> {
   const state: State = {
     options,
     limits: { maxOutputLines: options.maxOutputLines ?? 40, maxOutputChars: options.maxOutputChars ?? 8000 },
@@ -572,17 +599,17 @@ export function renderMarkdown(doc: RenderDocument, options: MarkdownOptions = {
     time: options.formatTime ?? utcTime,
     imageNumber: 0,
   };
-  const parts = [headerMarkdown(doc, state)];
+  yield headerMarkdown(head, state);
   let turn = 0;
-  for (const item of doc.items) {
+  for (const item of items) {
     if (item.kind === "user") {
       turn++;
       const when = item.timestamp !== undefined ? ` · ${escapeInline(state.time(item.timestamp))}` : "";
-      parts.push(`## Turn ${turn}${when}`);
+      yield `\n\n## Turn ${turn}${when}`;
     } else if (item.kind === "compaction" || item.kind === "compactionSummary") {
-      parts.push("---");
+      yield "\n\n---";
     }
-    parts.push(itemMarkdown(item, state));
+    yield `\n\n${itemMarkdown(item, state)}`;
   }
-  return `${parts.join("\n\n")}\n`;
+  yield "\n";
 }

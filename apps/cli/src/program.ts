@@ -9,6 +9,7 @@ import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./error
 import { Io, type Stream } from "./io.js";
 import type { PagedOutput } from "./pager.js";
 import { suggestionHint } from "./suggest.js";
+import { credentialMask } from "./team-db.js";
 import { oneLineField } from "./terminal-safe.js";
 import { VERSION } from "./version.js";
 
@@ -106,10 +107,11 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
   let pager: PagedOutput | undefined;
   const stdout: Stream = {
     write: (chunk) => sink.write(chunk),
+    once: (event, listener) => (sink.once ? sink.once(event, listener) : listener()),
     isTTY: options.stdout.isTTY === true,
     ...(options.stdout.columns !== undefined ? { columns: options.stdout.columns } : {}),
   };
-  const io = new Io({ stdout, stderr: options.stderr, env, color, json });
+  const io = new Io({ stdout, stderr: options.stderr, env, color, json, conceal: credentialMask(argv, env) });
 
   const cli = new CAC("pi-session");
   let pending: Promise<number> | undefined;

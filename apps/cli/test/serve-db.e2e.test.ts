@@ -33,11 +33,11 @@ let readerUrl: string;
 let compacted: string;
 const running: Running[] = [];
 
-/** A server started with `args`, with its URL, origin and the token's cookie. */
+/** A server started with `args`, with its origin and the header that carries its token. */
 interface Served {
   run: Running;
   origin: string;
-  cookie: string;
+  auth: Record<string, string>;
   /** Every body it answered (to look for the password in). */
   bodies: string[];
   text(path: string): Promise<string>;
@@ -49,19 +49,18 @@ async function serve(args: string[], env: Record<string, string> = {}): Promise<
   running.push(run);
   const end = await run.waitForOutput("\n", 0, 120_000);
   const url = run.stdout.slice(0, end - 1);
-  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]+$/);
-  const origin = url.slice(0, url.indexOf("/?"));
-  const first = await fetch(url, { redirect: "manual" });
-  const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] as string;
+  expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]+$/);
+  const origin = url.slice(0, url.indexOf("/#token="));
+  const auth = { authorization: `Bearer ${url.slice(url.indexOf("/#token=") + "/#token=".length)}` };
   const bodies: string[] = [];
   const text = async (path: string) => {
-    const res = await fetch(origin + path, { headers: { cookie } });
+    const res = await fetch(origin + path, { headers: auth });
     const body = await res.text();
     bodies.push(body);
     if (res.status !== 200) throw new Error(`${path}: ${res.status} ${body}`);
     return body;
   };
-  return { run, origin, cookie, bodies, text, json: async (path) => JSON.parse(await text(path)) };
+  return { run, origin, auth, bodies, text, json: async (path) => JSON.parse(await text(path)) };
 }
 
 async function stop(served: Served): Promise<void> {
@@ -223,9 +222,7 @@ describe("serve --db", () => {
       expect(planted.sessions.map((s: any) => [s.key, s.source])).toEqual(
         expect.arrayContaining([[store.ids.planted, ADA]]),
       );
-      expect(
-        (await fetch(`${remote.origin}/api/search?q=re:(`, { headers: { cookie: remote.cookie } })).status,
-      ).toBe(400);
+      expect((await fetch(`${remote.origin}/api/search?q=re:(`, { headers: remote.auth })).status).toBe(400);
 
       // Usage: every chart as the local app's, its totals `stats --all --json --db`'s.
       const stats = JSON.parse(
@@ -284,8 +281,7 @@ describe("serve --db", () => {
       expect(bobHits.sessions.map((s: any) => s.source)).toEqual([BOB]);
       // Another source's session is not there to name.
       expect(
-        (await fetch(`${bob.origin}/api/sessions/${store.ids.planted}`, { headers: { cookie: bob.cookie } }))
-          .status,
+        (await fetch(`${bob.origin}/api/sessions/${store.ids.planted}`, { headers: bob.auth })).status,
       ).toBe(404);
       const usage = await bob.json("/api/usage?period=month&split=model");
       expect(usage.totals.cost).toBeCloseTo(0.5, 9);
@@ -300,7 +296,7 @@ describe("serve --db", () => {
 
   it("a second sync reaches an open server: its events name the session, the API has the new entry", async () => {
     const remote = await serve(["--db", readerUrl, "--source", ADA]);
-    const events = await fetch(`${remote.origin}/api/events`, { headers: { cookie: remote.cookie } });
+    const events = await fetch(`${remote.origin}/api/events`, { headers: remote.auth });
     const reader = (events.body as ReadableStream<Uint8Array>).getReader();
     const decoder = new TextDecoder();
     let stream = "";

@@ -8,6 +8,7 @@
 import type { SessionHeader } from "@pi-session/format";
 import { type ViewKind, localTime } from "@pi-session/render";
 import { formatInt, h, oneLine, projectName, shown } from "./dom.js";
+import { withToken } from "./api.js";
 
 export const VIEW_LABELS: Record<ViewKind, string> = {
   branch: "Branch",
@@ -151,7 +152,7 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
         const format = link.dataset.format as string;
         const q = new URLSearchParams({ format, view });
         if (leafId && view !== "all-branches") q.set("leaf", leafId);
-        link.href = `/api/sessions/${encodeURIComponent(key)}/export?${q.toString()}`;
+        link.href = withToken(`/api/sessions/${encodeURIComponent(key)}/export?${q.toString()}`);
         link.hidden = format === "jsonl" && view === "context";
       }
     },

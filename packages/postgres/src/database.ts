@@ -34,6 +34,7 @@ import {
 import { ensureSchema } from "./schema.js";
 import type { PostgresSyncOptions, PostgresSyncStats } from "./sync.js";
 import { compileQuery, likePattern, rankQuery, termLiterals } from "./terms.js";
+import { PostgresUrlError, postgresUrlProblem, redactUrl, urlSecrets } from "./url.js";
 
 export interface OpenPostgresOptions {
   /** A `postgres://` URL (default: `PI_SESSION_DATABASE_URL`, else pg's `PG*` variables). */
@@ -78,38 +79,6 @@ export interface SourceInfo {
   lastSyncMs: number;
 }
 
-/** The URL as it may be shown: its password (in the authority or a `password=` parameter) removed. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== "") u.password = "";
-    for (const key of [...u.searchParams.keys()])
-      if (/^password$/i.test(key) || /^sslpassword$/i.test(key)) u.searchParams.set(key, "***");
-    return u.toString();
-  } catch {
-    // A libpq key=value string, or something else: its password value, if any, hidden.
-    return url.replace(/(password\s*=\s*)('[^']*'|\S+)/gi, "$1***");
-  }
-}
-
-/** Secrets of a URL: its password, as written and decoded. */
-function secretsOf(url: string | undefined): string[] {
-  if (url === undefined) return [];
-  const out = new Set<string>();
-  try {
-    const u = new URL(url);
-    if (u.password !== "") {
-      out.add(u.password);
-      out.add(decodeURIComponent(u.password));
-    }
-    for (const [key, value] of u.searchParams) if (/password/i.test(key) && value !== "") out.add(value);
-  } catch {
-    for (const m of url.matchAll(/password\s*=\s*('([^']*)'|\S+)/gi)) out.add(m[2] ?? m[1] ?? "");
-  }
-  out.delete("");
-  return [...out];
-}
-
 /** A connection or query failed (its message scrubbed of the URL's password). */
 export class PostgresDatabaseError extends Error {
   override readonly name = "PostgresDatabaseError";
@@ -122,8 +91,15 @@ export class PostgresDatabaseError extends Error {
   }
 }
 
+/**
+ * Turns an error into one whose message has no password of `url` (the URL itself shown
+ * redacted); one from pg or Node (it has a `code`) always becomes a new
+ * {@link PostgresDatabaseError}, so no property of the original (Node's URL errors keep their
+ * `input`) travels on. The package's own errors (schema versions, a bad query) pass.
+ */
 function scrubber(url: string | undefined): (error: unknown) => unknown {
-  const secrets = secretsOf(url);
+  // Longest first: a secret that holds another is replaced whole.
+  const secrets = (url === undefined ? [] : urlSecrets(url)).sort((a, b) => b.length - a.length);
   const location = url === undefined ? undefined : redactUrl(url);
   return (error) => {
     if (!(error instanceof Error)) return error;
@@ -182,12 +158,20 @@ export class PostgresDatabase {
   static async open(options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
     const env = options.env ?? process.env;
     const url = options.url ?? env.PI_SESSION_DATABASE_URL;
+    const problem = url === undefined ? undefined : postgresUrlProblem(url);
+    if (url !== undefined && problem !== undefined) throw new PostgresUrlError(problem, redactUrl(url));
     const scrub = scrubber(url);
     const location = url === undefined ? "(PG* environment)" : redactUrl(url);
+    let target: ReturnType<typeof poolTarget>;
+    try {
+      target = poolTarget(url, env);
+    } catch (error) {
+      throw scrub(error);
+    }
     // The pool's sockets, made here so that close() can end them as libpq does.
     const sockets = new Set<Socket>();
     const pool = new pg.Pool({
-      ...poolTarget(url, env),
+      ...target,
       max: options.maxConnections ?? 4,
       application_name: "pi-session",
       stream: () => {

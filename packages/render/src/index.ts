@@ -32,10 +32,19 @@ export {
   type ToolCallBlock,
   type ViewKind,
 } from "./model/shapes.js";
-export { type DocumentOptions, buildDocument, sessionTitle } from "./model/document.js";
+export {
+  type DocumentOptions,
+  type DocumentSessionParts,
+  type TreePlace,
+  buildDocument,
+  documentSessionOf,
+  placedItem,
+  sessionTitle,
+  titleOf,
+} from "./model/document.js";
 export { entryItem } from "./model/entry-item.js";
 export { type ItemOptions, messageItem } from "./model/message-item.js";
-export { type ToolCallLookup, collectToolCalls } from "./model/tool-calls.js";
+export { type ToolCallLookup, addToolCalls, collectToolCalls } from "./model/tool-calls.js";
 export { languageOfPath } from "./model/languages.js";
 export {
   DEFAULT_FOLD_LINES,
@@ -47,18 +56,31 @@ export {
   renderTextItem,
 } from "./text.js";
 export {
+  type DocumentHead,
   type MarkdownOptions,
   escapeInline,
   fence,
   inlineCode,
+  markdownChunks,
   renderMarkdown,
   safeMarkdown,
 } from "./markdown.js";
 export { formatInt, localTime, utcTime } from "./readable.js";
 export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
 export { type PolicySources, contentSecurityPolicy } from "./csp.js";
-export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
-export { EXPORT_FORMATS, type ExportFormat, type ExportOptions, exportChunks } from "./export.js";
+export { type JsonlOptions, branchJsonlLines, jsonlLines } from "./jsonl.js";
+export {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportOptions,
+  STREAMED_FORMATS,
+  type StreamedBranch,
+  type StreamedEntry,
+  type StreamedFormat,
+  documentJsonChunks,
+  exportChunks,
+  streamedExportChunks,
+} from "./export.js";
 export {
   CONTEXT_REDACTION_RULES,
   DEFAULT_REDACTION_RULES,

@@ -181,7 +181,7 @@ describe("renderMarkdown", () => {
       .replace(/<\/?(details|summary)>/g, "");
     expect(prose).not.toMatch(/(?<!\\)</);
     expect(out).toContain("\\<script>window.__pwned = 'script'\\</script>");
-    expect(out).toContain("\\](javascript:window.__pwned='link')");
+    expect(out).toContain("[click me](\u200bjavascript:window.__pwned='link')");
     expect(out).toContain("\\x1b]0;title\\x07");
     expect(out).not.toContain("\u001b");
     // Titles and labels are escaped or code spans.
@@ -195,7 +195,28 @@ describe("renderMarkdown", () => {
     expect(safeMarkdown("```\nunclosed <x>")).toBe("```\nunclosed <x>\n```");
     expect(safeMarkdown("~~~~\na\n~~~\nb\n~~~~\nc")).toBe("~~~~\na\n~~~\nb\n~~~~\nc");
     expect(safeMarkdown("[x](data:text/html,hi) [y](https://ok)")).toBe(
-      "[x\\](data:text/html,hi) [y](https://ok)",
+      "[x](\u200bdata:text/html,hi) [y](https://ok)",
+    );
+  });
+
+  it("safeMarkdown keeps verbatim only the code every renderer agrees is code", () => {
+    // Indented lines in a list are the item's text, not code.
+    expect(safeMarkdown("- a\n\n    <b>")).toBe("- a\n\n    \\<b>");
+    expect(safeMarkdown("a\n\n    <b>")).toBe("a\n\n    <b>");
+    // A backtick left open on an earlier line may close on this one: its spans are prose.
+    expect(safeMarkdown("a `b\nc `<d>` e")).toBe("a `b\nc `\\<d>` e");
+    // A table splits cells at | before code spans; an escaped backtick opens nothing.
+    expect(safeMarkdown("| `a|<b>` |")).toBe("| `a|\\<b>` |");
+    expect(safeMarkdown("\\`<b>`")).toBe("\\`\\<b>`");
+    // A fence whose info string holds a backtick is no fence; one in a list item ends with it.
+    expect(safeMarkdown("```a`b\n<c>")).toBe("```a`b\n\\<c>");
+    expect(safeMarkdown("- a\n  ```\n  <b>\n<c>")).toBe("- a\n  ```\n  <b>\n```\n\\<c>");
+    // Web and mail autolinks stay; prose "data:" stays; every spelling of a script link breaks.
+    expect(safeMarkdown("see <https://x.example/a> and the data: 5")).toBe(
+      "see <https://x.example/a> and the data: 5",
+    );
+    expect(safeMarkdown("[a](&#106;ava&Tab;script&colon;x) [b]: JAVA%53CRIPT\\:x")).toBe(
+      "[a](\u200b&#106;ava&Tab;script&colon;x) [b]: \u200bJAVA%53CRIPT\\:x",
     );
   });
 

@@ -180,6 +180,19 @@ export class SlotIndex {
     return path.subarray(0, n).reverse();
   }
 
+  /**
+   * The slot of `slot`'s parent as {@link pathFrom} walks it (the kept occurrence of its
+   * `parentId`), or -1 for none (a root: no, an empty, a missing or its own parent id).
+   */
+  parentSlotOf(slot: number): number {
+    return this.#parentSlot(slot);
+  }
+
+  /** Whether some id is on two slots (then the tree view keeps the last; see `SessionIndex`). */
+  get hasDuplicateIds(): boolean {
+    return this.#hasDuplicates;
+  }
+
   /** The root-to-entry slots for `id` (empty when unknown). */
   pathTo(id: string): Int32Array {
     const start = this.#table.find(id);

@@ -363,9 +363,10 @@ Exit codes: 0 none found (or all replaced with --write); 1 found, or a rewrite f
         .example("  $ pi-session serve --open")
         .example("  $ pi-session serve --port 8080 --session-dir ~/backup/sessions")
         .example("  $ pi-session serve --db postgresql://reader@db.internal/pi --source ada@laptop"),
-    details: `Prints the app's URL, with its token, on stdout; runs until Ctrl-C. Every request needs the
-token (kept in a cookie after the first); requests naming another Host or from another site's
-page are refused, and nothing is ever written. Changes on disk appear within a second; with
+    details: `Prints the app's URL, its token in the fragment (#token=...), on stdout; runs until Ctrl-C.
+Every API request needs the token (the page keeps it for this port only, never in a cookie);
+requests naming another Host or from another site's page are refused, and nothing is ever
+written. Changes on disk appear within a second; with
 --db, what a sync sends appears within a few seconds (the database is looked at every 2 s).`,
     load: async () => (await import("./serve.js")).action,
   },

@@ -425,6 +425,21 @@ export class LazySessionFile {
   entry(slot: number): Record<string, unknown> {
     const cached = this.#cache[slot];
     if (cached !== undefined) return cached;
+    const value = this.#load(slot);
+    this.#cache[slot] = value;
+    return value;
+  }
+
+  /**
+   * The entry in `slot`, parsed now and not kept (the one already kept, if any): for one pass
+   * over many entries whose objects are dropped as it goes, such as a streamed export of a
+   * session too large to hold. Throws {@link SessionFileRewrittenError}.
+   */
+  read(slot: number): Record<string, unknown> {
+    return this.#cache[slot] ?? this.#load(slot);
+  }
+
+  #load(slot: number): Record<string, unknown> {
     const length = this.lengths[slot] as number;
     const offset = this.offsets[slot] as number;
     let value: Record<string, unknown>;
@@ -444,7 +459,6 @@ export class LazySessionFile {
       this.#fill(offset, Math.min(WINDOW, this.size - offset), WINDOW);
       value = this.#parseInWindow(slot, offset);
     }
-    this.#cache[slot] = value;
     return value;
   }
 

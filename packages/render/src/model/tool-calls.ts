@@ -16,22 +16,34 @@ interface ToolCallInfo {
   arguments: unknown;
 }
 
-/** Tool call id -> name and arguments, over every assistant message of the session. */
+/**
+ * Tool call id -> what a result needs of its call (see {@link outputLanguage}), over every
+ * assistant message of the session (the last call of an id wins).
+ */
 export type ToolCallLookup = ReadonlyMap<string, ToolCallInfo>;
 
-/** Collects the tool calls of `entries` (so a result can be shown in the language of its call). */
-export function collectToolCalls(entries: readonly AnyEntry[]): Map<string, ToolCallInfo> {
-  const calls = new Map<string, ToolCallInfo>();
-  for (const entry of entries) {
-    if (entry.type !== "message") continue;
-    const message = (entry as Obj).message;
-    if (!isObject(message) || message.role !== "assistant" || !Array.isArray(message.content)) continue;
-    for (const block of message.content) {
-      if (isObject(block) && block.type === "toolCall" && typeof block.id === "string") {
-        calls.set(block.id, { name: stringOrEmpty(block.name), arguments: block.arguments });
-      }
-    }
+/**
+ * Adds the tool calls of one entry to `calls`. Only a `read` call changes how its result is
+ * shown, so only those are kept, with only their path: a session's calls cost a few bytes
+ * each, whatever their arguments (a huge session's export keeps them all).
+ */
+export function addToolCalls(calls: Map<string, ToolCallInfo>, entry: AnyEntry): void {
+  if (entry.type !== "message") return;
+  const message = (entry as Obj).message;
+  if (!isObject(message) || message.role !== "assistant" || !Array.isArray(message.content)) return;
+  for (const block of message.content) {
+    if (!isObject(block) || block.type !== "toolCall" || typeof block.id !== "string") continue;
+    const args = block.arguments;
+    if (block.name === "read" && isObject(args))
+      calls.set(block.id, { name: "read", arguments: { path: args.path, file_path: args.file_path } });
+    else calls.delete(block.id);
   }
+}
+
+/** Collects the tool calls of `entries` (so a result can be shown in the language of its call). */
+export function collectToolCalls(entries: Iterable<AnyEntry>): Map<string, ToolCallInfo> {
+  const calls = new Map<string, ToolCallInfo>();
+  for (const entry of entries) addToolCalls(calls, entry);
   return calls;
 }
 

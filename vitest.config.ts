@@ -90,6 +90,9 @@ export default defineConfig(({ mode }) => {
       // The default output, then one line naming the tests left out for want of pi's real
       // session files (packages/testkit/src/upstream.ts says where they are looked for).
       reporters: ["default", new LeftOutReporter()],
+      // The generated modules the sources import (the page's and the web app's bundles), written
+      // from the sources before any test file loads: they are not committed.
+      globalSetup: [join(root, "scripts", "generated-modules.mjs")],
       projects: [
         ...dirs.map((dir) => project(readManifest(dir).name ?? relative(root, dir), dir, ["**/*.test.ts"])),
         project("repo", root.replace(/\/$/, ""), ["scripts/**/*.test.ts"]),

@@ -6,6 +6,9 @@
  * `sync` CommonJS path, worker threads) is the binary's, tested end to end.
  */
 import "../../../scripts/source-hooks.mjs";
+import { writeGeneratedModules } from "../../../scripts/generated-modules.mjs";
 
+// The page's and the web app's bundles (export, serve), fresh from the sources.
+await writeGeneratedModules();
 if (process.env.INIT_CWD) process.chdir(process.env.INIT_CWD);
 await import("./main.ts");

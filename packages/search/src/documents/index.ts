@@ -14,6 +14,7 @@ export {
   entryTime,
   hasText,
   roleClass,
+  rolesOfFilter,
   toolCallPaths,
 } from "./entry.js";
 export {

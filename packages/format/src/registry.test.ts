@@ -62,7 +62,7 @@ describe("the registry of entry types", () => {
     const entryItems = Object.values(ENTRY_TYPE_INFO).flatMap((row) =>
       row.summary === "role" ? [] : [row.summary.item],
     );
-    const roleItems = new Set(Object.values(MESSAGE_ROLE_INFO).map((row) => row.item));
+    const roleItems = new Set<string>(Object.values(MESSAGE_ROLE_INFO).map((row) => row.item));
     expect(new Set(entryItems).size).toBe(entryItems.length);
     expect(entryItems.filter((item) => roleItems.has(item))).toEqual([]);
   });

@@ -174,6 +174,8 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     }
     return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
+  // The help is printed below, through `io` (cac would write it to the console).
+  cli.showHelpOnExit = false;
 
   for (const spec of options.commands) spec.declare(cli).action(run(spec.load, PAGED.has(spec.name)));
 
@@ -181,7 +183,8 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     cli.parse(["node", "pi-session", ...camelOptions(argv, valuedOptions(cli))], { run: false });
     const parsed = cli.options;
     if (parsed.help) {
-      // cac has already printed the help for the matched command (or the global one).
+      // The help of the matched command, or the global one.
+      io.line(helpText(cli).trimEnd());
       return EXIT_OK;
     }
     if (!cli.matchedCommand) {
@@ -275,6 +278,25 @@ export function camelOptions(argv: readonly string[], valued: ReadonlySet<string
 /** cac's camelCase of an option name (`bogus-thing` -> `bogusThing`). */
 function camel(name: string): string {
   return name.replace(/([a-z])-([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase());
+}
+
+/**
+ * The help cac makes for the matched command (or the global one): cac writes it with
+ * `console.info`, which is caught here for the length of the synchronous call, so that it goes
+ * to the run's stdout (in-process callers give their own).
+ */
+function helpText(cli: CAC): string {
+  const info = console.info;
+  let text = "";
+  console.info = (...parts: unknown[]) => {
+    text += `${parts.join(" ")}\n`;
+  };
+  try {
+    (cli.matchedCommand ?? cli.globalCommand).outputHelp();
+  } finally {
+    console.info = info;
+  }
+  return text;
 }
 
 /**

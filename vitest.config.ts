@@ -41,6 +41,9 @@ function sourceAliases(): { find: RegExp; replacement: string }[] {
   }));
 }
 
+/** Projects whose tests change process-wide state: each test file in a process of its own. */
+const ISOLATED = new Set(["@pi-session/node-store", "@pi-session/sdk", "@pi-session/cli", "@pi-session/postgres"]);
+
 /** Runs per property in a fast run (testkit's `fcOptions`; 200 otherwise). */
 const FAST_NUM_RUNS = 50;
 
@@ -73,6 +76,11 @@ export default defineConfig(({ mode }) => {
       name,
       root: dir,
       include,
+      // A test file runs in a fresh process only where tests change process-wide state (the
+      // environment, the time zone, spies on JSON, the SDK's open mode, the CLI's in-process
+      // runs): elsewhere a worker runs file after file, loading each module once (TypeBox, pi
+      // 1.6.0 for the conformance tests) instead of once per file, which was half the loop's time.
+      isolate: ISOLATED.has(name),
       exclude: [
         "**/node_modules/**",
         "**/dist/**",

@@ -346,6 +346,8 @@ describe("the frame", () => {
     expect(r.code).toBe(0);
     for (const cmd of ALL_COMMANDS) expect(r.stdout).toContain(cmd);
     expect(r.stdout).toContain("Exit codes");
+    // With no command at all, the same help, on the run's stdout too.
+    expect(await run([])).toEqual(r);
   });
 
   it("each command has help", async () => {

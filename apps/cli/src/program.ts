@@ -6,7 +6,7 @@
 import { CAC } from "cac";
 import type { CommandSpec } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
-import { Io, type Stream } from "./io.js";
+import { Io, type Stream, consoleInfoText } from "./io.js";
 import type { PagedOutput } from "./pager.js";
 import { suggestionHint } from "./suggest.js";
 import { oneLineField } from "./terminal-safe.js";
@@ -184,7 +184,8 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     const parsed = cli.options;
     if (parsed.help) {
       // The help of the matched command, or the global one.
-      io.line(helpText(cli).trimEnd());
+      const command = cli.matchedCommand ?? cli.globalCommand;
+      io.line(consoleInfoText(() => command.outputHelp()).trimEnd());
       return EXIT_OK;
     }
     if (!cli.matchedCommand) {
@@ -207,7 +208,7 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
           ) ?? "Run `pi-session --help` for the list of commands.",
         );
       }
-      cli.outputHelp();
+      io.line(consoleInfoText(() => cli.outputHelp()).trimEnd());
       return EXIT_OK;
     }
     if (parsed.version) {
@@ -278,25 +279,6 @@ export function camelOptions(argv: readonly string[], valued: ReadonlySet<string
 /** cac's camelCase of an option name (`bogus-thing` -> `bogusThing`). */
 function camel(name: string): string {
   return name.replace(/([a-z])-([a-z])/g, (_, a: string, b: string) => a + b.toUpperCase());
-}
-
-/**
- * The help cac makes for the matched command (or the global one): cac writes it with
- * `console.info`, which is caught here for the length of the synchronous call, so that it goes
- * to the run's stdout (in-process callers give their own).
- */
-function helpText(cli: CAC): string {
-  const info = console.info;
-  let text = "";
-  console.info = (...parts: unknown[]) => {
-    text += `${parts.join(" ")}\n`;
-  };
-  try {
-    (cli.matchedCommand ?? cli.globalCommand).outputHelp();
-  } finally {
-    console.info = info;
-  }
-  return text;
 }
 
 /**

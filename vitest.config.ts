@@ -41,8 +41,13 @@ function sourceAliases(): { find: RegExp; replacement: string }[] {
   }));
 }
 
-/** Projects whose tests change process-wide state: each test file in a process of its own. */
-const ISOLATED = new Set(["@pi-session/node-store", "@pi-session/sdk", "@pi-session/cli", "@pi-session/postgres"]);
+/**
+ * Projects whose test files each get a process of their own: postgres's start and stop a
+ * PostgreSQL cluster per file. Elsewhere a test that changes process-wide state (the
+ * environment, TZ, a spy on JSON.parse or Date, the SDK's open mode, the CLI's in-process runs)
+ * puts it back before it ends, and a worker runs file after file.
+ */
+const ISOLATED = new Set(["@pi-session/postgres"]);
 
 /** Runs per property in a fast run (testkit's `fcOptions`; 200 otherwise). */
 const FAST_NUM_RUNS = 50;
@@ -76,10 +81,9 @@ export default defineConfig(({ mode }) => {
       name,
       root: dir,
       include,
-      // A test file runs in a fresh process only where tests change process-wide state (the
-      // environment, the time zone, spies on JSON, the SDK's open mode, the CLI's in-process
-      // runs): elsewhere a worker runs file after file, loading each module once (TypeBox, pi
-      // 1.6.0 for the conformance tests) instead of once per file, which was half the loop's time.
+      // A worker runs file after file, loading each module once (TypeBox, pi 1.6.0 for the
+      // conformance tests, the layers) instead of once per file in a fresh process, which was
+      // about half of the fast loop's time.
       isolate: ISOLATED.has(name),
       exclude: [
         "**/node_modules/**",

@@ -84,6 +84,25 @@ export interface Progress {
   end(): void;
 }
 
+/**
+ * What `print` writes with `console.info` (cac prints its help so), caught as text for the length
+ * of the synchronous call: it goes out through an {@link Io}, to the run's stdout (in-process
+ * callers give their own), not to the process's.
+ */
+export function consoleInfoText(print: () => void): string {
+  const info = console.info;
+  let text = "";
+  console.info = (...parts: unknown[]) => {
+    text += `${parts.join(" ")}\n`;
+  };
+  try {
+    print();
+  } finally {
+    console.info = info;
+  }
+  return text;
+}
+
 export class Io {
   readonly out: Colors;
   readonly err: Colors;

@@ -6,7 +6,7 @@
 import { CAC } from "cac";
 import type { CommandSpec } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
-import { Io, type Stream } from "./io.js";
+import { Io, type Stream, consoleInfoText } from "./io.js";
 import type { PagedOutput } from "./pager.js";
 import { suggestionHint } from "./suggest.js";
 import { credentialMask } from "./team-db.js";
@@ -176,6 +176,8 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     }
     return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
+  // The help is printed below, through `io` (cac would write it to the console).
+  cli.showHelpOnExit = false;
 
   for (const spec of options.commands) spec.declare(cli).action(run(spec.load, PAGED.has(spec.name)));
 
@@ -183,7 +185,9 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     cli.parse(["node", "pi-session", ...camelOptions(argv, valuedOptions(cli))], { run: false });
     const parsed = cli.options;
     if (parsed.help) {
-      // cac has already printed the help for the matched command (or the global one).
+      // The help of the matched command, or the global one.
+      const command = cli.matchedCommand ?? cli.globalCommand;
+      io.line(consoleInfoText(() => command.outputHelp()).trimEnd());
       return EXIT_OK;
     }
     if (!cli.matchedCommand) {
@@ -206,7 +210,7 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
           ) ?? "Run `pi-session --help` for the list of commands.",
         );
       }
-      cli.outputHelp();
+      io.line(consoleInfoText(() => cli.outputHelp()).trimEnd());
       return EXIT_OK;
     }
     if (parsed.version) {

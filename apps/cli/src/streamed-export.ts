@@ -12,8 +12,8 @@
  * on two entries or a cycle, where the tree view's own rules apply). The bytes are those of
  * the in-memory export.
  */
-import type { AnyEntry, SessionHeader } from "@pi-session/format";
-import { ENTRY_TYPES, type LazySessionFile, RoleCode } from "@pi-session/node-store";
+import { type AnyEntry, indexRoleOf, type SessionHeader } from "@pi-session/format";
+import { type LazySessionFile, RoleCode } from "@pi-session/node-store";
 import {
   type Redactor,
   type StreamedBranch,
@@ -22,10 +22,6 @@ import {
   titleOf,
 } from "@pi-session/render";
 import { SlotIndex, timeKey } from "@pi-session/tree";
-
-const T_LABEL = ENTRY_TYPES.indexOf("label");
-const T_SESSION_INFO = ENTRY_TYPES.indexOf("session_info");
-const T_MESSAGE = ENTRY_TYPES.indexOf("message");
 
 /** Whether following parents from some slot comes back to it (`parents`: -1 for none). */
 function hasCycle(parents: Int32Array): boolean {
@@ -78,8 +74,8 @@ export function streamedBranch(
   const toolCalls = new Map();
   const meta: { slot: number; entry: Record<string, unknown> }[] = [];
   for (let slot = 0; slot < file.count; slot++) {
-    const type = file.types[slot];
-    const isMeta = type === T_LABEL || type === T_SESSION_INFO;
+    // The entries whose values the tree index keeps (labels, the name), by the format's registry.
+    const isMeta = indexRoleOf(file.typeOf(slot)) !== "none";
     if (!redactor && !isMeta && !file.isAssistantMessage(slot)) continue;
     const entry = redactor ? redactor.value<AnyEntry>(read(slot)) : read(slot);
     if (isMeta) meta.push({ slot, entry: entry as unknown as Record<string, unknown> });
@@ -128,7 +124,7 @@ export function streamedBranch(
     header,
     (function* () {
       for (let slot = 0; slot < file.count; slot++)
-        if (file.types[slot] === T_MESSAGE && file.roles[slot] === RoleCode.User)
+        if (file.typeOf(slot) === "message" && file.roles[slot] === RoleCode.User)
           yield again ? again.value<AnyEntry>(read(slot)) : read(slot);
     })(),
   );

@@ -28,14 +28,6 @@ const FILTER_LABELS: Record<TreeFilter, string> = {
   all: "All",
 };
 
-/** Tree row kinds as the exported page names them. */
-const ROW_KIND_LABEL: Record<string, string> = {
-  toolResult: "tool",
-  branchSummary: "branch summary",
-  compactionSummary: "compaction summary",
-  hookMessage: "custom",
-};
-
 /** What the panel draws: the session as the view holds it now. */
 export interface TreeSource {
   entries: readonly AnyEntry[];
@@ -167,10 +159,10 @@ export function treePanel(options: TreePanelOptions): TreePanel {
     const id = idAt(entries, pos);
     const label = id !== undefined ? session?.index.getLabel(id) : undefined;
     const side = layout && layout.parent[pos] !== -1 && source.mainChild[pos] === 0;
-    const el = h("div", { class: `tree-row kind-${summary.kind.replace(/[^a-z]/gi, "")}` }, [
+    const el = h("div", { class: `tree-row kind-${summary.tone}` }, [
       h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
       h("span", { class: "connector", text: side ? "↳ " : "" }),
-      h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
+      h("span", { class: "row-kind", text: summary.label }),
       h("span", { class: "row-preview", text: summary.preview }),
       label !== undefined ? h("span", { class: "label-badge", text: shown(label) }) : null,
       pos === source.sessionLeaf ? h("span", { class: "leaf-badge", text: "leaf" }) : null,

@@ -287,6 +287,8 @@ describe("sync", () => {
     }
   }, 120_000);
 
+  // A NUL in an entry's id (or type, role, session facts) is stored as U+FFFD, where
+  // SQLite keeps it (`pgText`); the search document keeps it, and hits are compared by line.
   it("keeps text PostgreSQL cannot hold as it is (NUL, lone surrogates)", async () => {
     const { url } = newDatabase();
     const db = await openPostgresDatabase({ url });

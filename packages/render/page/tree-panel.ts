@@ -60,35 +60,14 @@ export function computeTreeRows(): void {
       : `${formatInt(treeRows.length)} of ${formatInt(entries.length)} entries · ${FILTER_LABELS[state.filter]}`;
 }
 
-const KIND_CLASS: Record<string, string> = {
-  user: "user",
-  assistant: "assistant",
-  toolResult: "tool",
-  bash: "tool",
-  compaction: "summary",
-  "branch summary": "summary",
-  branchSummary: "summary",
-  compactionSummary: "summary",
-  custom: "custom",
-  "custom message": "custom",
-  hookMessage: "custom",
-};
-
-const ROW_KIND_LABEL: Record<string, string> = {
-  toolResult: "tool",
-  branchSummary: "branch summary",
-  compactionSummary: "compaction summary",
-  hookMessage: "custom",
-};
-
 function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const entry = entries[pos] as AnyEntry;
   const summary = entrySummary(entry, PREVIEW_CHARS);
   const connector = startsSideBranch(pos) ? "↳ " : "";
-  const row = h("div", { class: `tree-row kind-${KIND_CLASS[summary.kind] ?? "meta"}` }, [
+  const row = h("div", { class: `tree-row kind-${summary.tone}` }, [
     h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
     h("span", { class: "connector", text: connector }),
-    h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
+    h("span", { class: "row-kind", text: summary.label }),
     h("span", { class: "row-preview", text: summary.preview }),
     labelAt(pos) !== undefined
       ? h("span", { class: "label-badge", text: shown(labelAt(pos) as string) })

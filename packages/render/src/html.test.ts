@@ -1,19 +1,15 @@
 /**
  * The page writer (without a browser; see test/browser.test.ts for the page itself): the
  * Content-Security-Policy and its hashes, safe embedding of the data, the first screen, and
- * that the committed viewer bundle is what its sources build.
+ * what the viewer bundle (generated from page/ before the tests) may hold.
  */
-import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { everyKindSession, PAYLOADS, payloadSession } from "../test/sessions.js";
 import { CONTENT_SECURITY_POLICY } from "./html.js";
 import { createRenderSession, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./index.js";
 import { PAGE_SCRIPT, PAGE_SCRIPT_SHA256, PAGE_STYLE, PAGE_STYLE_SHA256 } from "./page-assets.js";
 
-const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("base64");
 
 function jsonScript(html: string, id: string): unknown {
@@ -95,17 +91,6 @@ describe("renderHtml", () => {
 });
 
 describe("the viewer bundle", () => {
-  it("src/page-assets.ts is what page/ builds (run `pnpm build` after changing page/)", {
-    tags: ["compiler"],
-  }, () => {
-    expect(() =>
-      execFileSync(process.execPath, [join(root, "scripts", "build-page.mjs"), "--check"], {
-        cwd: root,
-        stdio: "pipe",
-      }),
-    ).not.toThrow();
-  });
-
   it("holds nothing that would end its element early, and no network API", () => {
     expect(PAGE_SCRIPT).not.toMatch(/<\/script|<!--/i);
     expect(PAGE_STYLE).not.toMatch(/<\/style|<!--/i);

@@ -244,9 +244,29 @@ describe("layout and summaries", () => {
       const e = session.index.get(id);
       return e ? entrySummary(e) : undefined;
     };
-    expect(summary("e0000006")).toEqual({ kind: "assistant", preview: "→ edit, bash" });
-    expect(summary("e0000008")).toEqual({ kind: "bash", preview: "$ git diff --stat" });
-    expect(summary("e0000022")).toEqual({ kind: "future_thing", preview: '{"payload":{"x":1}}' });
-    expect(summary("e0000014")).toEqual({ kind: "critic", preview: '{"verdict":"looks fine"}' });
+    expect(summary("e0000006")).toEqual({
+      kind: "assistant",
+      preview: "→ edit, bash",
+      label: "assistant",
+      tone: "assistant",
+    });
+    expect(summary("e0000008")).toEqual({
+      kind: "bash",
+      preview: "$ git diff --stat",
+      label: "bash",
+      tone: "tool",
+    });
+    expect(summary("e0000022")).toEqual({
+      kind: "future_thing",
+      preview: '{"payload":{"x":1}}',
+      label: "future_thing",
+      tone: "meta",
+    });
+    expect(summary("e0000014")).toEqual({
+      kind: "critic",
+      preview: '{"verdict":"looks fine"}',
+      label: "critic",
+      tone: "meta",
+    });
   });
 });

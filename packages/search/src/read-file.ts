@@ -8,7 +8,13 @@
  * from where it was indexed last.
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { isValidSessionHeader, rawRecordValue, sessionInfoName, splitSession } from "@pi-session/format";
+import {
+  indexRoleOf,
+  isValidSessionHeader,
+  rawRecordValue,
+  sessionInfoName,
+  splitSession,
+} from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import { recordObject, streamSessionRecordsSync } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
@@ -102,7 +108,7 @@ export class FileState {
         const t = typeof message?.timestamp === "number" ? message.timestamp : (doc.time ?? Number.NaN);
         if (t > this.maxMessageTime) this.maxMessageTime = t;
       }
-    } else if (doc.type === "session_info") {
+    } else if (indexRoleOf(doc.type) === "name") {
       m.name = sessionInfoName(entry) ?? null;
     }
     if (doc.errored) m.errored = true;

@@ -21,8 +21,13 @@ import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
 import { objectShaped } from "./pi-lines.js";
 
-/** Entry `type` codes of the open scanner (`T_*` of `assembly/scan.ts`); 0 is any other type. */
-export const ENTRY_TYPES: readonly string[] = [
+/**
+ * The entry types the open scanner tells by code (`T_*` of `assembly/scan.ts`, in code order;
+ * 0 is any other type): every type the lazy path reads by its type alone must be here, those
+ * with a context or index role in format's registry (`open-scan.test.ts` checks it). A type
+ * that is not reads as "" (an unknown type) until its entry is parsed.
+ */
+export const SCANNED_TYPES: readonly string[] = [
   "",
   "message",
   "thinking_level_change",
@@ -37,7 +42,7 @@ export const ENTRY_TYPES: readonly string[] = [
   "context_edit",
   "usage",
 ];
-const TYPE_CODE = new Map(ENTRY_TYPES.map((type, code) => [type, code] as const));
+const TYPE_CODE = new Map(SCANNED_TYPES.map((type, code) => [type, code] as const));
 const TYPE_MESSAGE = 1;
 
 /** How an entry's `parentId` reads (the `P_*` of `assembly/scan.ts`). */
@@ -226,7 +231,7 @@ export class LazySessionFile {
   /** Per slot: byte offset of the line, its length without `\n`. */
   readonly offsets: Float64Array;
   readonly lengths: Uint32Array;
-  /** Per slot: index into {@link ENTRY_TYPES} (0: another type, or none). */
+  /** Per slot: index into {@link SCANNED_TYPES} (0: another type, or none). */
   readonly types: Uint8Array;
   /** Per slot: a {@link RoleCode}. */
   readonly roles: Uint8Array;
@@ -397,13 +402,23 @@ export class LazySessionFile {
     return undefined;
   }
 
-  /** The slot's `type` if it is one of {@link ENTRY_TYPES}, else "" (any other value). */
+  /** The slot's `type` if it is one of {@link SCANNED_TYPES}, else "" (any other value). */
   typeOf(slot: number): string {
     if (slot >= this.scanned) {
       const type = (this.#cache[slot] as Record<string, unknown>).type;
       return typeof type === "string" && TYPE_CODE.has(type) ? type : "";
     }
-    return ENTRY_TYPES[this.types[slot] as number] as string;
+    return SCANNED_TYPES[this.types[slot] as number] as string;
+  }
+
+  /** The scanned slots whose `type` is one of `types` (each one of {@link SCANNED_TYPES}), in file order. */
+  scannedSlotsOfType(types: readonly string[]): number[] {
+    const codes = new Set(types.map((type) => TYPE_CODE.get(type) ?? 0));
+    codes.delete(0);
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.scanned; slot++)
+      if (codes.has(this.types[slot] as number)) slots.push(slot);
+    return slots;
   }
 
   /** Whether the slot is a `message` entry whose message is an object with role `assistant`. */
@@ -565,7 +580,7 @@ export class LazySessionFile {
     if (!isObject(value) || !this.isId(slot, value.id)) this.#rewritten(slot);
     const entry = value as Record<string, unknown>;
     const code = this.types[slot] as number;
-    if (code !== 0 && entry.type !== ENTRY_TYPES[code]) this.#rewritten(slot);
+    if (code !== 0 && entry.type !== SCANNED_TYPES[code]) this.#rewritten(slot);
     return entry;
   }
 

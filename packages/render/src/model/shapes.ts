@@ -3,6 +3,7 @@
  * JSON (no classes, no functions), its items and their blocks. Renderers read these; the
  * builders are `document.ts`, `entry-item.ts` and `message-item.ts`.
  */
+import type { EntryItemKind, RoleItemKind } from "@pi-session/format";
 
 export const DOCUMENT_FORMAT = "pi-session-document";
 export const DOCUMENT_VERSION = 1;
@@ -55,32 +56,13 @@ export type DocumentView =
 export type ViewKind = DocumentView["kind"];
 
 /**
- * What an item is. Message roles keep their names (`user`, `assistant`, `toolResult`,
- * `bashExecution`, `custom`, `branchSummary`, `compactionSummary`, `system`); other entry
- * types are named after the type (`compaction`, `branch_summary` -> `branchSummaryEntry`, ...);
- * `unknownRole` and `unknownEntry` carry what this package does not know.
+ * What an item is, as format's registry names it. Message roles keep their names (`user`,
+ * `assistant`, `toolResult`, `bashExecution`, `custom`, `branchSummary`, `compactionSummary`,
+ * `system`); other entry types are named after the type (`compaction`, `branch_summary` ->
+ * `branchSummaryEntry`, ...); `unknownRole` and `unknownEntry` carry what this package does not
+ * know.
  */
-export type ItemKind =
-  | "user"
-  | "assistant"
-  | "toolResult"
-  | "bashExecution"
-  | "custom"
-  | "branchSummary"
-  | "compactionSummary"
-  | "system"
-  | "unknownRole"
-  | "compaction"
-  | "branchSummaryEntry"
-  | "customMessage"
-  | "modelChange"
-  | "thinkingLevelChange"
-  | "label"
-  | "sessionInfo"
-  | "customEntry"
-  | "usage"
-  | "contextEdit"
-  | "unknownEntry";
+export type ItemKind = RoleItemKind | EntryItemKind | "unknownRole" | "unknownEntry";
 
 /** One entry (or, in the context view, one message) as shown. */
 export interface DocumentItem {

@@ -6,6 +6,7 @@
  *
  * Use {@link entryDocument} on v3 entries (migrate older files first, in memory).
  */
+import { contextRoleOf, entryTypeInfo, MESSAGE_ROLE_INFO, messageRoleInfo } from "@pi-session/format";
 
 import { toolCallPaths } from "./file-touches.js";
 
@@ -174,30 +175,19 @@ function messageDocument(doc: EntryDocument, message: Obj): void {
   }
 }
 
-/** The search document of one v3 entry (see {@link EntryDocument}). */
+/**
+ * The search document of one v3 entry (see {@link EntryDocument}): a message's by its role;
+ * another known entry's text is what format's registry says it is, and an entry that sets the
+ * model gives its model.
+ */
 export function entryDocument(entry: Obj): EntryDocument {
   const doc = blank(entry);
-  switch (doc.type) {
-    case "message":
-      if (isObject(entry.message)) messageDocument(doc, entry.message);
-      break;
-    case "compaction":
-    case "branch_summary":
-      doc.body = str(entry.summary);
-      break;
-    case "custom_message":
-      doc.body = contentText(entry.content);
-      break;
-    case "session_info":
-      doc.body = str(entry.name);
-      break;
-    case "label":
-      doc.body = str(entry.label);
-      break;
-    case "model_change":
-      doc.model = modelOf(entry.provider, entry.modelId);
-      break;
+  if (doc.type === "message") {
+    if (isObject(entry.message)) messageDocument(doc, entry.message);
+    return doc;
   }
+  doc.body = entryTypeInfo(doc.type)?.text?.(entry) ?? "";
+  if (contextRoleOf(doc.type) === "model") doc.model = modelOf(entry.provider, entry.modelId);
   return doc;
 }
 
@@ -207,9 +197,15 @@ export function hasText(doc: EntryDocument, fields: readonly TextField[] = TEXT_
   return false;
 }
 
-/** The role filter a document answers to, if any. */
+/** The role filter a document answers to, if any (format's registry). */
 export function roleClass(role: string | null): RoleFilter | null {
-  if (role === "user" || role === "assistant") return role;
-  if (role === "toolResult" || role === "bashExecution") return "tool";
-  return null;
+  const filter = messageRoleInfo(role)?.search;
+  return filter === undefined || filter === "none" ? null : filter;
+}
+
+/** The message roles a role filter stands for (`tool`: `toolResult`, `bashExecution`). */
+export function rolesOfFilter(filter: RoleFilter): string[] {
+  return Object.entries(MESSAGE_ROLE_INFO)
+    .filter(([, info]) => info.search === filter)
+    .map(([role]) => role);
 }

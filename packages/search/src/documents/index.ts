@@ -14,6 +14,7 @@ export {
   entryTime,
   hasText,
   roleClass,
+  rolesOfFilter,
 } from "./entry.js";
 export { type SideEntry, type SideSummary, summarizeSide } from "./branch-sides.js";
 export {

@@ -35,7 +35,22 @@ export {
 export { type DocumentOptions, buildDocument, sessionTitle } from "./model/document.js";
 export { entryItem } from "./model/entry-item.js";
 export { type ItemOptions, messageItem } from "./model/message-item.js";
-export { type ToolCallLookup, collectToolCalls } from "./model/tool-calls.js";
+export {
+  type ToolCallInfo,
+  type ToolCallLookup,
+  collectToolCalls,
+  mainArgument,
+} from "./model/tool-calls.js";
+export {
+  type DiffLine,
+  type DiffLineKind,
+  type EditDiff,
+  computeDiff,
+  diffText,
+  editDiff,
+  parsePiDiff,
+} from "./model/diff.js";
+export { type Folded, type FoldedRest, type FoldLimit, describeRest, foldText } from "./fold.js";
 export { languageOfPath } from "./model/languages.js";
 export {
   DEFAULT_FOLD_LINES,

@@ -50,6 +50,13 @@ export {
   editDiff,
   parsePiDiff,
 } from "./model/diff.js";
+export {
+  type CallRole,
+  type RowGroup,
+  callRoleOfEntry,
+  callRoleOfItem,
+  groupResults,
+} from "./model/call-results.js";
 export { type Folded, type FoldedRest, type FoldLimit, describeRest, foldText } from "./fold.js";
 export { languageOfPath } from "./model/languages.js";
 export {

@@ -1,28 +1,38 @@
 /// <reference lib="dom" preserve="true" />
 /**
  * The elements of one block of an item (text, thinking, tool call, output, image, code,
- * note): Markdown made into elements, long outputs folded with a "show all", images only when
- * their type and data are safe. Everything from the session is set as text (elements.ts).
- * Use `blockEl` for each block of a document item (`itemEl` does).
+ * note): Markdown made into elements, a tool call as a fold holding its arguments (an edit as
+ * a coloured diff with line numbers) and, where the page gives them, the results that answer
+ * it; long outputs folded by the one rule of every view (fold.ts) with a "show all", colour
+ * codes as colours, images only when their type and data are safe. Everything from the
+ * session is set as text (elements.ts). Use `blockEl` for each block of a document item
+ * (`itemEl` does).
  */
+import { type FoldLimit, foldText } from "../fold.js";
 import { decodedSize, imageDataUrl, imageProblem } from "../images.js";
+import type { EditDiff } from "../model/diff.js";
 import type { Block, DocumentItem, OutputBlock } from "../model/shapes.js";
 import { formatInt, formatSize } from "../readable.js";
-import { type Child, h, shown } from "./elements.js";
+import { lineEndsAsLf } from "../sanitize.js";
+import { ansiCode, hasColorCodes } from "./ansi.js";
+import { copyButton } from "./copy.js";
+import { type Child, h, highlighted, shown } from "./elements.js";
 import { codeBlock, markdown } from "./markdown.js";
 
-/** Output lines shown before "show all". */
-const OUTPUT_PREVIEW_LINES = 400;
-/** Outputs with at most this many lines start open. */
-const OPEN_OUTPUT_LINES = 12;
-/** Code (data as JSON) with at most this many lines starts open. */
-const OPEN_CODE_LINES = 6;
-/** A tool call's code with more lines than this starts folded. */
-const FOLDED_CALL_LINES = 20;
+/** What an output shows before "show all". */
+const OUTPUT_PREVIEW: FoldLimit = { lines: 200, chars: 20_000 };
+/** Outputs within this start open. */
+const OPEN_OUTPUT: FoldLimit = { lines: 12, chars: 2_000 };
+/** Code (data as JSON) within this starts open. */
+const OPEN_CODE: FoldLimit = { lines: 6, chars: 1_000 };
+/** A tool call's code or diff past this starts folded. */
+const OPEN_CALL: FoldLimit = { lines: 40, chars: 6_000 };
 
 export interface BlockOptions {
   /** The "no tools" filter: items show no tool calls. */
   hideToolCalls: boolean;
+  /** The elements of the results that answer the call `callId`, shown inside the call (none by default). */
+  resultsOf?: (callId: string) => HTMLElement[];
 }
 
 export function lineCount(text: string): number {
@@ -31,14 +41,7 @@ export function lineCount(text: string): number {
   return text.endsWith("\n") ? lines - 1 : lines;
 }
 
-function firstLines(text: string, lines: number): string {
-  let at = -1;
-  for (let k = 0; k < lines; k++) {
-    at = text.indexOf("\n", at + 1);
-    if (at === -1) return text;
-  }
-  return text.slice(0, at);
-}
+const fits = (text: string, limit: FoldLimit) => foldText(text, limit).rest === undefined;
 
 /** A `<details>` of class `className`: its summary line, its body, and whether it starts open. */
 interface Folded {
@@ -53,9 +56,14 @@ function details(className: string, folded: Folded): HTMLDetailsElement {
   return el;
 }
 
+/** The content of an output: colour codes as colours, else highlighted in its language. */
+function outputContent(raw: string, language: string): Node {
+  return hasColorCodes(raw) ? ansiCode(raw) : highlighted(shown(raw), language);
+}
+
 function outputEl(block: OutputBlock, title: string): HTMLElement {
-  const { language, isError } = block;
-  const clean = shown(block.text);
+  const raw = lineEndsAsLf(block.text);
+  const clean = shown(raw);
   if (clean === "") return h("p", { class: "note", text: "(no output)" });
   const lines = lineCount(clean);
   const summary = [
@@ -66,25 +74,22 @@ function outputEl(block: OutputBlock, title: string): HTMLElement {
     }),
   ];
   const pre = h("pre", { class: "code output-text" });
-  const body: Child[] = [pre];
-  if (lines > OUTPUT_PREVIEW_LINES) {
-    pre.append(codeBlockInner(firstLines(clean, OUTPUT_PREVIEW_LINES), language));
+  const body: Child[] = [copyButton("Copy", "Copy the output", () => clean), pre];
+  const preview = foldText(raw, OUTPUT_PREVIEW);
+  if (preview.rest !== undefined) {
+    pre.append(outputContent(preview.text, block.language));
     const more = h("button", {
       class: "more inline",
-      text: `Show all ${formatInt(lines)} lines`,
+      text: `Show all ${formatInt(lines)} lines (${formatSize(clean.length)})`,
       attrs: { type: "button" },
     });
     more.addEventListener("click", () => {
-      pre.replaceChildren(codeBlockInner(clean, language));
+      pre.replaceChildren(outputContent(raw, block.language));
       more.remove();
     });
     body.push(more);
-  } else pre.append(codeBlockInner(clean, language));
-  return details(`output${isError ? " error" : ""}`, { summary, body, open: lines <= OPEN_OUTPUT_LINES });
-}
-
-function codeBlockInner(text: string, language: string): Node {
-  return (codeBlock(text, language).firstChild as Node) ?? document.createTextNode(text);
+  } else pre.append(outputContent(raw, block.language));
+  return details(`output${block.isError ? " error" : ""}`, { summary, body, open: fits(clean, OPEN_OUTPUT) });
 }
 
 function imageEl(block: Extract<Block, { type: "image" }>): HTMLElement {
@@ -100,6 +105,65 @@ function imageEl(block: Extract<Block, { type: "image" }>): HTMLElement {
   img.src = url;
   img.addEventListener("click", () => img.classList.toggle("zoomed"));
   return img;
+}
+
+const SIGNS = { added: "+", removed: "-", context: " ", skipped: " " } as const;
+
+/** An edit as rows: the line number, the sign and the text, added and removed lines coloured. */
+function diffEl(diff: EditDiff): HTMLElement {
+  const rows = diff.lines.map((line) =>
+    h("div", { class: `diff-line ${line.kind}` }, [
+      h("span", { class: "diff-num", text: line.line === undefined ? "" : String(line.line) }),
+      h("span", { class: "diff-sign", text: SIGNS[line.kind] }),
+      h("span", { class: "diff-text", text: line.kind === "skipped" ? "…" : shown(line.text) }),
+    ]),
+  );
+  const el = h("div", { class: `diff numbers-${diff.numbers}` }, rows);
+  if (diff.numbers === "edit") el.title = "Line numbers count from the start of the edited text";
+  const added = diff.lines.filter((line) => line.kind === "added").length;
+  const removed = diff.lines.filter((line) => line.kind === "removed").length;
+  const text = diff.lines.map((line) => `${SIGNS[line.kind]}${line.text}`).join("\n");
+  return details("call-code diff-details", {
+    summary: [
+      h("span", { class: "summary-meta diff-added", text: `+${formatInt(added)}` }),
+      h("span", { class: "summary-meta diff-removed", text: `−${formatInt(removed)}` }),
+    ],
+    body: [copyButton("Copy", "Copy the diff", () => text), el],
+    open: fits(text, OPEN_CALL),
+  });
+}
+
+function toolCallEl(block: Extract<Block, { type: "toolCall" }>, options: BlockOptions): HTMLElement {
+  const head = h("summary", { class: "call-head" }, [
+    h("span", { class: "call-name", text: `→ ${shown(block.name || "tool")}` }),
+    block.summary ? h("code", { class: "call-summary", text: shown(block.summary) }) : null,
+  ]);
+  const body: Child[] = [];
+  if (block.diff) body.push(diffEl(block.diff));
+  else if (block.code) {
+    const text = shown(block.code.text);
+    if (fits(text, OPEN_CALL)) body.push(codeBlock(text, block.code.language));
+    else {
+      const lines = lineCount(text);
+      body.push(
+        details("call-code", {
+          summary: [h("span", { class: "summary-meta", text: `${formatInt(lines)} lines` })],
+          body: [codeBlock(text, block.code.language)],
+          open: false,
+        }),
+      );
+    }
+  }
+  const results = block.id ? (options.resultsOf?.(block.id) ?? []) : [];
+  // The call folds with what answers it.
+  const el = h("details", { class: `tool-call${results.length > 0 ? " answered" : ""}` }, [
+    head,
+    ...body,
+    ...results,
+  ]);
+  el.open = true;
+  if (block.id) el.dataset.callId = block.id;
+  return el;
 }
 
 export function blockEl(block: Block, item: DocumentItem, options: BlockOptions): HTMLElement | null {
@@ -122,28 +186,8 @@ export function blockEl(block: Block, item: DocumentItem, options: BlockOptions)
         open: false,
       });
     }
-    case "toolCall": {
-      if (options.hideToolCalls) return null;
-      const head = h("div", { class: "call-head" }, [
-        h("span", { class: "call-name", text: `→ ${shown(block.name || "tool")}` }),
-        block.summary ? h("code", { class: "call-summary", text: shown(block.summary) }) : null,
-      ]);
-      const el = h("div", { class: "tool-call" }, [head]);
-      if (block.code) {
-        const text = shown(block.code.text);
-        const lines = lineCount(text);
-        if (lines > FOLDED_CALL_LINES)
-          el.append(
-            details("call-code", {
-              summary: [h("span", { class: "summary-meta", text: `${formatInt(lines)} lines` })],
-              body: [codeBlock(text, block.code.language)],
-              open: false,
-            }),
-          );
-        else el.append(codeBlock(text, block.code.language));
-      }
-      return el;
-    }
+    case "toolCall":
+      return options.hideToolCalls ? null : toolCallEl(block, options);
     case "output":
       return outputEl(
         block,
@@ -160,7 +204,7 @@ export function blockEl(block: Block, item: DocumentItem, options: BlockOptions)
           h("span", { class: "summary-meta", text: `${formatInt(lines)} lines` }),
         ],
         body: [codeBlock(text, block.language)],
-        open: lines <= OPEN_CODE_LINES,
+        open: fits(text, OPEN_CODE),
       });
     }
     case "note":

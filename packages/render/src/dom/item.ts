@@ -6,6 +6,7 @@
  */
 import type { DocumentItem } from "../model/shapes.js";
 import { type BlockOptions, blockEl } from "./blocks.js";
+import { copyButton } from "./copy.js";
 import { h, shown } from "./elements.js";
 
 const KIND_LABEL: Record<string, string> = {
@@ -41,7 +42,7 @@ function detailText(detail: { name: string; value: string }): string {
 function titleOf(item: DocumentItem): string {
   switch (item.kind) {
     case "toolResult":
-      return `← ${item.toolName || "tool"}`;
+      return `← ${item.toolName || "tool"}${item.callArgument ? ` ${item.callArgument}` : ""}`;
     case "bashExecution":
     case "custom":
     case "customMessage":
@@ -53,6 +54,19 @@ function titleOf(item: DocumentItem): string {
     default:
       return "";
   }
+}
+
+/** What "copy" copies of an item: its text (as written, Markdown included), else its output or code. */
+export function copyableText(item: DocumentItem): string {
+  const texts: string[] = [];
+  for (const block of item.blocks) if (block.type === "text") texts.push(block.text);
+  if (texts.length === 0)
+    for (const block of item.blocks) {
+      if (block.type === "output") texts.push(shown(block.text));
+      else if (block.type === "code" || block.type === "note") texts.push(shown(block.text));
+      else if (block.type === "toolCall" && block.code) texts.push(shown(block.code.text));
+    }
+  return texts.join("\n\n");
 }
 
 export interface ItemElOptions extends BlockOptions {
@@ -91,6 +105,9 @@ export function itemEl(item: DocumentItem, options: ItemElOptions): HTMLElement 
         ? h("time", { text: options.time(item.timestamp), attrs: { datetime: item.timestamp } })
         : null,
       item.id !== undefined ? options.idEl(item.id) : null,
+      item.conversational && copyableText(item) !== ""
+        ? copyButton("Copy", "Copy this message", () => copyableText(item))
+        : null,
     ]),
   );
   const body = h("div", { class: "item-body" });

@@ -40,7 +40,8 @@ export function bundleOptions({ root, entry, layers }) {
     target: "es2022",
     charset: "utf8",
     legalComments: "none",
-    minifySyntax: true,
+    // Whole minification: the bundles carry highlight.js's grammars and markdown-it (decision 155).
+    minify: true,
     logLevel: "warning",
   };
 }
@@ -48,6 +49,15 @@ export function bundleOptions({ root, entry, layers }) {
 /** The stylesheet: the files in order, one after the other. */
 export function joinStyles(paths) {
   return paths.map((path) => readFileSync(path, "utf8")).join("\n");
+}
+
+/**
+ * A bundle made safe to inline in `<script>`: `<!--` and `</script` occur in a minified bundle
+ * only inside strings, templates and regular expressions (highlight.js's HTML grammar,
+ * markdown-it's HTML rules), where `\x3C` is the same `<`.
+ */
+export function escapeInlineScript(text) {
+  return text.replace(/<!--/g, "\\x3C!--").replace(/<\/script/gi, (match) => `\\x3C${match.slice(1)}`);
 }
 
 /** Refuses text that would end its `<script>` / `<style>` element early. */

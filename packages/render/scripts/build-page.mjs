@@ -12,6 +12,7 @@ import {
   assertEmbeddable,
   assetsModule,
   bundleOptions,
+  escapeInlineScript,
   joinStyles,
   writeGenerated,
 } from "./browser-assets.mjs";
@@ -28,7 +29,7 @@ const PAGE_STYLES = [
 const bundle = await build(
   bundleOptions({ root, entry: join("page", "app.ts"), layers: ["format", "migrate", "tree", "context"] }),
 );
-const script = bundle.outputFiles[0].text;
+const script = escapeInlineScript(bundle.outputFiles[0].text);
 const style = joinStyles(PAGE_STYLES);
 assertEmbeddable("script", script);
 assertEmbeddable("style", style);

@@ -57,6 +57,7 @@ export {
   callRoleOfItem,
   groupResults,
 } from "./model/call-results.js";
+export { type SessionTotals, sessionTotals } from "./model/totals.js";
 export { type Folded, type FoldedRest, type FoldLimit, describeRest, foldText } from "./fold.js";
 export { languageOfPath } from "./model/languages.js";
 export {

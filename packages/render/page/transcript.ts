@@ -103,7 +103,8 @@ function computeRows(): Row[] {
 }
 
 function renderOptions(): BlockOptions {
-  return { hideToolCalls: state.filter === "no-tools" };
+  // While searching, folded outputs are built at once so their matches can be marked.
+  return { hideToolCalls: state.filter === "no-tools", eager: state.tokens.length > 0 };
 }
 
 function updateMoreButtons(): void {

@@ -33,6 +33,11 @@ export interface BlockOptions {
   hideToolCalls: boolean;
   /** The elements of the results that answer the call `callId`, shown inside the call (none by default). */
   resultsOf?: (callId: string) => HTMLElement[];
+  /**
+   * Build folded outputs' content at once (for a search that marks text in them); by default
+   * it is built when the fold is first opened.
+   */
+  eager?: boolean;
 }
 
 export function lineCount(text: string): number {
@@ -61,7 +66,7 @@ function outputContent(raw: string, language: string): Node {
   return hasColorCodes(raw) ? ansiCode(raw) : highlighted(shown(raw), language);
 }
 
-function outputEl(block: OutputBlock, title: string): HTMLElement {
+function outputEl(block: OutputBlock, title: string, eager: boolean): HTMLElement {
   const raw = lineEndsAsLf(block.text);
   const clean = shown(raw);
   if (clean === "") return h("p", { class: "note", text: "(no output)" });
@@ -76,20 +81,26 @@ function outputEl(block: OutputBlock, title: string): HTMLElement {
   const pre = h("pre", { class: "code output-text" });
   const body: Child[] = [copyButton("Copy", "Copy the output", () => clean), pre];
   const preview = foldText(raw, OUTPUT_PREVIEW);
+  let more: HTMLButtonElement | undefined;
   if (preview.rest !== undefined) {
-    pre.append(outputContent(preview.text, block.language));
-    const more = h("button", {
+    more = h("button", {
       class: "more inline",
       text: `Show all ${formatInt(lines)} lines (${formatSize(clean.length)})`,
       attrs: { type: "button" },
     });
     more.addEventListener("click", () => {
       pre.replaceChildren(outputContent(raw, block.language));
-      more.remove();
+      more?.remove();
     });
     body.push(more);
-  } else pre.append(outputContent(raw, block.language));
-  return details(`output${block.isError ? " error" : ""}`, { summary, body, open: fits(clean, OPEN_OUTPUT) });
+  }
+  const fill = () => pre.append(outputContent(preview.text, block.language));
+  const open = fits(clean, OPEN_OUTPUT);
+  const el = details(`output${block.isError ? " error" : ""}`, { summary, body, open });
+  // A folded output is highlighted when first opened: most are never opened.
+  if (open || eager) fill();
+  else el.addEventListener("toggle", () => el.open && pre.childNodes.length === 0 && fill());
+  return el;
 }
 
 function imageEl(block: Extract<Block, { type: "image" }>): HTMLElement {
@@ -192,6 +203,7 @@ export function blockEl(block: Block, item: DocumentItem, options: BlockOptions)
       return outputEl(
         block,
         item.kind === "bashExecution" ? "output" : block.isError ? "error output" : "output",
+        options.eager === true,
       );
     case "image":
       return imageEl(block);

@@ -34,8 +34,8 @@ export interface BlockOptions {
   /** The elements of the results that answer the call `callId`, shown inside the call (none by default). */
   resultsOf?: (callId: string) => HTMLElement[];
   /**
-   * Build folded outputs' content at once (for a search that marks text in them); by default
-   * it is built when the fold is first opened.
+   * Build what folds hold at once (for a search that marks text in them); by default a fold's
+   * content is built when it is first opened.
    */
   eager?: boolean;
 }
@@ -51,12 +51,23 @@ const fits = (text: string, limit: FoldLimit) => foldText(text, limit).rest === 
 /** A `<details>` of class `className`: its summary line, its body, and whether it starts open. */
 interface Folded {
   summary: Child[];
-  body: Child[];
+  /** The body, made when the fold is first open (at once when it starts open, or `eager`). */
+  body: () => Child[];
   open: boolean;
+  eager?: boolean;
 }
 
+/**
+ * A fold whose body is built when first opened: most folds of a long transcript are never
+ * opened, and their highlighting and Markdown are the bulk of drawing it.
+ */
 function details(className: string, folded: Folded): HTMLDetailsElement {
-  const el = h("details", { class: className }, [h("summary", {}, folded.summary), ...folded.body]);
+  const el = h("details", { class: className }, [h("summary", {}, folded.summary)]);
+  const fill = () => {
+    for (const child of folded.body()) if (child) el.append(child);
+  };
+  if (folded.open || folded.eager === true) fill();
+  else el.addEventListener("toggle", () => el.open && el.childElementCount === 1 && fill());
   el.open = folded.open;
   return el;
 }
@@ -78,29 +89,27 @@ function outputEl(block: OutputBlock, title: string, eager: boolean): HTMLElemen
       text: `${formatInt(lines)} line${lines === 1 ? "" : "s"} · ${formatSize(clean.length)}`,
     }),
   ];
-  const pre = h("pre", { class: "code output-text" });
-  const body: Child[] = [copyButton("Copy", "Copy the output", () => clean), pre];
-  const preview = foldText(raw, OUTPUT_PREVIEW);
-  let more: HTMLButtonElement | undefined;
-  if (preview.rest !== undefined) {
-    more = h("button", {
+  const body = (): Child[] => {
+    const preview = foldText(raw, OUTPUT_PREVIEW);
+    const pre = h("pre", { class: "code output-text" }, [outputContent(preview.text, block.language)]);
+    if (preview.rest === undefined) return [copyButton("Copy", "Copy the output", () => clean), pre];
+    const more = h("button", {
       class: "more inline",
       text: `Show all ${formatInt(lines)} lines (${formatSize(clean.length)})`,
       attrs: { type: "button" },
     });
     more.addEventListener("click", () => {
       pre.replaceChildren(outputContent(raw, block.language));
-      more?.remove();
+      more.remove();
     });
-    body.push(more);
-  }
-  const fill = () => pre.append(outputContent(preview.text, block.language));
-  const open = fits(clean, OPEN_OUTPUT);
-  const el = details(`output${block.isError ? " error" : ""}`, { summary, body, open });
-  // A folded output is highlighted when first opened: most are never opened.
-  if (open || eager) fill();
-  else el.addEventListener("toggle", () => el.open && pre.childNodes.length === 0 && fill());
-  return el;
+    return [copyButton("Copy", "Copy the output", () => clean), pre, more];
+  };
+  return details(`output${block.isError ? " error" : ""}`, {
+    summary,
+    body,
+    open: fits(clean, OPEN_OUTPUT),
+    eager,
+  });
 }
 
 function imageEl(block: Extract<Block, { type: "image" }>): HTMLElement {
@@ -121,16 +130,22 @@ function imageEl(block: Extract<Block, { type: "image" }>): HTMLElement {
 const SIGNS = { added: "+", removed: "-", context: " ", skipped: " " } as const;
 
 /** An edit as rows: the line number, the sign and the text, added and removed lines coloured. */
-function diffEl(diff: EditDiff): HTMLElement {
-  const rows = diff.lines.map((line) =>
-    h("div", { class: `diff-line ${line.kind}` }, [
-      h("span", { class: "diff-num", text: line.line === undefined ? "" : String(line.line) }),
-      h("span", { class: "diff-sign", text: SIGNS[line.kind] }),
-      h("span", { class: "diff-text", text: line.kind === "skipped" ? "…" : shown(line.text) }),
-    ]),
-  );
-  const el = h("div", { class: `diff numbers-${diff.numbers}` }, rows);
-  if (diff.numbers === "edit") el.title = "Line numbers count from the start of the edited text";
+function diffEl(diff: EditDiff, eager: boolean): HTMLElement {
+  const rowsEl = () => {
+    const el = h(
+      "div",
+      { class: `diff numbers-${diff.numbers}` },
+      diff.lines.map((line) =>
+        h("div", { class: `diff-line ${line.kind}` }, [
+          h("span", { class: "diff-num", text: line.line === undefined ? "" : String(line.line) }),
+          h("span", { class: "diff-sign", text: SIGNS[line.kind] }),
+          h("span", { class: "diff-text", text: line.kind === "skipped" ? "…" : shown(line.text) }),
+        ]),
+      ),
+    );
+    if (diff.numbers === "edit") el.title = "Line numbers count from the start of the edited text";
+    return el;
+  };
   const added = diff.lines.filter((line) => line.kind === "added").length;
   const removed = diff.lines.filter((line) => line.kind === "removed").length;
   const text = diff.lines.map((line) => `${SIGNS[line.kind]}${line.text}`).join("\n");
@@ -139,8 +154,9 @@ function diffEl(diff: EditDiff): HTMLElement {
       h("span", { class: "summary-meta diff-added", text: `+${formatInt(added)}` }),
       h("span", { class: "summary-meta diff-removed", text: `−${formatInt(removed)}` }),
     ],
-    body: [copyButton("Copy", "Copy the diff", () => text), el],
+    body: () => [copyButton("Copy", "Copy the diff", () => text), rowsEl()],
     open: fits(text, OPEN_CALL),
+    eager,
   });
 }
 
@@ -150,7 +166,8 @@ function toolCallEl(block: Extract<Block, { type: "toolCall" }>, options: BlockO
     block.summary ? h("code", { class: "call-summary", text: shown(block.summary) }) : null,
   ]);
   const body: Child[] = [];
-  if (block.diff) body.push(diffEl(block.diff));
+  const eager = options.eager === true;
+  if (block.diff) body.push(diffEl(block.diff, eager));
   else if (block.code) {
     const text = shown(block.code.text);
     if (fits(text, OPEN_CALL)) body.push(codeBlock(text, block.code.language));
@@ -159,8 +176,9 @@ function toolCallEl(block: Extract<Block, { type: "toolCall" }>, options: BlockO
       body.push(
         details("call-code", {
           summary: [h("span", { class: "summary-meta", text: `${formatInt(lines)} lines` })],
-          body: [codeBlock(text, block.code.language)],
+          body: () => [codeBlock(text, block.code?.language ?? "text")],
           open: false,
+          eager,
         }),
       );
     }
@@ -193,8 +211,9 @@ export function blockEl(block: Block, item: DocumentItem, options: BlockOptions)
           h("span", { class: "summary-title", text: "Thinking" }),
           h("span", { class: "summary-meta", text: `${formatInt(lines)} line${lines === 1 ? "" : "s"}` }),
         ],
-        body: [markdown(block.text)],
+        body: () => [markdown(block.text)],
         open: false,
+        eager: options.eager === true,
       });
     }
     case "toolCall":
@@ -215,8 +234,9 @@ export function blockEl(block: Block, item: DocumentItem, options: BlockOptions)
           h("span", { class: "summary-title", text: shown(block.caption ?? block.language) }),
           h("span", { class: "summary-meta", text: `${formatInt(lines)} lines` }),
         ],
-        body: [codeBlock(text, block.language)],
+        body: () => [codeBlock(text, block.language)],
         open: fits(text, OPEN_CODE),
+        eager: options.eager === true,
       });
     }
     case "note":

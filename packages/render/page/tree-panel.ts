@@ -20,6 +20,7 @@ import {
   ready,
   sessionLeaf,
   state,
+  toolCalls,
 } from "./state.js";
 
 /** Tree row height in px (must match `--row-height` in the page's style). */
@@ -83,7 +84,7 @@ const ROW_KIND_LABEL: Record<string, string> = {
 
 function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const entry = entries[pos] as AnyEntry;
-  const summary = entrySummary(entry, PREVIEW_CHARS);
+  const summary = entrySummary(entry, PREVIEW_CHARS, toolCalls);
   const connector = startsSideBranch(pos) ? "↳ " : "";
   const row = h("div", { class: `tree-row kind-${KIND_CLASS[summary.kind] ?? "meta"}` }, [
     h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),

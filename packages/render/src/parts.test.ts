@@ -13,6 +13,7 @@ import { everyKindSession, PNG_1PX } from "../test/sessions.js";
 import {
   branchJsonlLines,
   canHighlight,
+  collectToolCalls,
   createRenderSession,
   HIGHLIGHT_LIMIT,
   decodeBase64,
@@ -278,5 +279,11 @@ describe("layout and summaries", () => {
     expect(summary("e0000008")).toEqual({ kind: "bash", preview: "$ git diff --stat" });
     expect(summary("e0000022")).toEqual({ kind: "future_thing", preview: '{"payload":{"x":1}}' });
     expect(summary("e0000014")).toEqual({ kind: "critic", preview: '{"verdict":"looks fine"}' });
+    // A result names what its call was about, given the session's calls.
+    const result = session.index.get("e0000007");
+    expect(result && entrySummary(result).preview).toBe("bash (error)");
+    expect(result && entrySummary(result, 70, collectToolCalls(session.entries)).preview).toBe(
+      "bash npm test -- limit (error)",
+    );
   });
 });

@@ -3,6 +3,7 @@
  * `compaction`, `model`...) and a preview of the text, for trees and lists where an entry
  * gets one row. The preview is flattened to one line, its controls made visible, and cut.
  */
+import { type ToolCallLookup, mainArgument } from "./model/tool-calls.js";
 import { type AnyEntry, isObject } from "@pi-session/format";
 import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
@@ -48,8 +49,12 @@ export interface EntrySummary {
   preview: string;
 }
 
-/** A short label of an entry: its kind and a one-line preview of at most `width` characters. */
-export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
+/**
+ * A short label of an entry: its kind and a one-line preview of at most `width` characters; with
+ * the session's `toolCalls`, a tool result's preview names what its call was about
+ * (`read src/a.ts`).
+ */
+export function entrySummary(entry: AnyEntry, width = 70, toolCalls?: ToolCallLookup): EntrySummary {
   const e = entry as Obj;
   const type = stringOrEmpty(e.type);
   switch (type) {
@@ -73,11 +78,15 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
         }
         return { kind: "assistant", preview: calls ? `${preview}${preview ? " " : ""}→ ${calls}` : preview };
       }
-      if (role === "toolResult")
+      if (role === "toolResult") {
+        const call = toolCalls?.get(stringOrEmpty(message.toolCallId));
+        const argument = call ? mainArgument(call.name, call.arguments) : "";
+        const name = oneLine(stringOrEmpty(message.toolName), 40);
         return {
           kind: "toolResult",
-          preview: `${oneLine(stringOrEmpty(message.toolName), 40)}${message.isError === true ? " (error)" : ""}`,
+          preview: `${argument ? oneLine(`${name} ${argument}`, width) : name}${message.isError === true ? " (error)" : ""}`,
         };
+      }
       if (role === "bashExecution")
         return { kind: "bash", preview: oneLine(`$ ${stringOrEmpty(message.command)}`, width) };
       if (role === "custom" || role === "hookMessage")

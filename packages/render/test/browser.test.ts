@@ -406,6 +406,13 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
       expect(await inCall("call_a")).toContain("← read src/limit.ts");
       expect(await inCall("call_b")).toContain("def greet");
       expect(await page.locator("#transcript .items > article.kind-toolResult").count()).toBe(0);
+      // The tree names what each result answered.
+      const rows = await page.$$eval(".tree-row.kind-tool .row-preview", (els) =>
+        els.map((el) => el.textContent),
+      );
+      expect(rows).toEqual(
+        expect.arrayContaining(["read src/limit.ts", "read src/greet.py", "edit src/limit.ts"]),
+      );
       // The call folds with its result.
       await page.click('.tool-call[data-call-id="call_a"] > summary');
       expect(await page.locator('.tool-call[data-call-id="call_a"] > article.call-result').isVisible()).toBe(

@@ -53,7 +53,8 @@ export async function statsSession(path: string, project: string): Promise<Stats
   return statsSessionOf({
     path,
     project,
-    header: view.header.value,
+    // Read as the JSON object it is: stats checks each field it takes.
+    header: view.header.value as object as Record<string, unknown>,
     entries: view.entries.map((r) => r.value),
   });
 }
@@ -182,19 +183,17 @@ export const action: Action = async (ctx, [arg], options) => {
     const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
     const dirs = options.all === true ? undefined : [join(resolve(root), projectDirName(resolve(ctx.cwd)))];
     const db = await openSearchDatabase({ root, env: ctx.env, onWarning: (m) => ctx.io.warn(m) });
+    // Also drawn by a rebuild a damaged database needs before it answers (the sync's callbacks).
+    const progress = ctx.io.progress("indexing");
     try {
-      const progress = ctx.io.progress("indexing");
-      try {
-        const synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
-        // Without --all, only what cannot be read in the root or this project's directory.
-        const mine = (path: string) =>
-          !dirs || [resolve(root), ...dirs].some((dir) => path === dir || dirname(path) === dir);
-        for (const { path, error } of synced.unreadable) {
-          if (mine(path))
-            unreadableItems.push(unreadable(path, error) ?? { path, code: null, reason: error.message });
-        }
-      } finally {
-        progress.end();
+      const synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+      progress.end();
+      // Without --all, only what cannot be read in the root or this project's directory.
+      const mine = (path: string) =>
+        !dirs || [resolve(root), ...dirs].some((dir) => path === dir || dirname(path) === dir);
+      for (const { path, error } of synced.unreadable) {
+        if (mine(path))
+          unreadableItems.push(unreadable(path, error) ?? { path, code: null, reason: error.message });
       }
       const found = await db.stats({ ...statsOptions, ...(dirs ? { dirs } : {}) });
       result = found;
@@ -202,6 +201,7 @@ export const action: Action = async (ctx, [arg], options) => {
       const notSessions = found.skippedFiles.map((path): NotSession => ({ path, kind: "not a session" }));
       warnSkipped(ctx.io, unreadableItems, notSessions);
     } finally {
+      progress.end();
       db.close();
     }
     if (dirs && result.sessionsRead === 0 && skipped === 0 && unreadableItems.length === 0) {

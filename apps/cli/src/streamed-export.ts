@@ -70,13 +70,17 @@ export function streamedBranch(
   const read = (slot: number) => file.read(slot) as AnyEntry;
   const header = (redactor ? redactor.value(file.header) : file.header) as SessionHeader;
   // One pass in file order: every entry redacted once when redacting (the report's counts),
-  // the tool calls of assistant messages, the label and name entries the index needs.
+  // the tool calls of assistant messages and their results' details (an edit's diff), the
+  // label and name entries the index needs.
   const toolCalls = new Map();
   const meta: { slot: number; entry: Record<string, unknown> }[] = [];
   for (let slot = 0; slot < file.count; slot++) {
     // The entries whose values the tree index keeps (labels, the name), by the format's registry.
     const isMeta = indexRoleOf(file.typeOf(slot)) !== "none";
-    if (!redactor && !isMeta && !file.isAssistantMessage(slot)) continue;
+    const callsOrResults =
+      file.isAssistantMessage(slot) ||
+      (file.typeOf(slot) === "message" && file.roles[slot] === RoleCode.Other);
+    if (!redactor && !isMeta && !callsOrResults) continue;
     const entry = redactor ? redactor.value<AnyEntry>(read(slot)) : read(slot);
     if (isMeta) meta.push({ slot, entry: entry as unknown as Record<string, unknown> });
     else addToolCalls(toolCalls, entry);

@@ -8,12 +8,14 @@
  */
 import type { AnyEntry } from "@pi-session/format";
 import {
+  collectToolCalls,
+  entrySummary,
   type RenderSession,
+  type ToolCallLookup,
   TREE_FILTERS,
   type TreeFilter,
-  type TreeLayout,
-  entrySummary,
   treeFilterPasses,
+  type TreeLayout,
 } from "@pi-session/render";
 import { formatInt, h, shown } from "./dom.js";
 
@@ -153,9 +155,21 @@ export function treePanel(options: TreePanelOptions): TreePanel {
     treeCount.textContent = `${formatInt(treeRows.length)} of ${formatInt(entries.length)}`;
   }
 
+  /** The session's calls, to name what each result answers (made once per session object). */
+  const callsOf = new WeakMap<RenderSession, ToolCallLookup>();
+  function toolCallsOf(session: RenderSession | undefined): ToolCallLookup | undefined {
+    if (!session) return undefined;
+    let calls = callsOf.get(session);
+    if (!calls) {
+      calls = collectToolCalls(session.index.entries);
+      callsOf.set(session, calls);
+    }
+    return calls;
+  }
+
   function rowEl(source: TreeSource, pos: number, row: number): HTMLElement {
     const { entries, session, layout } = source;
-    const summary = entrySummary(entries[pos] as AnyEntry, 90);
+    const summary = entrySummary(entries[pos] as AnyEntry, 90, toolCallsOf(session));
     const id = idAt(entries, pos);
     const label = id !== undefined ? session?.index.getLabel(id) : undefined;
     const side = layout && layout.parent[pos] !== -1 && source.mainChild[pos] === 0;

@@ -14,6 +14,7 @@ import {
   assertEmbeddable,
   assetsModule,
   bundleOptions,
+  escapeInlineScript,
   joinStyles,
   writeGenerated,
 } from "../../../packages/render/scripts/browser-assets.mjs";
@@ -39,7 +40,7 @@ export function clientBuildOptions() {
 /** The script and style, from the sources (the layers' sources: no build of theirs needed). */
 export async function clientAssets() {
   const bundle = await build(clientBuildOptions());
-  const assets = { script: bundle.outputFiles[0].text, style: joinStyles(CLIENT_STYLES) };
+  const assets = { script: escapeInlineScript(bundle.outputFiles[0].text), style: joinStyles(CLIENT_STYLES) };
   assertEmbeddable("script", assets.script);
   assertEmbeddable("style", assets.style);
   return assets;

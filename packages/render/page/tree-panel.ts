@@ -20,6 +20,7 @@ import {
   ready,
   sessionLeaf,
   state,
+  toolCalls,
 } from "./state.js";
 
 /** Tree row height in px (must match `--row-height` in the page's style). */
@@ -62,7 +63,7 @@ export function computeTreeRows(): void {
 
 function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const entry = entries[pos] as AnyEntry;
-  const summary = entrySummary(entry, PREVIEW_CHARS);
+  const summary = entrySummary(entry, PREVIEW_CHARS, toolCalls);
   const connector = startsSideBranch(pos) ? "↳ " : "";
   const row = h("div", { class: `tree-row kind-${summary.tone}` }, [
     h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
@@ -80,6 +81,7 @@ function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   row.style.paddingLeft = `${4 + Math.min(indent[pos] as number, 12) * 14}px`;
   if (onPath[pos]) row.classList.add("on-path");
   if (pos === state.selected) row.classList.add("selected");
+  if (pos === state.inView) row.classList.add("in-view");
   if (isToolOnlyAssistant(entry)) row.classList.add("tool-only");
   row.title = `${entry.id} · ${summary.kind}`;
   return row;
@@ -124,6 +126,15 @@ function toggleTree(open: boolean): void {
   document.body.classList.toggle("show-tree", open);
   treeToggle.setAttribute("aria-expanded", String(open));
   if (open) scheduleTree();
+}
+
+/** Marks the entry at the top of the transcript in the tree, scrolled into view if it is not. */
+export function followInTree(pos: number): void {
+  if (pos === state.inView) return;
+  state.inView = pos;
+  for (const row of treeSpace.querySelectorAll<HTMLElement>(".tree-row"))
+    row.classList.toggle("in-view", Number(row.dataset.pos) === pos);
+  scrollTreeTo(pos);
 }
 
 export function scrollTreeTo(pos: number): void {

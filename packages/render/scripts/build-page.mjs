@@ -14,6 +14,7 @@ import {
   assertEmbeddable,
   assetsModule,
   bundleOptions,
+  escapeInlineScript,
   joinStyles,
   writeGenerated,
 } from "./browser-assets.mjs";
@@ -37,7 +38,7 @@ export async function buildPageAssets() {
   const bundle = await build(
     bundleOptions({ root, entry: join("page", "app.ts"), layers: ["format", "migrate", "tree", "context"] }),
   );
-  const script = bundle.outputFiles[0].text;
+  const script = escapeInlineScript(bundle.outputFiles[0].text);
   const style = joinStyles(PAGE_STYLES);
   assertEmbeddable("script", script);
   assertEmbeddable("style", style);

@@ -37,7 +37,7 @@ export interface ExportOptions {
   format: ExportFormat;
   /** The view (`context` has no JSONL form: it is messages, not entries). */
   view: ViewKind;
-  /** The branch (default: the session's leaf). */
+  /** The branch (default: the session's leaf); an HTML page then holds that branch only. */
   leafId?: string | undefined;
   /** Markdown: keep long outputs whole. */
   full?: boolean;
@@ -70,7 +70,8 @@ export function exportChunks(session: RenderSession, options: ExportOptions): It
     case "html":
       return renderHtmlChunks(session, {
         view,
-        ...(leafId !== undefined ? { leafId } : {}),
+        // A page of a chosen branch holds that branch only; the whole tree is the default.
+        ...(leafId !== undefined ? { leafId, branchOnly: true } : {}),
         ...(options.redaction ? { redaction: options.redaction } : {}),
         ...(options.generator !== undefined ? { generator: options.generator } : {}),
       });

@@ -5,9 +5,17 @@
  */
 import { createHash } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { everyKindSession, PAYLOADS, payloadSession } from "../test/sessions.js";
+import { everyKindSession, PAYLOADS, payloadSession, readingSession } from "../test/sessions.js";
 import { CONTENT_SECURITY_POLICY } from "./html.js";
-import { createRenderSession, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./index.js";
+import {
+  createRenderSession,
+  escapeHtml,
+  exportChunks,
+  renderHtml,
+  renderHtmlChunks,
+  scriptJson,
+} from "./index.js";
+import { HIGHLIGHT_ELEMENT } from "../scripts/browser-assets.mjs";
 import { PAGE_SCRIPT, PAGE_SCRIPT_SHA256, PAGE_STYLE, PAGE_STYLE_SHA256 } from "./page-assets.js";
 
 const sha256 = (text: string) => createHash("sha256").update(text, "utf8").digest("base64");
@@ -17,6 +25,25 @@ function jsonScript(html: string, id: string): unknown {
   const from = html.indexOf(">", start) + 1;
   return JSON.parse(html.slice(from, html.indexOf("</script>", from)));
 }
+
+describe("a page of one branch", () => {
+  const session = createRenderSession(readingSession());
+  const mainLeaf = session.entries[session.entries.length - 2]?.id as string;
+
+  it("the whole tree by default; with a leaf, export ships that branch alone (no abandoned branch)", () => {
+    expect(renderHtml(session)).toContain("SIDE-BRANCH-SECRET");
+    const page = [...exportChunks(session, { format: "html", view: "branch", leafId: mainLeaf })].join("");
+    expect(page).not.toContain("SIDE-BRANCH-SECRET");
+    const data = jsonScript(page, "pi-session-data") as { entries: { id: string }[] };
+    expect(data.entries.map((e) => e.id)).toEqual(session.index.pathTo(mainLeaf).map((e) => e.id));
+    const first = jsonScript(page, "pi-session-first") as {
+      settings: { branchOnly?: boolean; totals: { toolCalls: number; models: string[] } };
+    };
+    expect(first.settings.branchOnly).toBe(true);
+    expect(first.settings.totals.toolCalls).toBe(6);
+    expect(first.settings.totals.models).toEqual(["anthropic/claude-sonnet-4-5"]);
+  });
+});
 
 describe("renderHtml", () => {
   const session = createRenderSession(everyKindSession());
@@ -97,7 +124,9 @@ describe("the viewer bundle", () => {
     expect(PAGE_SCRIPT).not.toMatch(
       /\b(fetch|XMLHttpRequest|WebSocket|EventSource|sendBeacon|importScripts|eval|Function)\s*\(/,
     );
-    expect(PAGE_SCRIPT).not.toMatch(
+    // But for highlight.js's highlightElement, never called (browser-assets.mjs).
+    expect(PAGE_SCRIPT).toMatch(HIGHLIGHT_ELEMENT);
+    expect(PAGE_SCRIPT.replace(HIGHLIGHT_ELEMENT, "")).not.toMatch(
       /innerHTML|outerHTML|insertAdjacentHTML|document\.write|srcdoc|\.href\s*=/,
     );
     expect(PAGE_STYLE).not.toMatch(/url\(|@import|@font-face/);

@@ -44,7 +44,31 @@ export {
 } from "./model/document.js";
 export { entryItem } from "./model/entry-item.js";
 export { type ItemOptions, messageItem } from "./model/message-item.js";
-export { type ToolCallLookup, addToolCalls, collectToolCalls } from "./model/tool-calls.js";
+export {
+  type ToolCallInfo,
+  type ToolCallLookup,
+  addToolCalls,
+  collectToolCalls,
+  mainArgument,
+} from "./model/tool-calls.js";
+export {
+  type DiffLine,
+  type DiffLineKind,
+  type EditDiff,
+  computeDiff,
+  diffText,
+  editDiff,
+  parsePiDiff,
+} from "./model/diff.js";
+export {
+  type CallRole,
+  type RowGroup,
+  callRoleOfEntry,
+  callRoleOfItem,
+  groupResults,
+} from "./model/call-results.js";
+export { type SessionTotals, sessionTotals } from "./model/totals.js";
+export { type Folded, type FoldedRest, type FoldLimit, describeRest, foldText } from "./fold.js";
 export { languageOfPath } from "./model/languages.js";
 export {
   DEFAULT_FOLD_LINES,

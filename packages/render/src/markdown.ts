@@ -1,8 +1,9 @@
 /**
  * Markdown that reads well on GitHub (CommonMark + GFM): a title and facts, a heading per
  * turn (each user message starts one), then every item as a bold label line and its body.
- * Tool calls and outputs go in fenced blocks with their language; long outputs are cut with a
- * note saying how much (unless `full`); thinking and compaction summaries fold into
+ * Tool calls and outputs go in fenced blocks with their language, an edit as a `diff` fence
+ * with line numbers, a result headed with its call (`← read` `src/a.ts`); long outputs are cut
+ * by lines and by size with a note saying how much (unless `full`; fold.ts); thinking and compaction summaries fold into
  * `<details>`; images are links to files the caller writes (`images`), or left out with a note.
  *
  * Session text is untrusted: Markdown the author wrote stays Markdown, but raw HTML in it is
@@ -12,7 +13,9 @@
  * that does not check links itself) makes a script link of it. Everything else (titles,
  * labels, paths) is escaped or put in code spans and fences long enough for its backticks.
  */
+import { describeRest, foldText } from "./fold.js";
 import { imageProblem, safeImage, type SafeImage } from "./images.js";
+import { diffText } from "./model/diff.js";
 import type { Block, DocumentItem, ImageBlock, RenderDocument } from "./model/shapes.js";
 import { formatInt, formatSize, utcTime } from "./readable.js";
 import { lineEndsAsLf, stripColorCodes, visibleControls } from "./sanitize.js";
@@ -34,21 +37,6 @@ export interface MarkdownOptions {
   images?: (image: ImageBlock & SafeImage, number: number) => string | undefined;
   /** ISO time -> what is shown (default: `YYYY-MM-DD HH:MM UTC`). */
   formatTime?: (iso: string) => string;
-}
-
-/** UTF-8 length of text (for the size of what a cut leaves out). */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c < 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -347,20 +335,9 @@ function cut(
   full: boolean,
 ): Cut {
   if (full) return { text, note: "" };
-  const lines = text.split("\n");
-  let kept = lines.length > options.maxOutputLines ? lines.slice(0, options.maxOutputLines).join("\n") : text;
-  if (kept.length > options.maxOutputChars) {
-    kept = kept.slice(0, options.maxOutputChars);
-    // Do not split a surrogate pair.
-    const last = kept.charCodeAt(kept.length - 1);
-    if (last >= 0xd800 && last < 0xdc00) kept = kept.slice(0, -1);
-  }
-  if (kept.length === text.length) return { text, note: "" };
-  const rest = text.slice(kept.length);
-  const restLines = kept.endsWith("\n") ? rest.split("\n").length : rest.split("\n").length - 1;
-  const what =
-    restLines > 0 ? `${formatInt(restLines)} more line${restLines === 1 ? "" : "s"}` : "the rest of the line";
-  return { text: kept, note: `… ${what} (${formatSize(utf8Length(rest))}) cut` };
+  const folded = foldText(text, { lines: options.maxOutputLines, chars: options.maxOutputChars });
+  if (folded.rest === undefined) return { text, note: "" };
+  return { text: folded.text, note: `… ${describeRest(folded.rest)} cut` };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -425,6 +402,7 @@ function blockMarkdown(block: Block, item: DocumentItem, state: State): string |
     }
     case "toolCall": {
       const head = `**→ ${escapeInline(block.name || "tool")}**${block.summary ? ` ${inlineCode(block.summary)}` : ""}`;
+      if (block.diff) return `${head}\n\n${codeBlock(diffText(block.diff), "diff", state)}`;
       return block.code ? `${head}\n\n${codeBlock(block.code.text, block.code.language, state)}` : head;
     }
     case "output": {
@@ -463,7 +441,7 @@ function labelLine(item: DocumentItem, state: State): string {
       facts.push(...detailsOf(item, ["model", "stop"]));
       break;
     case "toolResult":
-      head = `**← ${escapeInline(item.toolName || "tool")}**${item.isError ? " (error)" : ""}`;
+      head = `**← ${escapeInline(item.toolName || "tool")}**${item.callArgument ? ` ${inlineCode(item.callArgument)}` : ""}${item.isError ? " (error)" : ""}`;
       break;
     case "bashExecution":
       head = "**Bash**";

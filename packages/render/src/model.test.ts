@@ -93,9 +93,13 @@ describe("items", () => {
   it("tool calls show their interesting argument; a result takes the language of its call", () => {
     const calls = byId.get("e0000006")?.blocks ?? [];
     expect(calls[0]).toMatchObject({ type: "toolCall", name: "edit", summary: "src/limit.ts" });
-    expect(calls[0]?.type === "toolCall" && calls[0].code).toEqual({
-      language: "diff",
-      text: "-n > LIMIT\n+n >= LIMIT",
+    // No result details in this session: the diff is computed from the arguments.
+    expect(calls[0]?.type === "toolCall" && calls[0].diff).toEqual({
+      numbers: "edit",
+      lines: [
+        { kind: "removed", line: 1, text: "n > LIMIT" },
+        { kind: "added", line: 1, text: "n >= LIMIT" },
+      ],
     });
     expect(calls[1]?.type === "toolCall" && calls[1].code).toEqual({
       language: "sh",
@@ -103,6 +107,7 @@ describe("items", () => {
     });
     const readResult = byId.get("e0000005");
     expect(readResult?.blocks[0]).toMatchObject({ type: "output", language: "ts", isError: false });
+    expect(readResult?.callArgument).toBe("src/limit.ts");
     const failed = byId.get("e0000007");
     expect(failed?.isError).toBe(true);
     expect(failed?.blocks[0]).toMatchObject({ type: "output", language: "text", isError: true });

@@ -40,7 +40,8 @@ describe("renderText", () => {
     );
     expect(text).toContain("assistant anthropic/claude-sonnet-4-5 [plan] 2026-11-02 09:04\n");
     expect(text).toContain("  → read src/limit.ts\n");
-    expect(text).toContain("← bash error 2026-11-02 09:07\n  FAIL limit.test.ts\n");
+    expect(text).toContain("← bash npm test -- limit error 2026-11-02 09:07\n  FAIL limit.test.ts\n");
+    expect(text).toContain("  → edit src/limit.ts\n    -1 n > LIMIT\n    +1 n >= LIMIT\n");
     expect(text).toContain("$ git diff --stat (exit 0) 2026-11-02 09:08\n");
     expect(text).toContain("── compaction (18,250 tokens before) ── 2026-11-02 09:15\n");
     expect(text).toContain("↳ branch 1/3 from e0000004\n");
@@ -70,7 +71,7 @@ describe("renderText", () => {
     });
     const d = buildDocument(long);
     expect(renderText(d, { foldHint: "; --full shows all" })).toContain(
-      "line 5\n  … (14 more lines; --full shows all)",
+      "line 5\n  … 14 more lines (107 B); --full shows all",
     );
     expect(renderText(d, { full: true })).toContain("line 19");
   });
@@ -87,11 +88,9 @@ describe("renderText", () => {
     expect(label && renderTextItem(label)).toBeUndefined();
   });
 
-  it("terminal escapes from the session arrive visible", () => {
+  it("terminal escapes from the session arrive visible; colour codes are dropped", () => {
     const out = renderText(buildDocument(createRenderSession(payloadSession())), { full: true });
-    expect(out).toContain(
-      "\\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 \\x1b[2J\\x1b[H cleared \\x08\\x08 \\x0d overwritten",
-    );
+    expect(out).toContain("red \\x1b]0;title\\x07 \\x1b[2J\\x1b[H cleared \\x08\\x08 \\x0d overwritten");
     expect(out).toContain("abc\\u202edcba\\u202c");
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
@@ -119,10 +118,10 @@ describe("renderMarkdown", () => {
     expect(md).toContain(
       "<details>\n<summary>Thinking</summary>\n\n> The limit check uses > instead of >=.\n\n</details>",
     );
-    expect(md).toContain("**→ edit** `src/limit.ts`\n\n```diff\n-n > LIMIT\n+n >= LIMIT\n```");
-    expect(md).toContain("**← read**");
+    expect(md).toContain("**→ edit** `src/limit.ts`\n\n```diff\n-1 n > LIMIT\n+1 n >= LIMIT\n```");
+    expect(md).toContain("**← read** `src/limit.ts`");
     expect(md).toContain("```ts\nexport function allow(n: number) {");
-    expect(md).toContain("**← bash** (error)");
+    expect(md).toContain("**← bash** `npm test -- limit` (error)");
     expect(md).toContain("```console\n$ git diff --stat\n src/limit.ts | 2 +-\n```");
     expect(md).toContain("_Model:_ `anthropic/claude-sonnet-4-5`");
     expect(md).toContain("---\n\n**Compaction** · 18,250 tokens before");
@@ -172,7 +171,7 @@ describe("renderMarkdown", () => {
       ],
     });
     const cut = renderMarkdown(buildDocument(s), { maxOutputLines: 10, cutHint: "; `--full` keeps them" });
-    expect(cut).toContain("line 8\n```\n\n_… 91 more lines (727 B) cut; `--full` keeps them_");
+    expect(cut).toContain("line 8\n```\n\n_… 91 more lines (726 B) cut; `--full` keeps them_");
     expect(cut).not.toContain("line 9\n");
     expect(renderMarkdown(buildDocument(s), { maxOutputLines: 10, full: true })).toContain("line 99");
     const wide = renderMarkdown(buildDocument(s), { maxOutputChars: 20 });

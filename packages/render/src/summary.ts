@@ -12,6 +12,7 @@ import {
   messageRoleInfo,
   type SummaryTone,
 } from "@pi-session/format";
+import { type ToolCallLookup, mainArgument } from "./model/tool-calls.js";
 import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
 import { stringOrEmpty } from "./values.js";
@@ -61,8 +62,12 @@ export interface EntrySummary {
   tone: SummaryTone;
 }
 
-/** A short label of an entry: its kind and a one-line preview of at most `width` characters. */
-export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
+/**
+ * A short label of an entry: its kind and a one-line preview of at most `width` characters; with
+ * the session's `toolCalls`, a tool result's preview names what its call was about
+ * (`read src/a.ts`).
+ */
+export function entrySummary(entry: AnyEntry, width = 70, toolCalls?: ToolCallLookup): EntrySummary {
   const e = entry as Obj;
   const type = stringOrEmpty(e.type);
   const info = entryTypeInfo(type);
@@ -73,13 +78,13 @@ export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
       label: oneLine(type, 30) || "?",
       tone: "meta",
     };
-  if (info.summary === "role") return messageSummary(isObject(e.message) ? e.message : {}, width);
+  if (info.summary === "role") return messageSummary(isObject(e.message) ? e.message : {}, width, toolCalls);
   const { kind, tone, preview } = info.summary;
   return { kind, preview: oneLine(preview(e), width), label: kind, tone };
 }
 
 /** The summary of a message entry, by its message's role (format's registry). */
-function messageSummary(message: Obj, width: number): EntrySummary {
+function messageSummary(message: Obj, width: number, toolCalls?: ToolCallLookup): EntrySummary {
   const role = stringOrEmpty(message.role) || "?";
   const info = messageRoleInfo(role);
   const summary = (preview: string): EntrySummary =>
@@ -103,10 +108,15 @@ function messageSummary(message: Obj, width: number): EntrySummary {
     }
     return summary(calls ? `${preview}${preview ? " " : ""}→ ${calls}` : preview);
   }
-  if (role === "toolResult")
+  if (role === "toolResult") {
+    // With the session's calls, the result names what its call was about (`read src/a.ts`).
+    const call = toolCalls?.get(stringOrEmpty(message.toolCallId));
+    const argument = call ? mainArgument(call.name, call.arguments) : "";
+    const name = oneLine(stringOrEmpty(message.toolName), 40);
     return summary(
-      `${oneLine(stringOrEmpty(message.toolName), 40)}${message.isError === true ? " (error)" : ""}`,
+      `${argument ? oneLine(`${name} ${argument}`, width) : name}${message.isError === true ? " (error)" : ""}`,
     );
+  }
   if (role === "bashExecution") return summary(oneLine(`$ ${stringOrEmpty(message.command)}`, width));
   if (role === "custom" || role === "hookMessage")
     return summary(

@@ -47,6 +47,14 @@ function chain(bodies: (Obj & { id: string })[], parent: string | null = null): 
   return out;
 }
 
+/** Entries as {@link chain} makes them, numbered from `start` (ids `e<7 digits>`) in order. */
+function numberedChain(bodies: Obj[], start = 1, parent: string | null = null): AnyEntry[] {
+  return chain(
+    bodies.map((body, k) => ({ ...body, id: `e${String(start + k).padStart(7, "0")}` })),
+    parent,
+  );
+}
+
 /**
  * Every entry type, every message role (legacy `hookMessage` and an unknown role too), an
  * unknown entry type and unknown content blocks, with one branch point (two children of the
@@ -512,4 +520,149 @@ export function largeSession(count: number, seed = 1): { header: SessionHeader; 
     }
   }
   return { header: { ...HEADER, id: "019a4c1e-0000-7000-8000-00000000b160" }, entries };
+}
+
+/** The one-line change inside a six-line edit, as pi's edit tool stores its diff (`details.diff`). */
+export const PI_EDIT_DIFF = [
+  "    ...",
+  "  3 ",
+  "  4 export function allow(n: number): boolean {",
+  "  5   // inclusive: the tenth request is allowed",
+  "- 6   return n > LIMIT;",
+  "+ 6   return n <= LIMIT;",
+  "  7 }",
+  "  8 ",
+  "    ...",
+].join("\n");
+
+/**
+ * What reading a session is about: two parallel reads answered in the other order, an edit
+ * whose result holds pi's diff, an edit in the older argument shape without one, coloured bash
+ * output with a screen-clearing escape, a 117 KB line, Markdown with a nested list and a link
+ * with parentheses, and an abandoned branch with a secret in it (for `--leaf`).
+ */
+export function readingSession(): { header: SessionHeader; entries: AnyEntry[] } {
+  const assistant = (content: Obj[], i: number) => ({
+    type: "message",
+    message: {
+      role: "assistant",
+      content,
+      api: "anthropic-messages",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      usage,
+      stopReason: "toolUse",
+      timestamp: ms(i),
+    },
+  });
+  const result = (toolCallId: string, toolName: string, text: string, i: number, details?: Obj) => ({
+    type: "message",
+    message: {
+      role: "toolResult",
+      toolCallId,
+      toolName,
+      content: [{ type: "text", text }],
+      ...(details ? { details } : {}),
+      isError: false,
+      timestamp: ms(i),
+    },
+  });
+  const main = numberedChain([
+    {
+      type: "message",
+      message: {
+        role: "user",
+        content: "The tenth request is refused; fix it. Is this right?",
+        timestamp: ms(1),
+      },
+    },
+    assistant(
+      [
+        { type: "toolCall", id: "call_a", name: "read", arguments: { path: "src/limit.ts" } },
+        { type: "toolCall", id: "call_b", name: "read", arguments: { path: "src/greet.py" } },
+      ],
+      2,
+    ),
+    result("call_b", "read", 'def greet(name):\n    return f"Hello {name}"', 3),
+    result("call_a", "read", "export const LIMIT = 10;\nexport function allow(n: number) {}", 4),
+    assistant(
+      [
+        {
+          type: "toolCall",
+          id: "call_edit",
+          name: "edit",
+          arguments: {
+            path: "src/limit.ts",
+            edits: [{ oldText: "return n > LIMIT;", newText: "return n <= LIMIT;" }],
+          },
+        },
+      ],
+      5,
+    ),
+    result("call_edit", "edit", "Successfully replaced 1 block(s) in src/limit.ts.", 6, {
+      diff: PI_EDIT_DIFF,
+      patch: "",
+      firstChangedLine: 6,
+    }),
+    assistant(
+      [
+        {
+          type: "toolCall",
+          id: "call_legacy",
+          name: "edit",
+          arguments: { path: "src/greet.py", oldText: "a\nb\nc\nd\ne\nf", newText: "a\nb\nC\nd\ne\nf" },
+        },
+        { type: "toolCall", id: "call_test", name: "bash", arguments: { command: "npm test" } },
+        { type: "toolCall", id: "call_long", name: "bash", arguments: { command: "cat one-line.json" } },
+      ],
+      7,
+    ),
+    result("call_legacy", "edit", "Successfully replaced 1 block(s) in src/greet.py.", 8),
+    result(
+      "call_test",
+      "bash",
+      "\u001b[32m✓ 12 passed\u001b[0m \u001b[1;31m✗ 1 failed\u001b[0m \u001b[2Jafter",
+      9,
+    ),
+    result("call_long", "bash", "x".repeat(117_000), 10),
+    {
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [
+          {
+            type: "text",
+            text: "Fixed ✅. It is done:\n\n1. `allow` takes the tenth\n   - the check is `n <= LIMIT`\n     - tested\n2. greeting\n\nSee [the docs (v2)](https://example.com/docs_(v2)) and this is it.",
+          },
+        ],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        usage,
+        stopReason: "stop",
+        timestamp: ms(11),
+      },
+    },
+  ]);
+  // An abandoned branch from the first user message.
+  const side = numberedChain(
+    [
+      {
+        type: "message",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "Abandoned: the deploy key is SIDE-BRANCH-SECRET." }],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage,
+          stopReason: "stop",
+          timestamp: ms(30),
+        },
+      },
+    ],
+    30,
+    (main[0] as AnyEntry).id,
+  );
+  return { header: HEADER, entries: [...main, ...side] };
 }

@@ -149,7 +149,10 @@ the session it was forked from (left), entries matched by id.`,
           "md, html, json (the document model) or jsonl (default: from -o, else md)",
         )
         .option("-o, --output <file>", "Write to FILE (Markdown images go beside it) instead of stdout")
-        .option("--leaf <id>", "The branch ending at this entry instead of the session's leaf")
+        .option(
+          "--leaf <id>",
+          "The branch ending at this entry instead of the session's leaf (html: that branch's entries only)",
+        )
         .option("--all-branches", "Every branch, depth first, with branch points marked (jsonl: every entry)")
         .option("--context", "What the model is sent at the leaf (pi's buildSessionContext)")
         .option("--full", "Keep long tool output whole (Markdown)")
@@ -161,8 +164,9 @@ the session it was forked from (left), entries matched by id.`,
     details: `Formats:
   md     headings per turn, tool calls and output in fenced blocks, long output cut with a note
          (--full keeps it); with -o, images are written to <name>-images/ beside the file
-  html   one self-contained page: the whole tree, branch switching, pi's /tree filters,
-         search, light and dark; opens offline, no request leaves the page
+  html   one self-contained page: the whole tree (with --leaf, that branch alone), branch
+         switching, pi's /tree filters, phrase search, #<id> links, light and dark; opens
+         offline, no request leaves the page
   json   the render layer's document model of the view (see docs/cli.md)
   jsonl  the branch (or with --all-branches every entry) as valid v3 lines, header first
 --redact prints what it removed, by kind, to stderr.`,

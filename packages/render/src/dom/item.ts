@@ -7,6 +7,7 @@
 import { ENTRY_TYPE_INFO, MESSAGE_ROLE_INFO } from "@pi-session/format";
 import type { DocumentItem, ItemKind } from "../model/shapes.js";
 import { type BlockOptions, blockEl } from "./blocks.js";
+import { copyButton } from "./copy.js";
 import { h, shown } from "./elements.js";
 
 /** What a heading calls each item kind: format's registry's headings. */
@@ -29,7 +30,7 @@ function detailText(detail: { name: string; value: string }): string {
 function titleOf(item: DocumentItem): string {
   switch (item.kind) {
     case "toolResult":
-      return `← ${item.toolName || "tool"}`;
+      return `← ${item.toolName || "tool"}${item.callArgument ? ` ${item.callArgument}` : ""}`;
     case "bashExecution":
     case "custom":
     case "customMessage":
@@ -41,6 +42,19 @@ function titleOf(item: DocumentItem): string {
     default:
       return "";
   }
+}
+
+/** What "copy" copies of an item: its text (as written, Markdown included), else its output or code. */
+export function copyableText(item: DocumentItem): string {
+  const texts: string[] = [];
+  for (const block of item.blocks) if (block.type === "text") texts.push(block.text);
+  if (texts.length === 0)
+    for (const block of item.blocks) {
+      if (block.type === "output") texts.push(shown(block.text));
+      else if (block.type === "code" || block.type === "note") texts.push(shown(block.text));
+      else if (block.type === "toolCall" && block.code) texts.push(shown(block.code.text));
+    }
+  return texts.join("\n\n");
 }
 
 export interface ItemElOptions extends BlockOptions {
@@ -79,6 +93,9 @@ export function itemEl(item: DocumentItem, options: ItemElOptions): HTMLElement 
         ? h("time", { text: options.time(item.timestamp), attrs: { datetime: item.timestamp } })
         : null,
       item.id !== undefined ? options.idEl(item.id) : null,
+      item.conversational && copyableText(item) !== ""
+        ? copyButton("Copy", "Copy this message", () => copyableText(item))
+        : null,
     ]),
   );
   const body = h("div", { class: "item-body" });

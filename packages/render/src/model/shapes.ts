@@ -4,6 +4,7 @@
  * builders are `document.ts`, `entry-item.ts` and `message-item.ts`.
  */
 import type { EntryItemKind, RoleItemKind } from "@pi-session/format";
+import type { EditDiff } from "./diff.js";
 
 export const DOCUMENT_FORMAT = "pi-session-document";
 export const DOCUMENT_VERSION = 1;
@@ -86,6 +87,8 @@ export interface DocumentItem {
   /** Tool results: the call they answer. */
   toolCallId?: string;
   toolName?: string;
+  /** Tool results: what the call they answer is about (its main argument: a path, a command), when the call is known. */
+  callArgument?: string;
   /** Tool results and bash runs that failed; assistant messages that ended in an error. */
   isError?: boolean;
   /** Part of the conversation a reader follows (false for settings and bookkeeping entries). */
@@ -134,8 +137,10 @@ export interface ToolCallBlock {
   arguments: unknown;
   /** One line shown after the name (a path, a pattern), or "". */
   summary: string;
-  /** The interesting argument as code (a command, a file's content, an edit as a diff). */
+  /** The interesting argument as code (a command, a file's content). */
   code?: { language: string; text: string };
+  /** An edit as a diff with line numbers (pi's from its result, else computed from the arguments). */
+  diff?: EditDiff;
 }
 
 /** Output of a tool or a command; `language` names its syntax ("text" when unknown). */

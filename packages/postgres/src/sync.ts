@@ -15,6 +15,7 @@
  *
  * Use {@link syncToPostgres} through `PostgresDatabase.sync`.
  */
+import { createHash } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { isValidSessionHeader, rawRecordValue } from "@pi-session/format";
 import { type StoreFile, listStoreFiles, streamSessionRecordsSync } from "@pi-session/node-store";
@@ -36,7 +37,6 @@ import {
 import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
 import type { ClientPool, PooledClient } from "./connection.js";
 import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
-import { sha256 } from "./sha256.js";
 import { foldForIndex } from "./terms.js";
 import { encodeUsage } from "./usage-json.js";
 
@@ -119,10 +119,8 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
  * offset): their SHA-256, so no bytes of the file leave the machine unredacted.
  */
 function probeDigest(bytes: Uint8Array): Buffer {
-  // A Buffer, which pg sends as bytea. Hashed here, not by node:crypto, whose load costs a
-  // fresh sync more than all its hashing (`sha256.ts`).
-  const digest = sha256(bytes);
-  return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
+  // A Buffer, which pg sends as bytea.
+  return createHash("sha256").update(bytes).digest();
 }
 
 /**

@@ -258,18 +258,8 @@ const result = await build({
   ...common,
   entryPoints: {
     main: join(root, "lib", "main.js"),
-    // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
-    // that holds the listing code; ship it there, or large listings stay on one core.
-    "chunks/list-worker": join(
-      root,
-      "node_modules",
-      "@pi-session",
-      "node-store",
-      "dist",
-      "listing",
-      "list-worker.js",
-    ),
-    // The session database reads files ahead in `./index-worker.js` next to its chunk, likewise.
+    // The session database reads files ahead in worker threads started from
+    // `./index-worker.js` next to the chunk that holds it; ship it there.
     "chunks/index-worker": join(root, "node_modules", "@pi-session", "search", "dist", "index-worker.js"),
     // `serve` searches in threads started from `./search-worker.js` next to its chunk, likewise.
     "chunks/search-worker": join(root, "node_modules", "@pi-session", "web", "dist", "search-worker.js"),

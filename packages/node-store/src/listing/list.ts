@@ -137,7 +137,7 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
   const paths = names.map((n) => join(dir, n));
   const keys = names.map((n) => childPath(resolved, n));
   const preStats = opts.onProgress ? await statAll(paths, opts.signal) : undefined;
-  const pass = new StatPass(opts.signal, false, opts.workers);
+  const pass = new StatPass(opts.signal, false);
   const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
@@ -207,7 +207,7 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     }
   }
   // `dir` is resolved, so every path here is its own cache key.
-  const pass = new StatPass(opts.signal, true, opts.workers);
+  const pass = new StatPass(opts.signal, true);
   if (opts.onProgress) {
     // Progress reports follow the candidate order: it must be pi's from the start.
     const files: string[] = [];

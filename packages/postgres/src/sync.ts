@@ -169,15 +169,6 @@ interface OutRow {
   usage: UsageRow | undefined;
 }
 
-/**
- * Thrown by a {@link Collector} whose file's stored entries were not read back yet, when the
- * reader asks for them (an append that leaves the branch, or one with usage rows): the sync
- * reads them and reads the append again. Nothing is written before a read completes.
- */
-class NeedStoredEntries extends Error {
-  override readonly name = "NeedStoredEntries";
-}
-
 /** Collects one file's rows as the reader produces them (it reads synchronously). */
 class Collector implements RowSink {
   readonly rows: OutRow[] = [];
@@ -192,9 +183,9 @@ class Collector implements RowSink {
   constructor(
     private readonly path: string,
     private readonly firstNew: number,
-    /** Undefined: not read back yet (asking for them throws {@link NeedStoredEntries}). */
-    private readonly stored: (TreeLink & { onBranch: boolean })[] | undefined,
-    private readonly storedUsageKeys: string[] | undefined,
+    /** The file's entries already in the database (an append's; none for a whole read). */
+    private readonly stored: (TreeLink & { onBranch: boolean })[],
+    private readonly storedUsageKeys: string[],
     private readonly redactor: Redactor | undefined,
   ) {}
 
@@ -243,7 +234,6 @@ class Collector implements RowSink {
   }
 
   links(): (TreeLink & { onBranch: boolean })[] {
-    if (this.stored === undefined) throw new NeedStoredEntries("the stored entries' links");
     return [
       ...this.stored,
       ...this.rows.map((r) => ({
@@ -256,7 +246,6 @@ class Collector implements RowSink {
   }
 
   usageKeys(): string[] {
-    if (this.storedUsageKeys === undefined) throw new NeedStoredEntries("the stored usage keys");
     return this.storedUsageKeys;
   }
 
@@ -488,8 +477,7 @@ async function writeFileRow(
 /**
  * Runs `fn` in a transaction that holds the lock on one file's key (source and path), so that
  * two syncs of a source never write one file at once; the next one to take it finds the work
- * done. `BEGIN` and the lock go as one message: each round trip on a sync's fresh connection
- * counts (decision 143).
+ * done.
  */
 async function inFileTransaction<T>(
   pool: ClientPool,
@@ -499,10 +487,9 @@ async function inFileTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    // The key's text is escaped by pg (`E'...'` where it holds a backslash).
-    const key = client.escapeLiteral(`${source}\n${path}`);
     try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`${source}\n${path}`]);
       const out = await fn(client);
       await client.query("COMMIT");
       return out;
@@ -583,14 +570,11 @@ async function syncFile(
     const probe = row && row.indexedOffset !== knownOffset ? tailBefore(st.path, row.indexedOffset) : tail;
     const resume =
       row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
-    // An append's stored entries (their links, for the branch flags; their usage keys, for
-    // repeats) are read back when the reader asks for them: an append that extends the branch
-    // with no usage row (a user message, a tool result) needs neither, and a long session's are
-    // many (decision 143).
-    let stored: (TreeLink & { onBranch: boolean })[] | undefined = resume ? undefined : [];
-    let usageKeys: string[] | undefined = resume ? undefined : [];
-    const readStored = async () => {
-      // The links in file order and each usage row's key, as one JSON value.
+    // An append's stored entries: their links (for the branch flags) and usage keys (for
+    // repeats), in file order, as one JSON value.
+    let stored: (TreeLink & { onBranch: boolean })[] = [];
+    let usageKeys: string[] = [];
+    if (resume) {
       const links = await client.query<{ links: string | null }>(
         `SELECT json_agg(json_build_array(entry_id, parent_id, type, on_branch, usage::json->>'key')
            ORDER BY ordinal)::text AS links
@@ -600,7 +584,7 @@ async function syncFile(
       const rows = JSON.parse(links.rows[0]?.links ?? "[]") as StoredLink[];
       stored = rows.map(([id, parentId, type, onBranch]) => ({ type, id, parentId, onBranch }));
       usageKeys = rows.flatMap((r) => (r[4] === null ? [] : [r[4]]));
-    };
+    }
     // Read in parts of `chunk` bytes (each an append to the part before, as the local index
     // reads a grown file), so a large session costs a part's rows in memory, not the file's;
     // all parts in this one transaction.
@@ -619,22 +603,12 @@ async function syncFile(
     const parts = end < st.size;
     let maxMessageTime =
       resume && resume.meta.messageCount > 0 ? resume.meta.modifiedMs : Number.NEGATIVE_INFINITY;
-    // An append read in parts carries the stored links from part to part: read them first.
-    if (parts && stored === undefined) await readStored();
     for (;;) {
       let sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
       sink.trackTimes = parts;
-      let read: ReadResult;
-      try {
-        read = current
-          ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
-          : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
-      } catch (error) {
-        if (!(error instanceof NeedStoredEntries) || stored !== undefined) throw error;
-        // The reader needs the stored entries: read them back, and the append again.
-        await readStored();
-        continue;
-      }
+      let read = current
+        ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
+        : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
       if (!current && end < st.size && (read.version < 3 || read.meta === null)) {
         // Older files are migrated whole, and a header may be longer than a part: all at once.
         end = st.size;
@@ -699,8 +673,7 @@ async function syncFile(
         if (link) link.onBranch = c.onBranch;
       }
       stored = links;
-      // Set: an append read in parts read its stored keys back before the first part.
-      usageKeys = [...(usageKeys ?? []), ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
+      usageKeys = [...usageKeys, ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
       current = {
         path: st.path,
         size: end,

@@ -2,6 +2,10 @@
  * The first pass of a listing: every candidate file statted, in batches between turns of the
  * event loop, and checked against the cache index as it is statted (or when the index
  * arrives). What the cache covers leaves only numbers in typed columns; the rest is to read.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "../fs/file-stat.js";
 import type { CachedFile } from "./cache.js";

@@ -5,14 +5,7 @@
  * `loadEntriesFromFile` differs in one way: it never writes (pi appends a `\n` to a file whose
  * last line is torn).
  */
-import { projectContextEntry as projectEntry } from "@pi-session/context";
-import {
-  type AgentMessage,
-  type AnyEntry,
-  type ContextEditEntry,
-  type FileEntry,
-  parseSessionText,
-} from "@pi-session/format";
+import { type FileEntry, parseSessionText } from "@pi-session/format";
 import { migrateEntries } from "@pi-session/migrate";
 import { keepLinesPiReads, readLinesAsPi, readSessionFileSync, resolvePiPath } from "@pi-session/node-store";
 import { randomEntryId } from "./internal/ids.js";
@@ -23,13 +16,9 @@ export {
   buildSessionContext,
   buildSessionProjection,
   getLatestCompactionEntry,
+  projectContextEntry,
   sessionEntryToContextMessages,
 } from "@pi-session/context";
-
-/** One entry's messages with a context edit applied (pi's signature: the edit is optional). */
-export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): AgentMessage[] {
-  return projectEntry(entry, edit);
-}
 
 /** Migrates v1/v2 entries to v3, in place; without a header they are read as v1, as pi does. */
 export function migrateSessionEntries(entries: FileEntry[]): void {

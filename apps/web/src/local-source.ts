@@ -6,7 +6,7 @@
  */
 import { loadSession, SessionCache, versionOf } from "./session-data.js";
 import { type SearchJob, SearchPool } from "./search-pool.js";
-import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
+import type { SessionSource, SessionSourceInfo, SourceSearchResult } from "./source.js";
 import { type SessionRow, type StoreChange, StoreView, type StoreViewOptions } from "./store-view.js";
 import type { UsageChart } from "./usage.js";
 
@@ -72,7 +72,7 @@ export class LocalSource implements SessionSource {
     this.store.startWatching();
   }
 
-  info(): SourceInfo {
+  info(): SessionSourceInfo {
     return {
       backend: this.store.db.backend,
       watch: this.store.watchMode,

@@ -19,7 +19,7 @@ export interface SourceSearchResult {
 }
 
 /** What `/api/info` tells of a source. */
-export interface SourceInfo {
+export interface SessionSourceInfo {
   /** `sqlite ...` or `postgresql 15.8`. */
   backend: string;
   /** How changes are seen. */
@@ -46,6 +46,6 @@ export interface SessionSource {
   onChange(listener: (change: StoreChange) => void): () => void;
   /** Starts looking for changes (once the server listens). */
   start(): void;
-  info(): SourceInfo;
+  info(): SessionSourceInfo;
   close(): Promise<void>;
 }

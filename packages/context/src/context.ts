@@ -148,7 +148,7 @@ export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
  * replaced, a string becoming one text block for assistant and toolResult (user and custom accept
  * a string as is).
  */
-export function projectContextEntry(entry: AnyEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
+export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): AgentMessage[] {
   const tail = isEntryOfType(entry, "compaction") ? retainedMessages(entry) : [];
   let messages = ownMessages(entry);
   if (edit) {

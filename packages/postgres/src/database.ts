@@ -198,13 +198,7 @@ export class PostgresDatabase {
             `the session database was migrated from schema version ${outcome.migratedFrom}`,
           );
         const backend = `postgresql ${outcome.serverVersion.split(" ")[0]}`;
-        return new PostgresDatabase(
-          pool,
-          backend,
-          location,
-          options.readOnly === true,
-          scrub,
-        );
+        return new PostgresDatabase(pool, backend, location, options.readOnly === true, scrub);
       } finally {
         client.release();
       }

@@ -29,10 +29,10 @@ import {
   type ReadResult,
   type RowSink,
   type SessionMeta,
-  headOf,
+  headProbe,
   readAppended,
   readWhole,
-  tailBefore,
+  tailProbe,
 } from "@pi-session/search";
 import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
 import type { ClientPool, PooledClient } from "./connection.js";
@@ -551,8 +551,8 @@ async function syncFile(
   stats: PostgresSyncStats,
 ): Promise<Outcome> {
   const { source } = opts;
-  const head = headOf(st.path, st.size);
-  const tail = knownOffset !== undefined ? tailBefore(st.path, knownOffset) : new Uint8Array(0);
+  const head = headProbe(st.path, st.size);
+  const tail = knownOffset !== undefined ? tailProbe(st.path, knownOffset) : new Uint8Array(0);
   const redactor =
     opts.redact === undefined || opts.redact === false
       ? undefined
@@ -567,7 +567,7 @@ async function syncFile(
     const row = found.rows[0] ? indexedFileOf(st.path, found.rows[0]) : undefined;
     if (row && sameIdentity(row, st)) return "skipped";
     // The tail probe was read at the offset seen before the lock; another offset needs a fresh read.
-    const probe = row && row.indexedOffset !== knownOffset ? tailBefore(st.path, row.indexedOffset) : tail;
+    const probe = row && row.indexedOffset !== knownOffset ? tailProbe(st.path, row.indexedOffset) : tail;
     const resume =
       row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
     // An append's stored entries: their links (for the branch flags) and usage keys (for

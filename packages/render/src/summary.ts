@@ -3,7 +3,7 @@
  * `compaction`, `model`...) and a preview of the text, for trees and lists where an entry
  * gets one row. The preview is flattened to one line, its controls made visible, and cut.
  */
-import { type AnyEntry, isObject } from "@pi-session/format";
+import { type AnyEntry, contentText, isObject } from "@pi-session/format";
 import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
 import { stringOrEmpty } from "./values.js";
@@ -20,17 +20,6 @@ function restJson(value: Obj, omit: readonly string[]): string {
   } catch {
     return "";
   }
-}
-
-/** The text blocks of content (a string, or an array of blocks), joined. */
-export function contentText(content: unknown, separator = "\n"): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join(separator);
 }
 
 /** Whitespace collapsed, controls visible, cut to `max` characters with an ellipsis. */

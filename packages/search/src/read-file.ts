@@ -8,14 +8,20 @@
  * from where it was indexed last.
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { isValidSessionHeader, rawRecordValue, sessionInfoName, splitSession } from "@pi-session/format";
+import {
+  contentText,
+  isObject,
+  isValidSessionHeader,
+  rawRecordValue,
+  sessionInfoName,
+  splitSession,
+} from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import { recordObject, streamSessionRecordsSync } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
 import type { EntryRow, FileWriter, IndexedFile, SessionMeta } from "./database.js";
 import {
   type TreeLink,
-  contentText,
   currentBranchFlags,
   entryDocument,
   extendsBranch,
@@ -47,17 +53,15 @@ export interface ReadResult {
   bytesRead: number;
 }
 
-export function headOf(path: string, size: number): Uint8Array {
+/** A file's head probe: its first {@link PROBE_BYTES} bytes (fewer in a shorter file). */
+export function headProbe(path: string, size: number): Uint8Array {
   return readFileBytes(path, 0, Math.min(PROBE_BYTES, size));
 }
 
-export function tailBefore(path: string, offset: number): Uint8Array {
+/** A file's tail probe: the {@link PROBE_BYTES} bytes before `offset` (fewer near its start). */
+export function tailProbe(path: string, offset: number): Uint8Array {
   const start = Math.max(0, offset - PROBE_BYTES);
   return readFileBytes(path, start, offset - start);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** Resolves a tool-call path against the session's cwd, as text (no filesystem). */
@@ -310,8 +314,8 @@ export function readWhole(
     nextLine: progress.nextLine,
     version: state ? Math.max(1, version) : 0,
     meta,
-    head: head ?? headOf(path, size),
-    tail: tailBefore(path, progress.offset),
+    head: head ?? headProbe(path, size),
+    tail: tailProbe(path, progress.offset),
     bytesRead: readStats.bytesRead,
   };
 }
@@ -347,7 +351,7 @@ export function readAppended(
     version: current.version,
     meta: state.finish(mtimeMs, meta.leafId, meta.entryCount),
     head: current.head,
-    tail: tailBefore(path, progress.offset),
+    tail: tailProbe(path, progress.offset),
     bytesRead: readStats.bytesRead,
   };
 }

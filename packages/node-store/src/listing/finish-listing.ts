@@ -1,7 +1,11 @@
 /**
  * The second pass of a listing: the files the cache covers answered from its columns, the
- * others read, progress reported, and the cache saved when
- * something changed. Gives each candidate's info, in an order close to the result's.
+ * others read, progress reported, and the cache saved when something changed. Gives each
+ * candidate's info, in an order close to the result's.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { SessionFileNotRegularError } from "../errors.js";
 import { statFile } from "../fs/file-stat.js";
@@ -11,7 +15,7 @@ import type { CacheIndex } from "./cache-index.js";
 import { CachedTexts, cachedInfos } from "./cached-infos.js";
 import type { SessionInfo } from "./info.js";
 import { type TextSource, loadFile } from "./load-file.js";
-import { type ListStats, type RunOptions, newListStats } from "./options.js";
+import { type ListStats, type ListRun, newListStats } from "./options.js";
 import { sortInfos } from "./sort.js";
 import type { StatPass, Todo } from "./stat-pass.js";
 
@@ -53,7 +57,7 @@ export interface Listed {
  * session, or unreadable): the files the cache covers answered from it, the others read; the
  * cache saved when something changed.
  */
-export async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> {
+export async function finishListing(pass: StatPass, opts: ListRun): Promise<Listed> {
   const { paths, keys, covering, mtimeOf, todo, index } = pass;
   const signal = opts.signal;
   const listedDir = opts.listedDir;
@@ -151,7 +155,7 @@ async function readFiles(
   results: (SessionInfo | null)[],
   todo: readonly Todo[],
   stats: ListStats,
-  opts: RunOptions,
+  opts: ListRun,
   segment?: SegmentWriter,
 ): Promise<Map<number, Fresh>> {
   const { signal, onProgress } = opts;

@@ -30,7 +30,7 @@ import {
   type ListProgress,
   type ListSessionsOptions,
   type ListStats,
-  type RunOptions,
+  type ListRun,
   newListStats,
 } from "./options.js";
 import { collator, sortInfos, sortListed } from "./sort.js";
@@ -43,7 +43,7 @@ function runOptions(
   listedDir: string,
   publishEvery: number,
   waitForFirst: boolean,
-): RunOptions {
+): ListRun {
   const cacheDir =
     opts.cache === false ? undefined : (opts.cache?.dir ?? defaultCacheDir(opts.env ?? process.env));
   return { ...opts, listedDir, cacheDir, publishEvery, waitForFirst };
@@ -51,7 +51,7 @@ function runOptions(
 
 /** The cache index being read (see `readIndexFile`), decoded; `undefined` when there is none. */
 async function indexOf(
-  run: RunOptions,
+  run: ListRun,
   bytes: Promise<Buffer | undefined> | undefined,
 ): Promise<CacheIndex | undefined> {
   const b = await bytes;

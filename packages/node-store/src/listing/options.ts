@@ -63,8 +63,7 @@ export interface ListAllOptions extends ListOptions {
 }
 
 /** A listing's options with what it derived from them (internal). */
-
-export interface RunOptions extends ListOptions {
+export interface ListRun extends ListOptions {
   /** The listed directory, resolved (it names the cache index). */
   listedDir: string;
   /** The cache directory, unless the cache is off. */

@@ -11,7 +11,7 @@ import { idHash } from "@pi-session/format";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { readLinesAsPi } from "./pi-lines.js";
-import { ENTRY_TYPES, openLazySessionFile } from "./open-scan.js";
+import { ENTRY_TYPE_OF_CODE, openLazySessionFile } from "./open-scan.js";
 import { readSessionFileSync } from "./session-file.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-open-scan-"));
@@ -61,7 +61,7 @@ function check(bytes: Uint8Array, chunkBytes: number): boolean {
       expect((lazy.entries()[s] as Record<string, unknown>).parentId).toBe(before.id);
       expect(before.id).not.toBe("");
     }
-    const type = ENTRY_TYPES.includes(entry.type as string) ? entry.type : "";
+    const type = ENTRY_TYPE_OF_CODE.includes(entry.type as string) ? entry.type : "";
     expect(lazy.typeOf(slot)).toBe(type);
     const parent = entry.parentId;
     expect(lazy.parentIdOf(slot)).toBe(typeof parent === "string" ? parent : undefined);

@@ -12,17 +12,20 @@
  * no WebAssembly, no file or an unreadable one, a first line that is not a plain v3 header
  * (older versions need migration), a last line without `\n` (a torn tail is the writer's
  * business), a line longer than the scanner takes. Reading never writes.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { idHash, isJsonText, isValidSessionHeader } from "@pi-session/format";
+import { idHash, isJsonText, isValidSessionHeader, objectShaped } from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
 import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
-import { objectShaped } from "./pi-lines.js";
 
 /** Entry `type` codes of the open scanner (`T_*` of `assembly/scan.ts`); 0 is any other type. */
-export const ENTRY_TYPES: readonly string[] = [
+export const ENTRY_TYPE_OF_CODE: readonly string[] = [
   "",
   "message",
   "thinking_level_change",
@@ -37,7 +40,7 @@ export const ENTRY_TYPES: readonly string[] = [
   "context_edit",
   "usage",
 ];
-const TYPE_CODE = new Map(ENTRY_TYPES.map((type, code) => [type, code] as const));
+const TYPE_CODE = new Map(ENTRY_TYPE_OF_CODE.map((type, code) => [type, code] as const));
 const TYPE_MESSAGE = 1;
 
 /** How an entry's `parentId` reads (the `P_*` of `assembly/scan.ts`). */
@@ -226,7 +229,7 @@ export class LazySessionFile {
   /** Per slot: byte offset of the line, its length without `\n`. */
   readonly offsets: Float64Array;
   readonly lengths: Uint32Array;
-  /** Per slot: index into {@link ENTRY_TYPES} (0: another type, or none). */
+  /** Per slot: index into {@link ENTRY_TYPE_OF_CODE} (0: another type, or none). */
   readonly types: Uint8Array;
   /** Per slot: a {@link RoleCode}. */
   readonly roles: Uint8Array;
@@ -388,7 +391,7 @@ export class LazySessionFile {
   /** The `parentId` string of a slot (String or Previous parent kinds when scanned), else undefined. */
   parentIdOf(slot: number): string | undefined {
     if (slot >= this.scanned) {
-      const parentId = (this.#cache[slot] as Record<string, unknown>).parentId;
+      const parentId = this.#cache[slot]?.parentId;
       return typeof parentId === "string" ? parentId : undefined;
     }
     const kind = this.parentKinds[slot];
@@ -397,21 +400,21 @@ export class LazySessionFile {
     return undefined;
   }
 
-  /** The slot's `type` if it is one of {@link ENTRY_TYPES}, else "" (any other value). */
+  /** The slot's `type` if it is one of {@link ENTRY_TYPE_OF_CODE}, else "" (any other value). */
   typeOf(slot: number): string {
     if (slot >= this.scanned) {
-      const type = (this.#cache[slot] as Record<string, unknown>).type;
+      const type = this.#cache[slot]?.type;
       return typeof type === "string" && TYPE_CODE.has(type) ? type : "";
     }
-    return ENTRY_TYPES[this.types[slot] as number] as string;
+    return ENTRY_TYPE_OF_CODE[this.types[slot] as number] as string;
   }
 
   /** Whether the slot is a `message` entry whose message is an object with role `assistant`. */
   isAssistantMessage(slot: number): boolean {
     if (slot >= this.scanned) {
-      const entry = this.#cache[slot] as Record<string, unknown>;
-      const message = entry.message;
-      return entry.type === "message" && isObject(message) && message.role === "assistant";
+      const entry = this.#cache[slot];
+      const message = entry?.message;
+      return entry?.type === "message" && isObject(message) && message.role === "assistant";
     }
     return this.types[slot] === TYPE_MESSAGE && this.roles[slot] === RoleCode.Assistant;
   }
@@ -549,10 +552,9 @@ export class LazySessionFile {
       this.#rewritten(slot);
     }
     if (!isObject(value) || !this.isId(slot, value.id)) this.#rewritten(slot);
-    const entry = value as Record<string, unknown>;
     const code = this.types[slot] as number;
-    if (code !== 0 && entry.type !== ENTRY_TYPES[code]) this.#rewritten(slot);
-    return entry;
+    if (code !== 0 && value.type !== ENTRY_TYPE_OF_CODE[code]) this.#rewritten(slot);
+    return value;
   }
 
   #rewritten(slot: number): never {

@@ -195,7 +195,7 @@ describe("the frame", () => {
       [...reachableOutputs(meta, from, true)].flatMap((out) => Object.keys(meta.outputs[out]?.inputs ?? {}));
     const chunkOf = (input: string) => outputOf(meta, input);
     const command = (name: string) => chunkOf(`lib/commands/${name}.js`);
-    // The binary's first module turns the compile cache on and loads the program.
+    // The binary's first module loads the program (or dist/sync.cjs).
     expect(loaded("dist/pi-session.cjs").filter((i) => i.startsWith("lib/"))).toEqual(["lib/bin.js"]);
     const program = loaded(chunkOf("lib/main.js"));
     expect(program.some((i) => i.endsWith("render/dist/sanitize.js"))).toBe(true);
@@ -293,41 +293,6 @@ describe("the frame", () => {
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/\S/);
     expect(refused.stderr).not.toContain("s3cret");
-  });
-
-  it("keeps the compiled code in the cache dir; NODE_DISABLE_COMPILE_CACHE=1 or an unusable dir means none", {
-    tags: ["processes"],
-  }, () => {
-    const node = process.execPath;
-    const files = (dir: string): string[] =>
-      existsSync(dir)
-        ? readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-            e.isDirectory() ? files(join(dir, e.name)) : [join(dir, e.name)],
-          )
-        : [];
-    const on22 = (args: string[], env: Record<string, string>) => {
-      const r = spawnSync(node, [BIN, ...args], {
-        env: { PATH: process.env.PATH ?? "", HOME: home, PI_CODING_AGENT_DIR: agentDir, TZ: "UTC", ...env },
-        encoding: "utf8",
-      });
-      return { code: r.status, stdout: r.stdout, stderr: r.stderr };
-    };
-    const cache = join(home, "compile-cache-home");
-    const listed = on22(["ls", "--all", "--json"], { XDG_CACHE_HOME: cache });
-    expect(listed.code, listed.stderr).toBe(0);
-    expect(files(join(cache, "pi-session", "compile-cache")).length).toBeGreaterThan(0);
-    // A second run reads the cache and answers the same.
-    expect(on22(["ls", "--all", "--json"], { XDG_CACHE_HOME: cache })).toEqual(listed);
-    const off = join(home, "compile-cache-off");
-    const plain = on22(["ls", "--all", "--json"], { XDG_CACHE_HOME: off, NODE_DISABLE_COMPILE_CACHE: "1" });
-    expect(plain).toEqual(listed);
-    expect(files(join(off, "pi-session", "compile-cache"))).toEqual([]);
-    // The cache dir is a file: no cache, no complaint.
-    const blocked = join(home, "compile-cache-file");
-    writeFileSync(blocked, "");
-    const version = on22(["--version"], { XDG_CACHE_HOME: blocked });
-    expect(version.code).toBe(0);
-    expect(version.stderr).toBe("");
   });
 
   it("--help lists every command and the conventions", async () => {

@@ -199,8 +199,8 @@ describe("export", () => {
       .replace(/<script[^>]*>[\s\S]*?<\/script>/g, "")
       .replace(/<style>[\s\S]*?<\/style>/, "");
     expect(markup).not.toMatch(/\b(src|href)=/);
-    // The page's script and style are what the policy names: the bundle ships them packed
-    // (decision 144), so this is the check that they unpack to the text their hashes were made of.
+    // The page's script and style are what the policy names: the hashes were made of the text
+    // the bundle ships.
     const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/
       .exec(html)?.[1]
       ?.replaceAll("&#39;", "'");

@@ -8,7 +8,7 @@
  */
 import { loadSession, SessionCache, versionOf } from "./session-data.js";
 import { type SearchJob, SearchPool } from "./search-pool.js";
-import type { FileHistory, SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
+import type { FileHistory, SessionSource, SessionSourceInfo, SourceSearchResult } from "./source.js";
 import {
   type BuildProgress,
   type SessionRow,
@@ -118,7 +118,7 @@ export class LocalSource implements SessionSource {
     this.store.startWatching();
   }
 
-  info(): SourceInfo {
+  info(): SessionSourceInfo {
     return {
       backend: this.store.db.backend,
       watch: this.store.watchMode,

@@ -26,7 +26,7 @@ export interface FileHistory {
 }
 
 /** What `/api/info` tells of a source. */
-export interface SourceInfo {
+export interface SessionSourceInfo {
   /** `sqlite ...` or `postgresql 15.8`. */
   backend: string;
   /** How changes are seen. */
@@ -67,6 +67,6 @@ export interface SessionSource {
   onProgress?(listener: (progress: { done: number; total: number } | undefined) => void): () => void;
   /** Starts looking for changes (once the server listens). */
   start(): void;
-  info(): SourceInfo;
+  info(): SessionSourceInfo;
   close(): Promise<void>;
 }

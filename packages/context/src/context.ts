@@ -149,7 +149,7 @@ export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
  * replaced, a string becoming one text block for assistant and toolResult (user and custom accept
  * a string as is).
  */
-export function projectContextEntry(entry: AnyEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
+export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): AgentMessage[] {
   const view = contextView(entry);
   const tail = view.role === "compaction" ? retainedMessages(view.entry) : [];
   let messages = ownMessages(entry);

@@ -81,6 +81,7 @@ export {
 } from "./records.js";
 export { idHash } from "./id-hash.js";
 export { isObject } from "./object.js";
+export { contentText } from "./content-text.js";
 export { type EntryOfType, isEntryOfType } from "./entry-type.js";
 export {
   type ContextRole,
@@ -113,6 +114,7 @@ export { type DecoderOptions, type TornTail, SessionLineDecoder } from "./codec/
 export { type ParseResult, parseSessionBytes, parseSessionText } from "./codec/parse.js";
 export { rawRecordValue } from "./codec/raw-records.js";
 export { type JsonSyntaxError, isJsonText, jsonSyntaxError } from "./json-check.js";
+export { objectShaped } from "./codec/line-shape.js";
 export {
   type SerializeOptions,
   serializeEntries,

@@ -17,7 +17,6 @@ import {
   parseQuery,
   snippetOf,
 } from "@pi-session/search/documents";
-import { Socket } from "node:net";
 import pg from "pg";
 import { poolTarget } from "./libpq-ssl.js";
 import { META_COLUMNS, type MetaColumns, metaOfRow } from "./meta-row.js";
@@ -150,9 +149,6 @@ export class PostgresDatabase {
     readonly location: string,
     readonly readOnly: boolean,
     private readonly scrub: (error: unknown) => unknown,
-    private readonly sockets: Set<Socket>,
-    /** The sync's code, loaded while the connection is made (a writer's first use is a sync). */
-    private readonly syncCode: Promise<typeof import("./sync.js")> | undefined,
   ) {}
 
   static async open(options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
@@ -168,28 +164,15 @@ export class PostgresDatabase {
     } catch (error) {
       throw scrub(error);
     }
-    // The pool's sockets, made here so that close() can end them as libpq does.
-    const sockets = new Set<Socket>();
     const pool = new pg.Pool({
       ...target,
       max: options.maxConnections ?? 4,
       application_name: "pi-session",
-      stream: () => {
-        const socket = new Socket();
-        sockets.add(socket);
-        socket.once("close", () => sockets.delete(socket));
-        return socket;
-      },
     });
     // An idle connection that fails (server restart) must not crash the process.
     pool.on("error", (error) =>
       options.onWarning?.(`database connection lost: ${(scrub(error) as Error).message}`),
     );
-    // A writer's sync code loads while the server starts a backend for the connection; a
-    // reader never loads it.
-    const syncCode = options.readOnly === true ? undefined : import("./sync.js");
-    // Settled here, used (and any failure reported) by sync().
-    syncCode?.catch(() => {});
     try {
       const client = await pool.connect();
       try {
@@ -199,15 +182,7 @@ export class PostgresDatabase {
             `the session database was migrated from schema version ${outcome.migratedFrom}`,
           );
         const backend = `postgresql ${outcome.serverVersion.split(" ")[0]}`;
-        return new PostgresDatabase(
-          pool,
-          backend,
-          location,
-          options.readOnly === true,
-          scrub,
-          sockets,
-          syncCode,
-        );
+        return new PostgresDatabase(pool, backend, location, options.readOnly === true, scrub);
       } finally {
         client.release();
       }
@@ -229,7 +204,8 @@ export class PostgresDatabase {
   sync(options: PostgresSyncOptions): Promise<PostgresSyncStats> {
     if (this.readOnly) return Promise.reject(new Error("a read-only session database cannot be synced into"));
     return this.guard(async () => {
-      const { syncToPostgres } = await (this.syncCode ?? import("./sync.js"));
+      // Loaded by a writer's first sync: a reader never loads the sync's code.
+      const { syncToPostgres } = await import("./sync.js");
       return syncToPostgres(this.pool, options);
     });
   }
@@ -501,20 +477,9 @@ export class PostgresDatabase {
     });
   }
 
-  /**
-   * Ends every connection: each sends PostgreSQL its Terminate message and closes its socket
-   * once that is written, as libpq does, rather than waiting for the server to close its end
-   * (pg's way; the server's backend exits on its own time: decision 143).
-   */
+  /** Ends every connection. */
   async close(): Promise<void> {
-    const ended = this.pool.end();
-    for (const socket of this.sockets) {
-      // Under TLS the TLS layer ends the connection; should this socket not finish then, the
-      // connection closes pg's way.
-      if (socket.writableFinished) socket.destroy();
-      else socket.once("finish", () => socket.destroy());
-    }
-    await ended;
+    await this.pool.end();
   }
 }
 

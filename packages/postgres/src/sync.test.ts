@@ -195,7 +195,7 @@ describe("sync", () => {
     }
   }, 120_000);
 
-  it("a path with quotes and backslashes is sent, appended to and removed (the lock's key is escaped)", async () => {
+  it("a path with quotes and backslashes is sent, appended to and removed", async () => {
     const { url } = newDatabase();
     const db = await openPostgresDatabase({ url });
     try {

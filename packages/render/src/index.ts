@@ -151,7 +151,7 @@ export {
   transcriptFilterPasses,
   treeFilterPasses,
 } from "./filters.js";
-export { type EntrySummary, contentText, entrySummary, oneLine } from "./summary.js";
+export { type EntrySummary, entrySummary, oneLine } from "./summary.js";
 export {
   type Piece,
   charWidth,

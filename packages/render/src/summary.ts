@@ -7,6 +7,7 @@
  */
 import {
   type AnyEntry,
+  contentText,
   entryTypeInfo,
   isObject,
   messageRoleInfo,
@@ -29,17 +30,6 @@ function restJson(value: Obj, omit: readonly string[]): string {
   } catch {
     return "";
   }
-}
-
-/** The text blocks of content (a string, or an array of blocks), joined. */
-export function contentText(content: unknown, separator = "\n"): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join(separator);
 }
 
 /** Whitespace collapsed, controls visible, cut to `max` characters with an ellipsis. */

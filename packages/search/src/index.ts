@@ -64,8 +64,8 @@ export {
   PROBE_BYTES,
   type ReadResult,
   type RowSink,
-  headOf,
+  headProbe,
   readAppended,
   readWhole,
-  tailBefore,
+  tailProbe,
 } from "./read-file.js";

@@ -9,7 +9,9 @@
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
 import {
+  contentText,
   indexRoleOf,
+  isObject,
   isValidSessionHeader,
   rawRecordValue,
   sessionInfoName,
@@ -22,7 +24,6 @@ import { homedir } from "node:os";
 import type { EntryRow, FileWriter, IndexedFile, SessionMeta } from "./database.js";
 import {
   type TreeLink,
-  contentText,
   currentBranchFlags,
   entryDocument,
   extendsBranch,
@@ -59,17 +60,15 @@ export interface ReadResult {
   bytesRead: number;
 }
 
-export function headOf(path: string, size: number): Uint8Array {
+/** A file's head probe: its first {@link PROBE_BYTES} bytes (fewer in a shorter file). */
+export function headProbe(path: string, size: number): Uint8Array {
   return readFileBytes(path, 0, Math.min(PROBE_BYTES, size));
 }
 
-export function tailBefore(path: string, offset: number): Uint8Array {
+/** A file's tail probe: the {@link PROBE_BYTES} bytes before `offset` (fewer near its start). */
+export function tailProbe(path: string, offset: number): Uint8Array {
   const start = Math.max(0, offset - PROBE_BYTES);
   return readFileBytes(path, start, offset - start);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
 /** What indexing a file accumulates besides its rows. */
@@ -311,8 +310,8 @@ export function readWhole(
     nextLine: progress.nextLine,
     version: state ? Math.max(1, version) : 0,
     meta,
-    head: head ?? headOf(path, size),
-    tail: tailBefore(path, progress.offset),
+    head: head ?? headProbe(path, size),
+    tail: tailProbe(path, progress.offset),
     bytesRead: readStats.bytesRead,
   };
 }
@@ -348,7 +347,7 @@ export function readAppended(
     version: current.version,
     meta: state.finish(mtimeMs, meta.leafId, meta.entryCount),
     head: current.head,
-    tail: tailBefore(path, progress.offset),
+    tail: tailProbe(path, progress.offset),
     bytesRead: readStats.bytesRead,
   };
 }

@@ -9,6 +9,7 @@
  *
  * Use {@link openSearchDatabase}; see the README for an example.
  */
+import { hash } from "node:crypto";
 import { mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
@@ -151,16 +152,9 @@ function projectDirOf(root: string, path: string): string {
   return dir === root ? "" : basename(dir);
 }
 
-/** FNV-1a of a string, twice (two seeds), as 16 hex digits: names the database of a root. */
+/** The first 64 bits of the SHA-256 of a root's path, as 16 hex digits: names its database. */
 function rootKey(root: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < root.length; i++) {
-    const c = root.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x01000193 + 2) >>> 0;
-  }
-  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+  return hash("sha256", root, "hex").slice(0, 16);
 }
 
 /** The database file of a sessions root. */

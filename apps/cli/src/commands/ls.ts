@@ -13,13 +13,14 @@
  */
 import { resolve } from "node:path";
 import type { SessionInfo } from "@pi-session/node-store";
+import { oneLine } from "@pi-session/render";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { shortIds } from "../ids.js";
-import { listSessions } from "../listing.js";
+import { listStoreSessions } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { type Cell, type Column, fitTable } from "../columns.js";
-import { oneLine, shortDate } from "../text.js";
+import { shortDate } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
@@ -48,7 +49,7 @@ export const action: Action = async (ctx, _args, options) => {
     throw new UsageError("give either --all or --cwd, not both");
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
   const want = resolve(ctx.cwd, cwdOption ?? ".");
-  const listing = await listSessions({
+  const listing = await listStoreSessions({
     root,
     env: ctx.env,
     all: options.all === true,

@@ -21,8 +21,7 @@
 import { constants } from "node:buffer";
 import { indexRoleOf, type SessionRecord, sessionInfoName } from "@pi-session/format";
 import { messageActivityTimeOrThrow } from "../read/entry-fields.js";
-import { rawRecordValue } from "@pi-session/format";
-import { objectShaped } from "../read/pi-lines.js";
+import { objectShaped, rawRecordValue } from "@pi-session/format";
 import { dateOf, isExactIso, isoTimeMs } from "./iso-time.js";
 
 /** pi's `SessionInfo`, field for field. */

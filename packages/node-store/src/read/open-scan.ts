@@ -12,14 +12,23 @@
  * no WebAssembly, no file or an unreadable one, a first line that is not a plain v3 header
  * (older versions need migration), a last line without `\n` (a torn tail is the writer's
  * business), a line longer than the scanner takes. Reading never writes.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { idHash, isJsonText, isValidSessionHeader, type SessionHeader } from "@pi-session/format";
+import {
+  idHash,
+  isJsonText,
+  isValidSessionHeader,
+  objectShaped,
+  type SessionHeader,
+} from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
 import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
-import { objectShaped } from "./pi-lines.js";
 
 /**
  * The entry types the open scanner tells by code (`T_*` of `assembly/scan.ts`, in code order;
@@ -393,7 +402,7 @@ export class LazySessionFile {
   /** The `parentId` string of a slot (String or Previous parent kinds when scanned), else undefined. */
   parentIdOf(slot: number): string | undefined {
     if (slot >= this.scanned) {
-      const parentId = (this.#cache[slot] as Record<string, unknown>).parentId;
+      const parentId = this.#cache[slot]?.parentId;
       return typeof parentId === "string" ? parentId : undefined;
     }
     const kind = this.parentKinds[slot];
@@ -405,7 +414,7 @@ export class LazySessionFile {
   /** The slot's `type` if it is one of {@link SCANNED_TYPES}, else "" (any other value). */
   typeOf(slot: number): string {
     if (slot >= this.scanned) {
-      const type = (this.#cache[slot] as Record<string, unknown>).type;
+      const type = this.#cache[slot]?.type;
       return typeof type === "string" && TYPE_CODE.has(type) ? type : "";
     }
     return SCANNED_TYPES[this.types[slot] as number] as string;
@@ -424,9 +433,9 @@ export class LazySessionFile {
   /** Whether the slot is a `message` entry whose message is an object with role `assistant`. */
   isAssistantMessage(slot: number): boolean {
     if (slot >= this.scanned) {
-      const entry = this.#cache[slot] as Record<string, unknown>;
-      const message = entry.message;
-      return entry.type === "message" && isObject(message) && message.role === "assistant";
+      const entry = this.#cache[slot];
+      const message = entry?.message;
+      return entry?.type === "message" && isObject(message) && message.role === "assistant";
     }
     return this.types[slot] === TYPE_MESSAGE && this.roles[slot] === RoleCode.Assistant;
   }
@@ -578,10 +587,9 @@ export class LazySessionFile {
       this.#rewritten(slot);
     }
     if (!isObject(value) || !this.isId(slot, value.id)) this.#rewritten(slot);
-    const entry = value as Record<string, unknown>;
     const code = this.types[slot] as number;
-    if (code !== 0 && entry.type !== SCANNED_TYPES[code]) this.#rewritten(slot);
-    return entry;
+    if (code !== 0 && value.type !== SCANNED_TYPES[code]) this.#rewritten(slot);
+    return value;
   }
 
   #rewritten(slot: number): never {

@@ -6,15 +6,18 @@
  *
  * Use {@link entryDocument} on v3 entries (migrate older files first, in memory).
  */
-import { contextRoleOf, entryTypeInfo, MESSAGE_ROLE_INFO, messageRoleInfo } from "@pi-session/format";
+import {
+  contentText,
+  contextRoleOf,
+  entryTypeInfo,
+  isObject,
+  MESSAGE_ROLE_INFO,
+  messageRoleInfo,
+} from "@pi-session/format";
 
 import { toolCallPaths } from "./file-touches.js";
 
 type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string {
   return typeof value === "string" ? value : "";
@@ -53,17 +56,6 @@ export interface EntryDocument {
   tool: string;
   /** Tool results and bash output. */
   output: string;
-}
-
-/** The text blocks of a content value (a string, or an array of blocks), joined by newlines. */
-export function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join("\n");
 }
 
 /** Entry time in ms: the ISO entry timestamp, else the message's ms timestamp, else NaN. */

@@ -9,7 +9,6 @@ export {
   type RoleFilter,
   TEXT_FIELDS,
   type TextField,
-  contentText,
   entryDocument,
   entryTime,
   hasText,

@@ -8,6 +8,11 @@ import { Redactor } from "@pi-session/render";
 
 /** Characters of a chunk kept for the next one (a private key block fits). */
 const CARRY = 16 * 1024;
+/**
+ * Characters gathered before a scan: an export's chunks are often one entry each, and each
+ * scan reads the carried end again (with 600-byte chunks, 27 times each character).
+ */
+const BATCH = 256 * 1024;
 
 export interface SecretCounter {
   /** Passes a chunk through, scanning it. */
@@ -21,24 +26,33 @@ export function secretCounter(detector: SecretDetector): SecretCounter {
   const counts: Record<string, number> = {};
   let total = 0;
   let carry = "";
+  let pending = "";
   const redactor = new Redactor({ detector, keepSignatures: true });
+  const scanPending = () => {
+    if (pending === "") return;
+    const text = carry + pending;
+    // A secret wholly in the carried part was counted with the text before.
+    for (const m of redactor.find(text))
+      if (m.end > carry.length) {
+        counts[m.kind] = (counts[m.kind] ?? 0) + 1;
+        total++;
+      }
+    carry = text.slice(-CARRY);
+    pending = "";
+  };
   return {
     scan(chunk) {
       if (typeof chunk !== "string") return chunk;
-      const text = carry + chunk;
-      // A secret wholly in the carried part was counted with the chunk before.
-      for (const m of redactor.find(text))
-        if (m.end > carry.length) {
-          counts[m.kind] = (counts[m.kind] ?? 0) + 1;
-          total++;
-        }
-      carry = text.slice(-CARRY);
+      pending += chunk;
+      if (pending.length >= BATCH) scanPending();
       return chunk;
     },
     get counts() {
+      scanPending();
       return counts;
     },
     get total() {
+      scanPending();
       return total;
     },
   };

@@ -39,6 +39,7 @@ export {
   sessionIdOfFileName,
   sessionFilePath,
 } from "./layout/file-names.js";
+export { type SessionParent, isInSubfolder, layoutParentOf, sessionParentOf } from "./layout/subagents.js";
 
 // Errors.
 export {

@@ -215,6 +215,28 @@ const packedAssets = {
 };
 
 /**
+ * The MCP SDK's server imports its default JSON Schema validator (ajv, ajv-formats and
+ * fast-uri: 195 kB of the bundle's 2 MB installed-size limit) to check elicitation answers,
+ * which `mcp` never asks for; it passes a validator of its own, so the default is never made.
+ * Its module is replaced by one that says so if anything ever did make it.
+ */
+const mcpWithoutAjv = {
+  name: "mcp-without-ajv",
+  setup(b) {
+    b.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, (args) =>
+      args.importer.includes(`${join("@modelcontextprotocol", "sdk")}`)
+        ? { path: "mcp-ajv-provider", namespace: "mcp-without-ajv" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "mcp-without-ajv" }, () => ({
+      contents:
+        'export class AjvJsonSchemaValidator { constructor() { throw new Error("pi-session mcp ships no ajv: pass a jsonSchemaValidator"); } }',
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * pg is one CommonJS file, dist/pg.cjs, which both the ES chunks (`--db` of search, stats and
  * serve; the sync after a global option) and dist/sync.cjs require: one copy in the package.
  * In the ES build `import pg from "pg"` becomes a `createRequire` of it from the chunk (all
@@ -280,7 +302,7 @@ const result = await build({
     js: "import { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version) },
-  plugins: [packedAssets, importDefinitions, pgShared("esm")],
+  plugins: [packedAssets, importDefinitions, pgShared("esm"), mcpWithoutAjv],
 });
 const shimAt = Object.entries(result.metafile.outputs).find(([, o]) => `${PG_SHIM}:${PG_SHIM}` in o.inputs);
 if (shimAt && dirname(join(root, shimAt[0])) !== join(outdir, "chunks"))

@@ -269,6 +269,32 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
     load: async () => (await import("./search.js")).action,
   },
   {
+    name: "mcp",
+    declare: (cli) =>
+      cli
+        .command(
+          "mcp",
+          "Serve the agent tools over MCP (stdio): search, read and sum up past sessions (read-only)",
+        )
+        .option("--max-chars <n>", "Most characters of one answer (default 20000; a client may ask for fewer)")
+        .option("--no-redact", "Leave secrets in the answers (default: removed as export --redact does)")
+        .option("--db [url]", "Answer from a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)")
+        .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
+        .example("  $ pi-session mcp")
+        .example('  $ claude mcp add pi-sessions -- pi-session mcp')
+        .example("  $ pi-session mcp --db postgresql://reader@db.internal/pi --source ada@laptop"),
+    details: `An MCP server on stdin/stdout for an agent (pi, Claude Code, Codex, Cursor, any MCP client):
+  search_sessions  {query, project?, since?, until?, role?, limit?}   hits with session and entry ids
+  read_session     {session, entryId?, before?, after?, limit?}       a transcript, or the entries around one
+  session_context  {session}                                          what the model saw at the leaf
+  list_sessions    {project?, since?, limit?}                         sessions, newest first
+  usage_stats      {since?, until?, by?}                              tokens and cost
+Every tool also takes maxChars (at most --max-chars). Answers come from the session database
+\`search\` uses, brought up to date before each answer. Nothing is ever written to a session.
+Runs until the client closes stdin (or Ctrl-C). The README shows each client's configuration.`,
+    load: async () => (await import("./mcp.js")).action,
+  },
+  {
     name: "serve",
     declare: (cli) =>
       cli

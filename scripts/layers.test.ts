@@ -118,7 +118,7 @@ interface Pkg {
 }
 
 /** Packages published as one bundle: what they import is inlined at build time, so it is a devDependency. */
-const BUNDLES = new Set(["@pi-session/cli"]);
+const BUNDLES = new Set(["@pi-session/cli", "@pi-session/pi"]);
 
 function workspacePackages(): Pkg[] {
   const out: Pkg[] = [];

@@ -318,6 +318,35 @@ describe("the packed packages install alone", () => {
     expect(sync.stderr).not.toMatch(/Cannot find module|MODULE_NOT_FOUND/);
   }, 300_000);
 
+  it("the pi package installs alone from its tarball; its extension registers its tools and command", async () => {
+    const name = "@pi-session/pi";
+    await installed(name);
+    const dir = join(projectOf(name), "node_modules", "@pi-session", "pi");
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { pi: { extensions: string[] } };
+    // What pi does with the manifest: import each extension and call its default export with its API.
+    const script = `
+      const { pathToFileURL } = await import("node:url");
+      const registered = { tools: [], commands: [], events: [] };
+      const pi = {
+        registerTool: (tool) => registered.tools.push(tool.name),
+        registerCommand: (name) => registered.commands.push(name),
+        on: (event) => registered.events.push(event),
+      };
+      for (const file of ${JSON.stringify(pkg.pi.extensions)})
+        (await import(pathToFileURL(${JSON.stringify(dir)} + "/" + file).href)).default(pi);
+      console.log(JSON.stringify(registered));`;
+    const loaded = await exec(process.execPath, ["--input-type=module", "-e", script], projectOf(name));
+    expect(loaded.stderr).toBe("");
+    expect(JSON.parse(loaded.stdout)).toEqual({
+      tools: ["search_sessions", "read_session"],
+      commands: ["sessions"],
+      events: ["session_shutdown"],
+    });
+    // pi's host package is an optional peer: npm did not install pi with it.
+    expect(existsSync(join(projectOf(name), "node_modules", "@earendil-works"))).toBe(false);
+    expect(installedSize([dir]).bytes).toBeLessThan(0.5 * MB);
+  }, 300_000);
+
   it("installed sizes are within the limits", async () => {
     for (const name of [cli.name, "@pi-session/sdk", "@pi-session/format"]) await installed(name);
     const sizes = {

@@ -15,12 +15,13 @@
 // texts go to dist/THIRD_PARTY_NOTICES.md, made here from the packages esbuild actually bundled
 // (the builds' metafiles, merged and kept as dist/bundle-meta.json for the tests that check the
 // notices and what each output holds).
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import zlib, { brotliCompressSync, brotliDecompressSync } from "node:zlib";
 import { build } from "esbuild";
+import { thirdPartyNotices } from "../../../scripts/third-party-notices.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -353,54 +354,7 @@ for (const m of [result.metafile, pgBuild.metafile, syncBuild.metafile, binBuild
   Object.assign(meta.outputs, m.outputs);
 }
 writeFileSync(join(outdir, "bundle-meta.json"), JSON.stringify(meta));
-writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), notices(meta));
-
-/** The root of the package an input file belongs to, or undefined for our own sources. */
-function packageRoot(input) {
-  const parts = input.split(/[\\/]/);
-  const at = parts.lastIndexOf("node_modules");
-  if (at < 0) return undefined;
-  const length = parts[at + 1]?.startsWith("@") ? 2 : 1;
-  return join(root, ...parts.slice(0, at + 1 + length));
-}
-
-/**
- * The license text a package without a license file keeps in its README (pg-types: a
- * "## License" section with the MIT text), or undefined.
- */
-function readmeLicense(dir) {
-  const readme = readdirSync(dir).find((name) => /^readme(\.md)?$/i.test(name));
-  if (!readme) return undefined;
-  const m = /^#+\s*licen[cs]e\s*$([\s\S]*?)(?=^#+\s|(?![\s\S]))/im.exec(
-    readFileSync(join(dir, readme), "utf8"),
-  );
-  const text = m?.[1]?.trim();
-  return text && /permission is hereby granted|licensed under/i.test(text) ? text : undefined;
-}
-
-function notices(metafile) {
-  const roots = new Set();
-  for (const input of Object.keys(metafile.inputs)) {
-    const dir = packageRoot(input);
-    if (dir) roots.add(dir);
-  }
-  const sections = [];
-  for (const dir of roots) {
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    if (manifest.name.startsWith("@pi-session/")) continue;
-    const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
-    const text =
-      file && existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim() : readmeLicense(dir);
-    if (text === undefined) {
-      throw new Error(`${manifest.name} is bundled but ships no license file: add its notice by hand`);
-    }
-    sections.push(
-      `## ${manifest.name}@${manifest.version} (${manifest.license})\n\n\`\`\`text\n${text}\n\`\`\`\n`,
-    );
-  }
-  sections.sort();
-  return `# Third-party notices\n\n@pi-session/cli is one bundle: it contains code from the packages below, under their licenses.\n\n${sections.join("\n")}`;
-}
+writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), thirdPartyNotices(meta, { root, name: pkg.name }));
 
 if (process.env.PI_SESSION_BUNDLE_REPORT) {
   for (const [file, out] of Object.entries(meta.outputs)) {

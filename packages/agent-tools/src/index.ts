@@ -11,6 +11,7 @@ export {
   type AgentToolsOptions,
   type ToolAnswer,
   createAgentTools,
+  describeAgentTools,
 } from "./tools.js";
 export type { AgentStore, StoreSearchResult, StoreSession } from "./store.js";
 export { type LocalStoreOptions, openLocalStore } from "./local-store.js";

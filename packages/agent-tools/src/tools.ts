@@ -25,6 +25,7 @@ import { Budget, type Built, cutText, fitAnswer } from "./budget.js";
 import {
   DEFAULT_MAX_CHARS,
   type InputSchema,
+  MIN_MAX_CHARS,
   ROLES,
   type ToolName,
   ToolInputError,
@@ -105,17 +106,29 @@ const parentNote = (parent: SessionParent | undefined) => (parent ? ` · ${paren
 const plural = (n: number, word: string) =>
   `${n.toLocaleString("en-US")} ${n === 1 ? word : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`}`;
 
-/** The tools over `store`. */
-export function createAgentTools(store: AgentStore, options: AgentToolsOptions = {}): AgentTools {
-  const ceiling = Math.max(1000, Math.floor(options.maxChars ?? DEFAULT_MAX_CHARS));
-  const schemas = inputSchemas(ceiling);
-  const redact = options.redact !== false;
-  const now = options.now ?? Date.now;
-  const tools: AgentTool[] = (Object.keys(schemas) as ToolName[]).map((name) => ({
+/** The most characters an answer may have, as a front-end asks for it (at least the minimum). */
+const ceilingOf = (maxChars: number | undefined) => Math.max(MIN_MAX_CHARS, Math.floor(maxChars ?? DEFAULT_MAX_CHARS));
+
+/**
+ * The tools' names, descriptions and input schemas, for a front-end that registers them before
+ * it opens a store (pi registers an extension's tools as it loads).
+ */
+export function describeAgentTools(options: Pick<AgentToolsOptions, "maxChars"> = {}): AgentTool[] {
+  const schemas = inputSchemas(ceilingOf(options.maxChars));
+  return (Object.keys(schemas) as ToolName[]).map((name) => ({
     name,
     ...DESCRIPTIONS[name],
     inputSchema: schemas[name],
   }));
+}
+
+/** The tools over `store`. */
+export function createAgentTools(store: AgentStore, options: AgentToolsOptions = {}): AgentTools {
+  const ceiling = ceilingOf(options.maxChars);
+  const schemas = inputSchemas(ceiling);
+  const redact = options.redact !== false;
+  const now = options.now ?? Date.now;
+  const tools = describeAgentTools({ maxChars: ceiling });
 
   /** A fresh redactor per answer (its counts are the answer's), or one that changes nothing. */
   const redactor = () => (redact ? new Redactor() : undefined);

@@ -9,6 +9,8 @@ import {
   type StoreFilesOptions,
   encodeCwd,
   listStoreFiles,
+  parseSessionFileName,
+  scanHeaderSync,
   sessionIdOfFileName,
   statPath,
 } from "@pi-session/node-store";
@@ -44,9 +46,25 @@ export function listSessionFiles(root: string, opts: StoreFilesOptions = {}): Se
   const files = listStoreFiles(root, opts).map(({ path, mtimeMs, size }): SessionFile => {
     const dir = dirname(path);
     const project = dir === top ? "" : basename(dir);
-    return { path, id: sessionIdOfFileName(path), project, mtimeMs, size };
+    return { path, id: fileSessionId(path), project, mtimeMs, size };
   });
   return files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+}
+
+/**
+ * The session id of a file: from pi's file name, else (a subagent's `session.jsonl`, any name
+ * pi does not give) from its header, else what the name gives.
+ */
+function fileSessionId(path: string): string {
+  const named = parseSessionFileName(path);
+  if (named) return named.sessionId;
+  try {
+    const id = scanHeaderSync(path)?.id;
+    if (typeof id === "string" && id !== "") return id;
+  } catch {
+    // Unreadable: it is listed as such where it matters; the name stands in.
+  }
+  return sessionIdOfFileName(path);
 }
 
 /** What is at `path`, or null when nothing can be found there (missing, or not reachable). */

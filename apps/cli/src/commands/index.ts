@@ -58,18 +58,37 @@ export const COMMANDS: CommandSpec[] = [
     declare: (cli) =>
       cli
         .command("pick [query]", "Choose a session interactively (type to filter); prints its path")
-        .option("--exec", "Run `pi --session <path>` on the chosen session instead of printing it")
+        .option("--resume", "Resume the chosen session in pi (as `resume` does) instead of printing its path")
+        .option("--exec", "The older name of --resume")
         .option("--fzf", "Choose with fzf instead of the built-in picker")
         .example("  $ pi-session pick")
         .example('  $ pi-session show "$(pi-session pick)"')
-        .example("  $ pi-session pick parser --exec"),
+        .example("  $ pi-session pick parser --resume"),
     details: `Every project's sessions, newest first. Typing filters them: through the session database's
 search when its index exists (\`pi-session search\` builds it), else by the name, first message
 and project (every word, any case). Up/Down or Ctrl-P/Ctrl-N move, Enter chooses, Esc or
 Ctrl-C quits. A terminal at least 100 columns wide shows the selected session's last messages.
 Needs a terminal (stdin and stderr); the path goes to stdout, so \`$(pi-session pick)\` works.
-Exit codes: 0 chosen, 130 cancelled, 2 not on a terminal; with --exec, pi's.`,
+Exit codes: 0 chosen, 130 cancelled, 2 not on a terminal; with --resume, pi's.`,
     load: async () => (await import("./pick.js")).action,
+  },
+  {
+    name: "resume",
+    declare: (cli) =>
+      cli
+        .command("resume <session>", "Resume a session in pi: `pi --session <path>` in the session's own directory")
+        .option("--print", "Print the command line (shell-quoted) instead of running it")
+        .option("--here", "Fork the session into the current directory instead (pi --fork): for a session whose directory is gone")
+        .example("  $ pi-session resume latest")
+        .example("  $ pi-session resume 019a4c1e --print")
+        .example("  $ pi-session resume 'flaky upload test'")
+        .example("  $ pi-session resume 019a4c1e --here"),
+    details: `<session> is a path, an id or a unique prefix of one, or \`latest\`; anything else is searched
+for (as \`search\` does): one matching session is resumed, several are listed. Runs the \`pi\` found
+on PATH in the session's working directory; its exit code is returned. A session whose directory no
+longer exists is refused with the --here command that forks it into the current directory.
+--json prints the path, the directory and the command's parts instead.`,
+    load: async () => (await import("./resume.js")).action,
   },
   {
     name: "tree",

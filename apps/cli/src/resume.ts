@@ -7,7 +7,7 @@
  */
 import { spawn } from "node:child_process";
 import { delimiter, join } from "node:path";
-import { scanHeaderSync, statPath } from "@pi-session/node-store";
+import { resumeCommand, scanHeaderSync, shellQuote, statPath } from "@pi-session/node-store";
 import { CliError } from "./errors.js";
 import type { Context } from "./program.js";
 
@@ -17,23 +17,12 @@ export interface ResumePlan {
   cwd: string;
   /** pi's arguments. */
   args: string[];
-  /** The session's own directory, when it no longer exists (the plan forks into `cwd`). */
-  missingCwd?: string;
+  /** The line a person would type (node-store's `resumeCommand`). */
+  line: string;
 }
 
 /** Exit code of a run stopped by Ctrl-C (128 + SIGINT). */
 const EXIT_INTERRUPTED = 130;
-
-/** `text` as one shell word: bare when it is plain, else in single quotes. */
-export function shellQuote(text: string): string {
-  return /^[A-Za-z0-9_@%+=:,./-]+$/.test(text) ? text : `'${text.replace(/'/g, "'\\''")}'`;
-}
-
-/** The command line of a plan, for a POSIX shell: `cd <dir> && pi --session <path>`. */
-export function shellLine(plan: ResumePlan, here: string): string {
-  const pi = ["pi", ...plan.args].map(shellQuote).join(" ");
-  return plan.cwd === here ? pi : `cd ${shellQuote(plan.cwd)} && ${pi}`;
-}
 
 function isDirectory(path: string): boolean {
   try {
@@ -55,14 +44,17 @@ export function resumePlan(ctx: Context, path: string, opts: { here: boolean }):
   } catch (error) {
     throw new CliError(`${path}: cannot read its header (${(error as Error).message})`);
   }
-  // With --session-dir, pi keeps what it writes (a fork, a /new) in that store too.
-  const store = ctx.sessionDir !== undefined ? ["--session-dir", ctx.sessionDir] : [];
-  if (opts.here) return { cwd: ctx.cwd, args: ["--fork", path, ...store] };
+  const sessionDir = ctx.sessionDir;
+  const plan = (fork: boolean, dir: string): ResumePlan => {
+    const command = resumeCommand(path, { cwd: dir, fork, sessionDir, here: ctx.cwd });
+    return { cwd: command.cwd ?? ctx.cwd, args: command.args, line: command.line };
+  };
+  if (opts.here) return plan(true, ctx.cwd);
   const forkHint = `\`pi-session resume ${shellQuote(path)} --here\` forks it into the current directory as a new session (pi --fork); the original stays as it is.`;
   if (typeof cwd !== "string" || cwd === "")
     throw new CliError(`${path} names no working directory in its header`, { hint: forkHint });
   if (!isDirectory(cwd)) throw new CliError(`the session's directory ${cwd} no longer exists`, { hint: forkHint });
-  return { cwd, args: ["--session", path, ...store] };
+  return plan(false, cwd);
 }
 
 /** The executable `name` on PATH, or a clear error saying what is missing. */

@@ -40,6 +40,7 @@ export {
   sessionFilePath,
 } from "./layout/file-names.js";
 export { type SessionParent, isInSubfolder, layoutParentOf, sessionParentOf } from "./layout/subagents.js";
+export { type ResumeCommand, resumeCommand, shellQuote } from "./layout/resume-command.js";
 
 // Errors.
 export {

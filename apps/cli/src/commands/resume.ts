@@ -10,7 +10,7 @@ import { openSearchDatabase } from "@pi-session/search";
 import { CliError, EXIT_USAGE, UsageError } from "../errors.js";
 import { resolveSession, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
-import { findOnPath, resumePlan, runResume, shellLine } from "../resume.js";
+import { findOnPath, resumePlan, runResume } from "../resume.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
 
@@ -56,11 +56,11 @@ export const action: Action = async (ctx, [arg], options) => {
   const path = await sessionOf(ctx, arg);
   const plan = resumePlan(ctx, path, { here: options.here === true });
   if (ctx.json) {
-    ctx.io.printJson({ path, cwd: plan.cwd, command: ["pi", ...plan.args], line: shellLine(plan, ctx.cwd) });
+    ctx.io.printJson({ path, cwd: plan.cwd, command: ["pi", ...plan.args], line: plan.line });
     return 0;
   }
   if (options.print === true) {
-    ctx.io.line(shellLine(plan, ctx.cwd));
+    ctx.io.line(plan.line);
     return 0;
   }
   const pi = findOnPath(

@@ -16,7 +16,7 @@ import {
 } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 import { matchIdPrefix } from "./ids.js";
-import { listSessions } from "./listing.js";
+import { listSessions, topLevel } from "./listing.js";
 import { type LocateOptions, expandHome, sessionsRoot } from "./roots.js";
 
 export { type LocateOptions, sessionsRoot } from "./roots.js";
@@ -112,14 +112,15 @@ export async function resolveSession(arg: string, options: LocateOptions): Promi
   }
   const { root } = sessionsRoot(options);
   if (arg === "latest") {
-    const { sessions } = await listSessions({
+    const { sessions, parents } = await listSessions({
       root,
       env: options.env,
       all: false,
       cwd: options.cwd,
       nearestProject: true,
     });
-    const newest = sessions[0];
+    // The top row of `ls`: a subagent or fork listed under its parent is not it.
+    const newest = topLevel(sessions, parents)[0];
     if (!newest) {
       throw new CliError(`no sessions for ${options.cwd} under ${root}`, {
         hint: "Run it from a project directory pi has sessions for, or pass a session id or path (see `pi-session ls --all`).",

@@ -33,7 +33,9 @@ export const COMMANDS: CommandSpec[] = [
         .option("--since <date>", `Only sessions modified at or after DATE ${SINCE_HELP}`)
         .option("--until <date>", "Only sessions modified before the end of DATE (a day counts whole)")
         .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
+        .option("--children", "Also list the forks and subagent sessions under each session (else counted)")
         .example("  $ pi-session ls")
+        .example("  $ pi-session ls --children")
         .example("  $ pi-session ls --all --limit 20 --json"),
     load: async () => (await import("./ls.js")).action,
   },

@@ -12,10 +12,10 @@
  * the id always stays. Without `--all` the project is named once, above the table.
  */
 import { resolve } from "node:path";
-import type { SessionInfo } from "@pi-session/node-store";
+import type { SessionInfo, SessionParent } from "@pi-session/node-store";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { shortIds } from "../ids.js";
-import { listSessions } from "../listing.js";
+import { listSessions, topLevel } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { type Cell, type Column, fitTable } from "../columns.js";
@@ -24,18 +24,67 @@ import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
 
-function infoJson(s: SessionInfo) {
+function infoJson(s: SessionInfo, family: Family) {
+  const parent = family.parents.get(s.path);
   return {
     path: s.path,
     id: s.id,
     cwd: s.cwd,
     name: s.name ?? null,
     parentSessionPath: s.parentSessionPath ?? null,
+    parent: parent ? { path: parent.path, kind: parent.kind } : null,
+    children: family.children.get(s.path)?.length ?? 0,
     created: Number.isNaN(s.created.getTime()) ? null : s.created.toISOString(),
     modified: Number.isNaN(s.modified.getTime()) ? null : s.modified.toISOString(),
     messageCount: s.messageCount,
     firstMessage: s.firstMessage,
   };
+}
+
+/** Which sessions of a listing belong under which (a fork's, a subagent's parent). */
+interface Family {
+  parents: ReadonlyMap<string, SessionParent>;
+  /** The listed sessions under each listed session, newest first. */
+  children: Map<string, SessionInfo[]>;
+}
+
+function familyOf(infos: readonly SessionInfo[], parents: ReadonlyMap<string, SessionParent>): Family {
+  const listed = new Set(infos.map((s) => s.path));
+  const children = new Map<string, SessionInfo[]>();
+  for (const s of infos) {
+    const parent = parents.get(s.path);
+    if (!parent || !listed.has(parent.path)) continue;
+    const under = children.get(parent.path);
+    if (under) under.push(s);
+    else children.set(parent.path, [s]);
+  }
+  return { parents, children };
+}
+
+/** `roots` with, after each, the sessions under it (depth first) when `withChildren`, and their depth. */
+function rowsOf(roots: readonly SessionInfo[], family: Family, withChildren: boolean) {
+  const out: { info: SessionInfo; depth: number }[] = [];
+  const seen = new Set<string>();
+  const add = (info: SessionInfo, depth: number) => {
+    if (seen.has(info.path)) return;
+    seen.add(info.path);
+    out.push({ info, depth });
+    if (withChildren) for (const child of family.children.get(info.path) ?? []) add(child, depth + 1);
+  };
+  for (const root of roots) add(root, 0);
+  return out;
+}
+
+/** `2 subagents, 1 fork`: what is under a session, by kind. */
+function childrenNote(children: readonly SessionInfo[], parents: ReadonlyMap<string, SessionParent>): string {
+  const subagents = children.filter((c) => parents.get(c.path)?.kind === "subagent").length;
+  const forks = children.length - subagents;
+  return [
+    subagents > 0 ? `${subagents} subagent${subagents === 1 ? "" : "s"}` : "",
+    forks > 0 ? `${forks} fork${forks === 1 ? "" : "s"}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
 
 export const action: Action = async (ctx, _args, options) => {
@@ -58,13 +107,19 @@ export const action: Action = async (ctx, _args, options) => {
   });
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
-  let infos = listing.sessions;
-  const before = infos.length;
-  if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
-  if (untilMs !== undefined) infos = infos.filter((s) => s.modified.getTime() < untilMs);
-  if (limit !== undefined) infos = infos.slice(0, limit);
+  // Forks and subagents whose parent is listed are shown under it: counted on its row, or with
+  // --children listed below it. The time range and --limit choose among the others.
+  const family = familyOf(listing.sessions, listing.parents);
+  const withChildren = options.children === true;
+  let roots = topLevel(listing.sessions, listing.parents);
+  const before = roots.length;
+  if (sinceMs !== undefined) roots = roots.filter((s) => s.modified.getTime() >= sinceMs);
+  if (untilMs !== undefined) roots = roots.filter((s) => s.modified.getTime() < untilMs);
+  if (limit !== undefined) roots = roots.slice(0, limit);
+  const shown = rowsOf(roots, family, withChildren);
+  const infos = shown.map((row) => row.info);
   if (ctx.json) {
-    ctx.io.printJson(infos.map(infoJson));
+    ctx.io.printJson(infos.map((s) => infoJson(s, family)));
     return exitCode(skipped, EXIT_OK);
   }
   if (infos.length === 0) {
@@ -104,13 +159,23 @@ export const action: Action = async (ctx, _args, options) => {
     ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
     { header: "session", align: "left", cut: "start", minWidth: 24 },
   ];
-  const rows: Cell[][] = infos.map((s, i) => [
-    { text: shortDate(s.modified.getTime()) },
-    { text: String(s.messageCount) },
-    { text: ids[i] as string, style: c.dim },
-    ...(all ? [{ text: s.cwd || "-" }] : []),
-    s.name ? { text: oneLine(s.name, 60), style: c.bold } : { text: oneLine(s.firstMessage, 60) },
-  ]);
+  const rows: Cell[][] = shown.map(({ info: s, depth }, i) => {
+    const under = family.children.get(s.path) ?? [];
+    // Under its parent (--children): indented, with what it is; else what is under it, counted.
+    const kind = depth > 0 ? `${"  ".repeat(depth - 1)}└ ${family.parents.get(s.path)?.kind ?? "fork"}: ` : "";
+    const note = !withChildren && under.length > 0 ? `  (+${childrenNote(under, family.parents)})` : "";
+    const title = oneLine(s.name ?? s.firstMessage, 60);
+    return [
+      { text: shortDate(s.modified.getTime()) },
+      { text: String(s.messageCount) },
+      { text: ids[i] as string, style: c.dim },
+      ...(all ? [{ text: s.cwd || "-" }] : []),
+      {
+        text: `${kind}${title}${note}`,
+        ...(s.name ? { style: c.bold } : {}),
+      },
+    ];
+  });
   if (!all) ctx.io.line(c.dim(`project ${oneLineField(listing.project)}`));
   for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);

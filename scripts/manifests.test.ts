@@ -111,9 +111,9 @@ describe("package manifests", () => {
     // pi's docs: the host packages as peers with "*", never as dependencies (a copy would
     // bypass pi's module mapping); the rest is bundled.
     const hosts = /^(@earendil-works\/(pi-ai|pi-agent-core|pi-coding-agent|pi-tui)|typebox)$/;
-    expect(Object.entries(pkg.peerDependencies ?? {}).every(([name, range]) => hosts.test(name) && range === "*")).toBe(
-      true,
-    );
+    expect(
+      Object.entries(pkg.peerDependencies ?? {}).every(([name, range]) => hosts.test(name) && range === "*"),
+    ).toBe(true);
     expect(pkg.dependencies ?? {}).toEqual({});
     expect(pkg.optionalDependencies ?? {}).toEqual({});
   });

@@ -322,7 +322,9 @@ describe("the packed packages install alone", () => {
     const name = "@pi-session/pi";
     await installed(name);
     const dir = join(projectOf(name), "node_modules", "@pi-session", "pi");
-    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { pi: { extensions: string[] } };
+    const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as {
+      pi: { extensions: string[] };
+    };
     // What pi does with the manifest: import each extension and call its default export with its API.
     const script = `
       const { pathToFileURL } = await import("node:url");

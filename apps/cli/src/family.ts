@@ -57,7 +57,8 @@ export async function familyOf(
   const folder = path.endsWith(".jsonl") ? path.slice(0, -".jsonl".length) : undefined;
   if (folder !== undefined && statPath(folder)?.kind === "a directory") {
     for (const file of listSessionFilesUnder(folder, { onUnreadable: () => {} })) {
-      if (sessionParentOf(root, { path: file, headerParent: undefined }, isSessionFile)?.path !== path) continue;
+      if (sessionParentOf(root, { path: file, headerParent: undefined }, isSessionFile)?.path !== path)
+        continue;
       const info = await readSessionInfo(file).catch(() => null);
       if (info) children.push({ path: file, id: String(info.id), title: titleOf(info), kind: "subagent" });
     }
@@ -84,7 +85,9 @@ export function familyLines(family: Family): string[] {
 /** The family as `--json` gives it. */
 export function familyJson(family: Family) {
   return {
-    parent: family.parent ? { path: family.parent.path, id: family.parent.id, kind: family.parent.kind } : null,
+    parent: family.parent
+      ? { path: family.parent.path, id: family.parent.id, kind: family.parent.kind }
+      : null,
     children: family.children.map(({ path, id, kind }) => ({ path, id, kind })),
   };
 }

@@ -61,7 +61,10 @@ export interface Listing {
  * The sessions of `sessions` shown on their own (as pi's session list nests them): those whose
  * parent is not among `sessions`. The others belong under their parent.
  */
-export function topLevel(sessions: readonly SessionInfo[], parents: ReadonlyMap<string, SessionParent>): SessionInfo[] {
+export function topLevel(
+  sessions: readonly SessionInfo[],
+  parents: ReadonlyMap<string, SessionParent>,
+): SessionInfo[] {
   const listed = new Set(sessions.map((s) => s.path));
   return sessions.filter((s) => {
     const parent = parents.get(s.path);
@@ -134,7 +137,9 @@ function parentsOf(root: string, store: readonly SessionInfo[]): Map<string, Ses
   const paths = new Set(store.map((s) => s.path));
   const out = new Map<string, SessionParent>();
   for (const s of store) {
-    const parent = sessionParentOf(root, { path: s.path, headerParent: s.parentSessionPath }, (p) => paths.has(p));
+    const parent = sessionParentOf(root, { path: s.path, headerParent: s.parentSessionPath }, (p) =>
+      paths.has(p),
+    );
     if (parent) out.set(s.path, parent);
   }
   return out;

@@ -53,7 +53,8 @@ export function resumePlan(ctx: Context, path: string, opts: { here: boolean }):
   const forkHint = `\`pi-session resume ${shellQuote(path)} --here\` forks it into the current directory as a new session (pi --fork); the original stays as it is.`;
   if (typeof cwd !== "string" || cwd === "")
     throw new CliError(`${path} names no working directory in its header`, { hint: forkHint });
-  if (!isDirectory(cwd)) throw new CliError(`the session's directory ${cwd} no longer exists`, { hint: forkHint });
+  if (!isDirectory(cwd))
+    throw new CliError(`the session's directory ${cwd} no longer exists`, { hint: forkHint });
   return plan(false, cwd);
 }
 
@@ -75,7 +76,11 @@ export function findOnPath(ctx: Context, name: string, why: string): string {
 /** Runs the plan with `pi` (a path) on this terminal; pi's exit code is ours. */
 export function runResume(ctx: Context, pi: string, plan: ResumePlan): Promise<number> {
   return new Promise((resolve, reject) => {
-    const child = spawn(pi, plan.args, { stdio: "inherit", cwd: plan.cwd, env: ctx.env as NodeJS.ProcessEnv });
+    const child = spawn(pi, plan.args, {
+      stdio: "inherit",
+      cwd: plan.cwd,
+      env: ctx.env as NodeJS.ProcessEnv,
+    });
     child.on("error", (error) => reject(new CliError(`cannot run pi: ${error.message}`)));
     child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? EXIT_INTERRUPTED : 1)));
   });

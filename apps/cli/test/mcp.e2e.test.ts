@@ -73,7 +73,10 @@ describe("pi-session mcp", () => {
   });
 
   it("finds a word of a user message, one only in a tool result, and one in a subagent", async () => {
-    const user: any = await client.callTool({ name: "search_sessions", arguments: { query: PLANTED.userWord } });
+    const user: any = await client.callTool({
+      name: "search_sessions",
+      arguments: { query: PLANTED.userWord },
+    });
     expect(user.isError).toBe(false);
     expect(user.structuredContent.hits).toEqual([
       expect.objectContaining({
@@ -85,12 +88,18 @@ describe("pi-session mcp", () => {
       }),
     ]);
     expect(user.structuredContent.hits[0].snippet).toContain(PLANTED.userWord);
-    const tool: any = await client.callTool({ name: "search_sessions", arguments: { query: PLANTED.toolWord } });
+    const tool: any = await client.callTool({
+      name: "search_sessions",
+      arguments: { query: PLANTED.toolWord },
+    });
     expect(tool.structuredContent.hits).toEqual([
       expect.objectContaining({ sessionId: store.main.id, entryId: "a3", role: "toolResult" }),
     ]);
     expect(text(tool)).toContain(store.main.id);
-    const sub: any = await client.callTool({ name: "search_sessions", arguments: { query: PLANTED.subagentWord } });
+    const sub: any = await client.callTool({
+      name: "search_sessions",
+      arguments: { query: PLANTED.subagentWord },
+    });
     expect(sub.structuredContent.hits[0]).toMatchObject({
       sessionId: store.subagent.id,
       parent: { path: store.main.path, kind: "subagent" },
@@ -107,15 +116,24 @@ describe("pi-session mcp", () => {
     expect(text(read)).toContain("[REDACTED:anthropic]");
     expect(JSON.stringify(read)).not.toContain(PLANTED.secret);
     expect(read.structuredContent.entries.map((e: any) => e.entryId)).toEqual(["a1", "a2", "a3", "a4"]);
-    const context: any = await client.callTool({ name: "session_context", arguments: { session: store.fork.path } });
+    const context: any = await client.callTool({
+      name: "session_context",
+      arguments: { session: store.fork.path },
+    });
     expect(text(context)).toContain("An answer in the fork.");
   });
 
   it("answers a bogus session and bad arguments with tool errors, and goes on answering", async () => {
-    const bogus: any = await client.callTool({ name: "read_session", arguments: { session: "no-such-session" } });
+    const bogus: any = await client.callTool({
+      name: "read_session",
+      arguments: { session: "no-such-session" },
+    });
     expect(bogus.isError).toBe(true);
     expect(text(bogus)).toMatch(/no session with id, id prefix or path "no-such-session"/);
-    const bad: any = await client.callTool({ name: "list_sessions", arguments: { limit: -3, colour: "red" } });
+    const bad: any = await client.callTool({
+      name: "list_sessions",
+      arguments: { limit: -3, colour: "red" },
+    });
     expect(bad.isError).toBe(true);
     expect(text(bad)).toMatch(/limit must be from 1 to 200, got -3; unknown argument colour/);
     const unknown: any = await client.callTool({ name: "delete_everything", arguments: {} });
@@ -141,7 +159,8 @@ describe("pi-session mcp", () => {
     const other = await connect(["--no-redact", "--max-chars", "5000"]);
     try {
       const { tools } = await other.listTools();
-      expect((tools[0]?.inputSchema.properties as any).maxChars.maximum).toBe(5000);
+      const properties = tools[0]?.inputSchema.properties as any;
+      expect(properties?.maxChars?.maximum).toBe(5000);
       const read: any = await other.callTool({ name: "read_session", arguments: { session: store.main.id } });
       expect(text(read)).toContain(PLANTED.secret);
     } finally {
@@ -155,7 +174,9 @@ describe("pi-session mcp", () => {
       outputs: Record<string, { inputs: Record<string, unknown> }>;
     };
     const holding = (re: RegExp) =>
-      Object.keys(meta.outputs).filter((out) => Object.keys(meta.outputs[out]?.inputs ?? {}).some((i) => re.test(i)));
+      Object.keys(meta.outputs).filter((out) =>
+        Object.keys(meta.outputs[out]?.inputs ?? {}).some((i) => re.test(i)),
+      );
     const sdk = holding(/node_modules\/@modelcontextprotocol\/sdk\//);
     expect(sdk).toHaveLength(1);
     expect(sdk[0]).toMatch(/^dist\/chunks\/mcp-/);

@@ -157,7 +157,9 @@ describe("pi-session pick", () => {
         id: "dddd0000-0000-4000-8000-000000000004",
         cwd: project,
         created: "2026-03-04T10:00:00.000Z",
-        entries: chat("d", "2026-03-04T10:00:00.000Z", 1, (i) => (i === 0 ? "resumable zanzibar work" : "ok")),
+        entries: chat("d", "2026-03-04T10:00:00.000Z", 1, (i) =>
+          i === 0 ? "resumable zanzibar work" : "ok",
+        ),
       });
       const bin = cli.dir("bin");
       const record = join(cli.home, "pi-args.txt");

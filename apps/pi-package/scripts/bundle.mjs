@@ -32,6 +32,10 @@ const result = await build({
   logLevel: "warning",
   metafile: true,
 });
-writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), thirdPartyNotices(result.metafile, { root, name: pkg.name }));
+writeFileSync(
+  join(outdir, "THIRD_PARTY_NOTICES.md"),
+  thirdPartyNotices(result.metafile, { root, name: pkg.name }),
+);
 if (process.env.PI_SESSION_BUNDLE_REPORT)
-  for (const [file, out] of Object.entries(result.metafile.outputs)) console.log(`${String(out.bytes).padStart(8)}  ${file}`);
+  for (const [file, out] of Object.entries(result.metafile.outputs))
+    console.log(`${String(out.bytes).padStart(8)}  ${file}`);

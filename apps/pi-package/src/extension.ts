@@ -31,8 +31,15 @@ interface Opened {
 }
 
 /** One line of the picker: time, project, name or first message, short id (pi shows it as given). */
-function pickLine(s: { meta: { sessionId: string; cwd: string; name: string | null; firstMessage: string; modifiedMs: number } }, extra = ""): string {
-  const when = Number.isFinite(s.meta.modifiedMs) ? new Date(s.meta.modifiedMs).toISOString().slice(0, 16).replace("T", " ") : "?";
+function pickLine(
+  s: {
+    meta: { sessionId: string; cwd: string; name: string | null; firstMessage: string; modifiedMs: number };
+  },
+  extra = "",
+): string {
+  const when = Number.isFinite(s.meta.modifiedMs)
+    ? new Date(s.meta.modifiedMs).toISOString().slice(0, 16).replace("T", " ")
+    : "?";
   const title = (s.meta.name ?? s.meta.firstMessage).replace(/\s+/g, " ").trim() || "(no messages)";
   const cut = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
   return `${when}  ${cut(title, 60)}  ${s.meta.sessionId.slice(0, 8)}${extra ? `  ${cut(extra, 60)}` : ""}`;
@@ -66,7 +73,7 @@ export default function piSessionExtension(pi: ExtensionAPI): void {
       promptGuidelines:
         tool.name === "search_sessions"
           ? [
-              "Use search_sessions when the user refers to earlier work (\"like last time\", \"how did we fix X\") or a past decision; then read_session with the session id and entry id of a hit.",
+              'Use search_sessions when the user refers to earlier work ("like last time", "how did we fix X") or a past decision; then read_session with the session id and entry id of a hit.',
             ]
           : [],
       parameters: tool.inputSchema,
@@ -116,11 +123,18 @@ export default function piSessionExtension(pi: ExtensionAPI): void {
         }
       }
       if (choices.size === 0) {
-        ctx.ui.notify(query === "" ? "pi-session: no other sessions of this project" : `pi-session: no session matches ${JSON.stringify(query)}`, "info");
+        ctx.ui.notify(
+          query === ""
+            ? "pi-session: no other sessions of this project"
+            : `pi-session: no session matches ${JSON.stringify(query)}`,
+          "info",
+        );
         return;
       }
       const picked = await ctx.ui.select(
-        query === "" ? "Sessions of this project, newest first" : `Sessions matching ${JSON.stringify(query)}`,
+        query === ""
+          ? "Sessions of this project, newest first"
+          : `Sessions matching ${JSON.stringify(query)}`,
         [...choices.keys()],
       );
       const path = picked === undefined ? undefined : choices.get(picked);

@@ -110,14 +110,19 @@ describe("@pi-session/pi in pi 1.6.0", () => {
   it("a scripted model calls search_sessions; the result names the planted session; read_session reads it", async () => {
     let seenBySecondCall = "";
     const { session } = await startPi([
-      fauxAssistantMessage(fauxToolCall("search_sessions", { query: PLANTED.toolWord }), { stopReason: "toolUse" }),
+      fauxAssistantMessage(fauxToolCall("search_sessions", { query: PLANTED.toolWord }), {
+        stopReason: "toolUse",
+      }),
       (context) => {
         const last = context.messages.at(-1) as any;
         seenBySecondCall = last.content.map((c: any) => c.text ?? "").join("\n");
         const id = /session ([0-9a-f-]{36})/.exec(seenBySecondCall)?.[1] ?? "none";
-        return fauxAssistantMessage(fauxToolCall("read_session", { session: id, entryId: "a3", before: 2, after: 1 }), {
-          stopReason: "toolUse",
-        }) as AssistantMessage;
+        return fauxAssistantMessage(
+          fauxToolCall("read_session", { session: id, entryId: "a3", before: 2, after: 1 }),
+          {
+            stopReason: "toolUse",
+          },
+        ) as AssistantMessage;
       },
       fauxAssistantMessage("We fixed it by waiting for the upload to settle."),
     ]);
@@ -142,7 +147,9 @@ describe("@pi-session/pi in pi 1.6.0", () => {
 
   it("a bad call is a tool error the model sees, not a crash", async () => {
     const { session } = await startPi([
-      fauxAssistantMessage(fauxToolCall("read_session", { session: "no-such-session" }), { stopReason: "toolUse" }),
+      fauxAssistantMessage(fauxToolCall("read_session", { session: "no-such-session" }), {
+        stopReason: "toolUse",
+      }),
       fauxAssistantMessage("No such session."),
     ]);
     try {

@@ -186,7 +186,11 @@ export function listView(params: URLSearchParams): View {
               ? h("span", { class: "badge error", text: "error", title: "A tool call failed" })
               : null,
             row.parentKind === "subagent"
-              ? h("span", { class: "badge subagent", text: "subagent", title: "A subagent of another session" })
+              ? h("span", {
+                  class: "badge subagent",
+                  text: "subagent",
+                  title: "A subagent of another session",
+                })
               : row.parentKey
                 ? h("span", { class: "badge", text: "fork", title: "Forked from another session" })
                 : null,

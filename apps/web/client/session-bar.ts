@@ -211,13 +211,16 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
     },
     showRelations({ parent, children }) {
       const parts: (string | HTMLElement)[] = [];
-      if (parent) parts.push(`${parent.kind === "subagent" ? "Subagent of" : "Forked from"} `, relatedLink(parent));
+      if (parent)
+        parts.push(`${parent.kind === "subagent" ? "Subagent of" : "Forked from"} `, relatedLink(parent));
       for (const kind of ["subagent", "fork"] as const) {
         const of = children.filter((c) => c.kind === kind);
         if (of.length === 0) continue;
         if (parts.length > 0) parts.push(" · ");
-        parts.push(`${of.length} ${kind === "subagent" ? "subagent" : "fork"}${of.length === 1 ? "" : "s"}: `);
-        of.forEach((child, i) => parts.push(...(i > 0 ? [", "] : []), relatedLink(child)));
+        parts.push(
+          `${of.length} ${kind === "subagent" ? "subagent" : "fork"}${of.length === 1 ? "" : "s"}: `,
+        );
+        for (const [i, child] of of.entries()) parts.push(...(i > 0 ? [", "] : []), relatedLink(child));
       }
       relations.replaceChildren(...parts);
       relations.hidden = parts.length === 0;

@@ -322,7 +322,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       }
       const cwd = (await loadOf(row)).session.header?.cwd;
       const present = typeof cwd === "string" && cwd !== "" && isDirectory(cwd);
-      const command = resumeCommand(row.path, { cwd: typeof cwd === "string" ? cwd : undefined, fork: !present });
+      const command = resumeCommand(row.path, {
+        cwd: typeof cwd === "string" ? cwd : undefined,
+        fork: !present,
+      });
       sendJson(res, jsonText({ line: command.line, cwd: cwd ?? null, missingCwd: !present }));
       return;
     }

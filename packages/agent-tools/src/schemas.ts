@@ -186,7 +186,8 @@ export function checkArguments(schema: InputSchema, args: unknown): Record<strin
     else out[name] = value;
   }
   for (const name of schema.required)
-    if (!(name in out) && !problems.some((p) => p.startsWith(`${name} `))) problems.push(`${name} is required`);
+    if (!(name in out) && !problems.some((p) => p.startsWith(`${name} `)))
+      problems.push(`${name} is required`);
   if (problems.length > 0) throw new ToolInputError(problems.join("; "));
   return out;
 }

@@ -46,16 +46,29 @@ describe("the agent tools", () => {
     const user = await tools.call("search_sessions", { query: PLANTED.userWord });
     expect(user.isError).toBe(false);
     expect(structured(user).hits).toEqual([
-      expect.objectContaining({ sessionId: fixture.main.id, entryId: "a1", path: fixture.main.path, role: "user" }),
+      expect.objectContaining({
+        sessionId: fixture.main.id,
+        entryId: "a1",
+        path: fixture.main.path,
+        role: "user",
+      }),
     ]);
     const sub = await tools.call("search_sessions", { query: PLANTED.subagentWord });
     expect(structured(sub).hits).toEqual([
-      expect.objectContaining({ sessionId: fixture.subagent.id, parent: { path: fixture.main.path, kind: "subagent" } }),
+      expect.objectContaining({
+        sessionId: fixture.subagent.id,
+        parent: { path: fixture.main.path, kind: "subagent" },
+      }),
     ]);
     expect(sub.text).toContain(`subagent of ${fixture.main.path}`);
     const tool = await tools.call("search_sessions", { query: PLANTED.toolWord });
     expect(structured(tool).hits).toEqual([
-      expect.objectContaining({ sessionId: fixture.main.id, entryId: "a3", cwd: fixture.cwd, role: "toolResult" }),
+      expect.objectContaining({
+        sessionId: fixture.main.id,
+        entryId: "a3",
+        cwd: fixture.cwd,
+        role: "toolResult",
+      }),
     ]);
     expect(tool.text).toContain(fixture.main.id);
     expect(tool.text).toContain(PLANTED.toolWord);
@@ -76,7 +89,12 @@ describe("the agent tools", () => {
   it("reads a session's branch, redacted, and the entries around one", async () => {
     const whole = await tools.call("read_session", { session: fixture.main.id.slice(0, 8) });
     expect(whole.isError).toBe(false);
-    expect(structured(whole).entries.map((e: { entryId: string }) => e.entryId)).toEqual(["a1", "a2", "a3", "a4"]);
+    expect(structured(whole).entries.map((e: { entryId: string }) => e.entryId)).toEqual([
+      "a1",
+      "a2",
+      "a3",
+      "a4",
+    ]);
     expect(whole.text).toContain("Fixed by waiting for the upload");
     expect(whole.text).not.toContain(PLANTED.secret);
     expect(whole.text).toContain("[REDACTED:anthropic]");
@@ -172,6 +190,8 @@ describe("the agent tools", () => {
       fcOptions({ numRuns: 40 }),
     );
     const small = await tools.call("read_session", { session: fixture.main.id, maxChars: 1200 });
-    expect(small.text).toMatch(/more entr(y|ies) after these \(cut to stay within 1200 characters\): read_session with entryId "a\d"/);
+    expect(small.text).toMatch(
+      /more entr(y|ies) after these \(cut to stay within 1200 characters\): read_session with entryId "a\d"/,
+    );
   });
 });

@@ -10,7 +10,13 @@
  * Use {@link createAgentTools} once per store; an MCP server lists `tools` and routes each call
  * to `call`, a pi extension registers the tools it wants with the same schemas and answers.
  */
-import { type DocumentItem, Redactor, buildDocument, redactSession, renderTextItem } from "@pi-session/render";
+import {
+  type DocumentItem,
+  Redactor,
+  buildDocument,
+  redactSession,
+  renderTextItem,
+} from "@pi-session/render";
 import type { SessionParent } from "@pi-session/node-store";
 import type { SearchFilters, SessionMeta } from "@pi-session/search";
 import {
@@ -26,7 +32,7 @@ import {
   DEFAULT_MAX_CHARS,
   type InputSchema,
   MIN_MAX_CHARS,
-  ROLES,
+  type ROLES,
   type ToolName,
   ToolInputError,
   checkArguments,
@@ -101,13 +107,15 @@ const iso = (ms: number | null | undefined): string | null =>
   ms === null || ms === undefined || !Number.isFinite(ms) ? null : new Date(ms).toISOString();
 
 /** ` · subagent of <path>` / ` · fork of <path>`, or nothing. */
-const parentNote = (parent: SessionParent | undefined) => (parent ? ` · ${parent.kind} of ${parent.path}` : "");
+const parentNote = (parent: SessionParent | undefined) =>
+  parent ? ` · ${parent.kind} of ${parent.path}` : "";
 
 const plural = (n: number, word: string) =>
   `${n.toLocaleString("en-US")} ${n === 1 ? word : word.endsWith("y") ? `${word.slice(0, -1)}ies` : `${word}s`}`;
 
 /** The most characters an answer may have, as a front-end asks for it (at least the minimum). */
-const ceilingOf = (maxChars: number | undefined) => Math.max(MIN_MAX_CHARS, Math.floor(maxChars ?? DEFAULT_MAX_CHARS));
+const ceilingOf = (maxChars: number | undefined) =>
+  Math.max(MIN_MAX_CHARS, Math.floor(maxChars ?? DEFAULT_MAX_CHARS));
 
 /**
  * The tools' names, descriptions and input schemas, for a front-end that registers them before
@@ -134,7 +142,8 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
   const redactor = () => (redact ? new Redactor() : undefined);
   const clean = (r: Redactor | undefined, text: string) => (r ? r.text(text) : text);
   /** What an answer's redaction removed, by kind, when it removed anything. */
-  const redacted = (r: Redactor | undefined) => (r && r.report.total > 0 ? { redacted: r.report.counts } : {});
+  const redacted = (r: Redactor | undefined) =>
+    r && r.report.total > 0 ? { redacted: r.report.counts } : {};
 
   function timeArg(value: unknown, name: string, end: "start" | "end"): number | undefined {
     if (typeof value !== "string") return undefined;
@@ -155,7 +164,9 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
     const sinceMs = timeArg(args.since, "since", "start");
     const untilMs = timeArg(args.until, "until", "end");
     if (sinceMs !== undefined && untilMs !== undefined && untilMs <= sinceMs)
-      throw new ToolInputError(`until ${JSON.stringify(args.until)} is not after since ${JSON.stringify(args.since)}`);
+      throw new ToolInputError(
+        `until ${JSON.stringify(args.until)} is not after since ${JSON.stringify(args.since)}`,
+      );
     return {
       ...(sinceMs !== undefined ? { sinceMs } : {}),
       ...(untilMs !== undefined ? { untilMs } : {}),
@@ -221,7 +232,9 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
       const title = clean(r, (m.name ?? m.firstMessage).replace(/\s+/g, " ").trim()) || "(no messages)";
       const heading = `\n## ${cutText(title, 120)}\nsession ${m.sessionId} · ${m.cwd || "(no cwd)"} · last active ${iso(m.modifiedMs) ?? "?"}${parentNote(session.parent)}\npath ${session.path}${session.source !== undefined ? ` (source ${session.source})` : ""}`;
       for (const h of session.hits) {
-        const snippet = clean(r, h.snippet?.text ?? "").replace(/\s+/g, " ").trim();
+        const snippet = clean(r, h.snippet?.text ?? "")
+          .replace(/\s+/g, " ")
+          .trim();
         const hit = {
           sessionId: m.sessionId,
           entryId: h.entryId,
@@ -253,9 +266,15 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
           `${plural(cut, "more hit")} cut to stay within ${maxChars} characters: search with a narrower query, project, since/until or role, or a larger maxChars.`,
         );
       if (n > 0)
-        notes.push("read_session with a session id and an entry id (before/after) shows the conversation around a hit.");
+        notes.push(
+          "read_session with a session id and an entry id (before/after) shows the conversation around a hit.",
+        );
       return {
-        text: [head, ...taken.slice(0, n).map((t) => t.text), ...(notes.length > 0 ? ["", ...notes] : [])].join("\n"),
+        text: [
+          head,
+          ...taken.slice(0, n).map((t) => t.text),
+          ...(notes.length > 0 ? ["", ...notes] : []),
+        ].join("\n"),
         structured: {
           query,
           hits: taken.slice(0, n).map((t) => t.json),
@@ -347,7 +366,8 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
             : firstLeft !== undefined
               ? { entryId: firstLeft, before: 0, after: Math.min(after, 100) }
               : null;
-      const why = cut > 0 ? ` (cut to stay within ${maxChars} characters${n === 0 ? ": raise maxChars" : ""})` : "";
+      const why =
+        cut > 0 ? ` (cut to stay within ${maxChars} characters${n === 0 ? ": raise maxChars" : ""})` : "";
       const note = next
         ? `\n\n${plural(after, "more entry")} after these${why}: read_session with entryId ${JSON.stringify(next.entryId)}, before 0 and after N shows them.`
         : "";
@@ -392,7 +412,13 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
       const head = `Context of session ${found.meta.sessionId} at its leaf: ${plural(items.length, "item")}${cut > 0 ? `; the ${plural(cut, "earliest item")} cut to stay within ${maxChars} characters (read_session shows the transcript from its start)` : ""}.`;
       return {
         text: `${head}\n\n${kept.map((k) => k.text).join("\n\n")}`,
-        structured: { ...facts, messages: kept.map((k) => k.json), itemCount: items.length, earliestCut: cut, ...redacted(r) },
+        structured: {
+          ...facts,
+          messages: kept.map((k) => k.json),
+          itemCount: items.length,
+          earliestCut: cut,
+          ...redacted(r),
+        },
       };
     });
   }
@@ -402,7 +428,9 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
     const project = args.project as string | undefined;
     const limit = (args.limit as number | undefined) ?? 20;
     const inside = (cwd: string) =>
-      project === undefined || cwd === project || cwd.startsWith(project.endsWith("/") ? project : `${project}/`);
+      project === undefined ||
+      cwd === project ||
+      cwd.startsWith(project.endsWith("/") ? project : `${project}/`);
     const all = (await store.sessions())
       .filter((s) => inside(s.meta.cwd) && (sinceMs === undefined || s.meta.modifiedMs >= sinceMs))
       .sort((a, b) => b.meta.modifiedMs - a.meta.modifiedMs || (a.path < b.path ? -1 : 1));
@@ -466,7 +494,9 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
       const json = {
         key: row.key,
         ...totals(row),
-        ...(row.session ? { sessionId: row.session.id, path: row.session.path, project: row.session.project } : {}),
+        ...(row.session
+          ? { sessionId: row.session.id, path: row.session.path, project: row.session.project }
+          : {}),
       };
       const got = budget.take(line(label, row), json, () => json);
       if (got) taken.push(got);
@@ -510,11 +540,17 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
         structured: { error: message },
         isError: true,
       });
-      if (!(name in RUN)) return failed(`unknown tool ${JSON.stringify(name)}; the tools are ${tools.map((t) => t.name).join(", ")}`);
+      if (!(name in RUN))
+        return failed(
+          `unknown tool ${JSON.stringify(name)}; the tools are ${tools.map((t) => t.name).join(", ")}`,
+        );
       const tool = name as ToolName;
       try {
         const args = checkArguments(schemas[tool], rawArgs);
-        return { ...(await RUN[tool](args, (args.maxChars as number | undefined) ?? ceiling)), isError: false };
+        return {
+          ...(await RUN[tool](args, (args.maxChars as number | undefined) ?? ceiling)),
+          isError: false,
+        };
       } catch (error) {
         if (error instanceof ToolInputError) return failed(`${tool}: ${error.message}`);
         if (error instanceof ToolError) return failed(error.message);
@@ -522,13 +558,6 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
       }
     },
   };
-}
-
-/** The entry id `typed` names (exact or the one it prefixes); `typed` when none or several. */
-function leafTarget(index: { byId: ReadonlyMap<string, unknown> }, typed: string): string {
-  if (index.byId.has(typed)) return typed;
-  const found = [...index.byId.keys()].filter((id) => id.startsWith(typed));
-  return found.length === 1 ? (found[0] as string) : typed;
 }
 
 /**

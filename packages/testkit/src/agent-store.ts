@@ -34,7 +34,13 @@ export interface AgentStore {
 const line = (v: unknown) => `${JSON.stringify(v)}\n`;
 
 function message(id: string, parentId: string | null, time: string, msg: Record<string, unknown>) {
-  return line({ type: "message", id, parentId, timestamp: time, message: { timestamp: Date.parse(time), ...msg } });
+  return line({
+    type: "message",
+    id,
+    parentId,
+    timestamp: time,
+    message: { timestamp: Date.parse(time), ...msg },
+  });
 }
 
 function header(id: string, time: string, cwd: string, parentSession?: string) {
@@ -154,7 +160,10 @@ export function writeAgentStore(root: string, cwd: string, opts: { createCwd?: b
   writeFileSync(
     other.path,
     header(otherId, "2026-04-01T10:00:00.000Z", otherCwd) +
-      message("b1", null, "2026-04-01T10:00:01.000Z", { role: "user", content: "unrelated work on the docs" }),
+      message("b1", null, "2026-04-01T10:00:01.000Z", {
+        role: "user",
+        content: "unrelated work on the docs",
+      }),
   );
   return { root, cwd, main, fork, subagent, other };
 }

@@ -78,9 +78,15 @@ Exit codes: 0 chosen, 130 cancelled, 2 not on a terminal; with --resume, pi's.`,
     name: "resume",
     declare: (cli) =>
       cli
-        .command("resume <session>", "Resume a session in pi: `pi --session <path>` in the session's own directory")
+        .command(
+          "resume <session>",
+          "Resume a session in pi: `pi --session <path>` in the session's own directory",
+        )
         .option("--print", "Print the command line (shell-quoted) instead of running it")
-        .option("--here", "Fork the session into the current directory instead (pi --fork): for a session whose directory is gone")
+        .option(
+          "--here",
+          "Fork the session into the current directory instead (pi --fork): for a session whose directory is gone",
+        )
         .example("  $ pi-session resume latest")
         .example("  $ pi-session resume 019a4c1e --print")
         .example("  $ pi-session resume 'flaky upload test'")
@@ -297,12 +303,18 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
           "mcp",
           "Serve the agent tools over MCP (stdio): search, read and sum up past sessions (read-only)",
         )
-        .option("--max-chars <n>", "Most characters of one answer (default 20000; a client may ask for fewer)")
+        .option(
+          "--max-chars <n>",
+          "Most characters of one answer (default 20000; a client may ask for fewer)",
+        )
         .option("--no-redact", "Leave secrets in the answers (default: removed as export --redact does)")
-        .option("--db [url]", "Answer from a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)")
+        .option(
+          "--db [url]",
+          "Answer from a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)",
+        )
         .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
         .example("  $ pi-session mcp")
-        .example('  $ claude mcp add pi-sessions -- pi-session mcp')
+        .example("  $ claude mcp add pi-sessions -- pi-session mcp")
         .example("  $ pi-session mcp --db postgresql://reader@db.internal/pi --source ada@laptop"),
     details: `An MCP server on stdin/stdout for an agent (pi, Claude Code, Codex, Cursor, any MCP client):
   search_sessions  {query, project?, since?, until?, role?, limit?}   hits with session and entry ids

@@ -162,7 +162,8 @@ export const action: Action = async (ctx, _args, options) => {
   const rows: Cell[][] = shown.map(({ info: s, depth }, i) => {
     const under = family.children.get(s.path) ?? [];
     // Under its parent (--children): indented, with what it is; else what is under it, counted.
-    const kind = depth > 0 ? `${"  ".repeat(depth - 1)}└ ${family.parents.get(s.path)?.kind ?? "fork"}: ` : "";
+    const kind =
+      depth > 0 ? `${"  ".repeat(depth - 1)}└ ${family.parents.get(s.path)?.kind ?? "fork"}: ` : "";
     const note = !withChildren && under.length > 0 ? `  (+${childrenNote(under, family.parents)})` : "";
     const title = oneLine(s.name ?? s.firstMessage, 60);
     return [

@@ -46,7 +46,8 @@ export function teamStore(
     load: (session) =>
       guard(async () => {
         const found = await db.sessionLines({ source: session.source ?? "", path: session.path });
-        if (!found) throw new Error(`session ${session.path} of ${session.source} is no longer in the database`);
+        if (!found)
+          throw new Error(`session ${session.path} of ${session.source} is no longer in the database`);
         const decoder = new SessionLineDecoder({ keepRecord: keepLinesPiReads(), maxDiagnostics: 20 });
         const records = [];
         for (const line of found.lines) for (const r of decoder.push(utf8(`${line}\n`))) records.push(r);

@@ -8,7 +8,12 @@
  *
  * The SDK and its schema library are in this command's chunk of the bundle only.
  */
-import { type AgentStore, type AgentToolsOptions, createAgentTools, openLocalStore } from "@pi-session/agent-tools";
+import {
+  type AgentStore,
+  type AgentToolsOptions,
+  createAgentTools,
+  openLocalStore,
+} from "@pi-session/agent-tools";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import { StdioServerTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
 import { CallToolRequestSchema, ListToolsRequestSchema } from "@modelcontextprotocol/sdk/types.js";

@@ -50,10 +50,15 @@ function run(argv: string[], opts: { cwd?: string; path?: string } = {}) {
 beforeAll(() => {
   store = writeAgentStore(join(agentDir, "sessions"), join(dir.path, "work", "my app"));
   // Another store, its files named by path: its project directory was never made.
-  gone = writeAgentStore(join(dir.path, "elsewhere"), join(dir.path, "gone", "removed"), { createCwd: false });
+  gone = writeAgentStore(join(dir.path, "elsewhere"), join(dir.path, "gone", "removed"), {
+    createCwd: false,
+  });
   mkdirSync(bin, { recursive: true });
   // A stand-in for pi: records its arguments and directory, exits 7.
-  writeFileSync(join(bin, "pi"), `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > "${join(dir.path, "pi-ran")}"\nexit 7\n`);
+  writeFileSync(
+    join(bin, "pi"),
+    `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > "${join(dir.path, "pi-ran")}"\nexit 7\n`,
+  );
   chmodSync(join(bin, "pi"), 0o755);
 });
 
@@ -111,7 +116,9 @@ describe("resume", () => {
   it("runs the pi found on PATH in the session's directory; pi's exit code is its own", async () => {
     const r = await run(["resume", store.main.path], { path: bin });
     expect(r.code).toBe(7);
-    expect(readFileSync(join(dir.path, "pi-ran"), "utf8")).toBe(`${store.cwd}\n--session\n${store.main.path}\n`);
+    expect(readFileSync(join(dir.path, "pi-ran"), "utf8")).toBe(
+      `${store.cwd}\n--session\n${store.main.path}\n`,
+    );
     rmSync(join(dir.path, "pi-ran"));
     const missing = await run(["resume", store.main.path], { path: join(dir.path, "nowhere") });
     expect(missing.code).toBe(1);

@@ -24,7 +24,8 @@ async function sessionOf(ctx: Context, arg: string): Promise<string> {
     return await resolveSession(arg, where);
   } catch (error) {
     // Not a path, id or prefix: a query, when it was not meant as a path.
-    if (!(error instanceof CliError) || !error.message.startsWith("no session with id or prefix")) throw error;
+    if (!(error instanceof CliError) || !error.message.startsWith("no session with id or prefix"))
+      throw error;
   }
   const { root } = sessionsRoot(where);
   const db = await openSearchDatabase({ root, env: ctx.env, onWarning: (m) => ctx.io.warn(m) });

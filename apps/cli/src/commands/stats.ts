@@ -92,7 +92,11 @@ function familiesOf(rows: readonly StatsRow[], parents: ReadonlyMap<string, Sess
     if (!r.session) continue;
     // Up the chain of parents (guarded against a cycle of headers naming each other).
     const seen = new Set([r.session.path]);
-    for (let p = parents.get(r.session.path); p && inReport.has(p.path) && !seen.has(p.path); p = parents.get(p.path)) {
+    for (
+      let p = parents.get(r.session.path);
+      p && inReport.has(p.path) && !seen.has(p.path);
+      p = parents.get(p.path)
+    ) {
       seen.add(p.path);
       const own = rows.find((x) => x.session?.path === p?.path)?.cost ?? 0;
       withChildren.set(p.path, (withChildren.get(p.path) ?? own) + r.cost);
@@ -242,7 +246,9 @@ export const action: Action = async (ctx, [arg], options) => {
         const known = db.database.files();
         const parents = new Map<string, SessionParent>();
         for (const u of db.database.usage({ rows: false })) {
-          const parent = sessionParentOf(root, { path: u.path, headerParent: u.meta.parentPath }, (p) => known.has(p));
+          const parent = sessionParentOf(root, { path: u.path, headerParent: u.meta.parentPath }, (p) =>
+            known.has(p),
+          );
           if (parent) parents.set(u.path, parent);
         }
         families = familiesOf(found.rows, parents);

@@ -6,6 +6,7 @@
  * in a subagent; `stats --by session` shows a parent's cost with its children; `latest` is the
  * top row of `ls`, never a subagent.
  */
+// biome-ignore-all lint/suspicious/noExplicitAny: the tests read --json output.
 import { join } from "node:path";
 import { tempDir } from "@pi-session/testkit";
 import { type AgentStore, PLANTED, writeAgentStore } from "@pi-session/testkit/agent-store";
@@ -13,8 +14,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Stream } from "../io.js";
 import { runCli } from "../program.js";
 import { COMMANDS } from "./index.js";
-
-// biome-ignore-all lint/suspicious/noExplicitAny: the tests read --json output.
 
 const dir = tempDir("subagents-");
 const agentDir = join(dir.path, "agent");
@@ -32,7 +31,12 @@ function run(argv: string[], cwd = store.cwd) {
   });
   return runCli({
     argv,
-    env: { PI_CODING_AGENT_DIR: agentDir, XDG_CACHE_HOME: join(dir.path, "cache"), HOME: dir.path, TZ: "UTC" },
+    env: {
+      PI_CODING_AGENT_DIR: agentDir,
+      XDG_CACHE_HOME: join(dir.path, "cache"),
+      HOME: dir.path,
+      TZ: "UTC",
+    },
     cwd,
     stdout: stream((s) => {
       out += s;

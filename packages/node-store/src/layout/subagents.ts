@@ -32,7 +32,11 @@ export function isInSubfolder(root: string, path: string): boolean {
  * whose name is that of a session file beside it (`<dir>/<name>/.../x.jsonl` under
  * `<dir>/<name>.jsonl`), when `isSession` says that file is one of the store's.
  */
-export function layoutParentOf(root: string, path: string, isSession: (path: string) => boolean): string | undefined {
+export function layoutParentOf(
+  root: string,
+  path: string,
+  isSession: (path: string) => boolean,
+): string | undefined {
   if (!isInSubfolder(root, path)) return undefined;
   const top = root.endsWith(sep) ? root.slice(0, -1) : root;
   for (let dir = dirname(path); dir !== top && dir.length > top.length; dir = dirname(dir)) {

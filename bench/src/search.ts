@@ -25,11 +25,21 @@ import {
   truncateSync,
   utimesSync,
 } from "node:fs";
+import { spawn } from "node:child_process";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { DATA_DIR, ensureStore, type StoreSpec } from "./generate.js";
 import { node22Path } from "./layers.js";
-import { type ChildOutcome, runWorker, type SpawnSpec, spawnWall, summarize, WORKER } from "./measure.js";
+import {
+  type ChildOutcome,
+  measuredEnv,
+  nowMs,
+  runWorker,
+  type SpawnSpec,
+  spawnWall,
+  summarize,
+  WORKER,
+} from "./measure.js";
 import { type Cell, fmt, isNum, MB, merge, msCell, type Row } from "./rows.js";
 import { type Ctx, dropCaches, generated, log, node22Gate, peerGate, runPeer } from "./setup.js";
 
@@ -116,6 +126,7 @@ async function buildRows(ctx: Ctx, s: Store): Promise<Row[]> {
   const ours: ChildOutcome[] = [];
   const peer: ChildOutcome[] = [];
   const ceil: ChildOutcome[] = [];
+  const readParse: ChildOutcome[] = [];
   for (let i = 0; i < z.hugeIterations; i++) {
     rmSync(s.cacheHome, { recursive: true, force: true });
     dropCaches(ctx.o.smoke);
@@ -124,6 +135,10 @@ async function buildRows(ctx: Ctx, s: Store): Promise<Row[]> {
     );
     dropCaches(ctx.o.smoke);
     ceil.push(await runWorker({ kind: "list", mode: "ceiling", root: s.root }, { timeoutMs: z.timeoutMs }));
+    dropCaches(ctx.o.smoke);
+    readParse.push(
+      await runWorker({ kind: "search", op: "read-parse", root: s.root }, { timeoutMs: z.timeoutMs }),
+    );
     if (!pg) {
       dropCaches(ctx.o.smoke);
       peer.push(
@@ -174,7 +189,32 @@ async function buildRows(ctx: Ctx, s: Store): Promise<Row[]> {
     size.ratioCeiling = dbBytes / s.bytes;
     size.verdict = size.ratioCeiling <= 1 ? "met" : "missed";
   }
-  return [build, size];
+  // Issue 37: the cold build within 3x reading and parsing every line, with both peak RSS.
+  const parsed = merge(readParse);
+  const floor: Row = {
+    id: `search/index build cold vs read + JSON.parse (${s.label})`,
+    unit: "ms",
+    ours: msCell(o),
+    ceiling: msCell(parsed),
+    peer: { na: "–" },
+    target: "≤ 3.0× read + JSON.parse",
+    verdict: "n/a",
+    notes: [
+      `ceiling = one process reading every file and giving each line to JSON.parse, nothing kept; the same ${z.hugeIterations} alternated runs as the row above, page cache dropped before each`,
+      `peak RSS: ours ${rssText(ours)}, ceiling ${rssText(readParse)}`,
+    ],
+  };
+  if (isNum(floor.ours) && isNum(floor.ceiling)) {
+    floor.ratioCeiling = floor.ours.s.median / floor.ceiling.s.median;
+    floor.verdict = floor.ratioCeiling <= 3 ? "met" : "missed";
+  }
+  return [build, size, floor];
+}
+
+/** The median peak RSS of some runs, in MB ("?" when not measured). */
+function rssText(outs: ChildOutcome[]): string {
+  const rss = outs.map((o) => o.peakRss).filter((b): b is number => typeof b === "number");
+  return rss.length > 0 ? `${fmt(summarize(rss.map((b) => b / MB)).median)} MB` : "?";
 }
 
 interface WarmSpec {
@@ -250,7 +290,7 @@ async function warmRows(ctx: Ctx, s: Store, spec: WarmSpec): Promise<{ rows: Row
           ? [
               `query ${JSON.stringify(spec.query)}; ${fmt(s.files)} sessions, ${fmt(s.bytes / MB)} MB; ours = pi-session search as a fresh process, end to end (index check included); ceiling = grep -rlF over the same files; peer = pi 1.6.0's listAll() + filterAndSortSessions (in the process, import left out); page cache warm, ${runs} runs of each alternated`,
             ]
-          : ["our CLI on node 22 (node:sqlite instead of better-sqlite3)"],
+          : ["our CLI on node 22"],
     };
     if (isNum(r.ours) && isNum(r.ceiling)) r.ratioCeiling = r.ours.s.median / r.ceiling.s.median;
     if (isNum(r.ours) && isNum(r.peer)) r.ratioPeer = r.ours.s.median / r.peer.s.median;
@@ -379,6 +419,72 @@ async function appendRow(ctx: Ctx, s: Store, warmQuery: string): Promise<Row> {
   return row;
 }
 
+/**
+ * `serve`'s time to its URL on a cold store (an empty cache: the first build runs behind the
+ * URL): from spawn to the URL on stdout, then SIGTERM. Alternated with a bare `node -e 0`.
+ */
+async function serveRow(ctx: Ctx, s: Store): Promise<Row> {
+  const runs = Math.max(1, ctx.z.hugeIterations);
+  const samples: number[] = [];
+  const floor: number[] = [];
+  let error: string | undefined;
+  const cacheHome = join(DATA_DIR, "serve-cache");
+  for (let i = 0; i < runs && !error; i++) {
+    rmSync(cacheHome, { recursive: true, force: true });
+    dropCaches(ctx.o.smoke);
+    const r = await timeToUrl(s, cacheHome);
+    if (r.error) error = r.error;
+    else samples.push(r.ms);
+    const f = await spawnWall({ cmd: process.execPath, args: ["-e", "0"] });
+    floor.push(f.ms);
+  }
+  rmSync(cacheHome, { recursive: true, force: true });
+  const row: Row = {
+    id: `serve/time to URL, cold (${fmt(s.files)} sessions)`,
+    unit: "ms",
+    ours: wallCell(samples, error),
+    ceiling: wallCell(floor, undefined),
+    peer: { na: "–" },
+    target: "< 2,000 ms",
+    verdict: "n/a",
+    notes: [
+      `pi-session serve --port 0 as a fresh process with an empty cache dir (${fmt(s.bytes / MB)} MB store), from spawn to the URL on stdout (the first build runs behind it); ceiling column = node -e 0 in the same rounds; page cache dropped before each; ${runs} runs`,
+    ],
+  };
+  if (isNum(row.ours)) {
+    if (isNum(row.ceiling)) row.ratioCeiling = row.ours.s.median / row.ceiling.s.median;
+    row.verdict = row.ours.s.median < 2000 ? "met" : "missed";
+  }
+  return row;
+}
+
+/** Spawns `serve` on a store with its own cache; resolves with the time its URL took. */
+function timeToUrl(s: Store, cacheHome: string): Promise<{ ms: number; error?: string }> {
+  return new Promise((resolve) => {
+    const t0 = nowMs();
+    const child = spawn(process.execPath, [CLI, "serve", "--port", "0"], {
+      stdio: ["ignore", "pipe", "pipe"],
+      env: measuredEnv({ PI_CODING_AGENT_DIR: dirname(s.root), XDG_CACHE_HOME: cacheHome, NO_COLOR: "1" }),
+    });
+    let out = "";
+    let err = "";
+    let ms = Number.NaN;
+    child.stdout.on("data", (d: Buffer) => {
+      out += d.toString();
+      if (Number.isNaN(ms) && out.includes("http://")) {
+        ms = nowMs() - t0;
+        child.kill("SIGTERM");
+      }
+    });
+    child.stderr.on("data", (d: Buffer) => {
+      err += d.toString();
+    });
+    child.on("close", (code) =>
+      resolve(Number.isNaN(ms) ? { ms, error: `exit ${code}: ${err.trim().slice(0, 200)}` } : { ms }),
+    );
+  });
+}
+
 /** Every `search/*` row wanted (`--only search`, `--only search/warm`, ...). */
 export async function searchScenarios(ctx: Ctx, want: (id: string) => boolean): Promise<Row[]> {
   const { z } = ctx;
@@ -392,6 +498,7 @@ export async function searchScenarios(ctx: Ctx, want: (id: string) => boolean): 
     word: `search/warm search common word (${fullLabel})`,
     stats: `search/stats --all warm (${fullLabel})`,
     append: `search/search after appending one entry (${fullLabel})`,
+    serve: `serve/time to URL, cold (${fmt(z.serveStore.sessions)} sessions)`,
   };
   if (!Object.values(ids).some(want)) return [];
   if (!statSync(CLI, { throwIfNoEntry: false })) {
@@ -446,6 +553,10 @@ export async function searchScenarios(ctx: Ctx, want: (id: string) => boolean): 
   if (want(ids.append)) {
     log(`- ${ids.append}`);
     rows.push(await appendRow(ctx, full, full.needle));
+  }
+  if (want(ids.serve)) {
+    log(`- ${ids.serve}`);
+    rows.push(await serveRow(ctx, store(z.serveStore, `${fmt(z.serveStore.sessions)} sessions`)));
   }
   return rows;
 }

@@ -54,6 +54,8 @@ export interface Sizes {
   chainDepth: number;
   appendCount: number;
   store: StoreSpec;
+  /** The cold store `serve`'s time to its URL is measured on (issue 37: 1,500 sessions). */
+  serveStore: StoreSpec;
   hugeBytes: number;
   /** Malformed lines (`{`) in the file of the malformed-open row. */
   malformedLines: number;
@@ -101,6 +103,7 @@ export const FULL: Sizes = {
     totalBytes: Number(process.env.BENCH_STORE_BYTES ?? 1000 * MB),
     seed: 42,
   },
+  serveStore: { sessions: 1500, projects: 30, totalBytes: 380 * MB, seed: 47 },
   hugeBytes: 1000 * MB,
   malformedLines: 1_000_000,
   startupRuns: 20,
@@ -131,6 +134,7 @@ export const SMOKE: Sizes = {
   chainDepth: 2_000,
   appendCount: 500,
   store: { sessions: 200, projects: 40, totalBytes: 1 * MB, seed: 42 },
+  serveStore: { sessions: 150, projects: 10, totalBytes: 1 * MB, seed: 47 },
   hugeBytes: 4 * MB,
   malformedLines: 10_000,
   startupRuns: 3,

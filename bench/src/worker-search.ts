@@ -6,17 +6,31 @@
  *   out, as for pi's `listAll`); extra: the database's size on disk once closed;
  * - `peer-search` (pi): `SessionManager.listAll()` then the picker's `filterAndSortSessions`
  *   with `query`, what pi's `/resume` does for a search (timed in the process);
+ * - `read-parse`: the cold build's ceiling: every file of the store read and each line given
+ *   to `JSON.parse` in one process, nothing kept (timed in the process);
  * - `stats-files`: `stats --all` as it was before the database: every file read (node-store's
  *   reader, lines as pi reads them), usage rows, the lineage-aware totals; run as a whole
  *   process by the runner, which times it from spawn to exit.
  */
-import { readdirSync, statSync } from "node:fs";
+import { readFileSync, readdirSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { type Rec, fn, loadLayers, loadPeer, loadPeerFilter } from "./layers.js";
 import { type WorkerResult, nowMs } from "./measure.js";
 import { type Task, need } from "./worker-task.js";
 
-export type SearchOp = "build" | "peer-search" | "stats-files";
+export type SearchOp = "build" | "peer-search" | "read-parse" | "stats-files";
+
+/** Every `*.jsonl` of a store: in the root and in its project directories. */
+function storeFiles(root: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(root, { withFileTypes: true })) {
+    if (entry.isFile() && entry.name.endsWith(".jsonl")) out.push(join(root, entry.name));
+    else if (entry.isDirectory())
+      for (const name of readdirSync(join(root, entry.name)))
+        if (name.endsWith(".jsonl")) out.push(join(root, entry.name, name));
+  }
+  return out;
+}
 
 export async function searchTask(t: Task): Promise<WorkerResult> {
   const op = need(t.op, "op") as SearchOp;
@@ -42,6 +56,24 @@ export async function searchTask(t: Task): Promise<WorkerResult> {
         hits: hits.length,
       },
     };
+  }
+  if (op === "read-parse") {
+    const t0 = nowMs();
+    let lines = 0;
+    let bytes = 0;
+    for (const file of storeFiles(root)) {
+      const text = readFileSync(file, "utf8");
+      bytes += text.length;
+      let at = 0;
+      for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
+        if (nl > at) {
+          JSON.parse(text.slice(at, nl));
+          lines++;
+        }
+        at = nl + 1;
+      }
+    }
+    return { ok: true, samples: [nowMs() - t0], extra: { lines, chars: bytes } };
   }
   if (op === "build") {
     const L = await loadLayers(["search"]);

@@ -70,6 +70,8 @@ export function colorsWanted(
 export interface Progress {
   /** Report `done` of `total` units; draws at most ~10 times a second, after the delay. */
   update(done: number, total: number, label?: string): void;
+  /** Report progress as a line of its own (no count to show a share of), drawn as `update` is. */
+  text(line: string): void;
   /** Clears the progress line if one was drawn. */
   end(): void;
 }
@@ -158,17 +160,22 @@ export class Io {
     let drawn = false;
     const stderr = this.stderr;
     const delay = this.progressDelayMs;
+    const draw = (line: string) => {
+      const now = performance.now();
+      if (now - start < delay || (drawn && now - lastDraw < 100)) return;
+      lastDraw = now;
+      drawn = true;
+      // Our own control codes: return to the line's start and clear it.
+      stderr.write(`\r\x1b[2K${oneLineField(line).slice(0, 200)}`);
+    };
     return {
       update(done, total, detail) {
         if (!enabled) return;
-        const now = performance.now();
-        if (now - start < delay || (drawn && now - lastDraw < 100)) return;
-        lastDraw = now;
-        drawn = true;
         const pct = total > 0 ? Math.floor((done / total) * 100) : 0;
-        const text = oneLineField(`${label} ${done}/${total} (${pct}%)${detail ? ` ${detail}` : ""}`);
-        // Our own control codes: return to the line's start and clear it.
-        stderr.write(`\r\x1b[2K${text.slice(0, 200)}`);
+        draw(`${label} ${done}/${total} (${pct}%)${detail ? ` ${detail}` : ""}`);
+      },
+      text(line) {
+        if (enabled) draw(line);
       },
       end() {
         if (drawn) stderr.write("\r\x1b[2K");

@@ -76,8 +76,8 @@ Output:
   PI_SESSION_PAGER= or PAGER=cat turn it off.
 
 Exit codes:
-  0 success, 1 findings or failure, 2 usage error, 3 a batch (validate, migrate, stats, ls)
-  skipped files or directories it could not read (each reported) and did the rest.
+  0 success, 1 findings or failure, 2 usage error, 3 a batch (validate, migrate, stats, ls,
+  search, sync) skipped files or directories it could not read (each reported) and did the rest.
 
 Read-only by default: commands that change files say so, need --write (or are explicit write
 commands: fork, name, label, rm), and write atomically; rewrites keep a backup next to the file.

@@ -228,7 +228,8 @@ describe("search on pipes", () => {
 
   it("--json has the documented shape", () => {
     const out = json(run(["search", "parser", "--json"]));
-    expect(Object.keys(out)).toEqual(["query", "sessions", "more"]);
+    expect(Object.keys(out)).toEqual(["query", "sessions", "more", "unreadable"]);
+    expect(out.unreadable).toEqual([]);
     expect(out.query).toBe("parser");
     expect(out.more).toBe(false);
     const s = out.sessions.find((x: any) => x.id.startsWith("aaaa"));
@@ -293,7 +294,7 @@ describe("search on pipes", () => {
     const none = run(["search", "zebraless"]);
     expect(none.code).toBe(1);
     expect(none.stdout).toBe("");
-    expect(none.stderr).toContain('no match for "zebraless"');
+    expect(none.stderr).toContain("no match for `zebraless`");
     expect(run(["search", "zebraless", "--json"]).code).toBe(1);
     for (const args of [
       ["search"],

@@ -145,6 +145,19 @@ describe("pi-session mcp", () => {
     expect(usage.structuredContent.totals.cost).toBeCloseTo(0.11, 6);
   });
 
+  it("a catastrophic regex answers within the search's time limit, and a plain search right after answers", async () => {
+    // Linear-time regexes (the session database's engine) and its time limit: the call returns
+    // (within the test's timeout, far beyond the limit) with an answer, not a hung server.
+    const regex: any = await client.callTool({ name: "search_sessions", arguments: { query: "re:(.*)*b" } });
+    expect(regex.isError).toBe(false);
+    expect(regex.structuredContent.sessions).toBeGreaterThan(0);
+    const plain: any = await client.callTool({ name: "search_sessions", arguments: { query: PLANTED.userWord } });
+    expect(plain.structuredContent.hits.map((h: any) => h.entryId)).toEqual(["a1"]);
+    const refused: any = await client.callTool({ name: "search_sessions", arguments: { query: "re:(a)\\1" } });
+    expect(refused.isError).toBe(true);
+    expect(text(refused)).toMatch(/query "re:\(a\)\\\\1"/);
+  });
+
   it("keeps an answer within the budget the client asks for, and says so", async () => {
     const small: any = await client.callTool({
       name: "read_session",

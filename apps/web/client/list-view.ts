@@ -24,6 +24,8 @@ const SINCE_CHOICES: [string, string][] = [
 export interface ListData {
   generation: number;
   served: Served;
+  /** The first build is under way: files read of those to read (the list fills in). */
+  indexing?: { done: number; total: number };
   sessions: SessionRow[];
 }
 
@@ -96,6 +98,9 @@ export function listView(params: URLSearchParams): View {
   const space = h("div", { class: "list-space" });
   scroller.append(space);
   const message = h("p", { class: "empty", text: "Loading sessions…" });
+  const indexing = h("p", { class: "status indexing", attrs: { "aria-live": "polite" } });
+  indexing.hidden = true;
+  let building: ListData["indexing"];
 
   const el = h("section", { class: "view list-view" }, [
     h("div", { class: "toolbar" }, [
@@ -114,6 +119,7 @@ export function listView(params: URLSearchParams): View {
       h("span", { class: "c-num", text: "Tokens" }),
       h("span", { class: "c-num", text: "Cost" }),
     ]),
+    indexing,
     message,
     scroller,
   ]);
@@ -155,10 +161,16 @@ export function listView(params: URLSearchParams): View {
     count.dataset.count = String(rows.length);
     message.hidden = rows.length > 0;
     if (rows.length === 0)
-      message.textContent =
-        all.length === 0
+      message.textContent = building
+        ? "Indexing the sessions…"
+        : all.length === 0
           ? `No sessions in this ${fromDatabase ? "database" : "store"}.`
           : "No session matches.";
+    indexing.hidden = building === undefined;
+    indexing.textContent = building
+      ? `Indexing the store: ${formatInt(building.done)} of ${formatInt(building.total)} files read; the list fills in as they come (search and usage wait for the end).`
+      : "";
+    el.dataset.indexing = building ? "true" : "false";
     renderRows();
   }
 
@@ -247,6 +259,7 @@ export function listView(params: URLSearchParams): View {
         for (const r of data.sessions) if (before.get(r.key) !== r.modifiedMs) fresh.add(r.key);
       }
       all = data.sessions;
+      building = data.indexing;
       fromDatabase = data.served.kind === "database";
       fillProjects();
       applyFilters();

@@ -20,6 +20,8 @@ type SessionHits = Pick<SessionRow, "key" | "name" | "firstMessage" | "project" 
 interface SearchAnswer {
   query: string;
   more: boolean;
+  /** The search stopped at its time limit after checking this many candidate entries. */
+  cut?: { timeLimitMs: number; checked: number };
   sessions: SessionHits[];
 }
 
@@ -193,10 +195,18 @@ export function searchView(params: URLSearchParams): View {
     }
     results.replaceChildren(frag);
     const n = answer.sessions.length;
+    const cut = answer.cut;
+    // Never "no session matches" for what the search did not look at.
+    const stopped = cut
+      ? ` The search stopped at its ${cut.timeLimitMs / 1000} s time limit after checking ${cut.checked.toLocaleString("en-US")} entries: others may match; narrow the query.`
+      : "";
     status.textContent =
       n === 0
-        ? `No session matches ${oneLine(answer.query, 80)}.`
-        : `${n} session${n === 1 ? "" : "s"}${answer.more ? " (more match: narrow the query)" : ""}`;
+        ? cut
+          ? `No match in the part searched.${stopped}`
+          : `No session matches ${oneLine(answer.query, 80)}.`
+        : `${n} session${n === 1 ? "" : "s"}${answer.more ? " (more match: narrow the query)" : ""}.${stopped}`;
+    el.dataset.cut = cut ? "true" : "false";
     el.dataset.results = String(n);
     el.dataset.query = answer.query;
   }

@@ -107,6 +107,7 @@ export class DatabaseSource implements SessionSource {
             (result) =>
               resolve({
                 more: result.more,
+                ...(result.cut ? { cut: result.cut } : {}),
                 sessions: result.sessions.flatMap((s) => {
                   const row = this.rows.get(fileOf(s));
                   return row ? [{ row, hits: s.hits }] : [];

@@ -2,12 +2,20 @@
  * The local store as a {@link SessionSource}: the sessions root's session database kept up to
  * date from the files (`StoreView`), searches and usage charts in search threads
  * (`SearchPool`), and sessions read from their files (`loadSession`) and kept while unchanged.
- * What `pi-session serve` serves without `--db`. Use {@link LocalSource.open}.
+ * What `pi-session serve` serves without `--db`. Use {@link LocalSource.open}: it returns at
+ * once; the list fills in while the first build runs, and searches and the usage charts wait
+ * for it (a half-built database never answers them).
  */
 import { loadSession, SessionCache, versionOf } from "./session-data.js";
 import { type SearchJob, SearchPool } from "./search-pool.js";
 import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
-import { type SessionRow, type StoreChange, StoreView, type StoreViewOptions } from "./store-view.js";
+import {
+  type BuildProgress,
+  type SessionRow,
+  type StoreChange,
+  StoreView,
+  type StoreViewOptions,
+} from "./store-view.js";
 import type { UsageChart } from "./usage.js";
 
 export interface LocalSourceOptions extends StoreViewOptions {
@@ -28,8 +36,25 @@ export class LocalSource implements SessionSource {
 
   static async open(options: LocalSourceOptions): Promise<LocalSource> {
     const { searchThreads, ...viewOptions } = options;
-    const store = await StoreView.open(viewOptions);
-    return new LocalSource(store, SearchPool.start(store, searchThreads));
+    let pool: SearchPool | undefined;
+    // A database rebuilt or moved to memory: the threads' connections are to the old file.
+    const store = await StoreView.open({ ...viewOptions, onReplaced: () => pool?.restart() });
+    pool = SearchPool.start(store, searchThreads);
+    return new LocalSource(store, pool);
+  }
+
+  /** Settles when the first build has ended. */
+  get ready(): Promise<void> {
+    return this.store.ready;
+  }
+
+  /** The build under way, if any. */
+  get building(): BuildProgress | undefined {
+    return this.store.building;
+  }
+
+  onProgress(listener: (progress: BuildProgress | undefined) => void): () => void {
+    return this.store.onProgress(listener);
   }
 
   get generation(): number {
@@ -49,10 +74,12 @@ export class LocalSource implements SessionSource {
   }
 
   async search(job: SearchJob, signal: AbortSignal): Promise<SourceSearchResult> {
+    await this.store.ready;
     const result = await this.pool.search(job, signal);
     // The hits of sessions still in the store.
     return {
       more: result.more,
+      ...(result.cut ? { cut: result.cut } : {}),
       sessions: result.sessions.flatMap((s) => {
         const row = this.store.sessionAt(s.path);
         return row ? [{ row, hits: s.hits }] : [];
@@ -60,7 +87,8 @@ export class LocalSource implements SessionSource {
     };
   }
 
-  usage(): Promise<UsageChart[]> {
+  async usage(): Promise<UsageChart[]> {
+    await this.store.ready;
     return this.pool.usage();
   }
 

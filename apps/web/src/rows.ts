@@ -37,6 +37,9 @@ export interface SessionRow {
   cost: number;
   size: number;
   mtimeMs: number;
+  /** With size and mtime, what tells a rewrite in place (same size, mtime kept) from no change. */
+  ctimeMs?: number;
+  ino?: number;
 }
 
 /** What changed in one refresh. */

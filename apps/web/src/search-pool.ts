@@ -3,7 +3,10 @@
  * per core but one, at most 4), each with its own connection to the session database, so that
  * the list, sessions and static files never wait behind a search. Searches wait in one queue;
  * one whose caller gave up (its signal aborted) before a thread was free is dropped unrun. One
- * running is not stopped: its time is one SQLite call that cannot be interrupted from here.
+ * running is not stopped by its caller; it stops itself at its time limit (`budgetMs`, regexes
+ * run in linear time), and a thread still busy well past that is ended and replaced, its search
+ * failed, so no query holds a thread. When the database is replaced (rebuilt, or moved to
+ * memory), the threads are too ({@link SearchPool.restart}).
  *
  * Without threads (the database is in memory, the worker script is not built next to this
  * module, as when tests run the sources, or a thread failed) a search runs on the server's
@@ -41,7 +44,12 @@ interface Thread {
   worker: Worker;
   busy: Queued | undefined;
   ready: boolean;
+  /** Ends the thread when its search runs well past its time limit. */
+  watchdog?: NodeJS.Timeout;
 }
+
+/** How long past its time limit a search may keep its thread before the thread is ended (ms). */
+const OVERRUN_GRACE_MS = 5000;
 
 /** The error of a search dropped because its caller gave up first. */
 export function abortError(): Error {
@@ -86,16 +94,25 @@ export class SearchPool {
   private readonly threads: Thread[] = [];
   private closed = false;
 
-  private constructor(private readonly store: StoreView) {}
+  private constructor(
+    private readonly store: StoreView,
+    private readonly wanted: number,
+  ) {}
 
   /** A pool of `threads` search threads over `store`'s database (0: none, search in-thread). */
   static start(store: StoreView, threads = defaultThreads()): SearchPool {
-    const pool = new SearchPool(store);
+    const pool = new SearchPool(store, threads);
+    pool.spawn(threads);
+    return pool;
+  }
+
+  /** Starts up to `count` threads over the store's database file (none for one in memory). */
+  private spawn(count: number): void {
     const script = workerScript();
-    const location = store.db.location;
-    if (!script || location === ":memory:") return pool;
-    for (let i = 0; i < threads; i++) {
-      const data: SearchWorkerData = { root: store.root, cacheDir: dirname(location) };
+    const location = this.store.db.location;
+    if (!script || location === ":memory:" || this.closed) return;
+    for (let i = 0; i < count; i++) {
+      const data: SearchWorkerData = { root: this.store.root, cacheDir: dirname(location) };
       let worker: Worker;
       try {
         worker = new Worker(script, { workerData: data });
@@ -104,12 +121,50 @@ export class SearchPool {
       }
       worker.unref();
       const thread: Thread = { worker, busy: undefined, ready: false };
-      worker.on("message", (message: SearchReplyMessage) => pool.reply(thread, message));
-      worker.on("error", () => pool.lose(thread));
-      worker.on("exit", () => pool.lose(thread));
-      pool.threads.push(thread);
+      worker.on("message", (message: SearchReplyMessage) => this.reply(thread, message));
+      worker.on("error", () => this.lose(thread));
+      worker.on("exit", () => this.lose(thread));
+      this.threads.push(thread);
     }
-    return pool;
+  }
+
+  /**
+   * New threads for a database that was replaced: the old ones read the file set aside. What
+   * they were running runs again (on the new threads, or here).
+   */
+  restart(): void {
+    const running = this.threads.splice(0);
+    for (const thread of running) {
+      clearTimeout(thread.watchdog);
+      thread.worker.removeAllListeners();
+      void thread.worker.terminate();
+      if (thread.busy) this.queue.unshift(thread.busy);
+    }
+    this.spawn(this.wanted);
+    if (this.threads.length === 0) {
+      for (const q of this.queue.splice(0)) this.inThread(q.job, q.signal).then(q.resolve, q.reject);
+      return;
+    }
+    this.pump();
+  }
+
+  /** A thread still busy well past its search's time limit: ended, its search failed, a new one started. */
+  private overrun(thread: Thread): void {
+    const at = this.threads.indexOf(thread);
+    if (at < 0) return;
+    this.threads.splice(at, 1);
+    thread.worker.removeAllListeners();
+    void thread.worker.terminate();
+    const job = thread.busy;
+    thread.busy = undefined;
+    const limit = job?.job.kind === "search" ? job.job.job.options.budgetMs : undefined;
+    job?.reject(
+      new Error(
+        `the search ran past its time limit${limit !== undefined ? ` (${limit / 1000} s)` : ""} and was stopped`,
+      ),
+    );
+    this.spawn(1);
+    this.pump();
   }
 
   /** Search threads alive (0: searches run on the server's thread). */
@@ -174,6 +229,11 @@ export class SearchPool {
       const next = this.nextJob();
       if (!next) return;
       thread.busy = next;
+      const limit = next.job.kind === "search" ? next.job.job.options.budgetMs : undefined;
+      if (limit !== undefined) {
+        thread.watchdog = setTimeout(() => this.overrun(thread), limit + OVERRUN_GRACE_MS);
+        thread.watchdog.unref();
+      }
       const waited = performance.now() - next.queuedAt;
       this.times.waitMs += waited;
       this.times.maxWaitMs = Math.max(this.times.maxWaitMs, waited);
@@ -197,6 +257,7 @@ export class SearchPool {
     }
     const done = thread.busy;
     thread.busy = undefined;
+    clearTimeout(thread.watchdog);
     if (done) {
       if (message.kind === "result") {
         this.times.answered++;
@@ -218,6 +279,7 @@ export class SearchPool {
     const at = this.threads.indexOf(thread);
     if (at < 0) return;
     this.threads.splice(at, 1);
+    clearTimeout(thread.watchdog);
     const orphans = thread.busy ? [thread.busy] : [];
     thread.busy = undefined;
     if (this.threads.length === 0) orphans.push(...this.queue.splice(0));
@@ -229,6 +291,7 @@ export class SearchPool {
     this.closed = true;
     for (const q of this.queue.splice(0)) q.reject(abortError());
     for (const thread of this.threads.splice(0)) {
+      clearTimeout(thread.watchdog);
       thread.busy?.reject(abortError());
       thread.worker.postMessage("close");
       void thread.worker.terminate();

@@ -22,6 +22,8 @@ describe("search answers", () => {
   beforeAll(async () => {
     store = makeStore(6);
     view = await StoreView.open({ root: store.root, persistent: false });
+    // The server answers searches once the first build has ended (its generation then holds).
+    await view.ready;
     pool = SearchPool.start(view);
     answers = new SearchAnswers({
       run: (job, signal) => pool.search(job, signal),

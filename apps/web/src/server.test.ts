@@ -70,6 +70,8 @@ describe("pi-session serve: the server", () => {
     store = makeStore(12);
     before = snapshot(store.root);
     server = await startServer({ root: store.root, persistent: false, pollMs: 200 });
+    // The server listens at once; the list is whole once the first build has ended.
+    await server.source.ready;
   });
 
   afterAll(async () => {

@@ -102,6 +102,12 @@ const SHELL = `<!doctype html>
 </html>
 `;
 
+/**
+ * A search's time limit in the app: it stops there with what it found (the page says so), so
+ * that one query never holds a search thread, or `serve --db`'s one thread, for long.
+ */
+export const SEARCH_TIME_LIMIT_MS = 5000;
+
 const ROLES = new Set(["user", "assistant", "tool"]);
 const VIEWS = new Set(["branch", "all-branches", "context"]);
 
@@ -171,6 +177,7 @@ function searchJson(query: string, result: SourceSearchResult): string {
   return jsonText({
     query,
     more: result.more,
+    ...(result.cut ? { cut: { timeLimitMs: result.cut.budgetMs, checked: result.cut.checked } } : {}),
     sessions: result.sessions.map(({ row, hits }) => ({
       key: row.key,
       name: row.name,
@@ -280,6 +287,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         ...servedJson(source),
         sessions: source.sessions().length,
         generation: source.generation,
+        ...(source.building ? { indexing: source.building } : {}),
         backend: info.backend,
         watch: info.watch,
         generator,
@@ -289,11 +297,18 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
     if (route[0] === "sessions" && route.length === 1) {
       const generation = source.generation;
-      if (listJson?.generation !== generation) {
+      const building = source.building;
+      if (listJson?.generation !== generation || building !== undefined) {
         const rows = source.sessions().map(({ parentPath: _parent, ...row }) => row);
         listJson = {
           generation,
-          text: jsonText({ generation, ...servedJson(source), sessions: rows }),
+          // While the first build runs, how far it is: the page says the list is filling in.
+          text: jsonText({
+            generation,
+            ...servedJson(source),
+            ...(building ? { indexing: building } : {}),
+            sessions: rows,
+          }),
         };
       }
       sendJson(res, listJson.text);
@@ -369,6 +384,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           thinking: params.get("thinking") === "1",
           toolOutput: params.get("toolOutput") !== "0",
           allBranches: params.get("allBranches") === "1",
+          budgetMs: SEARCH_TIME_LIMIT_MS,
           // Search as you type: newest first, a cost bounded by the page rather than the matches.
           ...(params.get("order") === "newest" ? { newest: true } : {}),
         },

@@ -19,7 +19,7 @@ const CACHE_SESSIONS = 8;
 const CACHE_BYTES = 512 * 1024 * 1024;
 
 export interface LoadedSession {
-  /** The file's identity when read (`size:mtimeMs`). */
+  /** The file's identity when read (`size:mtimeMs:ctimeMs:ino`). */
   version: string;
   size: number;
   session: RenderSession;
@@ -62,8 +62,12 @@ export function sessionFromLines(lines: Iterable<string>, size: number): Omit<Lo
   };
 }
 
-/** The version a session is kept under: its file's identity as the list saw it. */
-export const versionOf = (row: Pick<SessionRow, "size" | "mtimeMs">) => `${row.size}:${row.mtimeMs}`;
+/**
+ * The version a session is kept under: its file's identity as the list saw it. The ctime and
+ * inode too: a rewrite in place of the same size that keeps its mtime changes the ctime.
+ */
+export const versionOf = (row: Pick<SessionRow, "size" | "mtimeMs" | "ctimeMs" | "ino">) =>
+  `${row.size}:${row.mtimeMs}:${row.ctimeMs ?? ""}:${row.ino ?? ""}`;
 
 /** Loaded sessions by the file they came from, least recently used first out. */
 export class SessionCache {

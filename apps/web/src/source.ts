@@ -16,6 +16,8 @@ import type { UsageChart } from "./usage.js";
 export interface SourceSearchResult {
   sessions: { row: SessionRow; hits: EntryHit[] }[];
   more: boolean;
+  /** The search stopped at its time limit after checking this many candidate entries. */
+  cut?: { budgetMs: number; checked: number };
 }
 
 /** What `/api/info` tells of a source. */
@@ -44,6 +46,12 @@ export interface SessionSource {
   usage(): Promise<UsageChart[]>;
   /** Calls `listener` with what each refresh that found a change changed. */
   onChange(listener: (change: StoreChange) => void): () => void;
+  /** Settles when the source can answer searches and charts (a local store: its first build). */
+  readonly ready?: Promise<void>;
+  /** The build under way (a local store), if any. */
+  readonly building?: { done: number; total: number } | undefined;
+  /** Calls `listener` with the progress of each build (undefined: it ended). */
+  onProgress?(listener: (progress: { done: number; total: number } | undefined) => void): () => void;
   /** Starts looking for changes (once the server listens). */
   start(): void;
   info(): SourceInfo;

@@ -4,7 +4,9 @@
  * lineage, as `pi-session stats --by session` counts them), and who to tell when something
  * changed. node-store's `watchStore` says when to look again; looking is the database's
  * `sync` (a stat per file when nothing changed). Every use of the database goes through one
- * queue: it answers one call at a time.
+ * queue: it answers one call at a time. It opens at once: the first build runs behind
+ * {@link StoreView.ready}, its progress told to `onProgress` listeners and the rows it has
+ * indexed so far published as changes every half second, so a page fills in as it goes.
  */
 import { basename, dirname, resolve } from "node:path";
 import { sessionParentOf, watchStore, type StoreWatch } from "@pi-session/node-store";
@@ -31,7 +33,18 @@ export interface StoreViewOptions {
   /** Only poll (no fs.watch). */
   pollOnly?: boolean;
   onWarning?: (message: string) => void;
+  /** Told when the database was replaced (rebuilt, or moved to memory): see `openSearchDatabase`. */
+  onReplaced?: () => void;
 }
+
+/** How far a sync that reads files is: files read of those that changed. */
+export interface BuildProgress {
+  done: number;
+  total: number;
+}
+
+/** How often the rows of a sync under way are published (ms). */
+const PUBLISH_EVERY_MS = 500;
 
 const sameFile = (a: StoredFile, b: StoredFile) =>
   a.size === b.size && a.mtimeMs === b.mtimeMs && a.ctimeMs === b.ctimeMs && a.ino === b.ino;
@@ -56,6 +69,12 @@ export class StoreView {
   private refreshing: Promise<StoreChange | undefined> | undefined;
   private again = false;
   private closed = false;
+  private readonly stop = new AbortController();
+  private readonly progressListeners = new Set<(progress: BuildProgress | undefined) => void>();
+  /** The sync under way that reads files, while it runs. */
+  building: BuildProgress | undefined;
+  /** Settles when the first sync has ended: until then the database is half-built. */
+  ready: Promise<void> = Promise.resolve();
 
   private constructor(
     readonly db: SearchDatabase,
@@ -64,17 +83,40 @@ export class StoreView {
     this.root = resolve(options.root);
   }
 
+  /** Opens the database; the first sync starts and is {@link ready} later. */
   static async open(options: StoreViewOptions): Promise<StoreView> {
+    let view: StoreView | undefined;
     const db = await openSearchDatabase({
       root: options.root,
       ...(options.env ? { env: options.env } : {}),
       ...(options.cacheDir ? { cacheDir: options.cacheDir } : {}),
       ...(options.persistent === false ? { persistent: false } : {}),
       ...(options.onWarning ? { onWarning: options.onWarning } : {}),
+      onReplaced: () => view?.replaced(),
     });
-    const view = new StoreView(db, options);
-    await view.refresh();
+    view = new StoreView(db, options);
+    const first = view.refresh();
+    view.ready = first.then(
+      () => undefined,
+      (error) => {
+        if (!view?.closed) options.onWarning?.(`cannot index ${view?.root}: ${(error as Error).message}`);
+      },
+    );
     return view;
+  }
+
+  /** Calls `listener` with the progress of each sync that reads files (undefined: it ended). */
+  onProgress(listener: (progress: BuildProgress | undefined) => void): () => void {
+    this.progressListeners.add(listener);
+    return () => this.progressListeners.delete(listener);
+  }
+
+  /** The database was replaced: every answer kept of the old one is let go (a new generation). */
+  private replaced(): void {
+    this.generation++;
+    this.options.onReplaced?.();
+    const change = { generation: this.generation, changed: [...this.byKey.keys()], removed: [] };
+    for (const listener of this.listeners) listener(change);
   }
 
   /** Runs `fn` when every earlier database call has settled. */
@@ -144,7 +186,37 @@ export class StoreView {
 
   private async refreshNow(): Promise<StoreChange | undefined> {
     if (this.closed) return undefined;
-    await this.db.sync();
+    let published = performance.now();
+    const tell = (progress: BuildProgress | undefined) => {
+      this.building = progress;
+      for (const listener of this.progressListeners) listener(progress);
+    };
+    try {
+      await this.db.sync({
+        signal: this.stop.signal,
+        onStart: (changed) => tell({ done: 0, total: changed }),
+        onProgress: (p) => {
+          tell(p);
+          // The rows indexed so far (committed or in this connection's transaction), as they come.
+          if (performance.now() - published >= PUBLISH_EVERY_MS) {
+            published = performance.now();
+            this.takeRows(false);
+          }
+        },
+      });
+    } finally {
+      if (this.building) tell(undefined);
+    }
+    return this.takeRows(true);
+  }
+
+  /**
+   * Brings the rows to the database's files and tells the listeners what changed; `usage`: the
+   * tokens and cost of every row too (a stats pass: once a sync has ended).
+   */
+  private takeRows(usage: true): Promise<StoreChange | undefined>;
+  private takeRows(usage: false): void;
+  private takeRows(usage: boolean): Promise<StoreChange | undefined> | undefined {
     const files = this.db.database.files();
     const changedPaths: string[] = [];
     const removedPaths: string[] = [];
@@ -153,7 +225,8 @@ export class StoreView {
       if (!known || !sameFile(known, file)) changedPaths.push(path);
     }
     for (const path of this.identities.keys()) if (!files.has(path)) removedPaths.push(path);
-    if (changedPaths.length === 0 && removedPaths.length === 0) return undefined;
+    if (changedPaths.length === 0 && removedPaths.length === 0)
+      return usage ? Promise.resolve(undefined) : undefined;
     this.identities = files;
     const oldKeys = new Map([...this.rows].map(([path, row]) => [path, row.key]));
     for (const path of removedPaths) this.rows.delete(path);
@@ -164,18 +237,24 @@ export class StoreView {
       else this.rows.delete(path);
     }
     this.assignKeys();
-    await this.addUsage();
-    this.generation++;
-    const changed = changedPaths
-      .map((p) => this.rows.get(p)?.key)
-      .filter((k): k is string => k !== undefined);
-    const removed = [...removedPaths, ...changedPaths]
-      .filter((p) => !this.rows.has(p))
-      .map((p) => oldKeys.get(p))
-      .filter((k): k is string => k !== undefined);
-    const change = { generation: this.generation, changed, removed };
-    for (const listener of this.listeners) listener(change);
-    return change;
+    const publish = (): StoreChange => {
+      this.generation++;
+      const changed = changedPaths
+        .map((p) => this.rows.get(p)?.key)
+        .filter((k): k is string => k !== undefined);
+      const removed = [...removedPaths, ...changedPaths]
+        .filter((p) => !this.rows.has(p))
+        .map((p) => oldKeys.get(p))
+        .filter((k): k is string => k !== undefined);
+      const change = { generation: this.generation, changed, removed };
+      for (const listener of this.listeners) listener(change);
+      return change;
+    };
+    if (!usage) {
+      publish();
+      return undefined;
+    }
+    return this.addUsage().then(publish);
   }
 
   private rowOf(path: string, meta: SessionMeta, file: StoredFile): SessionRow {
@@ -198,6 +277,8 @@ export class StoreView {
       cost: 0,
       size: file.size,
       mtimeMs: file.mtimeMs,
+      ctimeMs: file.ctimeMs,
+      ino: file.ino,
     };
   }
 
@@ -229,6 +310,7 @@ export class StoreView {
 
   close(): void {
     this.closed = true;
+    this.stop.abort();
     this.watch?.close();
     this.listeners.clear();
     void this.queue.then(() => this.db.close());

@@ -50,6 +50,7 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     store = makeStore(30);
     cacheHome = mkdtempSync(join(tmpdir(), "pi-session-web-cache-"));
     server = await startServer({ root: store.root, cacheDir: join(cacheHome, "pi-session"), pollMs: 500 });
+    await server.source.ready;
     browser = await launchChromium(executable as string);
   });
 

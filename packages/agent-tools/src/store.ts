@@ -23,6 +23,8 @@ export interface StoreSearchResult {
   sessions: (SessionHit & { source?: string; parent?: SessionParent })[];
   /** More sessions matched than asked for. */
   more: boolean;
+  /** The search stopped at its time budget after checking `checked` candidate entries. */
+  cut?: { budgetMs: number; checked: number };
 }
 
 export interface AgentStore {

@@ -64,7 +64,15 @@ export interface AgentToolsOptions {
   now?: () => number;
   /** The time zone of days and periods (default: the runtime's). */
   timeZone?: string;
+  /**
+   * Milliseconds a search may take checking candidates (regexes, substrings) before it answers
+   * with what it found and says so (default 10,000; 0: no limit).
+   */
+  searchTimeLimitMs?: number;
 }
+
+/** The time a search may take unless the front-end says otherwise. */
+const DEFAULT_SEARCH_TIME_LIMIT_MS = 10_000;
 
 export interface AgentTools {
   readonly tools: readonly AgentTool[];
@@ -136,6 +144,7 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
   const schemas = inputSchemas(ceiling);
   const redact = options.redact !== false;
   const now = options.now ?? Date.now;
+  const searchBudget = options.searchTimeLimitMs ?? DEFAULT_SEARCH_TIME_LIMIT_MS;
   const tools = describeAgentTools({ maxChars: ceiling });
 
   /** A fresh redactor per answer (its counts are the answer's), or one that changes nothing. */
@@ -218,7 +227,13 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
     const limit = (args.limit as number | undefined) ?? 10;
     let result: Awaited<ReturnType<AgentStore["search"]>>;
     try {
-      result = await store.search(query, { filters, limit, hitsPerSession: 3, snippetWidth: 240 });
+      result = await store.search(query, {
+        filters,
+        limit,
+        hitsPerSession: 3,
+        snippetWidth: 240,
+        ...(searchBudget > 0 ? { budgetMs: searchBudget } : {}),
+      });
     } catch (error) {
       if (error instanceof Error && error.name === "QuerySyntaxError")
         throw new ToolInputError(`query ${JSON.stringify(query)}: ${error.message}`);
@@ -261,6 +276,10 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
           ? `No match for ${JSON.stringify(query)} in ${store.where}.`
           : `${plural(result.sessions.length, "session")} match ${JSON.stringify(query)}${result.more ? " (more match: limit up to 50 shows more)" : ""}.`;
       const notes: string[] = [];
+      if (result.cut)
+        notes.push(
+          `The search stopped at its time limit (${result.cut.budgetMs / 1000} s) after checking ${result.cut.checked.toLocaleString("en-US")} candidate entries: other sessions may match; narrow it with words, project, since/until or role.`,
+        );
       if (cut > 0)
         notes.push(
           `${plural(cut, "more hit")} cut to stay within ${maxChars} characters: search with a narrower query, project, since/until or role, or a larger maxChars.`,
@@ -281,6 +300,7 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
           sessions: result.sessions.length,
           more: result.more,
           hitsCut: cut,
+          ...(result.cut ? { timeLimitCut: result.cut } : {}),
           ...redacted(r),
         },
       };

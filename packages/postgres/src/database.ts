@@ -348,10 +348,18 @@ export class PostgresDatabase {
       await client.query("BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY");
       const sessions = new Map<string, PostgresSessionHit>();
       let more = false;
+      // A time limit, checked between batches of candidates: it and what was checked are said.
+      const started = performance.now();
+      let checked = 0;
+      let cut: PostgresSearchResult["cut"];
       // Documents are read for a few candidates at a time, in candidate order.
       const it = candidates();
       let done = false;
       outer: while (!done) {
+        if (options.budgetMs !== undefined && performance.now() - started >= options.budgetMs) {
+          cut = { budgetMs: options.budgetMs, checked };
+          break;
+        }
         const batch: WindowRow[] = [];
         while (!done && batch.length < DOC_BATCH) {
           const next = await it.next();
@@ -377,6 +385,7 @@ export class PostgresDatabase {
           const existing = sessions.get(key);
           if (existing && existing.hits.length >= perSession) continue;
           const doc = JSON.parse(row.doc) as EntryDocument;
+          checked++;
           if (!compiled.check(doc)) continue;
           if (!existing && sessions.size >= limit) {
             more = true;
@@ -416,7 +425,7 @@ export class PostgresDatabase {
         for (const s of list) s.meta = byKey.get(`${s.source}\n${s.path}`) as SessionMeta;
       }
       await client.query("COMMIT");
-      return { sessions: list.filter((s) => s.meta !== undefined), more };
+      return { sessions: list.filter((s) => s.meta !== undefined), more, ...(cut ? { cut } : {}) };
     } catch (error) {
       await client.query("ROLLBACK").catch(() => {});
       throw error;

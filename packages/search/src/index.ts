@@ -9,6 +9,7 @@ export {
   type OpenSearchOptions,
   SearchDatabase,
   type SearchOptions,
+  type SearchProgress,
   type SearchResult,
   type SessionHit,
   type StatsQuery,

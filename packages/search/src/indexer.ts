@@ -21,6 +21,12 @@ import { PROBE_BYTES, type ReadResult, headOf, readAppended, readWhole, tailBefo
  */
 const TRANSACTION_BYTES = 32 * 1024 * 1024;
 
+/**
+ * Longest run of indexing without a turn of the event loop (ms): reading files is synchronous,
+ * and a server building its first index still answers its pages meanwhile.
+ */
+const YIELD_EVERY_MS = 50;
+
 /** New bytes from which a build reads in a worker thread (see `read-ahead.ts`). */
 const WORKER_BYTES = 8 * 1024 * 1024;
 
@@ -231,6 +237,7 @@ export async function syncStore(
   try {
     let done = 0;
     let reported = 0;
+    let ran = performance.now();
     while (done < todo.length) {
       const first = done;
       const before = { ...stats };
@@ -244,6 +251,10 @@ export async function syncStore(
             await indexFile(db, st, known.get(st.path), stats, opts.signal, ahead);
             budget -= Math.max(stats.bytesRead - read, 64 * 1024);
             done++;
+            if (performance.now() - ran >= YIELD_EVERY_MS) {
+              await new Promise((resolve) => setImmediate(resolve));
+              ran = performance.now();
+            }
             if (done > reported) {
               reported = done;
               opts.onProgress?.({ done, total: todo.length });

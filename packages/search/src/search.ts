@@ -1,7 +1,11 @@
 /**
  * The session database as callers use it: opened in the cache dir (or in memory, with a
  * warning, when that cannot be), brought up to date before every query, searched, and summed
- * up for `stats`. A damaged database file is set aside and rebuilt, with a warning.
+ * up for `stats`. It never answers from a database it cannot trust: a damaged file found at
+ * any point is set aside and rebuilt from the session files before the answer (with the last
+ * sync's progress callbacks); a file that cannot be written (read-only, disk full, an I/O
+ * error) or a second failure gives way to a database in memory built from the files, the
+ * `--no-index` path; each with a warning. What cannot be answered at all throws.
  *
  * Use {@link openSearchDatabase}; see the README for an example.
  */
@@ -44,10 +48,17 @@ export interface OpenSearchOptions {
   /** Told about what the caller should hear of (a database set aside, no persistence). */
   onWarning?: (message: string) => void;
   /**
-   * `false`: a damaged database is an error, not set aside and rebuilt (default true). For a
-   * second connection beside the one that keeps the database (a server's search thread).
+   * `false`: a damaged or unwritable database is an error, not set aside, rebuilt or replaced
+   * (default true). For a second connection beside the one that keeps the database (a server's
+   * search thread).
    */
   recover?: boolean;
+  /**
+   * Told when the database was replaced while open (rebuilt, or moved to memory): whatever
+   * holds answers or connections of the old one (a server's cache, its search threads) lets
+   * them go.
+   */
+  onReplaced?: (location: string) => void;
 }
 
 export interface SearchOptions {
@@ -72,6 +83,20 @@ export interface SearchOptions {
   snippetWidth?: number;
   /** Matches ranked at a time (default 10,000; see {@link SearchRequest.window}). */
   rankWindow?: number;
+  /**
+   * Milliseconds the search may take (default: no limit). Candidates are checked one entry at
+   * a time (regexes and substrings read each one's line), so a query that reads most of a large
+   * store stops here, with what it found so far and {@link SearchResult.cut} saying so.
+   */
+  budgetMs?: number;
+  /** Told every 256 candidate entries checked (and at the end): for a progress line. */
+  onProgress?: (progress: SearchProgress) => void;
+}
+
+/** How far a search is: candidate entries checked so far, and the time they took. */
+export interface SearchProgress {
+  checked: number;
+  elapsedMs: number;
 }
 
 export interface EntryHit {
@@ -98,6 +123,11 @@ export interface SearchResult {
   sessions: SessionHit[];
   /** More sessions matched than `limit`. */
   more: boolean;
+  /**
+   * The search ran out of its time budget ({@link SearchOptions.budgetMs}) and stopped after
+   * checking `checked` candidate entries: the hits are those found in them, others may exist.
+   */
+  cut?: { budgetMs: number; checked: number };
 }
 
 /** What `stats` adds up: `computeStats`'s options, and which sessions. */
@@ -129,10 +159,15 @@ export function databasePath(cacheDir: string, root: string): string {
   return join(cacheDir, `search-${rootKey(resolve(root))}.sqlite`);
 }
 
+/** SQLite's primary result codes for a file it cannot write: READONLY, IOERR, FULL, CANTOPEN. */
+const UNWRITABLE_ERRCODES = new Set([8, 10, 13, 14]);
+
+/** Whether an error says the database file cannot be written (or opened) here: not a damaged file. */
 function isUnwritable(error: unknown): boolean {
-  const e = error as { code?: unknown; message?: unknown } | null;
+  const e = error as { code?: unknown; message?: unknown; errcode?: unknown } | null;
   const code = typeof e?.code === "string" ? e.code : "";
   const message = typeof e?.message === "string" ? e.message : "";
+  if (typeof e?.errcode === "number" && UNWRITABLE_ERRCODES.has(e.errcode & 0xff)) return true;
   return (
     [
       "EACCES",
@@ -143,9 +178,25 @@ function isUnwritable(error: unknown): boolean {
       "SQLITE_CANTOPEN",
       "SQLITE_READONLY",
       "SQLITE_IOERR",
+      "SQLITE_FULL",
+      "ENOSPC",
+      "EISDIR",
     ].some((c) => code.startsWith(c)) ||
-    /unable to open database|readonly database|attempt to write a readonly/i.test(message)
+    /unable to open database|readonly database|attempt to write a readonly|disk is full|disk I\/O error/i.test(
+      message,
+    )
   );
+}
+
+/** What is wrong with the database, when an error says something is: damaged, or not writable here. */
+function faultOf(error: unknown): "damaged" | "unwritable" | undefined {
+  if (isCorruptionError(error)) return "damaged";
+  if (isUnwritable(error)) return "unwritable";
+  return undefined;
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
 }
 
 /** Moves a damaged database (and its WAL) aside; returns the new name. */
@@ -194,37 +245,68 @@ export class SearchDatabase {
     return new SearchDatabase(db, root, options, warn);
   }
 
+  /** The options of the last {@link sync}: a database rebuilt before an answer is synced with them. */
+  private lastSync: SyncOptions = {};
+
   /**
-   * Runs `fn`; if the database turns out damaged, sets it aside, starts a new one (with a
-   * warning) and runs `fn` once more.
+   * Runs `fn`. If the database turns out damaged, it is set aside and a new one is built
+   * from the files; if it cannot be written (or fails again), one in memory is; each with a
+   * warning, and `fn` runs again on it (for a query: once it is built, `resync`). Errors that
+   * say nothing about the database are thrown as they are.
    */
-  private async recovering<T>(fn: () => Promise<T> | T): Promise<T> {
-    try {
-      return await fn();
-    } catch (error) {
-      if (!isCorruptionError(error) || this.db.location === ":memory:" || this.options.recover === false)
-        throw error;
-      const path = this.db.location;
+  private async recovering<T>(fn: () => Promise<T> | T, resync: boolean): Promise<T> {
+    for (let attempt = 0; ; attempt++) {
       try {
-        this.db.close();
-      } catch {
-        // Closing a damaged database may fail too.
+        return await fn();
+      } catch (error) {
+        const fault = this.options.recover === false ? undefined : faultOf(error);
+        if (fault === undefined || this.db.location === ":memory:" || attempt >= 2) throw error;
+        const path = this.db.location;
+        try {
+          this.db.close();
+        } catch {
+          // Closing a damaged database may fail too.
+        }
+        if (fault === "damaged" && attempt === 0) {
+          let aside: string | undefined;
+          try {
+            aside = setAside(path);
+          } catch {
+            // Cannot be moved (its directory is read-only): the database in memory answers.
+          }
+          if (aside !== undefined) {
+            this.warn(
+              `the session database ${path} is damaged (${messageOf(error)}); moved to ${aside}; rebuilding it from the session files`,
+            );
+            this.db = await openDatabase(this.options, this.root, this.warn);
+          } else {
+            this.warn(
+              `the session database ${path} is damaged (${messageOf(error)}) and cannot be moved aside; answering from the session files (the index is not saved)`,
+            );
+            this.db = await openDatabase({ ...this.options, persistent: false }, this.root, this.warn);
+          }
+        } else {
+          this.warn(
+            `cannot use the session database ${path} (${messageOf(error)}); answering from the session files (the index is not saved)`,
+          );
+          this.db = await openDatabase({ ...this.options, persistent: false }, this.root, this.warn);
+        }
+        this.options.onReplaced?.(this.db.location);
+        if (resync) await this.recovering(() => syncStore(this.db, this.root, this.lastSync), false);
       }
-      const aside = setAside(path);
-      this.warn(`the session database ${path} is damaged; moved to ${aside} and rebuilt`);
-      this.db = await openDatabase(this.options, this.root, this.warn);
-      return await fn();
     }
   }
 
   /** Brings the database up to date with the store (a stat per file when nothing changed). */
   sync(opts: SyncOptions = {}): Promise<SyncStats> {
-    return this.recovering(() => syncStore(this.db, this.root, opts));
+    const { signal: _signal, ...kept } = opts;
+    this.lastSync = kept;
+    return this.recovering(() => syncStore(this.db, this.root, opts), false);
   }
 
   /** Searches (call {@link sync} first); throws `QuerySyntaxError` for an unusable query. */
   search(query: string, options: SearchOptions = {}): Promise<SearchResult> {
-    return this.recovering(() => this.searchNow(query, options));
+    return this.recovering(() => this.searchNow(query, options), true);
   }
 
   private searchNow(query: string, options: SearchOptions): SearchResult {
@@ -245,7 +327,18 @@ export class SearchDatabase {
     });
     const sessions = new Map<string, SessionHit>();
     let more = false;
+    let cut: SearchResult["cut"];
+    const started = performance.now();
+    const budget = options.budgetMs;
+    let checked = 0;
+    const progress = () => options.onProgress?.({ checked, elapsedMs: performance.now() - started });
     for (const row of rows) {
+      if (budget !== undefined && performance.now() - started >= budget) {
+        cut = { budgetMs: budget, checked };
+        break;
+      }
+      checked++;
+      if ((checked & 255) === 0) progress();
       const existing = sessions.get(row.path);
       if (existing && existing.hits.length >= perSession) continue;
       if (!existing && sessions.size >= limit) {
@@ -275,7 +368,8 @@ export class SearchDatabase {
         snippet: doc === null ? undefined : snippetOf(doc, parsed.terms, fields, width),
       });
     }
-    return { sessions: [...sessions.values()], more };
+    progress();
+    return { sessions: [...sessions.values()], more, ...(cut ? { cut } : {}) };
   }
 
   /**
@@ -369,7 +463,7 @@ export class SearchDatabase {
         if (!within || within.has(dirname(f.path))) skipped.push(f.path);
       }
       return { ...result, skippedFiles: skipped.sort() };
-    });
+    }, true);
   }
 
   /**

@@ -275,6 +275,10 @@ A summary line ends the report. Exit codes: 0 nothing to migrate (or all written
         .option("--no-tool-output", "Leave tool results and bash output out")
         .option("--files", "Print only the paths of matching sessions")
         .option("--limit <n>", "At most N sessions (default 20)")
+        .option(
+          "--time-limit <seconds>",
+          "Stop checking candidates after this long, saying so (default 30; 0: no limit)",
+        )
         .option("--no-index", "Do not read or write the session database (index in memory)")
         .option("--db [url]", "Search a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)")
         .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
@@ -289,10 +293,13 @@ A summary line ends the report. Exit codes: 0 nothing to migrate (or all written
                so is any term with a non-letter in it (auth.ts finds getAuth.ts, not
                oauth.ts) and CJK text (anywhere)
   -term        the entry must not contain it
-  re:REGEX     a JavaScript regular expression, case-insensitive (slower: it checks candidates)
+  re:REGEX     a regular expression (JavaScript syntax, case-insensitive) run in linear time:
+               no backreferences or lookaround (slower: it checks candidates)
 Ranked by BM25 over the words (current branch first); without words, newest first.
 The database is a cache in $XDG_CACHE_HOME/pi-session (~/.cache/pi-session); every search
-first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.`,
+first brings it up to date; a damaged or unwritable one is rebuilt, or the files answer.
+Exit codes: 0 found, 1 nothing found (or a failure), 2 usage error, 3 files left out
+(unreadable, each reported).`,
     load: async () => (await import("./search.js")).action,
   },
   {
@@ -308,6 +315,7 @@ first brings it up to date. Exit codes: 0 found, 1 nothing found, 2 usage error.
           "Most characters of one answer (default 20000; a client may ask for fewer)",
         )
         .option("--no-redact", "Leave secrets in the answers (default: removed as export --redact does)")
+        .option("--time-limit <seconds>", "Most time a search may take checking candidates (default 10; 0: no limit)")
         .option(
           "--db [url]",
           "Answer from a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)",

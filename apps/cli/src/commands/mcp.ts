@@ -47,9 +47,13 @@ export const action: Action = async (ctx, _args, options) => {
   if (maxChars !== undefined && maxChars < 1000)
     throw new UsageError(`--max-chars needs at least 1000, got ${maxChars}`);
   const store = await storeOf(ctx, options);
+  const timeLimit = options.timeLimit === undefined ? undefined : Number(options.timeLimit);
+  if (timeLimit !== undefined && (typeof options.timeLimit === "boolean" || !Number.isFinite(timeLimit) || timeLimit < 0))
+    throw new UsageError(`--time-limit needs a number of seconds (0: no limit), got \`${String(options.timeLimit)}\``);
   const toolOptions: AgentToolsOptions = {
     redact: options.redact !== false,
     ...(maxChars !== undefined ? { maxChars } : {}),
+    ...(timeLimit !== undefined ? { searchTimeLimitMs: timeLimit * 1000 } : {}),
   };
   const tools = createAgentTools(store, toolOptions);
   const server = new Server(

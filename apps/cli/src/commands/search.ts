@@ -1,9 +1,11 @@
 /**
  * `search <query>`: full-text search over every session, through the session database
  * (`@pi-session/search`), which is brought up to date first (a stat per file when nothing
- * changed; a progress line on a terminal while a cold index is built). Output like `rg`'s:
- * a line per session (time, project, name or first message, the shortest unique id), then its
- * best hits with the match highlighted on a terminal, cut to the terminal's width.
+ * changed; a progress line on a terminal while a cold index is built, and while candidates
+ * are checked). Output like `rg`'s: a line per session (time, project, name or first message,
+ * the shortest unique id), then its best hits with the match highlighted on a terminal, cut to
+ * the terminal's width. What the index could not read is reported and the exit code is 3, as
+ * for every batch; a search stopped by its time limit says so and how far it got.
  */
 import { resolve } from "node:path";
 import {
@@ -20,9 +22,9 @@ import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../roots.js";
 import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
-import { unreadable, warnSkipped } from "../unreadable.js";
+import { type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
-import { shortDate } from "../text.js";
+import { formatInt, shortDate } from "../text.js";
 import { intOption, stringOption, timeBoundsOptions } from "./options.js";
 
 const ROLES = ["user", "assistant", "tool"] as const;
@@ -156,7 +158,13 @@ interface Searcher {
   search(
     query: string,
     options: SearchOptions,
-  ): Promise<{ sessions: (SessionHit & { source?: string })[]; more: boolean }>;
+  ): Promise<{
+    sessions: (SessionHit & { source?: string })[];
+    more: boolean;
+    cut?: { budgetMs: number; checked: number };
+  }>;
+  /** Files of the store the index could not read (reported already). */
+  unreadable: Unreadable[];
   /** Where the sessions come from, for "no match ... in WHERE". */
   where: string;
   /** The length to show these session ids at. */
@@ -175,28 +183,35 @@ async function localSearcher(ctx: Context, options: Record<string, unknown>): Pr
     persistent: options.index !== false,
     onWarning: (m) => ctx.io.warn(m),
   });
+  let skipped: Unreadable[];
+  // Also drawn by a rebuild a damaged database needs before it answers (the last sync's callbacks).
+  const progress = ctx.io.progress("indexing");
   try {
-    const progress = ctx.io.progress("indexing");
     let synced: Awaited<ReturnType<typeof db.sync>>;
     try {
       synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
     } finally {
       progress.end();
     }
-    // What the index could not read is not searched: said, with a count (the exit code stays found/not).
-    warnSkipped(
-      ctx.io,
-      synced.unreadable.map(
-        ({ path, error }) => unreadable(path, error) ?? { path, code: null, reason: error.message },
-      ),
+    // What the index could not read is not searched: said, with a count, and exit 3.
+    skipped = synced.unreadable.map(
+      ({ path, error }) => unreadable(path, error) ?? { path, code: null, reason: error.message },
     );
+    warnSkipped(ctx.io, skipped);
   } catch (error) {
     db.close();
     throw error;
   }
   let files: Map<string, unknown> | undefined;
   return {
-    search: (q, o) => db.search(q, o),
+    search: async (q, o) => {
+      try {
+        return await db.search(q, o);
+      } finally {
+        progress.end();
+      }
+    },
+    unreadable: skipped,
     where: root,
     uniqueIdLength: (ids) => db.uniqueIdLength(ids),
     parentOf: (s) => {
@@ -218,6 +233,7 @@ async function teamSearcher(ctx: Context, options: Record<string, unknown>): Pro
   return {
     search: (q, o) =>
       guarded(ctx, url, () => db.search(q, { ...o, ...(sources.length > 0 ? { sources } : {}) })),
+    unreadable: [],
     where: sources.length > 0 ? `${db.location} (${sources.join(", ")})` : db.location,
     // Unique among the sessions shown (the team database has no id neighbours to ask).
     uniqueIdLength,
@@ -241,9 +257,28 @@ function uniqueIdLength(ids: string[]): number {
   return n;
 }
 
+/** The time limit a search gets unless `--time-limit` says otherwise. */
+const DEFAULT_TIME_LIMIT_S = 30;
+
+/** `--time-limit SECONDS` in milliseconds; undefined for 0 (no limit). */
+function timeLimitOption(options: Record<string, unknown>): number | undefined {
+  const raw = options.timeLimit;
+  if (raw === undefined) return DEFAULT_TIME_LIMIT_S * 1000;
+  const seconds = Number(raw);
+  if (typeof raw === "boolean" || String(raw).trim() === "" || !Number.isFinite(seconds) || seconds < 0)
+    throw new UsageError(`--time-limit needs a number of seconds (0: no limit), got \`${String(raw)}\``);
+  return seconds === 0 ? undefined : seconds * 1000;
+}
+
+/** A query as the user typed it, on one line and in quotes (no JSON escapes: `re:\w` stays so). */
+function quoted(query: string): string {
+  return `\`${oneLineField(query)}\``;
+}
+
 export const action: Action = async (ctx, [query], options) => {
   if (typeof query !== "string" || query.trim() === "") throw new UsageError("missing <query>");
   const limit = intOption(options, "limit", "--limit") ?? 20;
+  const budgetMs = timeLimitOption(options);
   const filters = filtersOf(ctx, options);
   if (!wantsDatabase(options) && options.source !== undefined)
     throw new UsageError("--source filters a team database: give --db too");
@@ -251,8 +286,14 @@ export const action: Action = async (ctx, [query], options) => {
   try {
     const width = ctx.io.columns;
     let result: Awaited<ReturnType<typeof db.search>>;
+    const checking = ctx.io.progress("searching");
     try {
       result = await db.search(query, {
+        ...(budgetMs !== undefined ? { budgetMs } : {}),
+        onProgress: (p) =>
+          checking.text(
+            `searching: ${formatInt(p.checked)} candidate entries checked (${Math.floor(p.elapsedMs / 1000)} s${budgetMs !== undefined ? ` of ${budgetMs / 1000} s` : ""})`,
+          ),
         filters,
         thinking: options.thinking === true,
         toolOutput: options.toolOutput !== false,
@@ -268,7 +309,15 @@ export const action: Action = async (ctx, [query], options) => {
           "See `pi-session search --help` for the query syntax.",
         );
       throw error;
+    } finally {
+      checking.end();
     }
+    const cut = result.cut;
+    if (cut)
+      ctx.io.warn(
+        `the search stopped at its time limit (${cut.budgetMs / 1000} s) after checking ${formatInt(cut.checked)} candidate entries: other sessions may match (--time-limit SECONDS gives it longer; 0: no limit)`,
+      );
+    const found = (n: number) => exitCode(db.unreadable, n > 0 ? 0 : 1);
     const sessions =
       options.files === true
         ? result.sessions.slice(0, options.limit === undefined ? undefined : limit)
@@ -278,17 +327,25 @@ export const action: Action = async (ctx, [query], options) => {
         query,
         sessions: sessions.map((s) => sessionJson(s, db.parentOf(s))),
         more: result.more,
+        ...(cut ? { cut: { timeLimitMs: cut.budgetMs, checked: cut.checked } } : {}),
+        unreadable: db.unreadable,
       });
-      return sessions.length > 0 ? 0 : 1;
+      return found(sessions.length);
     }
     if (options.files === true) {
       // A team database's paths are other machines' (untrusted): made one line.
       for (const s of sessions) ctx.io.line(s.source !== undefined ? oneLineField(s.path) : s.path);
-      return sessions.length > 0 ? 0 : 1;
+      return found(sessions.length);
     }
     if (sessions.length === 0) {
-      ctx.io.info(`no match for ${JSON.stringify(query)} in ${oneLineField(db.where)}`);
-      return 1;
+      // Never "no match" for what was not looked at: a cut search or files left out say so.
+      const where = oneLineField(db.where);
+      if (cut)
+        ctx.io.info(`no match for ${quoted(query)} in the part of ${where} searched before the time limit`);
+      else if (db.unreadable.length > 0)
+        ctx.io.info(`no match for ${quoted(query)} in ${where} but for the files that could not be read`);
+      else ctx.io.info(`no match for ${quoted(query)} in ${where}`);
+      return found(0);
     }
     const idLength = db.uniqueIdLength(sessions.map((s) => s.meta.sessionId));
     const c = ctx.io.out;
@@ -299,7 +356,7 @@ export const action: Action = async (ctx, [query], options) => {
       for (const h of s.hits) ctx.io.line(fitPieces(hitPieces(ctx, h), width));
     });
     if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));
-    return 0;
+    return found(sessions.length);
   } finally {
     await db.close();
   }

@@ -1,7 +1,9 @@
 /**
  * `serve`: starts the local web app (`@pi-session/web`) over the sessions root, or with `--db`
  * over a team's PostgreSQL database (read-only; `--source` keeps some sources), and prints its
- * URL, token included, on stdout; runs until Ctrl-C (or SIGTERM), then closes and exits 0.
+ * URL, token included, on stdout at once (a first build of the session database runs behind it,
+ * its progress on stderr on a terminal, the page filling in as sessions are indexed); runs
+ * until Ctrl-C (or SIGTERM), then closes and exits 0.
  * Listens on 127.0.0.1 unless `--host` says otherwise (then warns: the token is all that
  * guards the sessions). `--open` opens the URL in the desktop's browser. The database's
  * password is never printed: what is shown of it is its URL without the password.
@@ -114,8 +116,19 @@ export const action: Action = async (ctx, _args, options) => {
     process.on("SIGINT", stop);
     process.on("SIGTERM", stop);
   });
-  const count = server.source.sessions().length;
-  const watch = server.source.info().watch;
+  ctx.io.line(server.url);
+  if (options.open === true) openBrowser(server.url, (m) => ctx.io.warn(m));
+  const source = server.source;
+  if (source.ready !== undefined) {
+    // The first build: the page lists sessions as they are indexed; searches wait for its end.
+    const progress = ctx.io.progress("indexing");
+    const off = source.onProgress?.((p) => (p ? progress.update(p.done, p.total) : progress.end()));
+    await Promise.race([source.ready, stopped]);
+    off?.();
+    progress.end();
+  }
+  const count = source.sessions().length;
+  const watch = source.info().watch;
   const where =
     served.kind === "store"
       ? served.root
@@ -126,11 +139,9 @@ export const action: Action = async (ctx, _args, options) => {
     for (const name of served.sources)
       if (!seen.has(name)) ctx.io.warn(`no sessions of source ${oneLineField(name)} in the database (yet)`);
   }
-  ctx.io.line(server.url);
   ctx.io.info(
     `serving ${count} session${count === 1 ? "" : "s"} from ${where} (read-only; ${watch === "watch" ? "watching for changes" : "polling for changes"}); Ctrl-C to stop`,
   );
-  if (options.open === true) openBrowser(server.url, (m) => ctx.io.warn(m));
   await stopped;
   await server.close();
   return 0;

@@ -219,19 +219,17 @@ export const action: Action = async (ctx, [arg], options) => {
     const projectDir = join(resolve(root), projectDirName(resolve(ctx.cwd)));
     let dirs = options.all === true ? undefined : [projectDir];
     const db = await openSearchDatabase({ root, env: ctx.env, onWarning: (m) => ctx.io.warn(m) });
+    // Also drawn by a rebuild a damaged database needs before it answers (the sync's callbacks).
+    const progress = ctx.io.progress("indexing");
     try {
-      const progress = ctx.io.progress("indexing");
-      try {
-        const synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
-        // Without --all, only what cannot be read in the root or this project's directory.
-        const mine = (path: string) =>
-          !dirs || [resolve(root), ...dirs].some((dir) => path === dir || dirname(path) === dir);
-        for (const { path, error } of synced.unreadable) {
-          if (mine(path))
-            unreadableItems.push(unreadable(path, error) ?? { path, code: null, reason: error.message });
-        }
-      } finally {
-        progress.end();
+      const synced = await db.sync({ onProgress: (p) => progress.update(p.done, p.total) });
+      progress.end();
+      // Without --all, only what cannot be read in the root or this project's directory.
+      const mine = (path: string) =>
+        !dirs || [resolve(root), ...dirs].some((dir) => path === dir || dirname(path) === dir);
+      for (const { path, error } of synced.unreadable) {
+        if (mine(path))
+          unreadableItems.push(unreadable(path, error) ?? { path, code: null, reason: error.message });
       }
       // A project's subagent sessions are in subfolders of its directory: their folders too.
       if (dirs) {
@@ -257,6 +255,7 @@ export const action: Action = async (ctx, [arg], options) => {
       const notSessions = found.skippedFiles.map((path): NotSession => ({ path, kind: "not a session" }));
       warnSkipped(ctx.io, unreadableItems, notSessions);
     } finally {
+      progress.end();
       db.close();
     }
     if (dirs && result.sessionsRead === 0 && skipped === 0 && unreadableItems.length === 0) {

@@ -18,6 +18,7 @@
  * a content that is neither a string nor an array, a null content block, a `session_info` name
  * that is not a string) this code is tolerant instead.
  */
+import { constants } from "node:buffer";
 import { type SessionRecord, sessionInfoName } from "@pi-session/format";
 import { messageActivityTimeOrThrow } from "../read/entry-fields.js";
 import { rawRecordValue } from "@pi-session/format";
@@ -25,6 +26,9 @@ import { objectShaped } from "../read/pi-lines.js";
 import { dateOf, isExactIso, isoTimeMs } from "./iso-time.js";
 
 /** pi's `SessionInfo`, field for field. */
+/** The longest `allMessagesText` kept: V8's longest string. */
+const MAX_TEXT_LENGTH = constants.MAX_STRING_LENGTH;
+
 export interface SessionInfo {
   path: string;
   /** The header's `id`; as in pi, a malformed header's non-string (or missing) id is passed through. */
@@ -174,9 +178,20 @@ function applyEntry(state: InfoState, entry: Record<string, unknown>): void {
     return;
   }
   if (!text) return;
+  addMessageText(state, text, message.role === "user");
+}
+
+/**
+ * Adds a user or assistant message's text to the state (the first user text is its first
+ * message). Past V8's longest string (~512M characters) the texts that do not fit are left
+ * out of `allMessagesText`: the session is still listed (pi's own listing drops it with
+ * "Invalid string length"). Both readers (this one and the WebAssembly scanner's) use it.
+ */
+export function addMessageText(state: InfoState, text: string, user: boolean): void {
+  if (!state.firstMessage && user) state.firstMessage = text;
+  if (state.allMessagesText.length + 1 + text.length > MAX_TEXT_LENGTH) return;
   state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
   state.textCount++;
-  if (!state.firstMessage && message.role === "user") state.firstMessage = text;
 }
 
 /**

@@ -5,7 +5,7 @@
  * WebAssembly SIMD is missing or `PI_SESSION_NO_WASM=1`.
  */
 import type { InfoState } from "./info.js";
-import { zoneDependentTime } from "./info.js";
+import { addMessageText, zoneDependentTime } from "./info.js";
 import { SCAN_WASM_BASE64 } from "./scan-wasm.js";
 
 /** How the scanner sorts a line (the codes of `assembly/scan.ts`). */
@@ -220,9 +220,7 @@ export class LineScanner {
       }
     }
     if (!text) return;
-    state.allMessagesText = state.textCount === 0 ? text : `${state.allMessagesText} ${text}`;
-    state.textCount++;
-    if (!state.firstMessage && w[k + 2] === LineCode.User) state.firstMessage = text;
+    addMessageText(state, text, w[k + 2] === LineCode.User);
   }
 }
 

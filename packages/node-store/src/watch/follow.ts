@@ -55,6 +55,8 @@ interface Position {
   ino: number;
   /** The modification time when last read. */
   mtimeMs: number;
+  /** The change time when last read: moved by a rewrite whose mtime was put back. */
+  ctimeMs: number;
   /** Bytes read so far (the decoder holds those of a partial last line). */
   offset: number;
   /** The last bytes read (up to {@link TAIL_CHECK_BYTES}). */
@@ -129,11 +131,15 @@ export async function* followSessionFile(
         }
         continue;
       }
-      let reason: "replaced" | "truncated" | undefined;
+      let reason: "replaced" | "truncated" | "rewritten" | undefined;
       if (removed || current.dev !== position.dev || current.ino !== position.ino) reason = "replaced";
       else if (current.size < position.offset) reason = "truncated";
-      // Same size and time: nothing new (a same-size rewrite changes the time; the read checks).
-      else if (current.size === position.offset && current.mtimeMs === position.mtimeMs) continue;
+      else if (current.size === position.offset) {
+        // Nothing new when the times are those of the last read; else the file was changed in
+        // place without growing (its mtime may even have been put back: the ctime moves).
+        if (current.mtimeMs === position.mtimeMs && current.ctimeMs === position.ctimeMs) continue;
+        reason = "rewritten";
+      }
       let read = reason === undefined ? await readFrom(path, position) : undefined;
       const fromStart = read === "rewritten" || reason !== undefined;
       if (fromStart) {
@@ -214,8 +220,19 @@ async function readFrom(
       joined.set(chunk.subarray(bytesRead - fromChunk), joined.length - fromChunk);
       tail = joined;
     }
+    // The times after the read: they describe `offset` (unless the file grew meanwhile, which
+    // the next check sees by its size).
+    const after = await handle.stat();
     return {
-      position: { dev: stats.dev, ino: stats.ino, mtimeMs: stats.mtimeMs, offset, tail, decoder },
+      position: {
+        dev: stats.dev,
+        ino: stats.ino,
+        mtimeMs: after.mtimeMs,
+        ctimeMs: after.ctimeMs,
+        offset,
+        tail,
+        decoder,
+      },
       records,
     };
   } finally {

@@ -4,6 +4,7 @@
  */
 import type { EntryDocument, TextField } from "./entry.js";
 import type { QueryTerm } from "./query.js";
+import type { TextRegex } from "./regex.js";
 import { substringMatcher } from "./terms.js";
 import { escapeRegExp } from "./text.js";
 
@@ -36,25 +37,51 @@ function wordPattern(word: string): string {
   return `(?<![\\p{L}\\p{N}])${escapeRegExp(base)}[\\p{L}\\p{N}]*`;
 }
 
-function highlighter(terms: readonly QueryTerm[]): RegExp | undefined {
+/**
+ * What lights the matches of a hit: one JavaScript pattern for the words and substrings (built
+ * from escaped literals, so it runs in linear time), and the `re:` terms' own linear-time
+ * patterns.
+ */
+interface Highlighter {
+  /** `[start, end)` ranges of the matches in `text`, in order, not overlapping, at most `limit`. */
+  ranges(text: string, limit: number): [number, number][];
+}
+
+function highlighter(terms: readonly QueryTerm[]): Highlighter | undefined {
   const parts: string[] = [];
+  const regexes: TextRegex[] = [];
   for (const t of terms) {
     if (t.negated) continue;
     if (t.kind === "word") parts.push(wordPattern(t.text));
     else if (t.kind === "substring") parts.push(escapeRegExp(t.text));
-    else parts.push(`(?:${t.source})`);
+    else regexes.push(t.pattern);
   }
-  if (parts.length === 0) return undefined;
-  try {
-    return new RegExp(parts.join("|"), "giu");
-  } catch {
-    // A regex valid without the `u` flag only.
-    try {
-      return new RegExp(parts.join("|"), "gi");
-    } catch {
-      return undefined;
-    }
-  }
+  if (parts.length === 0 && regexes.length === 0) return undefined;
+  const literal = parts.length > 0 ? new RegExp(parts.join("|"), "giu") : undefined;
+  return {
+    ranges(text, limit) {
+      const found: [number, number][] = [];
+      if (literal) {
+        literal.lastIndex = 0;
+        for (const m of text.matchAll(literal)) {
+          if (m[0].length === 0) break;
+          found.push([m.index, m.index + m[0].length]);
+          if (found.length >= limit) break;
+        }
+      }
+      for (const re of regexes) found.push(...re.ranges(text, limit));
+      if (regexes.length === 0 || found.length <= 1) return found;
+      // Several patterns: in order, overlaps joined.
+      found.sort((a, b) => a[0] - b[0] || b[1] - a[1]);
+      const out: [number, number][] = [];
+      for (const r of found) {
+        const last = out[out.length - 1];
+        if (last && r[0] < last[1]) last[1] = Math.max(last[1], r[1]);
+        else if (out.length < limit) out.push([r[0], r[1]]);
+      }
+      return out;
+    },
+  };
 }
 
 /**
@@ -75,12 +102,11 @@ export function snippetOf(
     if (raw === "") continue;
     fallback ??= field;
     if (!pattern) break;
-    pattern.lastIndex = 0;
-    const first = pattern.exec(raw);
+    const [first] = pattern.ranges(raw, 1);
     if (!first) continue;
     // Some text before the match, less when the field ends soon (all of a short one).
     const lead = Math.floor(width / 4);
-    let start = Math.max(0, Math.min(first.index - lead, raw.length - width));
+    let start = Math.max(0, Math.min(first[0] - lead, raw.length - width));
     // Do not start in the middle of a surrogate pair.
     if (start > 0 && /[\udc00-\udfff]/.test(raw[start] ?? "")) start--;
     const end = Math.min(raw.length, start + width * 2);
@@ -94,21 +120,13 @@ export function snippetOf(
 function oneLineSnippet(
   field: TextField,
   piece: string,
-  pattern: RegExp | undefined,
+  pattern: Highlighter | undefined,
   cutBefore: boolean,
   width: number,
 ): Snippet {
   let text = piece.replace(/\s+/gu, " ");
   if (cutBefore) text = `…${text.trimStart()}`;
   if (text.length > width) text = `${text.slice(0, width - 1)}…`;
-  const ranges: [number, number][] = [];
-  if (pattern) {
-    pattern.lastIndex = 0;
-    for (const m of text.matchAll(pattern)) {
-      if (m[0].length === 0) break;
-      ranges.push([m.index, m.index + m[0].length]);
-      if (ranges.length >= 32) break;
-    }
-  }
+  const ranges = pattern ? pattern.ranges(text, 32) : [];
   return { field, text: text.trimEnd(), ranges };
 }

@@ -6,11 +6,12 @@
  * - `"exact phrase"`, or any other term with a character that is not a letter or digit
  *   (`auth.ts`, `foo_bar`, `x=1`), or CJK text: a case-insensitive substring;
  * - `-term`: the entry must not contain it (a word, a phrase, a substring or a regex);
- * - `re:<regex>` (or `re:"<regex with spaces>"`): a JavaScript regular expression,
- *   case-insensitive, tested against each text of an entry.
+ * - `re:<regex>` (or `re:"<regex with spaces>"`): a regular expression in JavaScript's syntax,
+ *   case-insensitive, tested against each text of an entry by a linear-time engine (`regex.ts`).
  *
  * A query needs at least one term that is not excluded.
  */
+import { type TextRegex, compileRegex } from "./regex.js";
 import { hasCjk } from "./text.js";
 
 export interface WordTerm {
@@ -32,7 +33,7 @@ export interface SubstringTerm {
 export interface RegexTerm {
   kind: "regex";
   source: string;
-  pattern: RegExp;
+  pattern: TextRegex;
   negated: boolean;
 }
 
@@ -100,9 +101,9 @@ export function parseQuery(text: string): ParsedQuery {
   const terms: QueryTerm[] = [];
   for (const token of tokenize(text)) {
     if (token.regex) {
-      let pattern: RegExp;
+      let pattern: TextRegex;
       try {
-        pattern = new RegExp(token.text, "i");
+        pattern = compileRegex(token.text);
       } catch (error) {
         throw new QuerySyntaxError(`re:${token.text}: ${(error as Error).message}`);
       }

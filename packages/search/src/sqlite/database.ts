@@ -29,6 +29,19 @@ import { StatementCache } from "./statements.js";
 import { usageSessions, usageSums } from "./usage-queries.js";
 import { num, strOrNull } from "./values.js";
 
+/**
+ * Ends a transaction that failed. SQLite may have rolled it back itself already (a full disk, an
+ * I/O error): then ROLLBACK fails with "no transaction is active", which must not hide the
+ * error that ended it.
+ */
+function rollbackAfter(db: SqlConnection): void {
+  try {
+    db.exec("ROLLBACK");
+  } catch {
+    // Rolled back by SQLite already; the caller rethrows what failed.
+  }
+}
+
 export class SqliteSessionDatabase implements SessionDatabase {
   readonly backend = "sqlite (node:sqlite)";
   private readonly statements: StatementCache;
@@ -115,7 +128,7 @@ export class SqliteSessionDatabase implements SessionDatabase {
       this.db.exec("COMMIT");
       return result;
     } catch (error) {
-      this.db.exec("ROLLBACK");
+      rollbackAfter(this.db);
       throw error;
     } finally {
       this.batching = false;
@@ -139,7 +152,7 @@ export class SqliteSessionDatabase implements SessionDatabase {
       };
     }
     this.db.exec("BEGIN IMMEDIATE");
-    const rollback = () => this.db.exec("ROLLBACK");
+    const rollback = () => rollbackAfter(this.db);
     return { commit: () => this.db.exec("COMMIT"), rollback, abandon: rollback };
   }
 

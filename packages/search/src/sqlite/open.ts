@@ -124,7 +124,11 @@ function createSchema(db: SqlConnection): void {
     db.exec(`INSERT INTO words (words, rank) VALUES ('automerge', ${FTS_AUTOMERGE})`);
     db.exec("COMMIT");
   } catch (error) {
-    db.exec("ROLLBACK");
+    try {
+      db.exec("ROLLBACK");
+    } catch {
+      // SQLite rolled it back itself (a full disk): what failed is rethrown.
+    }
     throw error;
   }
 }

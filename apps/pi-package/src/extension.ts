@@ -18,6 +18,7 @@ import {
   openLocalStore,
 } from "@pi-session/agent-tools";
 import { resolveSessionsRoot } from "@pi-session/node-store";
+import { oneLine } from "@pi-session/render";
 
 /** The tools the model gets (the others are for MCP clients and people). */
 const MODEL_TOOLS = new Set(["search_sessions", "read_session"]);
@@ -30,19 +31,16 @@ interface Opened {
   tools: AgentTools;
 }
 
-/** One line of the picker: time, project, name or first message, short id (pi shows it as given). */
+/** One line of the picker: time, name or first message, short id, a snippet (one line each, controls visible). */
 function pickLine(
-  s: {
-    meta: { sessionId: string; cwd: string; name: string | null; firstMessage: string; modifiedMs: number };
-  },
+  s: { meta: { sessionId: string; name: string | null; firstMessage: string; modifiedMs: number } },
   extra = "",
 ): string {
   const when = Number.isFinite(s.meta.modifiedMs)
     ? new Date(s.meta.modifiedMs).toISOString().slice(0, 16).replace("T", " ")
     : "?";
-  const title = (s.meta.name ?? s.meta.firstMessage).replace(/\s+/g, " ").trim() || "(no messages)";
-  const cut = (text: string, n: number) => (text.length > n ? `${text.slice(0, n - 1)}…` : text);
-  return `${when}  ${cut(title, 60)}  ${s.meta.sessionId.slice(0, 8)}${extra ? `  ${cut(extra, 60)}` : ""}`;
+  const title = oneLine(s.meta.name ?? s.meta.firstMessage, 60) || "(no messages)";
+  return `${when}  ${title}  ${s.meta.sessionId.slice(0, 8)}${extra ? `  ${oneLine(extra, 60)}` : ""}`;
 }
 
 export default function piSessionExtension(pi: ExtensionAPI): void {
@@ -118,8 +116,7 @@ export default function piSessionExtension(pi: ExtensionAPI): void {
         }
         for (const s of found.sessions) {
           if (s.path === current) continue;
-          const snippet = (s.hits[0]?.snippet?.text ?? "").replace(/\s+/g, " ").trim();
-          choices.set(pickLine(s, snippet), s.path);
+          choices.set(pickLine(s, s.hits[0]?.snippet?.text ?? ""), s.path);
         }
       }
       if (choices.size === 0) {

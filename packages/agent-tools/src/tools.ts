@@ -16,6 +16,7 @@ import {
   buildDocument,
   redactSession,
   renderTextItem,
+  visibleControls,
 } from "@pi-session/render";
 import type { SessionParent } from "@pi-session/node-store";
 import type { SearchFilters, SessionMeta } from "@pi-session/search";
@@ -149,7 +150,9 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
 
   /** A fresh redactor per answer (its counts are the answer's), or one that changes nothing. */
   const redactor = () => (redact ? new Redactor() : undefined);
-  const clean = (r: Redactor | undefined, text: string) => (r ? r.text(text) : text);
+  /** Session text as an answer shows it: redacted, control characters visible (never raw: a
+   * client may print it to a terminal). */
+  const clean = (r: Redactor | undefined, text: string) => visibleControls(r ? r.text(text) : text);
   /** What an answer's redaction removed, by kind, when it removed anything. */
   const redacted = (r: Redactor | undefined) =>
     r && r.report.total > 0 ? { redacted: r.report.counts } : {};

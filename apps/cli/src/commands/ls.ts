@@ -116,7 +116,8 @@ export const action: Action = async (ctx, _args, options) => {
   if (sinceMs !== undefined) roots = roots.filter((s) => s.modified.getTime() >= sinceMs);
   if (untilMs !== undefined) roots = roots.filter((s) => s.modified.getTime() < untilMs);
   if (limit !== undefined) roots = roots.slice(0, limit);
-  const shown = rowsOf(roots, family, withChildren);
+  // For a script, every session: --json lists the children after their parent, always.
+  const shown = rowsOf(roots, family, withChildren || ctx.json);
   const infos = shown.map((row) => row.info);
   if (ctx.json) {
     ctx.io.printJson(infos.map((s) => infoJson(s, family)));
@@ -152,29 +153,30 @@ export const action: Action = async (ctx, _args, options) => {
   const all = options.all === true;
   if (!all && listing.project !== want)
     ctx.io.info(oneLineField(`sessions of ${listing.project} (a parent of the current directory)`));
+  // What is under a session, counted in a column of its own (the first to go on a narrow
+  // terminal), unless --children lists it.
+  const counted = !withChildren && shown.some(({ info }) => family.children.has(info.path));
   const columns: Column[] = [
     { header: "modified", align: "left", drop: 1 },
     { header: "msgs", align: "right", drop: 2 },
     { header: "id", align: "left" },
     ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
+    ...(counted ? [{ header: "under it", align: "left", drop: 4 } as const] : []),
     { header: "session", align: "left", cut: "start", minWidth: 24 },
   ];
   const rows: Cell[][] = shown.map(({ info: s, depth }, i) => {
     const under = family.children.get(s.path) ?? [];
-    // Under its parent (--children): indented, with what it is; else what is under it, counted.
+    // Under its parent (--children): indented, with what it is.
     const kind =
       depth > 0 ? `${"  ".repeat(depth - 1)}└ ${family.parents.get(s.path)?.kind ?? "fork"}: ` : "";
-    const note = !withChildren && under.length > 0 ? `  (+${childrenNote(under, family.parents)})` : "";
     const title = oneLine(s.name ?? s.firstMessage, 60);
     return [
       { text: shortDate(s.modified.getTime()) },
       { text: String(s.messageCount) },
       { text: ids[i] as string, style: c.dim },
       ...(all ? [{ text: s.cwd || "-" }] : []),
-      {
-        text: `${kind}${title}${note}`,
-        ...(s.name ? { style: c.bold } : {}),
-      },
+      ...(counted ? [{ text: childrenNote(under, family.parents), style: c.dim }] : []),
+      { text: `${kind}${title}`, ...(s.name ? { style: c.bold } : {}) },
     ];
   });
   if (!all) ctx.io.line(c.dim(`project ${oneLineField(listing.project)}`));

@@ -319,7 +319,7 @@ function printReport(ctx: Context, result: StatsResult, query: Query, families: 
   const bySession = by === "session";
   // Sessions with subagents or forks in the report: their cost with them, in a column of its own.
   const family = bySession && families !== undefined && families.withChildren.size > 0 ? families : undefined;
-  if (family) figures.splice(6, 0, { header: "with children", align: "right" });
+  if (family) figures.splice(6, 0, { header: "with children", align: "right", drop: 5.5 });
   const keyColumns: Column[] = bySession
     ? [
         { header: "session", align: "left", cut: "start", minWidth: 24 },

@@ -62,16 +62,21 @@ describe("subagent sessions in their place", () => {
     const lines = plain.out.trim().split("\n");
     // The project line, the header, one row: the fork and the subagent are under the main session.
     expect(lines).toHaveLength(3);
-    expect(lines[2]).toContain(`(+1 subagent, 1 fork)`);
+    expect(lines[1]).toMatch(/under it +session/);
+    expect(lines[2]).toMatch(/1 subagent, 1 fork +the zebrafishupload test is flaky/);
     const children = await run(["ls", "--children"]);
     const rows = children.out.trim().split("\n").slice(2);
     expect(rows).toHaveLength(3);
     expect(rows[0]).toContain("the zebrafishupload test is flaky");
     expect(rows[1]).toMatch(/└ fork: a different question in the fork/);
     expect(rows[2]).toMatch(/└ subagent: scout: marmosetaudit/);
-    const json = JSON.parse((await run(["ls", "--json"])).out) as any[];
-    expect(json.map((s) => [s.id, s.children])).toEqual([[store.main.id, 2]]);
-    const all = JSON.parse((await run(["ls", "--children", "--json"])).out) as any[];
+    // For a script, --json lists every session: the children after their parent.
+    const all = JSON.parse((await run(["ls", "--json"])).out) as any[];
+    expect(all.map((s) => [s.id, s.children])).toEqual([
+      [store.main.id, 2],
+      [store.fork.id, 0],
+      [store.subagent.id, 0],
+    ]);
     expect(all.map((s) => [s.id, s.parent?.kind ?? null])).toEqual([
       [store.main.id, null],
       [store.fork.id, "fork"],

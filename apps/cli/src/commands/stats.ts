@@ -317,9 +317,10 @@ function printReport(ctx: Context, result: StatsResult, query: Query, families: 
     { header: "records", align: "right", drop: 6 },
   ];
   const bySession = by === "session";
-  // Sessions with subagents or forks in the report: their cost with them, in a column of its own.
+  // Sessions with subagents or forks in the report: their cost with them, in a column of its own
+  // (kept longer than the token columns but the output one on a narrow terminal).
   const family = bySession && families !== undefined && families.withChildren.size > 0 ? families : undefined;
-  if (family) figures.splice(6, 0, { header: "with children", align: "right", drop: 5.5 });
+  if (family) figures.splice(6, 0, { header: "with children", align: "right", drop: 2.5 });
   const keyColumns: Column[] = bySession
     ? [
         { header: "session", align: "left", cut: "start", minWidth: 24 },

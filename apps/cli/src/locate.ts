@@ -16,7 +16,7 @@ import {
 } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 import { matchIdPrefix } from "./ids.js";
-import { listSessions, topLevel } from "./listing.js";
+import { listStoreSessions, topLevel } from "./listing.js";
 import { type LocateOptions, expandHome, sessionsRoot } from "./roots.js";
 
 export { type LocateOptions, sessionsRoot } from "./roots.js";
@@ -112,7 +112,7 @@ export async function resolveSession(arg: string, options: LocateOptions): Promi
   }
   const { root } = sessionsRoot(options);
   if (arg === "latest") {
-    const { sessions, parents } = await listSessions({
+    const { sessions, parents } = await listStoreSessions({
       root,
       env: options.env,
       all: false,

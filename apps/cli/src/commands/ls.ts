@@ -13,20 +13,23 @@
  */
 import { resolve } from "node:path";
 import type { SessionInfo, SessionParent } from "@pi-session/node-store";
+import { oneLine } from "@pi-session/render";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { shortIds } from "../ids.js";
-import { listSessions, topLevel } from "../listing.js";
+import { listStoreSessions, topLevel } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { type Cell, type Column, fitTable } from "../columns.js";
-import { oneLine, shortDate } from "../text.js";
+import { shortDate } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
+import { type ScannedMarks, scannedMarks } from "../secret-marks.js";
 
-function infoJson(s: SessionInfo, family: Family) {
+function infoJson(s: SessionInfo, family: Family, marks: ScannedMarks | undefined) {
   const parent = family.parents.get(s.path);
   return {
+    ...(marks ? { secrets: marks.marks.get(s.path)?.kinds ?? {} } : {}),
     path: s.path,
     id: s.id,
     cwd: s.cwd,
@@ -95,7 +98,7 @@ export const action: Action = async (ctx, _args, options) => {
     throw new UsageError("give either --all or --cwd, not both");
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
   const want = resolve(ctx.cwd, cwdOption ?? ".");
-  const listing = await listSessions({
+  const listing = await listStoreSessions({
     root,
     env: ctx.env,
     all: options.all === true,
@@ -107,11 +110,18 @@ export const action: Action = async (ctx, _args, options) => {
   });
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
+  let pool = listing.sessions;
+  // --secrets: the sessions the session database's secret scan found secrets in.
+  const marks = options.secrets === true ? await scannedMarks(ctx, { persistent: true }) : undefined;
+  if (marks)
+    pool = pool.filter(
+      (s) => marks.marks.has(s.path) && Object.keys(marks.marks.get(s.path)?.kinds ?? {}).length > 0,
+    );
   // Forks and subagents whose parent is listed are shown under it: counted on its row, or with
   // --children listed below it. The time range and --limit choose among the others.
-  const family = familyOf(listing.sessions, listing.parents);
+  const family = familyOf(pool, listing.parents);
   const withChildren = options.children === true;
-  let roots = topLevel(listing.sessions, listing.parents);
+  let roots = topLevel(pool, listing.parents);
   const before = roots.length;
   if (sinceMs !== undefined) roots = roots.filter((s) => s.modified.getTime() >= sinceMs);
   if (untilMs !== undefined) roots = roots.filter((s) => s.modified.getTime() < untilMs);
@@ -120,7 +130,7 @@ export const action: Action = async (ctx, _args, options) => {
   const shown = rowsOf(roots, family, withChildren || ctx.json);
   const infos = shown.map((row) => row.info);
   if (ctx.json) {
-    ctx.io.printJson(infos.map((s) => infoJson(s, family)));
+    ctx.io.printJson(infos.map((s) => infoJson(s, family, marks)));
     return exitCode(skipped, EXIT_OK);
   }
   if (infos.length === 0) {
@@ -160,6 +170,7 @@ export const action: Action = async (ctx, _args, options) => {
     { header: "modified", align: "left", drop: 1 },
     { header: "msgs", align: "right", drop: 2 },
     { header: "id", align: "left" },
+    ...(marks ? [{ header: "secrets", align: "left", cut: "end", minWidth: 8 } as const] : []),
     ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
     ...(counted ? [{ header: "under it", align: "left", drop: 4 } as const] : []),
     { header: "session", align: "left", cut: "start", minWidth: 24 },
@@ -174,6 +185,7 @@ export const action: Action = async (ctx, _args, options) => {
       { text: shortDate(s.modified.getTime()) },
       { text: String(s.messageCount) },
       { text: ids[i] as string, style: c.dim },
+      ...(marks ? [{ text: kindsText(marks.marks.get(s.path)?.kinds ?? {}), style: c.yellow }] : []),
       ...(all ? [{ text: s.cwd || "-" }] : []),
       ...(counted ? [{ text: childrenNote(under, family.parents), style: c.dim }] : []),
       { text: `${kind}${title}`, ...(s.name ? { style: c.bold } : {}) },
@@ -183,6 +195,13 @@ export const action: Action = async (ctx, _args, options) => {
   for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);
 };
+
+/** `github 2, aws`: the kinds of secrets found, with their counts above one. */
+function kindsText(kinds: Record<string, number>): string {
+  return Object.entries(kinds)
+    .map(([kind, n]) => (n > 1 ? `${kind} ${n}` : kind))
+    .join(", ");
+}
 
 /** The id a row shows: the header's (pi lists files whose header has no string id: what is there). */
 function displayId(s: SessionInfo): string {

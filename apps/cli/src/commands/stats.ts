@@ -53,7 +53,8 @@ export async function statsSession(path: string, project: string): Promise<Stats
   return statsSessionOf({
     path,
     project,
-    header: view.header.value,
+    // Read as the JSON object it is: stats checks each field it takes.
+    header: view.header.value as object as Record<string, unknown>,
     entries: view.entries.map((r) => r.value),
   });
 }
@@ -187,7 +188,7 @@ export const action: Action = async (ctx, [arg], options) => {
     const sources = listOption(options, "source", "--source");
     const db = await openTeamDatabase(ctx, url, { readOnly: true });
     try {
-      const found = await guarded(ctx, url, () =>
+      const found = await guarded(() =>
         db.stats({
           ...statsOptions,
           ...(query.bySource ? { bySource: true } : {}),

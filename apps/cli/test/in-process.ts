@@ -1,0 +1,79 @@
+/**
+ * The CLI run in the test's own process: `runCli` with the command table, the arguments, an
+ * environment and a directory, stdout and stderr collected as strings (neither a terminal),
+ * stdin not a terminal (`input`'s lines answer confirmations). No build and no process start,
+ * so the fast loop covers the commands; what needs the bundle or a real process (the binary's
+ * start-up, exit codes set by the process, signals, a pseudo-terminal, the pager) stays with
+ * the end-to-end tests that spawn `dist/pi-session.cjs` (`harness.ts`).
+ *
+ * As in the binary, where the environment is `process.env`, the run sees `env` there too (set
+ * for the run, restored after it; `TZ` included): runs are awaited one at a time, so give a
+ * project of such tests processes of their own (`isolate` in vitest.config.ts).
+ */
+import { COMMANDS } from "../src/commands/index.js";
+import type { Stream } from "../src/io.js";
+import { runCli } from "../src/program.js";
+
+export interface InProcessResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+export interface InProcessOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Lines answering the command's confirmations, in order (none: an empty answer). */
+  input?: string;
+}
+
+let running = false;
+
+/** Runs `pi-session <args>` in this process and resolves once everything it started has ended. */
+export async function runInProcess(
+  args: readonly string[],
+  options: InProcessOptions,
+): Promise<InProcessResult> {
+  if (running) throw new Error("runInProcess: one run at a time (the environment is the process's)");
+  running = true;
+  let stdout = "";
+  let stderr = "";
+  const stream = (sink: (chunk: string) => void): Stream => ({
+    write: (chunk: string) => {
+      sink(chunk);
+      return true;
+    },
+    isTTY: false,
+  });
+  const answers = (options.input ?? "").split("\n");
+  const saved = { ...process.env };
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(
+    process.env,
+    Object.fromEntries(Object.entries(options.env).filter(([, v]) => v !== undefined)),
+  );
+  try {
+    const code = await runCli({
+      argv: [...args],
+      env: process.env,
+      cwd: options.cwd,
+      stdout: stream((chunk) => {
+        stdout += chunk;
+      }),
+      stderr: stream((chunk) => {
+        stderr += chunk;
+      }),
+      stdinIsTTY: false,
+      prompt: async (question) => {
+        stderr += question;
+        return answers.shift() ?? "";
+      },
+      commands: COMMANDS,
+    });
+    return { code, stdout, stderr };
+  } finally {
+    for (const key of Object.keys(process.env)) delete process.env[key];
+    Object.assign(process.env, saved);
+    running = false;
+  }
+}

@@ -14,7 +14,7 @@ import {
   sessionParentOf,
   statPath,
 } from "@pi-session/node-store";
-import { oneLine } from "./text.js";
+import { oneLine } from "@pi-session/render";
 
 /** A session related to another, as shown. */
 export interface Relative {

@@ -9,7 +9,7 @@ import { keepLinesPiReads, readLinesAsPi } from "@pi-session/node-store";
 import type { PostgresDatabase } from "@pi-session/postgres";
 import { sessionFromRecords } from "@pi-session/render";
 import type { Context } from "../program.js";
-import { scrubbed } from "../team-db.js";
+import { credentialMask } from "../team-db.js";
 
 export function teamStore(
   ctx: Context,
@@ -17,13 +17,15 @@ export function teamStore(
   opts: { url: string | undefined; sources: string[] },
 ): AgentStore {
   const sources = opts.sources.length > 0 ? { sources: opts.sources } : {};
+  // The database's URLs and passwords (the option's, PI_SESSION_DATABASE_URL, PGPASSWORD), masked
+  // as the program masks its stderr: a tool error goes to the client, not through the Io.
+  const mask = credentialMask(opts.url ? [opts.url] : [], ctx.env) ?? ((text: string) => text);
   /** `fn`'s failure, its message scrubbed of the password. */
   const guard = async <T>(fn: () => Promise<T>): Promise<T> => {
     try {
       return await fn();
     } catch (error) {
-      const message = error instanceof Error ? error.message : String(error);
-      throw new Error(scrubbed(message, opts.url ?? ctx.env.PI_SESSION_DATABASE_URL, ctx.env));
+      throw new Error(mask(error instanceof Error ? error.message : String(error)));
     }
   };
   return {

@@ -151,9 +151,15 @@ describe("pi-session mcp", () => {
     const regex: any = await client.callTool({ name: "search_sessions", arguments: { query: "re:(.*)*b" } });
     expect(regex.isError).toBe(false);
     expect(regex.structuredContent.sessions).toBeGreaterThan(0);
-    const plain: any = await client.callTool({ name: "search_sessions", arguments: { query: PLANTED.userWord } });
+    const plain: any = await client.callTool({
+      name: "search_sessions",
+      arguments: { query: PLANTED.userWord },
+    });
     expect(plain.structuredContent.hits.map((h: any) => h.entryId)).toEqual(["a1"]);
-    const refused: any = await client.callTool({ name: "search_sessions", arguments: { query: "re:(a)\\1" } });
+    const refused: any = await client.callTool({
+      name: "search_sessions",
+      arguments: { query: "re:(a)\\1" },
+    });
     expect(refused.isError).toBe(true);
     expect(text(refused)).toMatch(/query "re:\(a\)\\\\1"/);
   });

@@ -339,7 +339,10 @@ Exit codes: 0 found, 1 nothing found (or a failure), 2 usage error, 3 files left
           "Most characters of one answer (default 20000; a client may ask for fewer)",
         )
         .option("--no-redact", "Leave secrets in the answers (default: removed as export --redact does)")
-        .option("--time-limit <seconds>", "Most time a search may take checking candidates (default 10; 0: no limit)")
+        .option(
+          "--time-limit <seconds>",
+          "Most time a search may take checking candidates (default 10; 0: no limit)",
+        )
         .option(
           "--db [url]",
           "Answer from a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)",

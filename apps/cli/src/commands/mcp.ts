@@ -48,8 +48,13 @@ export const action: Action = async (ctx, _args, options) => {
     throw new UsageError(`--max-chars needs at least 1000, got ${maxChars}`);
   const store = await storeOf(ctx, options);
   const timeLimit = options.timeLimit === undefined ? undefined : Number(options.timeLimit);
-  if (timeLimit !== undefined && (typeof options.timeLimit === "boolean" || !Number.isFinite(timeLimit) || timeLimit < 0))
-    throw new UsageError(`--time-limit needs a number of seconds (0: no limit), got \`${String(options.timeLimit)}\``);
+  if (
+    timeLimit !== undefined &&
+    (typeof options.timeLimit === "boolean" || !Number.isFinite(timeLimit) || timeLimit < 0)
+  )
+    throw new UsageError(
+      `--time-limit needs a number of seconds (0: no limit), got \`${String(options.timeLimit)}\``,
+    );
   const toolOptions: AgentToolsOptions = {
     redact: options.redact !== false,
     ...(maxChars !== undefined ? { maxChars } : {}),

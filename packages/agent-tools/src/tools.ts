@@ -4,7 +4,8 @@
  * for its input (`schemas.ts`) and answers with readable text and the same facts as JSON
  * (`structured`), both within the caller's character budget (`maxChars`, at most the server's
  * ceiling), with what was cut said and how to get it. Secrets are redacted with the export's
- * rules unless the front-end turns that off. A bad argument, an unknown session or a store
+ * detector (search's `secretDetector`: secretlint's recommended rules and render's context
+ * rules) unless the front-end turns that off. A bad argument, an unknown session or a store
  * that cannot answer is a tool error (`isError`) with a clear message, never a throw.
  *
  * Use {@link createAgentTools} once per store; an MCP server lists `tools` and routes each call
@@ -19,7 +20,7 @@ import {
   visibleControls,
 } from "@pi-session/render";
 import type { SessionParent } from "@pi-session/node-store";
-import type { SearchFilters, SessionMeta } from "@pi-session/search";
+import { type SearchFilters, type SessionMeta, secretDetector } from "@pi-session/search";
 import {
   type GroupBy,
   type StatsRow,
@@ -148,8 +149,10 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
   const searchBudget = options.searchTimeLimitMs ?? DEFAULT_SEARCH_TIME_LIMIT_MS;
   const tools = describeAgentTools({ maxChars: ceiling });
 
+  // The one secret detector pi-session shares (export --redact, secrets, sync --redact).
+  const detector = redact ? secretDetector() : undefined;
   /** A fresh redactor per answer (its counts are the answer's), or one that changes nothing. */
-  const redactor = () => (redact ? new Redactor() : undefined);
+  const redactor = () => (detector ? new Redactor({ detector }) : undefined);
   /** Session text as an answer shows it: redacted, control characters visible (never raw: a
    * client may print it to a terminal). */
   const clean = (r: Redactor | undefined, text: string) => visibleControls(r ? r.text(text) : text);
@@ -324,7 +327,7 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
     const found = await findSession(args.session as string);
     const loaded = await store.load(found);
     const r = redactor();
-    const session = r ? redactSession(loaded, {}).session : loaded;
+    const session = r ? redactSession(loaded, { detector }).session : loaded;
     const typed = args.entryId as string | undefined;
     const limit = (args.limit as number | undefined) ?? 100;
     let target: string | undefined;
@@ -414,7 +417,7 @@ export function createAgentTools(store: AgentStore, options: AgentToolsOptions =
     const found = await findSession(args.session as string);
     const loaded = await store.load(found);
     const r = redactor();
-    const session = r ? redactSession(loaded, {}).session : loaded;
+    const session = r ? redactSession(loaded, { detector }).session : loaded;
     const doc = buildDocument(session, { view: "context" });
     const items = doc.items;
     const facts = sessionFacts(found, found.meta, r);

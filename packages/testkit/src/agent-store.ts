@@ -16,8 +16,11 @@ export const PLANTED = {
   toolWord: "kumquatflake",
   /** In the subagent session's user message (its task). */
   subagentWord: "marmosetaudit",
-  /** A secret in an assistant message, in an Anthropic key's shape. */
-  secret: `sk-ant-api03-${"A1b2C3d4E5".repeat(4)}`,
+  /**
+   * A secret in an assistant message, in an Anthropic key's whole shape (93 characters after the
+   * prefix, ending in `AA`): secretlint's rule, which the redaction shares, checks the format.
+   */
+  secret: `sk-ant-api03-${"A1b2C3d4E5".repeat(9)}-AbcdAA`,
 } as const;
 
 export interface AgentStore {

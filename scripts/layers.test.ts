@@ -22,8 +22,10 @@ const LAYERS = [
   "@pi-session/node-store",
   "@pi-session/search",
   "@pi-session/postgres",
+  "@pi-session/agent-tools",
   "@pi-session/sdk",
   "@pi-session/web",
+  "@pi-session/pi",
   "@pi-session/cli",
 ] as const;
 
@@ -55,9 +57,29 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@pi-session/node-store",
     "@pi-session/search",
   ],
+  "@pi-session/agent-tools": [
+    "@pi-session/format",
+    "@pi-session/migrate",
+    "@pi-session/tree",
+    "@pi-session/context",
+    "@pi-session/render",
+    "@pi-session/node-store",
+    "@pi-session/search",
+  ],
   "@pi-session/sdk": LAYERS.slice(0, 6),
   "@pi-session/web": LAYERS.slice(0, 8),
-  "@pi-session/cli": LAYERS.slice(0, 10),
+  // The pi package: pi's extension over the agent tools (not the team database, not the SDK).
+  "@pi-session/pi": [
+    "@pi-session/format",
+    "@pi-session/migrate",
+    "@pi-session/tree",
+    "@pi-session/context",
+    "@pi-session/render",
+    "@pi-session/node-store",
+    "@pi-session/search",
+    "@pi-session/agent-tools",
+  ],
+  "@pi-session/cli": LAYERS.slice(0, 11),
 };
 
 const PURE = new Set([
@@ -97,7 +119,7 @@ interface Pkg {
 }
 
 /** Packages published as one bundle: what they import is inlined at build time, so it is a devDependency. */
-const BUNDLES = new Set(["@pi-session/cli"]);
+const BUNDLES = new Set(["@pi-session/cli", "@pi-session/pi"]);
 
 function workspacePackages(): Pkg[] {
   const out: Pkg[] = [];

@@ -46,11 +46,13 @@ describe("package manifests", () => {
   it("finds the published packages", () => {
     expect(published.map((dir) => manifest(dir).name).sort()).toEqual(
       [
+        "@pi-session/agent-tools",
         "@pi-session/cli",
         "@pi-session/context",
         "@pi-session/format",
         "@pi-session/migrate",
         "@pi-session/node-store",
+        "@pi-session/pi",
         "@pi-session/postgres",
         "@pi-session/render",
         "@pi-session/sdk",
@@ -106,6 +108,28 @@ describe("package manifests", () => {
     expect(cli.dependencies ?? {}).toEqual({});
     expect(cli.optionalDependencies ?? {}).toEqual({});
     expect(cli.peerDependencies ?? {}).toEqual({});
+  });
+
+  it("the pi package is a pi package: its manifest, pi's host packages as peers, no dependency of its own", () => {
+    const pkg = manifest("apps/pi-package") as Manifest & {
+      keywords?: string[];
+      pi?: { extensions?: string[]; skills?: string[] };
+    };
+    expect(pkg.keywords).toContain("pi-package");
+    expect(pkg.pi?.extensions?.map((path) => path.endsWith("extension.js"))).toEqual([true]);
+    for (const path of [...(pkg.pi?.extensions ?? []), ...(pkg.pi?.skills ?? [])])
+      expect(
+        (pkg.files ?? []).some((f) => path.replace(/^\.\//, "").startsWith(f)),
+        path,
+      ).toBe(true);
+    // pi's docs: the host packages as peers with "*", never as dependencies (a copy would
+    // bypass pi's module mapping); the rest is bundled.
+    const hosts = /^(@earendil-works\/(pi-ai|pi-agent-core|pi-coding-agent|pi-tui)|typebox)$/;
+    expect(
+      Object.entries(pkg.peerDependencies ?? {}).every(([name, range]) => hosts.test(name) && range === "*"),
+    ).toBe(true);
+    expect(pkg.dependencies ?? {}).toEqual({});
+    expect(pkg.optionalDependencies ?? {}).toEqual({});
   });
 
   it("Node packages need pi's own floor (>= 22.19); the pure layers declare none", () => {

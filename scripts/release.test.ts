@@ -17,6 +17,8 @@
  *   loads (`@pi-session/format/schema` without TypeBox says what to install). A name never
  *   published (`@pi-session/testkit`) fails with the local registry's 404.
  * - the SDK works in Node: a session created, appended to, reopened, its context rebuilt.
+ * - the pi package (`@pi-session/pi`) installs alone without pi (an optional peer), and its
+ *   extension registers its tools and command as pi loads it.
  * - the CLI installs globally and runs: `--version`, `ls`, `search`, `export`, and `sync` loads
  *   its PostgreSQL driver.
  * - installed sizes (MB = 10^6 bytes), each package with its dependencies: the CLI's global
@@ -440,6 +442,35 @@ describe("pnpm release, against a local npm registry", () => {
       label: "arithmetic",
       listed: ["What is 2 + 2?"],
     });
+  }, 300_000);
+
+  it("the pi package installs alone from the registry; its extension registers its tools and command", async () => {
+    const name = "@pi-session/pi";
+    await installed(name);
+    const dir = join(projectOf(name), "node_modules", "@pi-session", "pi");
+    const pkg = manifestAt(dir) as Manifest & { pi: { extensions: string[] } };
+    // What pi does with the manifest: import each extension and call its default export with its API.
+    const script = `
+      const { pathToFileURL } = await import("node:url");
+      const registered = { tools: [], commands: [], events: [] };
+      const pi = {
+        registerTool: (tool) => registered.tools.push(tool.name),
+        registerCommand: (name) => registered.commands.push(name),
+        on: (event) => registered.events.push(event),
+      };
+      for (const file of ${JSON.stringify(pkg.pi.extensions)})
+        (await import(pathToFileURL(${JSON.stringify(dir)} + "/" + file).href)).default(pi);
+      console.log(JSON.stringify(registered));`;
+    const loaded = await exec(process.execPath, ["--input-type=module", "-e", script], projectOf(name));
+    expect(loaded.stderr).toBe("");
+    expect(JSON.parse(loaded.stdout)).toEqual({
+      tools: ["search_sessions", "read_session"],
+      commands: ["sessions"],
+      events: ["session_shutdown"],
+    });
+    // pi's host package is an optional peer: npm did not install pi with it.
+    expect(existsSync(join(projectOf(name), "node_modules", "@earendil-works"))).toBe(false);
+    expect(installedSize([dir]).bytes).toBeLessThan(0.5 * MB);
   }, 300_000);
 
   it("the CLI installs globally from the registry and runs: --version, ls, search, export, sync", async () => {

@@ -16,11 +16,12 @@
 // texts go to dist/THIRD_PARTY_NOTICES.md, made here from the packages esbuild actually bundled
 // (the builds' metafiles, merged and kept as dist/bundle-meta.json for the tests that check the
 // notices and what each output holds).
-import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
+import { thirdPartyNotices } from "../../../scripts/third-party-notices.mjs";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8"));
@@ -113,6 +114,29 @@ const importDefinitions = {
 };
 
 /**
+/**
+ * The MCP SDK's server imports its default JSON Schema validator (ajv, ajv-formats and
+ * fast-uri: 195 kB of the bundle's 2 MB installed-size limit) to check elicitation answers,
+ * which `mcp` never asks for; it passes a validator of its own, so the default is never made.
+ * Its module is replaced by one that says so if anything ever did make it.
+ */
+const mcpWithoutAjv = {
+  name: "mcp-without-ajv",
+  setup(b) {
+    b.onResolve({ filter: /[\\/]validation[\\/]ajv-provider\.js$/ }, (args) =>
+      args.importer.includes(`${join("@modelcontextprotocol", "sdk")}`)
+        ? { path: "mcp-ajv-provider", namespace: "mcp-without-ajv" }
+        : undefined,
+    );
+    b.onLoad({ filter: /.*/, namespace: "mcp-without-ajv" }, () => ({
+      contents:
+        'export class AjvJsonSchemaValidator { constructor() { throw new Error("pi-session mcp ships no ajv: pass a jsonSchemaValidator"); } }',
+      loader: "js",
+    }));
+  },
+};
+
+/**
  * pg is one CommonJS file, dist/pg.cjs, which both the ES chunks (`--db` of search, stats and
  * serve; the sync after a global option) and dist/sync.cjs require: one copy in the package.
  * In the ES build `import pg from "pg"` becomes a `createRequire` of it from the chunk (all
@@ -168,7 +192,7 @@ const result = await build({
     js: "import { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version) },
-  plugins: [importDefinitions, pgShared("esm")],
+  plugins: [importDefinitions, pgShared("esm"), mcpWithoutAjv],
 });
 const shimAt = Object.entries(result.metafile.outputs).find(([, o]) => `${PG_SHIM}:${PG_SHIM}` in o.inputs);
 if (shimAt && dirname(join(root, shimAt[0])) !== join(outdir, "chunks"))
@@ -218,54 +242,7 @@ for (const m of [result.metafile, pgBuild.metafile, syncBuild.metafile, binBuild
   Object.assign(meta.outputs, m.outputs);
 }
 writeFileSync(join(outdir, "bundle-meta.json"), JSON.stringify(meta));
-writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), notices(meta));
-
-/** The root of the package an input file belongs to, or undefined for our own sources. */
-function packageRoot(input) {
-  const parts = input.split(/[\\/]/);
-  const at = parts.lastIndexOf("node_modules");
-  if (at < 0) return undefined;
-  const length = parts[at + 1]?.startsWith("@") ? 2 : 1;
-  return join(root, ...parts.slice(0, at + 1 + length));
-}
-
-/**
- * The license text a package without a license file keeps in its README (pg-types: a
- * "## License" section with the MIT text), or undefined.
- */
-function readmeLicense(dir) {
-  const readme = readdirSync(dir).find((name) => /^readme(\.md)?$/i.test(name));
-  if (!readme) return undefined;
-  const m = /^#+\s*licen[cs]e\s*$([\s\S]*?)(?=^#+\s|(?![\s\S]))/im.exec(
-    readFileSync(join(dir, readme), "utf8"),
-  );
-  const text = m?.[1]?.trim();
-  return text && /permission is hereby granted|licensed under/i.test(text) ? text : undefined;
-}
-
-function notices(metafile) {
-  const roots = new Set();
-  for (const input of Object.keys(metafile.inputs)) {
-    const dir = packageRoot(input);
-    if (dir) roots.add(dir);
-  }
-  const sections = [];
-  for (const dir of roots) {
-    const manifest = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    if (manifest.name.startsWith("@pi-session/")) continue;
-    const file = readdirSync(dir).find((name) => /^(licen[cs]e|copying)(\.|$)/i.test(name));
-    const text =
-      file && existsSync(join(dir, file)) ? readFileSync(join(dir, file), "utf8").trim() : readmeLicense(dir);
-    if (text === undefined) {
-      throw new Error(`${manifest.name} is bundled but ships no license file: add its notice by hand`);
-    }
-    sections.push(
-      `## ${manifest.name}@${manifest.version} (${manifest.license})\n\n\`\`\`text\n${text}\n\`\`\`\n`,
-    );
-  }
-  sections.sort();
-  return `# Third-party notices\n\n@pi-session/cli is one bundle: it contains code from the packages below, under their licenses.\n\n${sections.join("\n")}`;
-}
+writeFileSync(join(outdir, "THIRD_PARTY_NOTICES.md"), thirdPartyNotices(meta, { root, name: pkg.name }));
 
 if (process.env.PI_SESSION_BUNDLE_REPORT) {
   for (const [file, out] of Object.entries(meta.outputs)) {

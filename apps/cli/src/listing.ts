@@ -9,10 +9,13 @@
 import { dirname, join, resolve } from "node:path";
 import {
   type SessionInfo,
+  type SessionParent,
   encodeCwd,
   headerCwdMatches,
   listAllSessions,
   listStoreFiles,
+  isInSubfolder,
+  sessionParentOf,
 } from "@pi-session/node-store";
 import type { Progress } from "./io.js";
 import { type NotSession, type Unreadable, unreadable } from "./unreadable.js";
@@ -50,6 +53,23 @@ export interface Listing {
   notSessions: NotSession[];
   /** The directory whose sessions are listed (without `all`): `cwd`, or an enclosing one. */
   project: string;
+  /** The session each session of the store belongs under (a fork's, a subagent's parent), by path. */
+  parents: Map<string, SessionParent>;
+}
+
+/**
+ * The sessions of `sessions` shown on their own (as pi's session list nests them): those whose
+ * parent is not among `sessions`. The others belong under their parent.
+ */
+export function topLevel(
+  sessions: readonly SessionInfo[],
+  parents: ReadonlyMap<string, SessionParent>,
+): SessionInfo[] {
+  const listed = new Set(sessions.map((s) => s.path));
+  return sessions.filter((s) => {
+    const parent = parents.get(s.path);
+    return parent === undefined || !listed.has(parent.path);
+  });
 }
 
 /** `cwd`'s enclosing directories, nearest first (`/a/b/c` -> `/a/b`, `/a`, `/`). */
@@ -81,6 +101,8 @@ export async function listStoreSessions(request: ListRequest): Promise<Listing> 
     // Files directly in the root (a custom session dir) and in its per-project directories.
     store = await listAllSessions(root, {
       layout: "auto",
+      // Subagent sessions too (subfolders of the project directories), shown under their parents.
+      subfolders: true,
       env: request.env,
       cache: request.cache === false ? false : {},
       ...(progress ? { onProgress: (loaded: number, total: number) => progress.update(loaded, total) } : {}),
@@ -107,7 +129,20 @@ export async function listStoreSessions(request: ListRequest): Promise<Listing> 
   }
   sessions.sort(byNewest);
   const notSessions = request.notSessions ? leftOut(root, store, skipped, mine) : [];
-  return { sessions, store, unreadable: skipped, notSessions, project };
+  return { sessions, store, unreadable: skipped, notSessions, project, parents: parentsOf(root, store) };
+}
+
+/** The parent of each session of `store` that has one (node-store's `sessionParentOf`). */
+function parentsOf(root: string, store: readonly SessionInfo[]): Map<string, SessionParent> {
+  const paths = new Set(store.map((s) => s.path));
+  const out = new Map<string, SessionParent>();
+  for (const s of store) {
+    const parent = sessionParentOf(root, { path: s.path, headerParent: s.parentSessionPath }, (p) =>
+      paths.has(p),
+    );
+    if (parent) out.set(s.path, parent);
+  }
+  return out;
 }
 
 /**
@@ -128,7 +163,7 @@ function leftOut(
     },
   });
   for (const f of files)
-    if (mine(f.path) && !known.has(f.path))
+    if (mine(f.path) && !known.has(f.path) && !isInSubfolder(root, f.path))
       out.push({ path: f.path, kind: f.size === 0 ? "empty" : "not a session" });
   return out;
 }

@@ -9,12 +9,14 @@ import {
   type StoreFilesOptions,
   encodeCwd,
   listStoreFiles,
+  parseSessionFileName,
+  scanHeaderSync,
   sessionIdOfFileName,
   statPath,
 } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 import { matchIdPrefix } from "./ids.js";
-import { listStoreSessions } from "./listing.js";
+import { listStoreSessions, topLevel } from "./listing.js";
 import { type LocateOptions, expandHome, sessionsRoot } from "./roots.js";
 
 export { type LocateOptions, sessionsRoot } from "./roots.js";
@@ -44,9 +46,25 @@ export function listSessionFiles(root: string, opts: StoreFilesOptions = {}): Se
   const files = listStoreFiles(root, opts).map(({ path, mtimeMs, size }): SessionFile => {
     const dir = dirname(path);
     const project = dir === top ? "" : basename(dir);
-    return { path, id: sessionIdOfFileName(path), project, mtimeMs, size };
+    return { path, id: fileSessionId(path), project, mtimeMs, size };
   });
   return files.sort((a, b) => b.mtimeMs - a.mtimeMs || (a.path < b.path ? -1 : 1));
+}
+
+/**
+ * The session id of a file: from pi's file name, else (a subagent's `session.jsonl`, any name
+ * pi does not give) from its header, else what the name gives.
+ */
+function fileSessionId(path: string): string {
+  const named = parseSessionFileName(path);
+  if (named) return named.sessionId;
+  try {
+    const id = scanHeaderSync(path)?.id;
+    if (typeof id === "string" && id !== "") return id;
+  } catch {
+    // Unreadable: it is listed as such where it matters; the name stands in.
+  }
+  return sessionIdOfFileName(path);
 }
 
 /** What is at `path`, or null when nothing can be found there (missing, or not reachable). */
@@ -94,14 +112,15 @@ export async function resolveSession(arg: string, options: LocateOptions): Promi
   }
   const { root } = sessionsRoot(options);
   if (arg === "latest") {
-    const { sessions } = await listStoreSessions({
+    const { sessions, parents } = await listStoreSessions({
       root,
       env: options.env,
       all: false,
       cwd: options.cwd,
       nearestProject: true,
     });
-    const newest = sessions[0];
+    // The top row of `ls`: a subagent or fork listed under its parent is not it.
+    const newest = topLevel(sessions, parents)[0];
     if (!newest) {
       throw new CliError(`no sessions for ${options.cwd} under ${root}`, {
         hint: "Run it from a project directory pi has sessions for, or pass a session id or path (see `pi-session ls --all`).",

@@ -230,6 +230,7 @@ describe("search on pipes", () => {
     expect(Object.keys(s)).toEqual([
       "path",
       "id",
+      "parent",
       "cwd",
       "name",
       "firstMessage",
@@ -239,6 +240,7 @@ describe("search on pipes", () => {
     ]);
     expect(s).toMatchObject({
       path: appFile,
+      parent: null,
       cwd: app,
       name: "auth work",
       firstMessage: "where did we fix the parser timeout?",

@@ -3,7 +3,8 @@
  * driven by keys as a person would: typing filters, arrows move, Enter prints the chosen path
  * on stdout and exits 0, Esc exits 130 with nothing printed, a wide terminal previews the
  * session's last messages, and session text cannot reach the terminal raw. On pipes it is
- * refused (exit 2); `--fzf` and `--exec` say clearly what they need when it is missing.
+ * refused (exit 2); `--resume` (or `--exec`) resumes the choice in pi in its own directory;
+ * `--fzf` and `--resume` say clearly what they need when it is missing.
  * @module-tag processes
  */
 import { spawnSync } from "node:child_process";
@@ -149,19 +150,29 @@ describe("pi-session pick", () => {
     expect(await tmux.exitCode()).toBe(130);
   });
 
-  it("--exec runs pi --session <path> on the chosen session, with pi's exit code", async () => {
-    const bin = cli.dir("bin");
-    const record = join(cli.home, "pi-args.txt");
-    writeFileSync(join(bin, "pi"), `#!/bin/sh\nprintf '%s\\n' "$@" > '${record}'\nexit 7\n`);
-    chmodSync(join(bin, "pi"), 0o755);
-    tmux = new Tmux(cli, 80, 24);
-    tmux.start(["pick", "parser", "--exec"], { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
-    await tmux.waitFor((s) => s.includes("1/1"));
-    tmux.keys("Enter");
-    expect(await tmux.exitCode()).toBe(7);
-    expect(existsSync(record)).toBe(true);
-    expect(readFileSync(record, "utf8")).toBe(`--session\n${paths.parser}\n`);
-  });
+  for (const flag of ["--resume", "--exec"])
+    it(`${flag} runs pi --session <path> in the chosen session's directory, with pi's exit code`, async () => {
+      const project = cli.dir("work", "upload-project");
+      paths.resumable = cli.write({
+        id: "dddd0000-0000-4000-8000-000000000004",
+        cwd: project,
+        created: "2026-03-04T10:00:00.000Z",
+        entries: chat("d", "2026-03-04T10:00:00.000Z", 1, (i) =>
+          i === 0 ? "resumable zanzibar work" : "ok",
+        ),
+      });
+      const bin = cli.dir("bin");
+      const record = join(cli.home, "pi-args.txt");
+      writeFileSync(join(bin, "pi"), `#!/bin/sh\nprintf '%s\\n' "$PWD" "$@" > '${record}'\nexit 7\n`);
+      chmodSync(join(bin, "pi"), 0o755);
+      tmux = new Tmux(cli, 80, 24);
+      tmux.start(["pick", "zanzibar", flag], { env: { PATH: `${bin}:${process.env.PATH ?? ""}` } });
+      await tmux.waitFor((s) => s.includes("1/1"));
+      tmux.keys("Enter");
+      expect(await tmux.exitCode()).toBe(7);
+      expect(existsSync(record)).toBe(true);
+      expect(readFileSync(record, "utf8")).toBe(`${project}\n--session\n${paths.resumable}\n`);
+    });
 
   it.skipIf(!hasFzf)("--fzf hands the list to fzf; Enter prints the chosen path", async () => {
     tmux = new Tmux(cli, 100, 24);
@@ -179,12 +190,12 @@ describe("pi-session pick", () => {
     expect(r.stdout).toBe("");
   });
 
-  it("--fzf and --exec say what is missing when fzf or pi is not on PATH", () => {
+  it("--fzf and --resume say what is missing when fzf or pi is not on PATH", () => {
     const bare = { PATH: join(cli.home, "no-such-bin") };
     const fzf = cli.run(["pick", "--fzf"], { env: bare });
     expect(fzf.code).toBe(1);
     expect(fzf.stderr).toContain("`fzf` not found on PATH");
-    const exec = cli.run(["pick", "--exec"], { env: bare });
+    const exec = cli.run(["pick", "--resume"], { env: bare });
     expect(exec.code).toBe(1);
     expect(exec.stderr).toContain("`pi` not found on PATH");
   });

@@ -230,7 +230,12 @@ describe("stats ranges and footers", () => {
       created: "2026-03-01T20:00:00.000Z",
       firstUsage: "2026-03-01T23:30:00.000Z",
       lastUsage: "2026-04-02T10:00:00.000Z",
+      parent: null,
     });
+    // Its fork is under it: the parent's row has its cost with the fork's, the fork's row says whose.
+    const fork = data.rows.find((r: any) => r.key === FORK);
+    expect(fork.session.parent).toEqual({ path: parentFile, kind: "fork" });
+    expect(parent.costWithChildren).toBeCloseTo(parent.cost + fork.cost, 6);
     const text = (await home.runInProcess(["stats", "--all", "--by", "session"])).stdout;
     const row = text.split("\n").find((l) => l.startsWith("upload limits"));
     expect(row).toContain(web.cwd);

@@ -225,9 +225,15 @@ export function listView(params: URLSearchParams): View {
                     .join(", ")} (pi-session secrets shows where)`,
                 })
               : null,
-            row.parentKey
-              ? h("span", { class: "badge", text: "fork", title: "Forked from another session" })
-              : null,
+            row.parentKind === "subagent"
+              ? h("span", {
+                  class: "badge subagent",
+                  text: "subagent",
+                  title: "A subagent of another session",
+                })
+              : row.parentKey
+                ? h("span", { class: "badge", text: "fork", title: "Forked from another session" })
+                : null,
           ]),
         ]),
         h("span", { class: "c-time", text: shortTime(row.modifiedMs) }),

@@ -1,9 +1,11 @@
 /**
  * The session view's header: back, the session's title and facts (id, its source when served
  * from a team database, project, created,
- * entries, file version, unreadable lines), the view switch (branch, all branches, context),
- * "Follow", the tree drawer's toggle, the session's Files (file activity) and the export links. Use `sessionBar` once per session
- * view; the view calls its setters as its state changes.
+ * entries, file version, unreadable lines), the sessions it belongs under and those under it
+ * (a fork's or subagent's parent, its forks and subagents), the command that resumes it in pi
+ * with a copy button, the view switch (branch, all branches, context), "Follow", the tree
+ * drawer's toggle, the session's Files (file activity) and the export links. Use `sessionBar`
+ * once per session view; the view calls its setters as its state changes.
  */
 import type { SessionHeader } from "@pi-session/format";
 import { type ViewKind, localTime } from "@pi-session/render";
@@ -27,6 +29,20 @@ export interface SessionFacts {
   diagnosticCount: number;
 }
 
+/** A session linked from this one. */
+export interface RelatedSession {
+  key: string;
+  title: string;
+  kind: "subagent" | "fork";
+}
+
+export interface Relations {
+  /** The session this one belongs under, when it is in the store. */
+  parent: RelatedSession | null;
+  /** Its subagents and forks. */
+  children: RelatedSession[];
+}
+
 export interface SessionBarHandlers {
   back(): void;
   view(view: ViewKind): void;
@@ -44,6 +60,21 @@ export interface SessionBar {
   setTreeOpen(open: boolean): void;
   /** Points the export links at the session `key` as shown (its view and leaf), and its Files link. */
   setExports(key: string, view: ViewKind, leafId: string | null): void;
+  /** Links to the parent session and to the children (hidden when there are none). */
+  showRelations(relations: Relations): void;
+  /** The command that resumes the session in pi, with a copy button; `missingCwd`: it forks here. */
+  showResume(resume: { line: string; missingCwd: boolean }): void;
+}
+
+const KIND_LABEL = { subagent: "subagent", fork: "fork" } as const;
+
+function relatedLink(session: RelatedSession): HTMLElement {
+  return h("a", {
+    class: `related ${session.kind}`,
+    text: oneLine(session.title, 60),
+    title: `${KIND_LABEL[session.kind]}: ${session.title}`,
+    attrs: { href: `#/s/${encodeURIComponent(session.key)}`, "data-key": session.key },
+  });
 }
 
 export function sessionBar(handlers: SessionBarHandlers): SessionBar {
@@ -98,8 +129,47 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
     attrs: { type: "button", "aria-expanded": "false" },
     onClick: () => handlers.toggleTree(),
   });
+  const relations = h("p", { class: "relations" });
+  relations.hidden = true;
+  const resumeCode = h("code", { class: "resume-line" });
+  const copyButton = h("button", {
+    class: "copy",
+    text: "Copy",
+    title: "Copy the command to the clipboard",
+    attrs: { type: "button" },
+    onClick: () => {
+      const line = resumeCode.textContent ?? "";
+      navigator.clipboard.writeText(line).then(
+        () => {
+          copyButton.textContent = "Copied";
+          copyButton.dataset.copied = "true";
+        },
+        () => {
+          // No clipboard (an insecure context, a refusal): the line is selected to copy by hand.
+          const range = document.createRange();
+          range.selectNodeContents(resumeCode);
+          getSelection()?.removeAllRanges();
+          getSelection()?.addRange(range);
+          copyButton.textContent = "Select";
+        },
+      );
+    },
+  });
+  const resumeNote = h("span", { class: "resume-note" });
+  const resume = h("p", { class: "resume" }, [
+    h("span", { class: "resume-label", text: "Resume in pi" }),
+    resumeCode,
+    copyButton,
+    resumeNote,
+  ]);
+  resume.hidden = true;
   const el = h("header", { class: "session-bar" }, [
-    h("div", { class: "heading" }, [h("div", { class: "heading-row" }, [backButton, title]), facts]),
+    h("div", { class: "heading" }, [
+      h("div", { class: "heading-row" }, [backButton, title]),
+      facts,
+      relations,
+      resume,
+    ]),
     h("div", { class: "controls" }, [
       treeToggle,
       h(
@@ -145,6 +215,30 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
     },
     setTreeOpen(open) {
       treeToggle.setAttribute("aria-expanded", String(open));
+    },
+    showRelations({ parent, children }) {
+      const parts: (string | HTMLElement)[] = [];
+      if (parent)
+        parts.push(`${parent.kind === "subagent" ? "Subagent of" : "Forked from"} `, relatedLink(parent));
+      for (const kind of ["subagent", "fork"] as const) {
+        const of = children.filter((c) => c.kind === kind);
+        if (of.length === 0) continue;
+        if (parts.length > 0) parts.push(" · ");
+        parts.push(
+          `${of.length} ${kind === "subagent" ? "subagent" : "fork"}${of.length === 1 ? "" : "s"}: `,
+        );
+        for (const [i, child] of of.entries()) parts.push(...(i > 0 ? [", "] : []), relatedLink(child));
+      }
+      relations.replaceChildren(...parts);
+      relations.hidden = parts.length === 0;
+    },
+    showResume({ line, missingCwd }) {
+      resumeCode.textContent = shown(line);
+      resumeCode.title = shown(line);
+      resumeNote.textContent = missingCwd ? "its directory is gone: this forks it into the current one" : "";
+      copyButton.textContent = "Copy";
+      delete copyButton.dataset.copied;
+      resume.hidden = false;
     },
     setExports(key, view, leafId) {
       filesLink.setAttribute("href", `#/files?session=${encodeURIComponent(key)}`);

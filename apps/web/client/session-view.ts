@@ -25,9 +25,10 @@ import {
   siblingsOf,
 } from "@pi-session/render";
 import { ItemWindow, itemEl } from "@pi-session/render/dom";
-import { getJson, onChange } from "./api.js";
+import { type SessionRow, getJson, onChange } from "./api.js";
 import { formatInt, h, shown } from "./dom.js";
-import { VIEW_LABELS, sessionBar } from "./session-bar.js";
+import { loadSessions, titleOf } from "./list-view.js";
+import { type RelatedSession, type Relations, VIEW_LABELS, sessionBar } from "./session-bar.js";
 import { compareHref } from "./compare-view.js";
 import { treePanel } from "./session-tree.js";
 import { type View, replaceHash } from "./view.js";
@@ -48,6 +49,21 @@ interface SessionPayload {
   entries: AnyEntry[];
   diagnostics: { line: number; offset: number; reason: string }[];
   diagnosticCount: number;
+}
+
+/** The related sessions of `key` among the list's rows: the one it belongs under, those under it. */
+function relationsOf(key: string, rows: readonly SessionRow[]): Relations {
+  const related = (row: SessionRow): RelatedSession => ({
+    key: row.key,
+    title: titleOf(row),
+    kind: row.parentKind ?? "fork",
+  });
+  const self = rows.find((r) => r.key === key);
+  const parentRow = self?.parentKey ? rows.find((r) => r.key === self.parentKey) : undefined;
+  return {
+    parent: parentRow && self ? { ...related(parentRow), kind: self.parentKind ?? "fork" } : null,
+    children: rows.filter((r) => r.parentKey === key).map(related),
+  };
 }
 
 export function sessionView(key: string, params: URLSearchParams, back: () => void): View {
@@ -373,6 +389,23 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
   }
 
   // --- data
+  /** The sessions linked to this one (from the list), and the command that resumes it in pi. */
+  async function showLinks(): Promise<void> {
+    try {
+      bar.showRelations(relationsOf(key, (await loadSessions()).sessions));
+    } catch {
+      // No list: no links.
+    }
+    try {
+      const resume = await getJson<{ line: string | null; missingCwd?: boolean }>(
+        `/api/sessions/${encodeURIComponent(key)}/resume`,
+      );
+      if (resume.line !== null) bar.showResume({ line: resume.line, missingCwd: resume.missingCwd === true });
+    } catch {
+      // Nothing to resume (a session of a team database): no line.
+    }
+  }
+
   function rebuild(all: AnyEntry[], header: SessionHeader | null, formatVersion: number): void {
     entries = all;
     session = createRenderSession({ header: header ?? undefined, entries, formatVersion });
@@ -432,11 +465,13 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
         if (target !== -1) tree.scrollTo(target);
         tree.render();
         el.dataset.loaded = "true";
+        void showLinks();
       } else {
         if (wasAtSessionLeaf) state.leaf = sessionLeaf;
         tree.computeRows();
         renderTranscript(-1, true);
         tree.render();
+        void showLinks();
         el.dataset.updates = String(Number(el.dataset.updates ?? "0") + 1);
         el.dataset.entries = String(entries.length);
         if (entries.length > oldCount) transcript.classList.add("grew");

@@ -240,6 +240,8 @@ function rowOf(s: PostgresSession): SessionRow {
     errored: m.errored,
     parentPath: m.parentPath,
     parentKey: null,
+    // Other machines' paths: the header's parent alone (subfolder layouts are not read here).
+    parentKind: m.parentPath === null ? null : "fork",
     tokens: s.tokens,
     cost: s.cost,
     secrets: null,

@@ -80,6 +80,8 @@ describe("serve's API refuses bad parameters with a 4xx", () => {
   beforeAll(async () => {
     store = makeStore(6);
     server = await startServer({ root: store.root, persistent: false, pollMs: 60_000, searchThreads: 0 });
+    // The first build runs behind the URL: the rows are there once it ends.
+    await server.source.ready;
     const row = server.source.sessions().find((r) => r.entryCount > 2);
     key = encodeURIComponent(row?.key as string);
     const session = await get(server, `/api/sessions/${key}`);
@@ -100,6 +102,7 @@ describe("serve's API refuses bad parameters with a 4xx", () => {
         good: { format: "md", view: "branch", leaf },
         params: { format: "format", view: "view", leaf: "text" },
       },
+      { name: "resume", path: () => `/api/sessions/${key}/resume`, good: {}, params: {} },
       {
         name: "search",
         path: () => "/api/search",

@@ -25,8 +25,14 @@ export interface SessionRow {
   errored: boolean;
   /** The header's `parentSession` (a path). */
   parentPath: string | null;
-  /** The key of the session this one was forked from, when it is in the store. */
+  /** The key of the session this one belongs under (a fork's, a subagent's parent), when it is in the store. */
   parentKey: string | null;
+  /**
+   * Why it belongs under another session: `subagent` (a subfolder of its project directory, e.g.
+   * pi-subagents' `run-N/session.jsonl`) or `fork` (its header's `parentSession` alone); null for
+   * a session of its own.
+   */
+  parentKind: "subagent" | "fork" | null;
   tokens: number;
   cost: number;
   /**

@@ -13,6 +13,7 @@
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { homedir } from "node:os";
+import { resumeCommand, statPath } from "@pi-session/node-store";
 import { QuerySyntaxError, type SearchFilters } from "@pi-session/search";
 import { compareBranches, defaultPair } from "@pi-session/search/documents";
 import { jsonText } from "@pi-session/render";
@@ -267,6 +268,14 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   };
   source.onChange(broadcast);
 
+  function isDirectory(path: string): boolean {
+    try {
+      return statPath(path)?.kind === "a directory";
+    } catch {
+      return false;
+    }
+  }
+
   function rowOf(key: string): SessionRow {
     const row = source.session(key);
     if (!row) throw new HttpError(404, "no such session");
@@ -342,6 +351,23 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           ...(lastId !== undefined ? { lastId } : {}),
         }),
       );
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "resume") {
+      params([]);
+      const row = rowOf(decodeSegment(route[1] as string, "the session key"));
+      // A team database's sessions are files on other machines: nothing to resume here.
+      if (source.served.kind !== "store") {
+        sendJson(res, { line: null, reason: "served from a team database" });
+        return;
+      }
+      const cwd = (await loadOf(row)).session.header?.cwd;
+      const present = typeof cwd === "string" && cwd !== "" && isDirectory(cwd);
+      const command = resumeCommand(row.path, {
+        cwd: typeof cwd === "string" ? cwd : undefined,
+        fork: !present,
+      });
+      sendJson(res, { line: command.line, cwd: cwd ?? null, missingCwd: !present });
       return;
     }
     if (route[0] === "sessions" && route.length === 3 && route[2] === "files") {

@@ -9,7 +9,7 @@
  * indexed so far published as changes every half second, so a page fills in as it goes.
  */
 import { basename, dirname, resolve } from "node:path";
-import { watchStore, type StoreWatch } from "@pi-session/node-store";
+import { sessionParentOf, watchStore, type StoreWatch } from "@pi-session/node-store";
 import {
   type SearchDatabase,
   type SecretMarks,
@@ -327,6 +327,7 @@ export class StoreView {
       errored: meta.errored,
       parentPath: meta.parentPath,
       parentKey: null,
+      parentKind: null,
       tokens: 0,
       cost: 0,
       secrets: this.marks ? secretsOf(this.marks.get(path)) : null,
@@ -337,9 +338,19 @@ export class StoreView {
     };
   }
 
-  /** Keys by session id (`~n` in path order). */
+  /**
+   * Keys by session id (`~n` in path order), and each session's parent: a subagent's by its
+   * subfolder, else the header's (node-store's `sessionParentOf`).
+   */
   private assignKeys(): void {
-    this.byKey = assignSessionKeys(this.rows, (row) => row.parentPath);
+    const parents = new Map<string, string | null>();
+    const isSession = (path: string) => this.rows.has(path);
+    for (const [path, row] of this.rows) {
+      const parent = sessionParentOf(this.root, { path, headerParent: row.parentPath }, isSession);
+      row.parentKind = parent?.kind ?? null;
+      parents.set(path, parent?.path ?? null);
+    }
+    this.byKey = assignSessionKeys(this.rows, (row) => parents.get(row.path) ?? null);
   }
 
   /** Tokens and cost of each session, counted once per lineage (`stats --by session`). */

@@ -39,6 +39,8 @@ export {
   sessionIdOfFileName,
   sessionFilePath,
 } from "./layout/file-names.js";
+export { type SessionParent, isInSubfolder, layoutParentOf, sessionParentOf } from "./layout/subagents.js";
+export { type ResumeCommand, resumeCommand, shellQuote } from "./layout/resume-command.js";
 
 // Errors.
 export {

@@ -33,8 +33,10 @@ export const COMMANDS: CommandSpec[] = [
         .option("--since <date>", `Only sessions modified at or after DATE ${SINCE_HELP}`)
         .option("--until <date>", "Only sessions modified before the end of DATE (a day counts whole)")
         .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
+        .option("--children", "Also list the forks and subagent sessions under each session (else counted)")
         .option("--secrets", "Only sessions holding secrets, with their kinds (see `secrets`)")
         .example("  $ pi-session ls")
+        .example("  $ pi-session ls --children")
         .example("  $ pi-session ls --all --limit 20 --json"),
     load: async () => (await import("./ls.js")).action,
   },
@@ -59,18 +61,43 @@ export const COMMANDS: CommandSpec[] = [
     declare: (cli) =>
       cli
         .command("pick [query]", "Choose a session interactively (type to filter); prints its path")
-        .option("--exec", "Run `pi --session <path>` on the chosen session instead of printing it")
+        .option("--resume", "Resume the chosen session in pi (as `resume` does) instead of printing its path")
+        .option("--exec", "The older name of --resume")
         .option("--fzf", "Choose with fzf instead of the built-in picker")
         .example("  $ pi-session pick")
         .example('  $ pi-session show "$(pi-session pick)"')
-        .example("  $ pi-session pick parser --exec"),
+        .example("  $ pi-session pick parser --resume"),
     details: `Every project's sessions, newest first. Typing filters them: through the session database's
 search when its index exists (\`pi-session search\` builds it), else by the name, first message
 and project (every word, any case). Up/Down or Ctrl-P/Ctrl-N move, Enter chooses, Esc or
 Ctrl-C quits. A terminal at least 100 columns wide shows the selected session's last messages.
 Needs a terminal (stdin and stderr); the path goes to stdout, so \`$(pi-session pick)\` works.
-Exit codes: 0 chosen, 130 cancelled, 2 not on a terminal; with --exec, pi's.`,
+Exit codes: 0 chosen, 130 cancelled, 2 not on a terminal; with --resume, pi's.`,
     load: async () => (await import("./pick.js")).action,
+  },
+  {
+    name: "resume",
+    declare: (cli) =>
+      cli
+        .command(
+          "resume <session>",
+          "Resume a session in pi: `pi --session <path>` in the session's own directory",
+        )
+        .option("--print", "Print the command line (shell-quoted) instead of running it")
+        .option(
+          "--here",
+          "Fork the session into the current directory instead (pi --fork): for a session whose directory is gone",
+        )
+        .example("  $ pi-session resume latest")
+        .example("  $ pi-session resume 019a4c1e --print")
+        .example("  $ pi-session resume 'flaky upload test'")
+        .example("  $ pi-session resume 019a4c1e --here"),
+    details: `<session> is a path, an id or a unique prefix of one, or \`latest\`; anything else is searched
+for (as \`search\` does): one matching session is resumed, several are listed. Runs the \`pi\` found
+on PATH in the session's working directory; its exit code is returned. A session whose directory no
+longer exists is refused with the --here command that forks it into the current directory.
+--json prints the path, the directory and the command's parts instead.`,
+    load: async () => (await import("./resume.js")).action,
   },
   {
     name: "tree",
@@ -298,6 +325,42 @@ first brings it up to date; a damaged or unwritable one is rebuilt, or the files
 Exit codes: 0 found, 1 nothing found (or a failure), 2 usage error, 3 files left out
 (unreadable, each reported).`,
     load: async () => (await import("./search.js")).action,
+  },
+  {
+    name: "mcp",
+    declare: (cli) =>
+      cli
+        .command(
+          "mcp",
+          "Serve the agent tools over MCP (stdio): search, read and sum up past sessions (read-only)",
+        )
+        .option(
+          "--max-chars <n>",
+          "Most characters of one answer (default 20000; a client may ask for fewer)",
+        )
+        .option("--no-redact", "Leave secrets in the answers (default: removed as export --redact does)")
+        .option(
+          "--time-limit <seconds>",
+          "Most time a search may take checking candidates (default 10; 0: no limit)",
+        )
+        .option(
+          "--db [url]",
+          "Answer from a team's PostgreSQL database instead (bare: PI_SESSION_DATABASE_URL)",
+        )
+        .option("--source <name>", "With --db: only this source's sessions (repeatable, or a comma list)")
+        .example("  $ pi-session mcp")
+        .example("  $ claude mcp add pi-sessions -- pi-session mcp")
+        .example("  $ pi-session mcp --db postgresql://reader@db.internal/pi --source ada@laptop"),
+    details: `An MCP server on stdin/stdout for an agent (pi, Claude Code, Codex, Cursor, any MCP client):
+  search_sessions  {query, project?, since?, until?, role?, limit?}   hits with session and entry ids
+  read_session     {session, entryId?, before?, after?, limit?}       a transcript, or the entries around one
+  session_context  {session}                                          what the model saw at the leaf
+  list_sessions    {project?, since?, limit?}                         sessions, newest first
+  usage_stats      {since?, until?, by?}                              tokens and cost
+Every tool also takes maxChars (at most --max-chars). Answers come from the session database
+\`search\` uses, brought up to date before each answer. Nothing is ever written to a session.
+Runs until the client closes stdin (or Ctrl-C). The README shows each client's configuration.`,
+    load: async () => (await import("./mcp.js")).action,
   },
   {
     name: "files",

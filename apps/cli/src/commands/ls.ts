@@ -12,11 +12,11 @@
  * the id always stays. Without `--all` the project is named once, above the table.
  */
 import { resolve } from "node:path";
-import type { SessionInfo } from "@pi-session/node-store";
+import type { SessionInfo, SessionParent } from "@pi-session/node-store";
 import { oneLine } from "@pi-session/render";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { shortIds } from "../ids.js";
-import { listStoreSessions } from "../listing.js";
+import { listStoreSessions, topLevel } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { type Cell, type Column, fitTable } from "../columns.js";
@@ -26,7 +26,8 @@ import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
 import { type ScannedMarks, scannedMarks } from "../secret-marks.js";
 
-function infoJson(s: SessionInfo, marks: ScannedMarks | undefined) {
+function infoJson(s: SessionInfo, family: Family, marks: ScannedMarks | undefined) {
+  const parent = family.parents.get(s.path);
   return {
     ...(marks ? { secrets: marks.marks.get(s.path)?.kinds ?? {} } : {}),
     path: s.path,
@@ -34,11 +35,59 @@ function infoJson(s: SessionInfo, marks: ScannedMarks | undefined) {
     cwd: s.cwd,
     name: s.name ?? null,
     parentSessionPath: s.parentSessionPath ?? null,
+    parent: parent ? { path: parent.path, kind: parent.kind } : null,
+    children: family.children.get(s.path)?.length ?? 0,
     created: Number.isNaN(s.created.getTime()) ? null : s.created.toISOString(),
     modified: Number.isNaN(s.modified.getTime()) ? null : s.modified.toISOString(),
     messageCount: s.messageCount,
     firstMessage: s.firstMessage,
   };
+}
+
+/** Which sessions of a listing belong under which (a fork's, a subagent's parent). */
+interface Family {
+  parents: ReadonlyMap<string, SessionParent>;
+  /** The listed sessions under each listed session, newest first. */
+  children: Map<string, SessionInfo[]>;
+}
+
+function familyOf(infos: readonly SessionInfo[], parents: ReadonlyMap<string, SessionParent>): Family {
+  const listed = new Set(infos.map((s) => s.path));
+  const children = new Map<string, SessionInfo[]>();
+  for (const s of infos) {
+    const parent = parents.get(s.path);
+    if (!parent || !listed.has(parent.path)) continue;
+    const under = children.get(parent.path);
+    if (under) under.push(s);
+    else children.set(parent.path, [s]);
+  }
+  return { parents, children };
+}
+
+/** `roots` with, after each, the sessions under it (depth first) when `withChildren`, and their depth. */
+function rowsOf(roots: readonly SessionInfo[], family: Family, withChildren: boolean) {
+  const out: { info: SessionInfo; depth: number }[] = [];
+  const seen = new Set<string>();
+  const add = (info: SessionInfo, depth: number) => {
+    if (seen.has(info.path)) return;
+    seen.add(info.path);
+    out.push({ info, depth });
+    if (withChildren) for (const child of family.children.get(info.path) ?? []) add(child, depth + 1);
+  };
+  for (const root of roots) add(root, 0);
+  return out;
+}
+
+/** `2 subagents, 1 fork`: what is under a session, by kind. */
+function childrenNote(children: readonly SessionInfo[], parents: ReadonlyMap<string, SessionParent>): string {
+  const subagents = children.filter((c) => parents.get(c.path)?.kind === "subagent").length;
+  const forks = children.length - subagents;
+  return [
+    subagents > 0 ? `${subagents} subagent${subagents === 1 ? "" : "s"}` : "",
+    forks > 0 ? `${forks} fork${forks === 1 ? "" : "s"}` : "",
+  ]
+    .filter(Boolean)
+    .join(", ");
 }
 
 export const action: Action = async (ctx, _args, options) => {
@@ -61,19 +110,27 @@ export const action: Action = async (ctx, _args, options) => {
   });
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
-  let infos = listing.sessions;
+  let pool = listing.sessions;
   // --secrets: the sessions the session database's secret scan found secrets in.
   const marks = options.secrets === true ? await scannedMarks(ctx, { persistent: true }) : undefined;
   if (marks)
-    infos = infos.filter(
+    pool = pool.filter(
       (s) => marks.marks.has(s.path) && Object.keys(marks.marks.get(s.path)?.kinds ?? {}).length > 0,
     );
-  const before = infos.length;
-  if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
-  if (untilMs !== undefined) infos = infos.filter((s) => s.modified.getTime() < untilMs);
-  if (limit !== undefined) infos = infos.slice(0, limit);
+  // Forks and subagents whose parent is listed are shown under it: counted on its row, or with
+  // --children listed below it. The time range and --limit choose among the others.
+  const family = familyOf(pool, listing.parents);
+  const withChildren = options.children === true;
+  let roots = topLevel(pool, listing.parents);
+  const before = roots.length;
+  if (sinceMs !== undefined) roots = roots.filter((s) => s.modified.getTime() >= sinceMs);
+  if (untilMs !== undefined) roots = roots.filter((s) => s.modified.getTime() < untilMs);
+  if (limit !== undefined) roots = roots.slice(0, limit);
+  // For a script, every session: --json lists the children after their parent, always.
+  const shown = rowsOf(roots, family, withChildren || ctx.json);
+  const infos = shown.map((row) => row.info);
   if (ctx.json) {
-    ctx.io.printJson(infos.map((s) => infoJson(s, marks)));
+    ctx.io.printJson(infos.map((s) => infoJson(s, family, marks)));
     return exitCode(skipped, EXIT_OK);
   }
   if (infos.length === 0) {
@@ -106,22 +163,34 @@ export const action: Action = async (ctx, _args, options) => {
   const all = options.all === true;
   if (!all && listing.project !== want)
     ctx.io.info(oneLineField(`sessions of ${listing.project} (a parent of the current directory)`));
+  // What is under a session, counted in a column of its own (the first to go on a narrow
+  // terminal), unless --children lists it.
+  const counted = !withChildren && shown.some(({ info }) => family.children.has(info.path));
   const columns: Column[] = [
     { header: "modified", align: "left", drop: 1 },
     { header: "msgs", align: "right", drop: 2 },
     { header: "id", align: "left" },
     ...(marks ? [{ header: "secrets", align: "left", cut: "end", minWidth: 8 } as const] : []),
     ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
+    ...(counted ? [{ header: "under it", align: "left", drop: 4 } as const] : []),
     { header: "session", align: "left", cut: "start", minWidth: 24 },
   ];
-  const rows: Cell[][] = infos.map((s, i) => [
-    { text: shortDate(s.modified.getTime()) },
-    { text: String(s.messageCount) },
-    { text: ids[i] as string, style: c.dim },
-    ...(marks ? [{ text: kindsText(marks.marks.get(s.path)?.kinds ?? {}), style: c.yellow }] : []),
-    ...(all ? [{ text: s.cwd || "-" }] : []),
-    s.name ? { text: oneLine(s.name, 60), style: c.bold } : { text: oneLine(s.firstMessage, 60) },
-  ]);
+  const rows: Cell[][] = shown.map(({ info: s, depth }, i) => {
+    const under = family.children.get(s.path) ?? [];
+    // Under its parent (--children): indented, with what it is.
+    const kind =
+      depth > 0 ? `${"  ".repeat(depth - 1)}└ ${family.parents.get(s.path)?.kind ?? "fork"}: ` : "";
+    const title = oneLine(s.name ?? s.firstMessage, 60);
+    return [
+      { text: shortDate(s.modified.getTime()) },
+      { text: String(s.messageCount) },
+      { text: ids[i] as string, style: c.dim },
+      ...(marks ? [{ text: kindsText(marks.marks.get(s.path)?.kinds ?? {}), style: c.yellow }] : []),
+      ...(all ? [{ text: s.cwd || "-" }] : []),
+      ...(counted ? [{ text: childrenNote(under, family.parents), style: c.dim }] : []),
+      { text: `${kind}${title}`, ...(s.name ? { style: c.bold } : {}) },
+    ];
+  });
   if (!all) ctx.io.line(c.dim(`project ${oneLineField(listing.project)}`));
   for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);

@@ -3,7 +3,7 @@
  * from `common.ts`, which finds and loads sessions, so a command that only needs its options
  * read (`search`) does not load the listing code with them.
  */
-import { TIME_ARG_FORMS, TimeArgError, isTimeZone, parseTimeArg } from "../dates.js";
+import { TIME_ARG_FORMS, TimeArgError, isTimeZone, parseTimeArg } from "@pi-session/search/documents";
 import { UsageError } from "../errors.js";
 
 /** A string option (cac gives numbers for numeric-looking values, `true` for a bare flag). */

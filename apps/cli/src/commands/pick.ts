@@ -1,6 +1,7 @@
 /**
  * `pick [query]`: choose a session interactively; prints its path (for `$(pi-session pick)`)
- * or, with `--exec`, runs `pi --session <path>`. The list is `ls --all`'s (newest first by last
+ * or, with `--resume` (or its older name `--exec`), resumes it in pi as `resume` does: `pi
+ * --session <path>` in the session's own directory (`resume.ts`). The list is `ls --all`'s (newest first by last
  * message); typing filters it through the session database's search when its index exists
  * (a previous `search` built it), else by a case-insensitive substring of the name, first
  * message and project (every word must match). A preview shows the last messages of the
@@ -10,7 +11,7 @@
  * stdout only ever receives the chosen path. Exit 0 chosen, 130 cancelled.
  */
 import { spawn } from "node:child_process";
-import { basename, delimiter, join } from "node:path";
+import { basename } from "node:path";
 import { type SessionInfo, statPath } from "@pi-session/node-store";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
 import { entrySummary } from "@pi-session/render";
@@ -19,6 +20,8 @@ import { listStoreSessions } from "../listing.js";
 import { loadSession } from "../load.js";
 import { sessionsRoot } from "../locate.js";
 import { type PickerRow, type PickerSource, type PickerTerminal, runPicker } from "../picker.js";
+import { shellQuote } from "@pi-session/node-store";
+import { findOnPath, resumePlan, runResume } from "../resume.js";
 import type { Action, Context } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { shortDate } from "../text.js";
@@ -30,10 +33,10 @@ export const action: Action = async (ctx, [query], options) => {
   const initial = query === undefined ? "" : String(query);
   const fzf =
     options.fzf === true
-      ? needOnPath(ctx, "fzf", "--fzf needs fzf (https://github.com/junegunn/fzf)")
+      ? findOnPath(ctx, "fzf", "--fzf needs fzf (https://github.com/junegunn/fzf)")
       : undefined;
-  const pi =
-    options.exec === true ? needOnPath(ctx, "pi", "--exec needs pi, the coding agent, on PATH") : undefined;
+  const resume = options.resume === true || options.exec === true;
+  const pi = resume ? findOnPath(ctx, "pi", "--resume needs pi, the coding agent, on PATH") : undefined;
   const terminal = ctx.io.interactiveTerminal(process.stdin);
   if (terminal === undefined)
     throw new UsageError(
@@ -53,7 +56,7 @@ export const action: Action = async (ctx, [query], options) => {
     ctx.io.line(chosen);
     return 0;
   }
-  return runPi(pi, chosen);
+  return runResume(ctx, pi, resumePlan(ctx, chosen, { here: false }));
 };
 
 /** The row of a session: time, project directory, name (or first message). */
@@ -195,34 +198,10 @@ async function pickWithFzf(fzf: string, sessions: SessionInfo[], query: string):
   return path === "" ? EXIT_CANCELLED : (sessions.find((s) => oneLineField(s.path) === path)?.path ?? path);
 }
 
-function shellQuote(text: string): string {
-  return `'${text.replace(/'/g, "'\\''")}'`;
-}
-
 function isFile(path: string): boolean {
   try {
     return statPath(path)?.kind === "file";
   } catch {
     return false;
   }
-}
-
-/** The executable `name` on PATH, or a clear error saying what is missing. */
-function needOnPath(ctx: Context, name: string, why: string): string {
-  for (const dir of (ctx.env.PATH ?? "").split(delimiter)) {
-    if (dir === "") continue;
-    const candidate = join(dir, name);
-    // A file that is not executable fails when it is run, with an error saying so.
-    if (isFile(candidate)) return candidate;
-  }
-  throw new CliError(`\`${name}\` not found on PATH`, { hint: why });
-}
-
-/** Runs `pi --session <path>` on this terminal; its exit code is ours. */
-function runPi(pi: string, path: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(pi, ["--session", path], { stdio: "inherit" });
-    child.on("error", (error) => reject(new CliError(`cannot run pi: ${error.message}`)));
-    child.on("exit", (code, signal) => resolve(code ?? (signal === "SIGINT" ? EXIT_CANCELLED : 1)));
-  });
 }

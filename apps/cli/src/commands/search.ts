@@ -16,6 +16,7 @@ import {
   type Snippet,
   openSearchDatabase,
 } from "@pi-session/search";
+import { type SessionParent, sessionIdOfFileName, sessionParentOf } from "@pi-session/node-store";
 import { type Piece, cutEnd, cutStart, fitPieces, textWidth } from "@pi-session/render";
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../roots.js";
@@ -62,12 +63,13 @@ function snippetJson(s: Snippet | undefined) {
   return s ? { field: s.field, text: s.text, ranges: s.ranges } : null;
 }
 
-function sessionJson(s: SessionHit & { source?: string }) {
+function sessionJson(s: SessionHit & { source?: string }, parent: SessionParent | undefined) {
   const m = s.meta;
   return {
     ...(s.source !== undefined ? { source: s.source } : {}),
     path: s.path,
     id: m.sessionId,
+    parent: parent ? { path: parent.path, kind: parent.kind } : null,
     cwd: m.cwd,
     name: m.name,
     firstMessage: m.firstMessage,
@@ -90,14 +92,22 @@ function sessionJson(s: SessionHit & { source?: string }) {
  * The session line: time, project, name or first message, id. Cut to `width`, the title gives
  * way first, then the project (keeping its end, the directory's name); time and id stay.
  */
-function sessionPieces(ctx: Context, s: SessionHit, id: string, width: number | undefined): Piece[] {
+function sessionPieces(
+  ctx: Context,
+  s: SessionHit,
+  id: string,
+  width: number | undefined,
+  parent: SessionParent | undefined,
+): Piece[] {
   const c = ctx.io.out;
   const m = s.meta;
   const date = shortDate(m.modifiedMs);
+  // A hit in a subagent (or a fork) says whose: the parent's id, as its file names it.
+  const mark = parent ? `${parent.kind} of ${sessionIdOfFileName(parent.path).slice(0, 8)}` : "";
   let cwd = oneLineField(m.cwd || "-");
   let title = oneLineField((m.name ?? (m.firstMessage || "(no messages)")).replace(/\s+/g, " ").trim());
   if (width !== undefined) {
-    const room = Math.max(0, width - textWidth(date) - textWidth(id) - 6);
+    const room = Math.max(0, width - textWidth(date) - textWidth(id) - 6 - (mark ? textWidth(mark) + 2 : 0));
     if (textWidth(cwd) + textWidth(title) > room) {
       cwd = cutStart(cwd, Math.min(textWidth(cwd), Math.max(Math.min(12, room), Math.floor(room / 2))));
       title = cutEnd(title, room - textWidth(cwd));
@@ -109,6 +119,7 @@ function sessionPieces(ctx: Context, s: SessionHit, id: string, width: number | 
     { text: cwd, style: c.cyan },
     { text: "  " },
     { text: title, ...(m.name ? { style: c.bold } : {}) },
+    ...(mark ? [{ text: "  " }, { text: oneLineField(mark), style: c.yellow }] : []),
     { text: "  " },
     { text: id, style: c.magenta },
   ];
@@ -158,6 +169,8 @@ interface Searcher {
   where: string;
   /** The length to show these session ids at. */
   uniqueIdLength(ids: string[]): number;
+  /** The session a hit's session belongs under (a subagent's, a fork's parent), if any. */
+  parentOf(session: SessionHit): SessionParent | undefined;
   close(): Promise<void> | void;
 }
 
@@ -189,6 +202,7 @@ async function localSearcher(ctx: Context, options: Record<string, unknown>): Pr
     db.close();
     throw error;
   }
+  let files: Map<string, unknown> | undefined;
   return {
     search: async (q, o) => {
       try {
@@ -200,6 +214,11 @@ async function localSearcher(ctx: Context, options: Record<string, unknown>): Pr
     unreadable: skipped,
     where: root,
     uniqueIdLength: (ids) => db.uniqueIdLength(ids),
+    parentOf: (s) => {
+      files ??= db.database.files();
+      const known = files;
+      return sessionParentOf(root, { path: s.path, headerParent: s.meta.parentPath }, (p) => known.has(p));
+    },
     close: () => db.close(),
   };
 }
@@ -217,6 +236,8 @@ async function teamSearcher(ctx: Context, options: Record<string, unknown>): Pro
     where: sources.length > 0 ? `${db.location} (${sources.join(", ")})` : db.location,
     // Unique among the sessions shown (the team database has no id neighbours to ask).
     uniqueIdLength,
+    // Other machines' paths: the header's parent alone.
+    parentOf: (s) => (s.meta.parentPath ? { path: s.meta.parentPath, kind: "fork" } : undefined),
     close: () => db.close(),
   };
 }
@@ -303,7 +324,7 @@ export const action: Action = async (ctx, [query], options) => {
     if (ctx.json) {
       ctx.io.printJson({
         query,
-        sessions: sessions.map(sessionJson),
+        sessions: sessions.map((s) => sessionJson(s, db.parentOf(s))),
         more: result.more,
         ...(cut ? { cut: { timeLimitMs: cut.budgetMs, checked: cut.checked } } : {}),
         unreadable: db.unreadable,
@@ -329,7 +350,8 @@ export const action: Action = async (ctx, [query], options) => {
     const c = ctx.io.out;
     sessions.forEach((s, i) => {
       if (i > 0) ctx.io.line();
-      ctx.io.line(fitPieces(sessionPieces(ctx, s, s.meta.sessionId.slice(0, idLength), width), width));
+      const pieces = sessionPieces(ctx, s, s.meta.sessionId.slice(0, idLength), width, db.parentOf(s));
+      ctx.io.line(fitPieces(pieces, width));
       for (const h of s.hits) ctx.io.line(fitPieces(hitPieces(ctx, h), width));
     });
     if (result.more) ctx.io.info(c.dim(`more sessions match; --limit N shows more`));

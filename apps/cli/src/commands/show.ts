@@ -5,7 +5,11 @@
  * that time, `--last N` the last N of those; the text says how many were left out.
  */
 import { buildDocument, createRenderSession, renderTextChunks } from "@pi-session/render";
+import { sessionParent } from "@pi-session/search/documents";
+import { familyJson, familyLines, familyOf } from "../family.js";
+import { sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
+import { oneLineField } from "../terminal-safe.js";
 import { entryIdOption, intOption, openSession, timeBoundsOptions } from "./common.js";
 
 /** The entries kept by `--since`, `--until` and `--last` (in order), by their `timestamp`. */
@@ -35,12 +39,15 @@ export const action: Action = async (ctx, [arg], options) => {
   const all = options.allBranches === true;
   const selection = { ...bounds, ...(last !== undefined ? { last } : {}) };
   const { index } = session;
+  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+  const family = await familyOf(root, session.path, sessionParent(session.header), ctx.env);
   if (ctx.json) {
     const path = all ? [...index.entries] : index.activePath(leaf ?? index.leafId);
     const entries = selectEntries(path, (e) => e.timestamp, selection);
     ctx.io.printJson({
       file: session.path,
       id: session.header.id,
+      ...familyJson(family),
       version: session.version,
       leafId: all ? index.leafId : (path.at(-1)?.id ?? null),
       labels: Object.fromEntries(index.labels),
@@ -74,6 +81,7 @@ export const action: Action = async (ctx, [arg], options) => {
   let first = true;
   for (const chunk of chunks) {
     ctx.io.line(chunk.slice(0, -1));
+    if (first) for (const line of familyLines(family)) ctx.io.line(ctx.io.out.dim(oneLineField(line)));
     if (first && leftOut > 0) ctx.io.line(ctx.io.out.dim(leftOutNote(leftOut, doc.items.length, selection)));
     first = false;
   }

@@ -10,9 +10,9 @@
  * records, cache writes, cache reads, input, output; then names are cut), costs to the cent;
  * `--json` has every figure, costs to 1e-6 (docs/cli.md has the shape).
  */
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { splitSession } from "@pi-session/format";
-import { readLinesAsPi } from "@pi-session/node-store";
+import { type SessionParent, readLinesAsPi, sessionParentOf } from "@pi-session/node-store";
 import { openSearchDatabase } from "@pi-session/search";
 import {
   GROUPINGS,
@@ -75,10 +75,42 @@ function totalsJson(t: TokenTotals) {
   };
 }
 
-function rowJson(r: StatsRow): Record<string, unknown> {
+/**
+ * `--by session`: each session's parent (a subagent's, a fork's) and the cost of its family: its
+ * own and that of every session under it in the report, so a session that spawns subagents
+ * shows what it cost with them.
+ */
+interface Families {
+  parents: ReadonlyMap<string, SessionParent>;
+  /** Cost of the session and of the sessions under it, for the sessions that have any. */
+  withChildren: ReadonlyMap<string, number>;
+}
+
+function familiesOf(rows: readonly StatsRow[], parents: ReadonlyMap<string, SessionParent>): Families {
+  const withChildren = new Map<string, number>();
+  const inReport = new Set(rows.flatMap((r) => (r.session ? [r.session.path] : [])));
+  for (const r of rows) {
+    if (!r.session) continue;
+    // Up the chain of parents (guarded against a cycle of headers naming each other).
+    const seen = new Set([r.session.path]);
+    for (
+      let p = parents.get(r.session.path);
+      p && inReport.has(p.path) && !seen.has(p.path);
+      p = parents.get(p.path)
+    ) {
+      seen.add(p.path);
+      const own = rows.find((x) => x.session?.path === p?.path)?.cost ?? 0;
+      withChildren.set(p.path, (withChildren.get(p.path) ?? own) + r.cost);
+    }
+  }
+  return { parents, withChildren };
+}
+
+function rowJson(r: StatsRow, families: Families | undefined): Record<string, unknown> {
   const out: Record<string, unknown> = { key: r.key, ...totalsJson(r) };
   if (r.session) {
     const s = r.session;
+    const parent = families?.parents.get(s.path);
     out.session = {
       id: s.id,
       path: s.path,
@@ -87,7 +119,10 @@ function rowJson(r: StatsRow): Record<string, unknown> {
       created: s.created,
       firstUsage: iso(s.firstUsageMs),
       lastUsage: iso(s.lastUsageMs),
+      parent: parent ? { path: parent.path, kind: parent.kind } : null,
     };
+    const family = families?.withChildren.get(s.path);
+    if (family !== undefined) out.costWithChildren = roundCost(family);
   }
   if (r.models) out.models = r.models.map((m) => ({ key: m.key, ...totalsJson(m) }));
   return out;
@@ -140,6 +175,7 @@ export const action: Action = async (ctx, [arg], options) => {
   };
   let result: StatsResult;
   let skipped = 0;
+  let families: Families | undefined;
   const unreadableItems: Unreadable[] = [];
   if (wantsDatabase(options)) {
     if (typeof arg === "string")
@@ -181,7 +217,8 @@ export const action: Action = async (ctx, [arg], options) => {
     result = computeStats(s ? [s] : [], statsOptions);
   } else {
     const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
-    const dirs = options.all === true ? undefined : [join(resolve(root), projectDirName(resolve(ctx.cwd)))];
+    const projectDir = join(resolve(root), projectDirName(resolve(ctx.cwd)));
+    let dirs = options.all === true ? undefined : [projectDir];
     const db = await openSearchDatabase({ root, env: ctx.env, onWarning: (m) => ctx.io.warn(m) });
     // Also drawn by a rebuild a damaged database needs before it answers (the sync's callbacks).
     const progress = ctx.io.progress("indexing");
@@ -195,8 +232,26 @@ export const action: Action = async (ctx, [arg], options) => {
         if (mine(path))
           unreadableItems.push(unreadable(path, error) ?? { path, code: null, reason: error.message });
       }
+      // A project's subagent sessions are in subfolders of its directory: their folders too.
+      if (dirs) {
+        const below = new Set<string>();
+        for (const path of db.database.files().keys())
+          if (path.startsWith(`${projectDir}${sep}`)) below.add(dirname(path));
+        dirs = [projectDir, ...below];
+      }
       const found = await db.stats({ ...statsOptions, ...(dirs ? { dirs } : {}) });
       result = found;
+      if (statsOptions.by === "session") {
+        const known = db.database.files();
+        const parents = new Map<string, SessionParent>();
+        for (const u of db.database.usage({ rows: false })) {
+          const parent = sessionParentOf(root, { path: u.path, headerParent: u.meta.parentPath }, (p) =>
+            known.has(p),
+          );
+          if (parent) parents.set(u.path, parent);
+        }
+        families = familiesOf(found.rows, parents);
+      }
       skipped = found.skippedFiles.length;
       const notSessions = found.skippedFiles.map((path): NotSession => ({ path, kind: "not a session" }));
       warnSkipped(ctx.io, unreadableItems, notSessions);
@@ -226,11 +281,11 @@ export const action: Action = async (ctx, [arg], options) => {
       by: query.bySource ? "source" : result.by,
       breakdown: result.breakdown,
       totals: totalsJson(result.totals),
-      rows: result.rows.map(rowJson),
+      rows: result.rows.map((r) => rowJson(r, families)),
     });
     return exitCode(unreadableItems, EXIT_OK);
   }
-  printReport(ctx, result, query);
+  printReport(ctx, result, query, families);
   return exitCode(unreadableItems, EXIT_OK);
 };
 
@@ -248,7 +303,7 @@ function s(n: number, word: string): string {
 }
 
 /** The table and its footer. */
-function printReport(ctx: Context, result: StatsResult, query: Query): void {
+function printReport(ctx: Context, result: StatsResult, query: Query, families: Families | undefined): void {
   const c = ctx.io.out;
   const width = ctx.io.columns;
   const by = result.by;
@@ -263,6 +318,10 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
     { header: "records", align: "right", drop: 6 },
   ];
   const bySession = by === "session";
+  // Sessions with subagents or forks in the report: their cost with them, in a column of its own
+  // (kept longer than the token columns but the output one on a narrow terminal).
+  const family = bySession && families !== undefined && families.withChildren.size > 0 ? families : undefined;
+  if (family) figures.splice(6, 0, { header: "with children", align: "right", drop: 2.5 });
   const keyColumns: Column[] = bySession
     ? [
         { header: "session", align: "left", cut: "start", minWidth: 24 },
@@ -287,27 +346,34 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
     const text = formatCost(t.cost);
     return t.zeroCostWithTokens > 0 ? { text: `${text}*`, style: c.yellow } : { text };
   };
-  const numbers = (t: TokenTotals): Cell[] => [
-    { text: formatInt(t.input) },
-    { text: formatInt(t.output) },
-    { text: formatInt(t.cacheRead) },
-    { text: formatInt(t.cacheWrite) },
-    { text: formatInt(t.totalTokens) },
-    cost(t),
-    { text: formatInt(t.records) },
-  ];
+  const numbers = (t: TokenTotals, path?: string): Cell[] => {
+    const withChildren = path === undefined ? undefined : family?.withChildren.get(path);
+    return [
+      { text: formatInt(t.input) },
+      { text: formatInt(t.output) },
+      { text: formatInt(t.cacheRead) },
+      { text: formatInt(t.cacheWrite) },
+      { text: formatInt(t.totalTokens) },
+      cost(t),
+      ...(family ? [{ text: withChildren === undefined ? "" : formatCost(withChildren) }] : []),
+      { text: formatInt(t.records) },
+    ];
+  };
   const blank = () => keyColumns.slice(1).map(() => ({ text: "" }));
   const rows: Cell[][] = [];
   for (const r of result.rows) {
     if (r.session) {
       const when = r.session.lastUsageMs;
+      // A subagent or fork in the report is marked under its parent's name.
+      const parent = family?.parents.get(r.session.path);
+      const under = parent && family?.withChildren.has(parent.path) ? `└ ${parent.kind} ` : "";
       rows.push([
         r.session.name !== null
-          ? { text: r.session.name, style: c.bold }
-          : { text: r.session.id.slice(0, 8), style: c.dim },
+          ? { text: `${under}${r.session.name}`, style: c.bold }
+          : { text: `${under}${r.session.id.slice(0, 8)}`, style: c.dim },
         { text: r.session.project || "-", style: c.cyan },
         { text: Number.isNaN(when) ? "-" : query.calendar.dayOf(when) },
-        ...numbers(r),
+        ...numbers(r, r.session.path),
       ]);
     } else {
       const key = r.key === UNKNOWN_TIME && by && PERIODS.includes(by) ? "(no time)" : r.key;

@@ -4,6 +4,9 @@
  * layer's (`renderTreeLines`), fitted to the terminal's width, deep levels folded.
  */
 import { TREE_COLLAPSE_AFTER, entrySummary, renderTreeLines } from "@pi-session/render";
+import { sessionParent } from "@pi-session/search/documents";
+import { familyJson, familyLines, familyOf } from "../family.js";
+import { sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { oneLineField } from "../terminal-safe.js";
 import { openSession } from "./common.js";
@@ -12,6 +15,8 @@ export const action: Action = async (ctx, [arg], options) => {
   const session = await openSession(ctx, arg);
   const { index } = session;
   const diagnostics = index.diagnostics;
+  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+  const family = await familyOf(root, session.path, sessionParent(session.header), ctx.env);
   if (ctx.json) {
     // A flat list (not nested JSON) so a 200,000-deep chain prints without recursion.
     const roots = index.getTree();
@@ -37,6 +42,7 @@ export const action: Action = async (ctx, [arg], options) => {
     ctx.io.printJson({
       file: session.path,
       id: session.header.id,
+      ...familyJson(family),
       leafId: index.leafId,
       roots: roots.map((r) => r.entry.id),
       entries,
@@ -57,6 +63,7 @@ export const action: Action = async (ctx, [arg], options) => {
     style: ctx.io.out,
     ...(ctx.io.columns !== undefined ? { width: ctx.io.columns } : {}),
   });
+  for (const line of familyLines(family)) ctx.io.line(ctx.io.out.dim(oneLineField(line)));
   for (const line of lines) ctx.io.line(line);
   for (const d of diagnostics) {
     const where = d.line !== undefined ? `${session.path}:${d.line}: ` : `${session.path}: `;

@@ -35,6 +35,7 @@ import {
 } from "./options.js";
 import { collator, sortInfos, sortListed } from "./sort.js";
 import { StatPass, statAll } from "./stat-pass.js";
+import { jsonlFilesBelow } from "./subfolders.js";
 
 export type { SessionInfo } from "./info.js";
 
@@ -78,16 +79,6 @@ function addDirectory(pass: StatPass, dir: string, names: readonly string[]): Pr
 }
 
 const isJsonl = (name: string): boolean => name.endsWith(".jsonl");
-
-/** The names of the `.jsonl` files directly in `dir`; none if it cannot be read (reported). */
-function jsonlNamesIn(dir: string, onUnreadable: ListOptions["onUnreadable"]): string[] {
-  try {
-    return readdirSync(dir).filter(isJsonl);
-  } catch (err) {
-    reportUnreadableDir(dir, err, onUnreadable);
-    return [];
-  }
-}
 
 /** Reports a directory that cannot be read, unless it is simply not there. */
 function reportUnreadableDir(dir: string, err: unknown, onUnreadable: ListOptions["onUnreadable"]): void {
@@ -206,6 +197,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
       if (e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name))) subdirs.push(childPath(dir, e.name));
     }
   }
+  // How each project directory is read: its files, and with `subfolders` those below it.
+  const walk = { subfolders: opts.subfolders === true, onUnreadable: opts.onUnreadable };
   // `dir` is resolved, so every path here is its own cache key.
   const pass = new StatPass(opts.signal, true);
   if (opts.onProgress) {
@@ -213,7 +206,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     const files: string[] = [];
     for (const name of flat) files.push(childPath(dir, name));
     for (const sub of subdirs)
-      for (const name of jsonlNamesIn(sub, opts.onUnreadable)) files.push(childPath(sub, name));
+      for (const below of jsonlFilesBelow(sub, walk))
+        for (const name of below.names) files.push(childPath(below.dir, name));
     const stats = await statAll(files, opts.signal);
     const order = files.map((_, i) => i);
     const mtime = (i: number) => stats[i]?.mtimeMs ?? Number.NEGATIVE_INFINITY;
@@ -240,7 +234,8 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
   await addDirectory(pass, dir, flat);
-  for (const sub of subdirs) await addDirectory(pass, sub, jsonlNamesIn(sub, opts.onUnreadable));
+  for (const sub of subdirs)
+    for (const below of jsonlFilesBelow(sub, walk)) await addDirectory(pass, below.dir, below.names);
   await ready;
   reportUnstatted(pass, opts.onUnreadable);
   const files = pass.paths;

@@ -59,6 +59,11 @@ export interface ListAllOptions extends ListOptions {
    * (default) = both.
    */
   layout?: "auto" | "per-cwd" | "flat";
+  /**
+   * Also the sessions in subfolders of the project directories, at any depth: those subagent
+   * extensions write (default false: pi lists only the files directly in them).
+   */
+  subfolders?: boolean;
   agentDir?: string;
 }
 

@@ -1,6 +1,7 @@
 /**
  * The files of a session store with their identities: every `.jsonl` regular file directly in
- * a sessions root and in its per-project directories, statted once each (size, mtime, ctime,
+ * a sessions root, in its per-project directories and in their subfolders (where subagent
+ * extensions write sessions: `subfolders.ts`), statted once each (size, mtime, ctime,
  * inode: the key the listing cache and the session database check a file against), plus a
  * bounded read of a byte range. Use it to mirror a store (an index that must notice every
  * added, grown, rewritten and removed file) without reading unchanged files.
@@ -10,6 +11,7 @@ import { join, sep } from "node:path";
 import { StatProbe } from "../fs/file-stat.js";
 import { readFully, runReaderSync } from "../fs/positional-reads.js";
 import { openRegularFileSync, unreadableError } from "../fs/regular-files.js";
+import { jsonlFilesBelow } from "./subfolders.js";
 
 /** One session file and its identity. */
 export interface StoreFile {
@@ -23,6 +25,11 @@ export interface StoreFile {
 export interface StoreFilesOptions {
   /** As the listing's `layout`: `auto` (default) = files in the root and in its subdirectories. */
   layout?: "auto" | "per-cwd" | "flat";
+  /**
+   * Also the files in subfolders of the project directories, at any depth (default true):
+   * subagent sessions. `false`: only those directly in them, as pi lists.
+   */
+  subfolders?: boolean;
   /**
    * Called for each directory or `.jsonl` entry left out because it cannot be read (no
    * permission, a dangling link), as the listing's `onUnreadable`. Not for what is no session
@@ -59,15 +66,6 @@ function isRegularFile(dir: string, e: Dirent, opts: StoreFilesOptions): boolean
   }
 }
 
-function readNames(dir: string, onUnreadable: OnUnreadable): string[] {
-  try {
-    return readdirSync(dir);
-  } catch (error) {
-    if ((error as { code?: unknown }).code !== "ENOENT") onUnreadable?.(dir, error as Error);
-    return [];
-  }
-}
-
 function readDir(dir: string, onUnreadable: OnUnreadable): Dirent[] {
   try {
     return readdirSync(dir, { withFileTypes: true });
@@ -94,9 +92,11 @@ export function listStoreFiles(root: string, opts: StoreFilesOptions = {}): Stor
     for (const e of top) {
       if (!(e.isDirectory() || (e.isSymbolicLink() && !isJsonl(e.name)))) continue;
       const dir = join(root, e.name);
-      // Names only, each path as `join` would make it: the stat below tells a regular file from
-      // anything else (no entry types, no normalizing: a warm check does this for every file).
-      for (const name of readNames(dir, onUnreadable)) if (isJsonl(name)) paths.push(dir + sep + name);
+      // Each path as `join` would make it: the stat below tells a regular file from anything
+      // else (no entry types, no normalizing: a warm check does this for every file).
+      const subfolders = opts.subfolders !== false;
+      for (const below of jsonlFilesBelow(dir, { subfolders, onUnreadable }))
+        for (const name of below.names) paths.push(below.dir + sep + name);
     }
   }
   const out: StoreFile[] = [];

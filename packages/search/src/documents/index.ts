@@ -72,6 +72,17 @@ export {
 } from "./usage-totals.js";
 export { lineageRoots, sessionParent, statsSessionOf } from "./lineage.js";
 export {
+  TIME_ARG_FORMS,
+  TimeArgError,
+  type TimeArgOptions,
+  type TimeRange,
+  type WallClock,
+  fromWallClock,
+  isTimeZone,
+  parseTimeArg,
+  wallClock,
+} from "./dates.js";
+export {
   QUARTER_HOUR_MS,
   type ZonedCalendar,
   zonedCalendar,

@@ -1,8 +1,9 @@
 /**
- * Dates on the command line, read strictly: the one parser behind every `--since` and
- * `--until` (ls, show, search, stats). Use {@link parseTimeArg} for a value and
- * {@link isTimeZone} for a `--timezone`; `commands/common.ts` turns them into options with
- * usage errors.
+ * Dates as people and agents type them, read strictly: the one parser behind every `--since`
+ * and `--until` of the CLI (ls, show, search, stats) and every `since` / `until` of the agent
+ * tools (`@pi-session/agent-tools`). Use {@link parseTimeArg} for a value and
+ * {@link isTimeZone} for a `--timezone`; each front-end turns a {@link TimeArgError} into its
+ * own kind of error (a usage error, a tool error).
  *
  * Accepted: `YYYY-MM-DD` (a day that exists), an ISO time (`2026-03-01T10:00`, seconds and
  * fractions optional, `T` or a space, `Z` or `±HH:MM` optional), `today`, `yesterday`, `now`, and

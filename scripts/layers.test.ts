@@ -133,6 +133,11 @@ function workspacePackages(): Pkg[] {
         continue;
       }
       const peers = (json as { peerDependencies?: Record<string, string> }).peerDependencies ?? {};
+      // Packages a library inlines into its build (render's `vendored`), from its devDependencies.
+      const vendored = (json as { vendored?: string[] }).vendored ?? [];
+      const inlined = Object.fromEntries(
+        vendored.map((name) => [name, (json.devDependencies ?? {})[name] ?? "(not a devDependency)"]),
+      );
       out.push({
         name: json.name,
         dir,
@@ -140,6 +145,7 @@ function workspacePackages(): Pkg[] {
         // what it inlines.
         dependencies: {
           ...(BUNDLES.has(json.name) ? json.devDependencies : {}),
+          ...inlined,
           ...json.dependencies,
           ...peers,
         },

@@ -316,9 +316,13 @@ export class Tmux {
     this.tmux(["send-keys", "-t", this.name, ...keys]);
   }
 
-  /** The visible screen as text, trailing blanks cut. */
-  screen(): string {
-    return this.tmux(["capture-pane", "-p", "-t", this.name]).replace(/\s+$/, "");
+  /**
+   * The visible screen as text, trailing blanks cut; with `escapes`, each cell's colours and
+   * attributes as the SGR codes tmux keeps for them (`capture-pane -e`).
+   */
+  screen(opts: { escapes?: boolean } = {}): string {
+    const flags = opts.escapes ? ["-e"] : [];
+    return this.tmux(["capture-pane", "-p", ...flags, "-t", this.name]).replace(/\s+$/, "");
   }
 
   /** Polls the screen until `test` holds; throws with the screen after `timeoutMs`. */

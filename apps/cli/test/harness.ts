@@ -318,10 +318,11 @@ export class Tmux {
 
   /**
    * The visible screen as text, trailing blanks cut; with `escapes`, each cell's colours and
-   * attributes as the SGR codes tmux keeps for them (`capture-pane -e`).
+   * attributes as the SGR codes tmux keeps for them (`capture-pane -e`); `joined`, each line
+   * the terminal wrapped joined back into one (`-J`).
    */
-  screen(opts: { escapes?: boolean } = {}): string {
-    const flags = opts.escapes ? ["-e"] : [];
+  screen(opts: { escapes?: boolean; joined?: boolean } = {}): string {
+    const flags = [...(opts.escapes ? ["-e"] : []), ...(opts.joined ? ["-J"] : [])];
     return this.tmux(["capture-pane", "-p", ...flags, "-t", this.name]).replace(/\s+$/, "");
   }
 

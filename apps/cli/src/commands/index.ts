@@ -26,7 +26,10 @@ export const COMMANDS: CommandSpec[] = [
     name: "ls",
     declare: (cli) =>
       cli
-        .command("ls", "List sessions, newest first (current project unless --all)")
+        .command(
+          "ls [project]",
+          "List sessions, newest first: the current project's, a project's (its folder or cwd), or --all",
+        )
         .option("--all", "Sessions of every project")
         .option("--cwd <dir>", "Sessions of this project directory instead of the current one")
         .option("--limit <n>", "At most N sessions")
@@ -34,7 +37,14 @@ export const COMMANDS: CommandSpec[] = [
         .option("--until <date>", "Only sessions modified before the end of DATE (a day counts whole)")
         .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
         .example("  $ pi-session ls")
+        .example("  $ pi-session ls ~/projects/webapp")
+        .example("  $ pi-session ls ~/.pi/agent/sessions/--home-u-webapp--/")
         .example("  $ pi-session ls --all --limit 20 --json"),
+    details: `[project] is a project's directory (its cwd), or its folder in the store
+(\`~/.pi/agent/sessions/--home-u-webapp--\`, listed whatever the headers say); a folder of
+session files elsewhere (a copy of one) is listed as it is. Paths that start with -- work as
+they are, or after \`--\`. Without it: the current directory's project, or the nearest
+enclosing directory that has sessions (said on stderr).`,
     load: async () => (await import("./ls.js")).action,
   },
   {

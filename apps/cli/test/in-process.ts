@@ -69,6 +69,7 @@ export class InProcessHome {
         XDG_CACHE_HOME: join(this.home, ".cache"),
         TZ: "UTC",
         PI_SESSION_PROGRESS_DELAY_MS: "100000",
+        NO_COLOR: "1",
         ...opts.env,
       },
       cwd: opts.cwd ?? this.home,

@@ -23,7 +23,7 @@ import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
-import { formatInt, shortDate } from "../text.js";
+import { formatInt, homeOf, shortDate, tildePath } from "../text.js";
 import { intOption, stringOption, timeBoundsOptions } from "./options.js";
 
 const ROLES = ["user", "assistant", "tool"] as const;
@@ -94,7 +94,7 @@ function sessionPieces(ctx: Context, s: SessionHit, id: string, width: number | 
   const c = ctx.io.out;
   const m = s.meta;
   const date = shortDate(m.modifiedMs);
-  let cwd = oneLineField(m.cwd || "-");
+  let cwd = oneLineField(m.cwd ? tildePath(m.cwd, homeOf(ctx.env)) : "-");
   let title = oneLineField((m.name ?? (m.firstMessage || "(no messages)")).replace(/\s+/g, " ").trim());
   if (width !== undefined) {
     const room = Math.max(0, width - textWidth(date) - textWidth(id) - 6);

@@ -7,7 +7,8 @@
  * file or directory of the store that cannot be read is reported and left out (exit 3).
  *
  * Text output is a table fitted to the terminal (figures give way from the least telling:
- * records, cache writes, cache reads, input, output; then names are cut), costs to the cent;
+ * records, cache writes, cache reads, input, output; then names are cut), costs to the cent,
+ * sessions with their shortest unique ids, paths under the home directory as `~/...`;
  * `--json` has every figure, costs to 1e-6 (docs/cli.md has the shape).
  */
 import { dirname, join, resolve } from "node:path";
@@ -36,7 +37,8 @@ import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
-import { formatCost, formatInt } from "../text.js";
+import { shortIds } from "../ids.js";
+import { formatCost, formatInt, homeOf, tildePath } from "../text.js";
 import { type NotSession, type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { sessionPath, stringOption, timeBoundsOptions, timeZoneOption } from "./common.js";
 
@@ -262,10 +264,15 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
     { header: "records", align: "right", drop: 6 },
   ];
   const bySession = by === "session";
+  const home = homeOf(ctx.env);
+  // Sessions that share a name are told apart by their ids (the shortest that is unique here).
+  const sessionRows = result.rows.flatMap((r) => (r.session ? [r.session.id] : []));
+  const ids = shortIds(sessionRows, sessionRows);
   const keyColumns: Column[] = bySession
     ? [
-        { header: "session", align: "left", cut: "start", minWidth: 24 },
-        { header: "project", align: "left", cut: "end", minWidth: 16, drop: 1 },
+        { header: "session", align: "left", cut: "start", minWidth: 20 },
+        { header: "id", align: "left" },
+        { header: "project", align: "left", cut: "end", minWidth: 12, drop: 1 },
         { header: "last used", align: "left" },
       ]
     : [
@@ -297,19 +304,24 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
   ];
   const blank = () => keyColumns.slice(1).map(() => ({ text: "" }));
   const rows: Cell[][] = [];
+  let sessionAt = 0;
   for (const r of result.rows) {
     if (r.session) {
       const when = r.session.lastUsageMs;
       rows.push([
-        r.session.name !== null
-          ? { text: r.session.name, style: c.bold }
-          : { text: r.session.id.slice(0, 8), style: c.dim },
-        { text: r.session.project || "-", style: c.cyan },
+        r.session.name !== null ? { text: r.session.name, style: c.bold } : { text: "(no name)", style: c.dim },
+        { text: ids[sessionAt++] ?? r.session.id, style: c.dim },
+        { text: r.session.project ? tildePath(r.session.project, home) : "-", style: c.cyan },
         { text: Number.isNaN(when) ? "-" : query.calendar.dayOf(when) },
         ...numbers(r),
       ]);
     } else {
-      const key = r.key === UNKNOWN_TIME && by && PERIODS.includes(by) ? "(no time)" : r.key;
+      const key =
+        r.key === UNKNOWN_TIME && by && PERIODS.includes(by)
+          ? "(no time)"
+          : by === "project"
+            ? tildePath(r.key, home)
+            : r.key;
       rows.push([{ text: key, ...(r.models ? { style: c.bold } : {}) }, ...numbers(r)]);
     }
     for (const m of r.models ?? [])

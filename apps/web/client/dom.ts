@@ -70,6 +70,31 @@ export function projectName(project: string): string {
   return parts.length === 0 ? project || "(no project)" : parts.slice(-2).join("/");
 }
 
+/**
+ * A short label for each project that no other project of `projects` shares: its last two
+ * path segments, more of them where two projects end alike (`a/web/app`, `b/web/app`), the
+ * whole path where nothing shorter tells it apart.
+ */
+export function projectLabels(projects: Iterable<string>): Map<string, string> {
+  const all = [...new Set(projects)];
+  const parts = new Map(all.map((p) => [p, p.split(/[\\/]/).filter((x) => x !== "")]));
+  const labels = new Map<string, string>();
+  for (const project of all) {
+    const mine = parts.get(project) as string[];
+    let label = project || "(no project)";
+    for (let n = Math.min(2, mine.length); n <= mine.length && n > 0; n++) {
+      const tail = mine.slice(-n).join("/");
+      const shared = all.some((other) => other !== project && (parts.get(other) as string[]).slice(-n).join("/") === tail);
+      if (!shared) {
+        label = n === mine.length ? project : tail;
+        break;
+      }
+    }
+    labels.set(project, label);
+  }
+  return labels;
+}
+
 /** Text with the given ranges marked (`<mark>`), each piece set as text. */
 export function marked(text: string, ranges: readonly (readonly [number, number])[]): DocumentFragment {
   const frag = document.createDocumentFragment();

@@ -108,3 +108,22 @@ export function marked(text: string, ranges: readonly (readonly [number, number]
   if (at < text.length) frag.append(shown(text.slice(at)));
   return frag;
 }
+
+/**
+ * Each id's shortest start (8 characters at least, as the CLI prints them) that no other id of
+ * `ids` shares, so a short id shown can be typed back (in the filter, the search, the URL).
+ */
+export function shortIds(ids: Iterable<string>, min = 8): Map<string, string> {
+  const sorted = [...new Set(ids)].sort();
+  const common = (a = "", b = "") => {
+    let k = 0;
+    while (k < a.length && k < b.length && a[k] === b[k]) k++;
+    return k;
+  };
+  return new Map(
+    sorted.map((id, i) => {
+      const shared = Math.max(common(id, sorted[i - 1]), common(id, sorted[i + 1]));
+      return [id, id.slice(0, Math.max(min, shared + 1))];
+    }),
+  );
+}

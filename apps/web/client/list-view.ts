@@ -7,7 +7,7 @@
  */
 import type { Served } from "../src/rows.js";
 import { type SessionRow, getJson, onChange } from "./api.js";
-import { formatCost, formatInt, formatTokens, h, oneLine, projectLabels, shortTime } from "./dom.js";
+import { formatCost, formatInt, formatTokens, h, oneLine, projectLabels, shortIds, shortTime } from "./dom.js";
 import { type View, replaceHash } from "./view.js";
 
 /** Row height in px (must match `.session-row` in the style). */
@@ -96,6 +96,7 @@ export function listView(params: URLSearchParams): View {
   if (!(state.sort in SORTS)) state.sort = "modified";
   if (state.order === "") state.order = SORTS[state.sort].first;
   let labels = new Map<string, string>();
+  let short = new Map<string, string>();
   let fromDatabase = false;
   let all: SessionRow[] = [];
   let rows: SessionRow[] = [];
@@ -250,7 +251,7 @@ export function listView(params: URLSearchParams): View {
                 })
               : null,
             h("span", { class: "project", text: labels.get(row.project) ?? row.project, title: row.project }),
-            h("span", { class: "id", text: row.id.slice(0, 8) }),
+            h("span", { class: "id", text: short.get(row.id) ?? row.id.slice(0, 8) }),
             row.errored
               ? h("span", { class: "badge error", text: "error", title: "A tool call failed" })
               : null,
@@ -312,6 +313,7 @@ export function listView(params: URLSearchParams): View {
         for (const r of data.sessions) if (before.get(r.key) !== r.modifiedMs) fresh.add(r.key);
       }
       all = data.sessions;
+      short = shortIds(all.map((r) => r.id));
       building = data.indexing;
       fromDatabase = data.served.kind === "database";
       fillProjects();

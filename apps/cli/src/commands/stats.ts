@@ -271,7 +271,8 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
   const keyColumns: Column[] = bySession
     ? [
         { header: "session", align: "left", cut: "start", minWidth: 20 },
-        { header: "id", align: "left" },
+        // Cut at its end when the table is narrow: what is left still starts the id.
+        { header: "id", align: "left", cut: "start", minWidth: 13 },
         { header: "project", align: "left", cut: "end", minWidth: 12, drop: 1 },
         { header: "last used", align: "left" },
       ]

@@ -3,8 +3,10 @@
  * LICENSE (the repository's, in every package), `repository` (with its directory), `homepage`
  * and `bugs` in every manifest, no source maps shipped (they would point at sources that are not
  * in the tarball), README links that leave the package are absolute, the CLI (a bundle)
- * declares no runtime dependency and Node packages need Node >= 22.19. The tarballs themselves are
- * checked by `scripts/pack.test.ts`.
+ * declares no runtime dependency and Node packages need Node >= 22.19. Every published package
+ * builds before it packs, publishes with public access and takes carets of its runtime
+ * dependencies (`workspace:^` for this repository's, which pnpm makes carets when it publishes).
+ * The tarballs themselves are checked by `scripts/release.test.ts`.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
@@ -26,6 +28,8 @@ interface Manifest {
   optionalDependencies?: Record<string, string>;
   peerDependencies?: Record<string, string>;
   peerDependenciesMeta?: Record<string, { optional?: boolean }>;
+  scripts?: Record<string, string>;
+  publishConfig?: Record<string, unknown>;
 }
 
 const dirs = [
@@ -84,6 +88,16 @@ describe("package manifests", () => {
       const files = manifest(dir).files ?? [];
       // The CLI lists its bundle file by file; the others exclude any stale map in dist/.
       if (files.includes("dist")) expect(files, dir).toContain("!dist/**/*.map");
+    }
+  });
+
+  it("every published package builds before it packs, publishes public, and takes carets of what it runs on", () => {
+    for (const dir of published) {
+      const m = manifest(dir);
+      expect(m.scripts?.prepack, dir).toBe("pnpm run build");
+      expect(m.publishConfig, dir).toEqual({ access: "public" });
+      for (const [dep, range] of Object.entries(m.dependencies ?? {}))
+        expect(range, `${dir}: ${dep}`).toMatch(dep.startsWith("@pi-session/") ? /^workspace:\^$/ : /^\^\d/);
     }
   });
 

@@ -5,26 +5,33 @@
  * `loadEntriesFromFile` differs in one way: it never writes (pi appends a `\n` to a file whose
  * last line is torn).
  */
-import { projectContextEntry as projectEntry } from "@pi-session/context";
+import {
+  getLatestCompactionEntry as latestCompaction,
+  projectContextEntry as projectEntry,
+} from "@pi-session/context";
 import {
   type AgentMessage,
   type AnyEntry,
   type ContextEditEntry,
-  type FileEntry,
   parseSessionText,
 } from "@pi-session/format";
 import { migrateEntries } from "@pi-session/migrate";
 import { keepLinesPiReads, readLinesAsPi, readSessionFileSync, resolvePiPath } from "@pi-session/node-store";
 import { randomEntryId } from "./internal/ids.js";
 import { jsonValues } from "./internal/open-file.js";
+import type { CompactionEntry, FileEntry, SessionEntry } from "./types.js";
 
 export {
   buildContextEntries,
   buildSessionContext,
   buildSessionProjection,
-  getLatestCompactionEntry,
   sessionEntryToContextMessages,
 } from "@pi-session/context";
+
+/** The last compaction among the entries, or null (under pi's type, see `types.ts`). */
+export function getLatestCompactionEntry(entries: SessionEntry[]): CompactionEntry | null {
+  return latestCompaction(entries) as CompactionEntry | null;
+}
 
 /** One entry's messages with a context edit applied (pi's signature: the edit is optional). */
 export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): AgentMessage[] {

@@ -7,11 +7,8 @@
  */
 import type {
   AgentMessage,
-  FileEntry,
   ImageContent,
-  SessionEntry,
   SessionRecord,
-  SessionHeader,
   TextContent,
   Usage,
   UsageEntry,
@@ -62,8 +59,11 @@ import { getCurrentSystemMessage } from "./internal/system-message.js";
 import { type ReadonlySessionManager, SessionView } from "./session-view.js";
 import type {
   ContextEditableContent,
+  FileEntry,
   ForeignEntriesListener,
   NewSessionOptions,
+  SessionEntry,
+  SessionHeader,
   SessionInfo,
   SessionListProgress,
 } from "./types.js";

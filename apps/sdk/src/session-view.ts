@@ -5,13 +5,18 @@
  * for extensions) is a part of it.
  */
 import { buildContextEntries, buildSessionProjection } from "@pi-session/context";
-import type { SessionEntry, SessionHeader } from "@pi-session/format";
 import { pathsEqual, resolvePiPath } from "@pi-session/node-store";
 import type { SessionIndex } from "@pi-session/tree";
 import type { LazySession } from "./internal/lazy-session.js";
 import { defaultSessionDirPath } from "./internal/session-dirs.js";
 import { SessionEntries } from "./internal/session-entries.js";
-import type { SessionContext, SessionProjection, SessionTreeNode } from "./types.js";
+import type {
+  SessionContext,
+  SessionEntry,
+  SessionHeader,
+  SessionProjection,
+  SessionTreeNode,
+} from "./types.js";
 
 /** Where a session view lives; the manager's constructor options extend it. */
 export interface SessionPlace {

@@ -1,18 +1,31 @@
 /**
- * The public types of the SDK, under the names pi 1.6.0's `session-manager` exports them.
- * The shapes come from the layers (`format`, `context`, `tree`, `node-store`); this module
- * only gives them upstream's names and adds the manager's own option types.
+ * The public types of the SDK, under the names pi 1.6.0's `session-manager` exports them, and
+ * with pi's shapes, so that values pass between this SDK and pi's own types both ways.
+ *
+ * The entries and the header are `@pi-session/format`'s, narrowed where pi's types are narrower
+ * than what files hold: a header has a `cwd`, a compaction a `firstKeptEntryId`, a branch summary
+ * a `fromId`, and a label entry a `label` key. The manager serves its entries under these types
+ * as pi does: migrated to v3, and otherwise as the file has them (a v1 file written before pi
+ * stored one of these fields still lacks it at run time). Code that must handle such files reads
+ * them with `@pi-session/format`'s wider types. The manager's option types are its own.
  */
 import type {
   ProjectedSessionEntry as ContextProjectedEntry,
   SessionProjection as ContextProjection,
 } from "@pi-session/context";
+import type * as raw from "@pi-session/format";
 import type {
   AssistantMessage,
+  ContextEditEntry,
+  CustomEntry,
   CustomMessage,
+  CustomMessageEntry,
   MessageEntry,
-  SessionEntry,
+  ModelChangeEntry,
+  SessionInfoEntry,
+  ThinkingLevelChangeEntry,
   ToolResultMessage,
+  UsageEntry,
   UserMessage,
 } from "@pi-session/format";
 import type { ListProgress } from "@pi-session/node-store";
@@ -22,21 +35,15 @@ export type {
   AgentMessage,
   AssistantMessage,
   BashExecutionMessage,
-  BranchSummaryEntry,
   BranchSummaryMessage,
-  CompactionEntry,
   CompactionSummaryMessage,
   ContextEditEntry,
   CustomEntry,
   CustomMessage,
   CustomMessageEntry,
-  FileEntry,
   ImageContent,
-  LabelEntry,
   ModelChangeEntry,
-  SessionEntry,
   SessionEntryBase,
-  SessionHeader,
   SessionInfoEntry,
   SystemMessage,
   TextContent,
@@ -46,6 +53,43 @@ export type {
   UsageEntry,
   UserMessage,
 } from "@pi-session/format";
+
+/** pi's header: the session's `cwd` is always there (v1 files from before it was stored lack it). */
+export interface SessionHeader extends raw.SessionHeader {
+  cwd: string;
+}
+
+/** pi's compaction: `firstKeptEntryId` is always there (a v1 compaction may lack it). */
+export interface CompactionEntry<T = unknown> extends raw.CompactionEntry<T> {
+  firstKeptEntryId: string;
+}
+
+/** pi's branch summary: `fromId` is always there (early files lack it). */
+export interface BranchSummaryEntry<T = unknown> extends raw.BranchSummaryEntry<T> {
+  fromId: string;
+}
+
+/** pi's label entry: `label` is a key, `undefined` when the label is cleared. */
+export interface LabelEntry extends raw.LabelEntry {
+  label: string | undefined;
+}
+
+/** An entry of a session (after the header), as pi 1.6.0 types it. */
+export type SessionEntry =
+  | MessageEntry
+  | ThinkingLevelChangeEntry
+  | ModelChangeEntry
+  | UsageEntry
+  | CompactionEntry
+  | BranchSummaryEntry
+  | CustomEntry
+  | CustomMessageEntry
+  | ContextEditEntry
+  | LabelEntry
+  | SessionInfoEntry;
+
+/** A line of a session file: the header or an entry. */
+export type FileEntry = SessionHeader | SessionEntry;
 
 /** pi's name for a `message` entry. */
 export type SessionMessageEntry = MessageEntry;

@@ -4,8 +4,11 @@
  * pi-coding-agent's custom messages) compiles against `@pi-session/sdk` and
  * `@pi-session/context` when only the import lines change (test/pi-types/snippet.ts, compiled
  * as it is and with pi-coding-agent's imports), and every message type of ours is assignable
- * to pi's and pi's to ours (test/pi-types/equivalence.ts). Compiled with the TypeScript API
- * against our built declarations, as a user's project would see them.
+ * to pi's and pi's to ours (test/pi-types/equivalence.ts); so is each session entry type, the
+ * header, the tree node, the context and projection, and our `SessionManager` is pi's
+ * `ReadonlySessionManager` (an extension's `ctx.sessionManager`) with every public method of pi's
+ * class (test/pi-types/drop-in.ts). Compiled with the TypeScript API under `strict` against our
+ * built declarations, as a user's project would see them.
  * @module-tag compiler
  */
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -60,6 +63,7 @@ beforeAll(() => {
     "snippet-pi.ts": piSnippet,
     "snippet.ts": snippet,
     "equivalence.ts": readFileSync(join(fixtures, "equivalence.ts"), "utf8"),
+    "drop-in.ts": readFileSync(join(fixtures, "drop-in.ts"), "utf8"),
     "control.ts": [
       'import type { Message } from "@earendil-works/pi-ai";',
       'import type { BashExecutionMessage } from "@pi-session/format";',
@@ -83,6 +87,11 @@ describe("pi 1.6.0's types", () => {
 
   it("each message type is assignable to pi's and pi's to ours", () => {
     expect(errorsOf("equivalence.ts")).toEqual([]);
+  });
+
+  it("each session type is pi's both ways; our SessionManager is pi's ReadonlySessionManager and has pi's methods", () => {
+    expect(options.strict).toBe(true);
+    expect(errorsOf("drop-in.ts")).toEqual([]);
   });
 
   it("a wrong assignment fails (the harness sees errors)", () => {

@@ -443,7 +443,7 @@ describe("SessionManager vs pi 1.6.0", () => {
           arbSessionV2({ maxEntries: 25 }),
           arbSessionV1({ maxEntries: 25 }),
         )
-        .map((s) => [s.header as Json, ...withoutRetainedTail(jsonCopy(s.entries) as unknown as Json[])])
+        .map((s) => [{ ...s.header }, ...withoutRetainedTail(jsonCopy(s.entries) as unknown as Json[])])
         .filter((lines) => !hasParentCycle(lines.slice(1)) && noDuplicates(lines.slice(1)));
       fc.assert(
         fc.property(arbLines, fc.array(arbOp, { maxLength: 8 }), (lines, ops) => {
@@ -494,7 +494,7 @@ describe("SessionManager vs pi 1.6.0", () => {
       // pinned by the named test above); here children are compared as sets.
       const skip = ["tree", "children"];
       const arbLines = arbSessionV3({ maxEntries: 25, faults: true })
-        .map((s) => [s.header as Json, ...withoutRetainedTail(jsonCopy(s.entries) as unknown as Json[])])
+        .map((s) => [{ ...s.header }, ...withoutRetainedTail(jsonCopy(s.entries) as unknown as Json[])])
         .filter((lines) => !hasParentCycle(lines.slice(1)));
       fc.assert(
         fc.property(arbLines, fc.array(arbOp, { maxLength: 8 }), (lines, ops) => {

@@ -60,7 +60,9 @@ const arbStoredMessage: fc.Arbitrary<AgentMessage> = fc.oneof(
   fc.constant({ role: "user", content: null, timestamp: 5 } as unknown as AgentMessage),
 );
 
-type Draft = Omit<AnyEntry, "id" | "parentId" | "timestamp">;
+/** An entry of any type without its place in the tree (id, parent, timestamp). */
+type Placeless<E> = E extends unknown ? Omit<E, "id" | "parentId" | "timestamp"> : never;
+type Draft = Placeless<AnyEntry>;
 
 /** An entry body; `ref` picks an id from the session (or a foreign one) for references. */
 function arbDraft(ref: fc.Arbitrary<string>): fc.Arbitrary<Draft> {

@@ -8,6 +8,8 @@ const outDir = join(dirname(fileURLToPath(import.meta.url)), "..", "schema");
 const { jsonSchemaDocuments } = await import(new URL("../dist/json-schema.js", import.meta.url).href);
 
 mkdirSync(outDir, { recursive: true });
+// One line each: programs read them (a formatter shows them to people), and indented they were
+// four times the size in every install of the package (decision 152).
 for (const [name, doc] of Object.entries(jsonSchemaDocuments())) {
-  writeFileSync(join(outDir, name), `${JSON.stringify(doc, null, 2)}\n`);
+  writeFileSync(join(outDir, name), `${JSON.stringify(doc)}\n`);
 }

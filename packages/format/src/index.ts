@@ -91,12 +91,10 @@ export { rawRecordValue } from "./codec/raw-records.js";
 export { type JsonSyntaxError, isJsonText, jsonSyntaxError } from "./json-check.js";
 export {
   type SerializeOptions,
-  encodeLine,
   serializeEntries,
   serializeEntry,
   serializeLine,
   serializeRecords,
-  stringifyEntry,
 } from "./serialize.js";
 export { type SessionView, detectVersion, splitSession } from "./session.js";
 export { MAX_INDENTED_DEPTH, serializeJson, stringifyJson, writeJsonText } from "./json-text.js";

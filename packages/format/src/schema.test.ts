@@ -279,7 +279,7 @@ describe("generated v3 sessions", () => {
       fc.assert(
         fc.property(arbSession, ([header, drafts]) => {
           let parent: string | null = null;
-          const lines: Record<string, unknown>[] = [header];
+          const lines: Record<string, unknown>[] = [{ ...header }];
           for (const d of drafts) {
             const e = withIds(d, parent);
             parent = e.id as string;

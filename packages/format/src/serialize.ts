@@ -84,17 +84,3 @@ export function serializeRecords(records: readonly SessionRecord[], opts: Serial
   if (text !== "") parts.push(utf8(text));
   return concatBytes(parts);
 }
-
-/**
- * @deprecated Use {@link serializeLine}. Kept until node-store, which is being restructured,
- * moves to the new name; removed before the first release.
- */
-export const stringifyEntry: (value: object) => string = serializeLine;
-
-/**
- * @deprecated Use `utf8(serializeEntry(value))`. Kept until node-store moves off it; removed
- * before the first release.
- */
-export function encodeLine(value: object): Uint8Array {
-  return utf8(serializeEntry(value));
-}

@@ -64,7 +64,8 @@ export function splitSession(records: readonly SessionRecord[]): SessionView {
       });
       continue;
     }
-    view.header = rec as JsonRecord<SessionHeader>;
+    // Its value passed isValidSessionHeader just above.
+    view.header = rec as unknown as JsonRecord<SessionHeader>;
     if (firstJson !== rec) {
       view.diagnostics.push({
         code: "header-not-first",

@@ -4,15 +4,18 @@
  * A session file is JSONL: line 1 is a {@link SessionHeader}, every later line is a
  * {@link SessionEntry} (v2/v3) or a {@link V1Entry} (v1, no ids). These types follow what pi
  * writes (0.58.3 to 1.6.0, see `docs/format.md` "Entry types"). pi adds fields and entry types
- * without bumping the version: the header and entry types allow unknown keys ({@link Open}) and
- * {@link UnknownEntry} carries entry types this package does not know.
+ * without bumping the version: {@link UnknownEntry} carries entry types this package does not
+ * know, with any keys ({@link Open}).
  *
- * Messages, content blocks and usage are shaped as pi's own (`@earendil-works/pi-ai` 1.6.0 and
- * pi-coding-agent's custom messages), so values pass between this toolkit and pi's types both
- * ways in TypeScript: pi's `AssistantMessage` is our `AssistantMessage`, our messages are pi's
- * `Message`/`AgentMessage`. They carry no string index signature (pi's interfaces have none, and
- * an interface without one is not assignable to a type with one); unknown fields still pass
- * through at run time, untouched, as they always did.
+ * The header, the entries, messages, content blocks and usage are shaped as pi's own
+ * (`@earendil-works/pi-coding-agent` 1.6.0, `@earendil-works/pi-ai` 1.6.0), so values pass
+ * between this toolkit and pi's types in TypeScript: pi's `AssistantMessage` is our
+ * `AssistantMessage`, pi's `SessionEntry` is ours. They carry no string index signature (pi's
+ * interfaces have none, and an interface without one is not assignable to a type with one);
+ * unknown fields still pass through at run time, untouched, as they always did. These are the
+ * types of what files hold, so they are wider than pi's where old files differ: a header may
+ * lack `cwd`, a compaction `firstKeptEntryId`, a branch summary `fromId`. `@pi-session/sdk`
+ * serves the same entries under pi's narrower types (see its README).
  *
  * Use these types to read and write entries; use `./schema.ts` to check untrusted data.
  */
@@ -272,7 +275,7 @@ export type MessageRole = AgentMessage["role"] | "hookMessage";
 // ---------------------------------------------------------------------------------------
 // Header
 
-export interface SessionHeader extends Open {
+export interface SessionHeader {
   type: "session";
   /** Absent in v1 files. */
   version?: number;
@@ -290,7 +293,7 @@ export interface SessionHeader extends Open {
 // ---------------------------------------------------------------------------------------
 // Entries (v2/v3)
 
-export interface SessionEntryBase extends Open {
+export interface SessionEntryBase {
   type: string;
   id: string;
   parentId: string | null;
@@ -381,7 +384,7 @@ export interface UsageEntry extends SessionEntryBase {
   note?: string;
 }
 
-export interface ContextEditReplacement extends Open {
+export interface ContextEditReplacement {
   content: UserContent | AssistantContent | string;
 }
 
@@ -393,7 +396,7 @@ export interface ContextEditEntry extends SessionEntryBase {
 }
 
 /** An entry whose `type` this package does not know; passes through untouched. */
-export interface UnknownEntry extends SessionEntryBase {
+export interface UnknownEntry extends SessionEntryBase, Open {
   type: string;
 }
 

@@ -7,7 +7,7 @@ import {
   type AnyEntry,
   CURRENT_SESSION_VERSION,
   type SessionHeader,
-  stringifyEntry,
+  serializeLine,
 } from "@pi-session/format";
 import type { RenderSession } from "./source.js";
 
@@ -33,5 +33,5 @@ export function* branchJsonlLines(session: RenderSession, options: JsonlOptions 
 
 /** pi's line of an entry (format's serializer writes one nested beyond JSON.stringify's stack too). */
 function line(entry: object): string {
-  return stringifyEntry(entry);
+  return serializeLine(entry);
 }

@@ -168,13 +168,14 @@ describe("redactSession", () => {
         : e,
     );
     const session = createRenderSession({
-      header: { ...header, token: "xoxb-1234567890-abcdefghij" },
+      // A header field pi does not know is kept, and redacted like any other.
+      header: { ...header, token: "xoxb-1234567890-abcdefghij" } as typeof header,
       entries: planted as never,
     });
     const { session: out, report } = redactSession(session);
     expect(report.counts).toEqual({ github: 1, signature: 1, slack: 1 });
     expect(JSON.stringify(out.entries)).not.toContain("ghp_");
-    expect(out.header?.token).toBe("[REDACTED:slack]");
+    expect((out.header as { token?: string } | null)?.token).toBe("[REDACTED:slack]");
     expect(out.index.activePath().map((e) => e.id)).toEqual(session.index.activePath().map((e) => e.id));
     const clean = createRenderSession({ header, entries: entries.filter((e) => e.id !== "e0000004") });
     const again = redactSession(clean);

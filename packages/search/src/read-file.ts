@@ -241,8 +241,8 @@ function entryRecord(record: SessionRecord): JsonRecord | undefined {
   return { kind: "json", line, offset, byteLength, terminated, value };
 }
 
-/** The header record as a JSON record (it may have been a raw line pi reads). */
-function asJson(record: SessionRecord, value: SessionHeader): JsonRecord {
+/** The header record as a JSON record (it may have been a raw line pi reads); `value` is its object. */
+function asJson(record: SessionRecord, value: object): JsonRecord {
   if (record.kind === "json") return record;
   const { line, offset, byteLength, terminated } = record;
   return { kind: "json", line, offset, byteLength, terminated, value: value as Record<string, unknown> };

@@ -24,7 +24,7 @@ import {
 const PROPERTY_TIMEOUT = 120_000;
 type Obj = Record<string, unknown>;
 
-function linesOf(s: GeneratedSession<Obj>): Obj[] {
+function linesOf(s: GeneratedSession<{ type: string }>): Obj[] {
   const text = toJsonl(s);
   expect(text.endsWith("\n")).toBe(true);
   return text
@@ -33,7 +33,8 @@ function linesOf(s: GeneratedSession<Obj>): Obj[] {
     .map((l) => JSON.parse(l) as Obj);
 }
 
-const messageCount = (s: GeneratedSession<Obj>) => s.entries.filter((e) => e.type === "message").length;
+const messageCount = (s: GeneratedSession<{ type: string }>) =>
+  s.entries.filter((e) => e.type === "message").length;
 
 describe("arbSessionV3", { timeout: PROPERTY_TIMEOUT }, () => {
   it("has unique ids, existing parents before children, and valid targets", () => {

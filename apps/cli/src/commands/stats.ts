@@ -55,7 +55,8 @@ export async function statsSession(path: string, project: string): Promise<Stats
   return statsSessionOf({
     path,
     project,
-    header: view.header.value,
+    // Read as the JSON object it is: stats checks each field it takes.
+    header: view.header.value as object as Record<string, unknown>,
     entries: view.entries.map((r) => r.value),
   });
 }

@@ -4,7 +4,7 @@
  * label entry per label on a kept entry (with the label's own timestamp). Use it to build the
  * body; the manager writes the header and decides where the file goes.
  */
-import type { CompactionEntry, LabelEntry, SessionEntry } from "@pi-session/format";
+import type { CompactionEntry, LabelEntry, SessionEntry } from "../types.js";
 import { generateId } from "./ids.js";
 
 /** The labels of the source session: target id -> label, and when each was set. */

@@ -6,18 +6,13 @@
  */
 import {
   type AgentMessage,
-  type BranchSummaryEntry,
-  type CompactionEntry,
   type ContextEditEntry,
   CURRENT_SESSION_VERSION,
   type CustomEntry,
   type CustomMessageEntry,
   type ImageContent,
-  type LabelEntry,
   type MessageEntry,
   type ModelChangeEntry,
-  type SessionEntry,
-  type SessionHeader,
   type SessionInfoEntry,
   type SystemMessage,
   type TextContent,
@@ -25,7 +20,14 @@ import {
   type Usage,
   type UsageEntry,
 } from "@pi-session/format";
-import type { ContextEditableContent } from "../types.js";
+import type {
+  BranchSummaryEntry,
+  CompactionEntry,
+  ContextEditableContent,
+  LabelEntry,
+  SessionEntry,
+  SessionHeader,
+} from "../types.js";
 
 /** Where a new entry goes: its fresh id, its parent (the leaf, or null for a root), its time. */
 export interface EntryPlace {

@@ -3,7 +3,6 @@
  * new header for another cwd, written at once and atomically. Unlike pi 1.6.0 a v1/v2 source
  * is migrated first; the source is never written.
  */
-import type { FileEntry } from "@pi-session/format";
 import { migrateEntries } from "@pi-session/migrate";
 import {
   assertValidSessionId,
@@ -11,7 +10,7 @@ import {
   readLinesAsPi,
   sessionFilePath,
 } from "@pi-session/node-store";
-import type { NewSessionOptions } from "../types.js";
+import type { FileEntry, NewSessionOptions } from "../types.js";
 import { sessionHeader } from "./entries.js";
 import { createSessionId, randomEntryId } from "./ids.js";
 import { readForOpen } from "./open-file.js";

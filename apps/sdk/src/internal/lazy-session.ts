@@ -19,9 +19,9 @@ import {
   type SessionProjection,
   selectContextAccess,
 } from "@pi-session/context";
-import type { SessionEntry, SessionHeader } from "@pi-session/format";
 import { type LazySessionFile, openLazySessionFile } from "@pi-session/node-store";
 import { SlotIndex } from "@pi-session/tree";
+import type { SessionEntry, SessionHeader } from "../types.js";
 
 const T_LABEL = 8;
 const T_SESSION_INFO = 9;
@@ -72,8 +72,9 @@ export class LazySession {
     return this.#index !== undefined;
   }
 
+  /** The header, under pi's type (see `types.ts`). */
   get header(): SessionHeader {
-    return this.file.header as unknown as SessionHeader;
+    return this.file.header as SessionHeader;
   }
 
   get leafId(): string | null {

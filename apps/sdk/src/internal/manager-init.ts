@@ -4,10 +4,9 @@
  * `forkFrom`) puts in it: which directory, whether it persists, which file, read ahead or not.
  */
 import { dirname } from "node:path";
-import type { FileEntry } from "@pi-session/format";
 import { resolvePiPath, type SessionFileContents } from "@pi-session/node-store";
 import type { SessionPlace } from "../session-view.js";
-import type { NewSessionOptions } from "../types.js";
+import type { FileEntry, NewSessionOptions } from "../types.js";
 import { writeFork } from "./fork.js";
 import { type LazySession, openLazy } from "./lazy-session.js";
 import { headerCwd, readForOpen } from "./open-file.js";

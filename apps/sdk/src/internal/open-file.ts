@@ -4,7 +4,7 @@
  * (a migrating rewrite). Use {@link readForOpen} then {@link openedFile}; the manager adopts
  * the entries and hands the contents and the owed rewrite to its `SessionFile`.
  */
-import { type FileEntry, isValidSessionHeader, type SessionRecord } from "@pi-session/format";
+import { isValidSessionHeader, type SessionRecord } from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import {
   firstValueAsPi,
@@ -13,6 +13,7 @@ import {
   readSessionFileSync,
   type SessionFileContents,
 } from "@pi-session/node-store";
+import type { FileEntry } from "../types.js";
 import { randomEntryId } from "./ids.js";
 import type { PendingRewrite } from "./session-file.js";
 

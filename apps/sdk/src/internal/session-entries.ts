@@ -4,9 +4,10 @@
  * (`@pi-session/tree`), pi's order of children, and the absorption of entries another process
  * appended. A new session, a branched one or another file gets a new `SessionEntries`.
  */
-import type { SessionEntry, SessionRecord } from "@pi-session/format";
+import type { SessionRecord } from "@pi-session/format";
 import { recordObject } from "@pi-session/node-store";
 import { SessionIndex } from "@pi-session/tree";
+import type { SessionEntry } from "../types.js";
 import { generateId } from "./ids.js";
 
 export class SessionEntries {

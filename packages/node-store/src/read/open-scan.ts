@@ -15,7 +15,7 @@
  */
 import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { idHash, isJsonText, isValidSessionHeader } from "@pi-session/format";
+import { idHash, isJsonText, isValidSessionHeader, type SessionHeader } from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
 import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
@@ -216,7 +216,7 @@ function describe(value: Record<string, unknown>): { type: number; role: number;
  */
 export class LazySessionFile {
   readonly path: string;
-  readonly header: Record<string, unknown>;
+  readonly header: SessionHeader;
   /** Size, line count and inode at open (a writer starts from them). */
   readonly size: number;
   readonly lines: number;
@@ -266,7 +266,7 @@ export class LazySessionFile {
   constructor(init: {
     path: string;
     fd: number;
-    header: Record<string, unknown>;
+    header: SessionHeader;
     size: number;
     lines: number;
     ino: number;
@@ -653,7 +653,7 @@ function scanFile(
   const parentIds = new Map<number, string>();
   // The lines parsed at open, by slot (few; the per-slot array is made at the end).
   const parsedAtOpen = new Map<number, Record<string, unknown>>();
-  let header: Record<string, unknown> | undefined;
+  let header: SessionHeader | undefined;
   let lines = 0;
   let base = 0; // file offset of the scanner's input start
   let mem = scanner.ensure(chunk);
@@ -677,7 +677,7 @@ function scanFile(
       // The first line must be a plain v3 header; anything else is the eager path's.
       if (!isValidSessionHeader(value) || typeof value.version !== "number" || value.version < 3)
         throw new Eager();
-      header = value as Record<string, unknown>;
+      header = value;
       return;
     }
     if (!isObject(value) || value.type === "session") return;

@@ -6,7 +6,7 @@
  */
 import type * as nodeFs from "node:fs";
 import { dirname } from "node:path";
-import { type SessionRecord, stringifyEntry } from "@pi-session/format";
+import { type SessionRecord, serializeLine } from "@pi-session/format";
 import {
   SessionFileChangedError,
   SessionFileNotFoundError,
@@ -426,7 +426,7 @@ export class SessionWriter {
       last.count = 0;
       try {
         for (const entry of entries) {
-          const json = stringifyEntry(entry);
+          const json = serializeLine(entry);
           last.texts[last.count++] = json;
           const bytes = encodeLineShared(json);
           let done = 0;

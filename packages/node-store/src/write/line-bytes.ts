@@ -16,8 +16,8 @@ let lineBuf: Buffer = Buffer.allocUnsafe(64 * 1024);
 const LINE_BUF_MAX = 4 * 1024 * 1024;
 
 /**
- * The bytes of one entry's line (its `stringifyEntry` text + `\n`, exactly `encodeLine`'s
- * bytes), as a view that is only valid until the next call.
+ * The bytes of one entry's line (its `serializeLine` text + `\n`, exactly
+ * `utf8(serializeEntry(entry))`), as a view that is only valid until the next call.
  */
 export function encodeLineShared(json: string): Uint8Array {
   // A UTF-16 unit is at most 3 UTF-8 bytes (a surrogate pair: 4 bytes for 2 units).

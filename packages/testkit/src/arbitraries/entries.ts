@@ -272,7 +272,7 @@ export function arbHeader(version: 1 | 2 | 3): fc.Arbitrary<SessionHeader> {
           header[parentKey] =
             "/home/user/.pi/agent/sessions/--home-user-project--/2025-01-01T00-00-00-000Z_x.jsonl";
         }
-        return header as SessionHeader;
+        return header as object as SessionHeader;
       }),
   );
 }

@@ -6,10 +6,8 @@
 import type { AnyEntry, SessionHeader } from "@pi-session/format";
 import type { DraftType } from "../arbitraries.js";
 
-type Obj = Record<string, unknown>;
-
 /** A generated session file as structured data. */
-export interface GeneratedSession<E extends Obj = AnyEntry> {
+export interface GeneratedSession<E extends { type: string } = AnyEntry> {
   /** The format version the file is written in (v1 headers carry no `version`). */
   version: 1 | 2 | 3;
   header: SessionHeader;

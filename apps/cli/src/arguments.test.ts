@@ -23,7 +23,11 @@ describe("hideOperands", () => {
   });
 
   it("leaves options, values and single dashes alone", () => {
-    for (const argv of [["ls", "--all", "--no-cache"], ["stats", "--by=session", "-v"], ["show", "x", "--last", "-3"]])
+    for (const argv of [
+      ["ls", "--all", "--no-cache"],
+      ["stats", "--by=session", "-v"],
+      ["show", "x", "--last", "-3"],
+    ])
       expect(hideOperands(argv).argv).toEqual(argv);
   });
 });
@@ -42,9 +46,24 @@ describe("paths that start with --, and ls <project>", () => {
     cli = new InProcessHome();
     proj = cli.dir("proj");
     other = cli.dir("other");
-    file = cli.write({ id: A, cwd: proj, created: "2026-03-01T10:00:00.000Z", entries: chat("a", "2026-03-01T10:00:00.000Z", 1, () => "alpha words") });
-    cli.write({ id: B, cwd: proj, created: "2026-03-02T10:00:00.000Z", entries: chat("b", "2026-03-02T10:00:00.000Z", 1, () => "beta words") });
-    cli.write({ id: C, cwd: other, created: "2026-03-03T10:00:00.000Z", entries: chat("c", "2026-03-03T10:00:00.000Z", 1, () => "gamma words") });
+    file = cli.write({
+      id: A,
+      cwd: proj,
+      created: "2026-03-01T10:00:00.000Z",
+      entries: chat("a", "2026-03-01T10:00:00.000Z", 1, () => "alpha words"),
+    });
+    cli.write({
+      id: B,
+      cwd: proj,
+      created: "2026-03-02T10:00:00.000Z",
+      entries: chat("b", "2026-03-02T10:00:00.000Z", 1, () => "beta words"),
+    });
+    cli.write({
+      id: C,
+      cwd: other,
+      created: "2026-03-03T10:00:00.000Z",
+      entries: chat("c", "2026-03-03T10:00:00.000Z", 1, () => "gamma words"),
+    });
     folder = join(cli.sessions, dirFor(proj));
   });
   afterAll(() => cli.cleanup());
@@ -58,7 +77,11 @@ describe("paths that start with --, and ls <project>", () => {
   });
 
   it("ls <relative folder that starts with -->, as typed in the store, with or without `--`", async () => {
-    for (const argv of [["ls", dirFor(proj)], ["ls", "--", dirFor(proj)], ["ls", `${dirFor(proj)}/`]]) {
+    for (const argv of [
+      ["ls", dirFor(proj)],
+      ["ls", "--", dirFor(proj)],
+      ["ls", `${dirFor(proj)}/`],
+    ]) {
       const r = await cli.run(["--json", ...argv], { cwd: cli.sessions });
       expect(r.code, `${argv.join(" ")}: ${r.err}`).toBe(0);
       expect(ids(r.out)).toEqual([B, A]);
@@ -92,7 +115,11 @@ describe("paths that start with --, and ls <project>", () => {
 
   it("a session file under a --folder-- given by a relative path is read, for show, validate and stats", async () => {
     const relative = join(dirFor(proj), file.slice(folder.length + 1));
-    for (const argv of [["show", relative], ["stats", relative, "--json"], ["show", "--", relative]]) {
+    for (const argv of [
+      ["show", relative],
+      ["stats", relative, "--json"],
+      ["show", "--", relative],
+    ]) {
       const r = await cli.run(argv, { cwd: cli.sessions });
       expect(r.code, `${argv.join(" ")}: ${r.out} ${r.err}`).toBe(0);
     }

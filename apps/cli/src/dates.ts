@@ -198,8 +198,7 @@ const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_RE =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
 /** `7d`, `2w ago`, `3 months ago`, `1 year`: a span back from now (units short or spelt out). */
-const SPAN_RE =
-  /^(\d+)\s*(h|hours?|hrs?|d|days?|w|wks?|weeks?|mo|mos|months?|y|yrs?|years?)(?:\s+ago)?$/;
+const SPAN_RE = /^(\d+)\s*(h|hours?|hrs?|d|days?|w|wks?|weeks?|mo|mos|months?|y|yrs?|years?)(?:\s+ago)?$/;
 
 /** A spelt-out unit as the short one. */
 function spanUnit(unit: string): string {

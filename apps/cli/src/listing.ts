@@ -84,7 +84,9 @@ export async function listSessions(request: ListRequest): Promise<Listing> {
   const projectDir = folder ?? join(root, encodeCwd(want));
   const mine = (path: string) =>
     request.all ||
-    (folder === undefined ? [root, projectDir] : [folder]).some((dir) => path === dir || dirname(path) === dir);
+    (folder === undefined ? [root, projectDir] : [folder]).some(
+      (dir) => path === dir || dirname(path) === dir,
+    );
   const skipped: Unreadable[] = [];
   let store: SessionInfo[];
   try {
@@ -105,7 +107,11 @@ export async function listSessions(request: ListRequest): Promise<Listing> {
   // pi's rule for a header's cwd (as the SDK's list filters a flat directory).
   const of = (dir: string) => store.filter((s) => headerCwdMatches(s.cwd, dir));
   let project = want;
-  let sessions = request.all ? [...store] : folder !== undefined ? store.filter((s) => mine(s.path)) : of(want);
+  let sessions = request.all
+    ? [...store]
+    : folder !== undefined
+      ? store.filter((s) => mine(s.path))
+      : of(want);
   if (folder !== undefined) project = sessions.toSorted(byNewest)[0]?.cwd || folder;
   else if (!request.all && sessions.length === 0 && request.nearestProject === true) {
     for (const dir of enclosingDirs(want)) {

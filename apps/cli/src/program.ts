@@ -256,7 +256,8 @@ export function hideOperands(argv: readonly string[]): { argv: string[]; operand
   const out: string[] = [];
   argv.forEach((token, i) => {
     if (i === end) return;
-    const operand = (end >= 0 && i > end) || (token.startsWith("--") && token !== "--" && !OPTION_SHAPED.test(token));
+    const operand =
+      (end >= 0 && i > end) || (token.startsWith("--") && token !== "--" && !OPTION_SHAPED.test(token));
     out.push(operand && token.startsWith("-") ? hide(token) : token);
   });
   const shown = (text: string) => text.replace(PLACEHOLDER, (_, n: string) => hidden[Number(n)] ?? "");

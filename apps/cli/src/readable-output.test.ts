@@ -14,7 +14,11 @@ let proj: string;
 const DAY = 86_400_000;
 const NOW = Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
-const ids = ["a0a0a0a0-0000-4000-8000-000000000001", "b1b1b1b1-0000-4000-8000-000000000002", "c2c2c2c2-0000-4000-8000-000000000003"];
+const ids = [
+  "a0a0a0a0-0000-4000-8000-000000000001",
+  "b1b1b1b1-0000-4000-8000-000000000002",
+  "c2c2c2c2-0000-4000-8000-000000000003",
+];
 
 function assistant(id: string, parent: string, ms: number, model: string, cost: number) {
   return message(id, parent, iso(ms), {
@@ -22,7 +26,14 @@ function assistant(id: string, parent: string, ms: number, model: string, cost: 
     provider: "anthropic",
     model,
     content: [{ type: "text", text: `answer ${id}` }],
-    usage: { input: 1000, output: 200, cacheRead: 0, cacheWrite: 0, totalTokens: 1200, cost: { total: cost } },
+    usage: {
+      input: 1000,
+      output: 200,
+      cacheRead: 0,
+      cacheWrite: 0,
+      totalTokens: 1200,
+      cost: { total: cost },
+    },
     stopReason: "stop",
   });
 }
@@ -41,8 +52,24 @@ beforeAll(() => {
       entries: [
         message(`u${i}`, null, iso(start + 60_000), { role: "user", content: `question ${i}` }),
         assistant(`a${i}`, `u${i}`, start + 120_000, "claude-sonnet", 0.5),
-        assistant(`b${i}`, `a${i}`, start + 65 * 60_000, i === 2 ? "local-model" : "claude-sonnet", i === 2 ? 0 : 0.25),
-        ...(i < 2 ? [{ type: "session_info", id: `n${i}`, parentId: `b${i}`, timestamp: iso(start + 66 * 60_000), name: "same name" }] : []),
+        assistant(
+          `b${i}`,
+          `a${i}`,
+          start + 65 * 60_000,
+          i === 2 ? "local-model" : "claude-sonnet",
+          i === 2 ? 0 : 0.25,
+        ),
+        ...(i < 2
+          ? [
+              {
+                type: "session_info",
+                id: `n${i}`,
+                parentId: `b${i}`,
+                timestamp: iso(start + 66 * 60_000),
+                name: "same name",
+              },
+            ]
+          : []),
       ],
     });
   });

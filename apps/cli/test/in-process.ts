@@ -35,7 +35,13 @@ export class InProcessHome {
     const dir = join(this.sessions, spec.dir ?? dirFor(spec.cwd));
     mkdirSync(dir, { recursive: true });
     const path = join(dir, `${spec.created.replace(/[:.]/g, "-")}_${spec.id}.jsonl`);
-    const header = { type: "session", version: spec.version ?? 3, id: spec.id, timestamp: spec.created, cwd: spec.cwd };
+    const header = {
+      type: "session",
+      version: spec.version ?? 3,
+      id: spec.id,
+      timestamp: spec.created,
+      cwd: spec.cwd,
+    };
     writeFileSync(path, [header, ...(spec.entries ?? [])].map(line).join(""));
     return path;
   }

@@ -15,12 +15,29 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliHome, Tmux, plain } from "./harness.js";
 
 const SEED = process.env.FC_SEED !== undefined ? Number(process.env.FC_SEED) : Date.now() % 1_000_000;
-const EVERY_KIND = ["✅", "❌", "☕", "⚡", "🚀", "👨‍👩‍👧", "🇯🇵", "👍🏽", "❤️", "日本語", "完了", "한국", "ｗｉｄｅ"];
+const EVERY_KIND = [
+  "✅",
+  "❌",
+  "☕",
+  "⚡",
+  "🚀",
+  "👨‍👩‍👧",
+  "🇯🇵",
+  "👍🏽",
+  "❤️",
+  "日本語",
+  "完了",
+  "한국",
+  "ｗｉｄｅ",
+];
 const TMUX_AGREES = EVERY_KIND.filter((u) => u !== "👍🏽" && u !== "❤️");
 
 /** Text of 1 to `max` pieces: emoji, CJK, words, spaces. */
 function text(units: readonly string[], max: number): fc.Arbitrary<string> {
-  const piece = fc.oneof(fc.constantFrom(...units), fc.constantFrom("fix", "the", "parser", " ", " ", "-", "42"));
+  const piece = fc.oneof(
+    fc.constantFrom(...units),
+    fc.constantFrom("fix", "the", "parser", " ", " ", "-", "42"),
+  );
   return fc.array(piece, { minLength: 1, maxLength: max }).map((p) => p.join("").trim() || "x");
 }
 
@@ -71,12 +88,20 @@ function store(units: readonly string[], seed: number): { cli: CliHome; projects
             { type: "thinking", thinking: `${s.answer}\n${s.first}` },
             { type: "text", text: `${s.answer} fix` },
           ],
-          usage: { input: 1200, output: 300, cacheRead: 0, cacheWrite: 0, totalTokens: 1500, cost: { total: 0.25 } },
+          usage: {
+            input: 1200,
+            output: 300,
+            cacheRead: 0,
+            cacheWrite: 0,
+            totalTokens: 1500,
+            cost: { total: 0.25 },
+          },
           timestamp: Date.parse(t(2)),
         },
       },
     ];
-    if (s.name !== null) entries.push({ type: "session_info", id: "n1", parentId: "a1", timestamp: t(3), name: s.name });
+    if (s.name !== null)
+      entries.push({ type: "session_info", id: "n1", parentId: "a1", timestamp: t(3), name: s.name });
     cli.write({ id, cwd, created: t(0), entries });
   });
   return { cli, projects };

@@ -84,7 +84,9 @@ export function projectLabels(projects: Iterable<string>): Map<string, string> {
     let label = project || "(no project)";
     for (let n = Math.min(2, mine.length); n <= mine.length && n > 0; n++) {
       const tail = mine.slice(-n).join("/");
-      const shared = all.some((other) => other !== project && (parts.get(other) as string[]).slice(-n).join("/") === tail);
+      const shared = all.some(
+        (other) => other !== project && (parts.get(other) as string[]).slice(-n).join("/") === tail,
+      );
       if (!shared) {
         label = n === mine.length ? project : tail;
         break;

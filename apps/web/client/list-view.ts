@@ -7,7 +7,16 @@
  */
 import type { Served } from "../src/rows.js";
 import { type SessionRow, getJson, onChange } from "./api.js";
-import { formatCost, formatInt, formatTokens, h, oneLine, projectLabels, shortIds, shortTime } from "./dom.js";
+import {
+  formatCost,
+  formatInt,
+  formatTokens,
+  h,
+  oneLine,
+  projectLabels,
+  shortIds,
+  shortTime,
+} from "./dom.js";
 import { type View, replaceHash } from "./view.js";
 
 /** Row height in px (must match `.session-row` in the style). */

@@ -151,13 +151,18 @@ export function usageView(params: URLSearchParams): View {
     drill.hidden = false;
     drill.dataset.period = period;
     drill.replaceChildren(
-      h("h2", { text: `${period === "unknown" ? "Without a time" : period}: ${formatInt(sessions.length)} session${sessions.length === 1 ? "" : "s"}` }),
+      h("h2", {
+        text: `${period === "unknown" ? "Without a time" : period}: ${formatInt(sessions.length)} session${sessions.length === 1 ? "" : "s"}`,
+      }),
       h(
         "ol",
         { class: "drill-list" },
         sessions.map((s) =>
           h("li", {}, [
-            h("a", { attrs: { href: `#/s/${encodeURIComponent(s.key)}` }, text: oneLine(s.title || "(no messages)", 120) }),
+            h("a", {
+              attrs: { href: `#/s/${encodeURIComponent(s.key)}` },
+              text: oneLine(s.title || "(no messages)", 120),
+            }),
             h("span", { class: "project", text: labels.get(s.project) ?? s.project, title: s.project }),
             h("span", { class: "num", text: formatTokens(s.tokens) }),
             h("span", { class: "num", text: costText(s.cost, s.unpricedTokens) }),
@@ -259,7 +264,12 @@ export function usageView(params: URLSearchParams): View {
       }
       // Tokens whose price is unknown: the cost bar is too low by it, and says so.
       if (cost && (unpricedAt[p] ?? 0) > 0) {
-        const mark = svg("text", { class: "unpriced-mark", x: x + bar / 2, y: y - 4, "text-anchor": "middle" });
+        const mark = svg("text", {
+          class: "unpriced-mark",
+          x: x + bar / 2,
+          y: y - 4,
+          "text-anchor": "middle",
+        });
         mark.textContent = "?";
         group.append(mark);
       }
@@ -291,7 +301,10 @@ export function usageView(params: URLSearchParams): View {
       c.periods.length === 0
         ? h("p", {
             class: "empty",
-            text: state.project || state.from || state.to ? "No usage in this selection." : "No usage recorded in this store.",
+            text:
+              state.project || state.from || state.to
+                ? "No usage in this selection."
+                : "No usage recorded in this store.",
           })
         : chartSvg,
     );
@@ -308,7 +321,11 @@ export function usageView(params: URLSearchParams): View {
         h("td", { class: "num", text: formatInt(t.cacheRead) }),
         h("td", { class: "num", text: formatInt(t.cacheWrite) }),
         h("td", { class: "num", text: formatInt(t.totalTokens) }),
-        h("td", { class: "num", text: t.unpricedTokens > 0 ? costText(t.cost, t.unpricedTokens) : `$${t.cost.toFixed(2)}`, title: t.unpricedTokens > 0 ? `${formatInt(t.unpricedTokens)} tokens have no price` : "" }),
+        h("td", {
+          class: "num",
+          text: t.unpricedTokens > 0 ? costText(t.cost, t.unpricedTokens) : `$${t.cost.toFixed(2)}`,
+          title: t.unpricedTokens > 0 ? `${formatInt(t.unpricedTokens)} tokens have no price` : "",
+        }),
       ]);
     const totalRow = row("total", c.totals, "total");
     totalRow.dataset.tokens = String(c.totals.totalTokens);

@@ -255,7 +255,11 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   /** The row a key or an id prefix names (a short id as the list and the CLI print it). */
   function rowOf(key: string): SessionRow {
-    const match = rowByKeyOrPrefix(key, (k) => source.session(k), () => source.sessions());
+    const match = rowByKeyOrPrefix(
+      key,
+      (k) => source.session(k),
+      () => source.sessions(),
+    );
     if (match.kind === "ambiguous")
       throw new HttpError(404, `${match.count} sessions have ids that start with ${key}: type more of it`);
     if (match.kind === "none") throw new HttpError(404, "no such session");
@@ -395,7 +399,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       if (!SPLITS.includes(split)) throw new HttpError(400, "split must be model or project");
       const day = (name: string) => {
         const value = params.get(name) ?? "";
-        if (value !== "" && !/^\d{4}-\d{2}-\d{2}$/.test(value)) throw new HttpError(400, `${name} must be YYYY-MM-DD`);
+        if (value !== "" && !/^\d{4}-\d{2}-\d{2}$/.test(value))
+          throw new HttpError(400, `${name} must be YYYY-MM-DD`);
         return value === "" ? {} : { [name === "from" ? "fromDay" : "toDay"]: value };
       };
       const project = params.get("project") ?? "";
@@ -424,7 +429,9 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         sessionsByPeriod: chart.sessionsByPeriod.map((sessions) =>
           sessions.flatMap(({ path, ...share }) => {
             const row = byPath.get(path);
-            return row ? [{ key: row.key, title: row.name || row.firstMessage, project: row.project, ...share }] : [];
+            return row
+              ? [{ key: row.key, title: row.name || row.firstMessage, project: row.project, ...share }]
+              : [];
           }),
         ),
       });

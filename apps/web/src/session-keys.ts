@@ -36,7 +36,10 @@ export function assignSessionKeys(
 }
 
 /** What a key or an id prefix typed in the app names. */
-export type KeyMatch = { kind: "one"; row: SessionRow } | { kind: "none" } | { kind: "ambiguous"; count: number };
+export type KeyMatch =
+  | { kind: "one"; row: SessionRow }
+  | { kind: "none" }
+  | { kind: "ambiguous"; count: number };
 
 /**
  * The row `key` names: its key (`id`, `id~2`), else the one session whose id starts with it
@@ -54,7 +57,8 @@ export function rowByKeyOrPrefix(
   if (prefix === "" || prefix.includes("~")) return { kind: "none" };
   const found = new Map<string, SessionRow>();
   for (const candidate of rows())
-    if (candidate.id.toLowerCase().startsWith(prefix) && !found.has(candidate.id)) found.set(candidate.id, candidate);
+    if (candidate.id.toLowerCase().startsWith(prefix) && !found.has(candidate.id))
+      found.set(candidate.id, candidate);
   if (found.size === 0) return { kind: "none" };
   if (found.size > 1) return { kind: "ambiguous", count: found.size };
   const [id] = found.keys();

@@ -78,8 +78,17 @@ describe("usage charts from one pass", () => {
       "2026-03-01",
       "2026-03-02",
     ]);
-    expect(periodsBetween("2026-03-02", "2026-03-16", "week")).toEqual(["2026-03-02", "2026-03-09", "2026-03-16"]);
-    expect(periodsBetween("2025-11", "2026-02", "month")).toEqual(["2025-11", "2025-12", "2026-01", "2026-02"]);
+    expect(periodsBetween("2026-03-02", "2026-03-16", "week")).toEqual([
+      "2026-03-02",
+      "2026-03-09",
+      "2026-03-16",
+    ]);
+    expect(periodsBetween("2025-11", "2026-02", "month")).toEqual([
+      "2025-11",
+      "2025-12",
+      "2026-01",
+      "2026-02",
+    ]);
   });
 
   it("narrows to one project and a range of days as stats counts them there", async () => {
@@ -99,7 +108,9 @@ describe("usage charts from one pass", () => {
     const to = known.at(-2) as string;
     const range = chartOf(cells, { period: "day", split: "model", fromDay: from, toDay: to });
     expect(range.periods[0]! >= from && range.periods.at(-1)! <= to).toBe(true);
-    const inRange = cells.cells.filter((c) => c.day >= from && c.day <= to).reduce((n, c) => n + c.totals.totalTokens, 0);
+    const inRange = cells.cells
+      .filter((c) => c.day >= from && c.day <= to)
+      .reduce((n, c) => n + c.totals.totalTokens, 0);
     expect(range.totals.totalTokens).toBe(inRange);
   });
 });

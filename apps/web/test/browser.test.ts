@@ -356,10 +356,19 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     writeFileSync(
       join(store.root, dirOf(cwd), `2026-01-20T12-00-00-000Z_${id}.jsonl`),
       line({ type: "session", version: 3, id, timestamp: new Date(at).toISOString(), cwd }) +
-        line({ type: "message", id: "u1", parentId: null, timestamp: new Date(at + 1000).toISOString(), message: { role: "user", content: "unpriced question", timestamp: at + 1000 } }) +
+        line({
+          type: "message",
+          id: "u1",
+          parentId: null,
+          timestamp: new Date(at + 1000).toISOString(),
+          message: { role: "user", content: "unpriced question", timestamp: at + 1000 },
+        }) +
         line(answeredAt(assistant("a1", "u1", "an unpriced answer", 0, 0), at + 2000)),
     );
-    await vi.waitFor(() => expect(server.source.session(id)).toBeDefined(), { timeout: 60_000, interval: 100 });
+    await vi.waitFor(() => expect(server.source.session(id)).toBeDefined(), {
+      timeout: 60_000,
+      interval: 100,
+    });
   }
 
   it("id prefixes open, filter and find a session; an unknown one is a true not-found page", async () => {
@@ -373,8 +382,9 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     await page.waitForSelector(".session-view[data-loaded='not-found']");
     expect(await page.textContent(".not-found h1")).toBe("Session not found");
     // No session controls on it: no bar, no tree, no transcript.
-    const controls = await page.$$eval(".session-view .tree, .session-view .transcript, .session-view button", (els) =>
-      els.map((e: { outerHTML: string }) => e.outerHTML.slice(0, 120)),
+    const controls = await page.$$eval(
+      ".session-view .tree, .session-view .transcript, .session-view button",
+      (els) => els.map((e: { outerHTML: string }) => e.outerHTML.slice(0, 120)),
     );
     expect(controls, JSON.stringify(controls)).toEqual([]);
     await page.goto(`${server.origin}/#/?q=${short}`);
@@ -391,7 +401,8 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
   it("the list sorts by cost, tokens, messages and back by time", async () => {
     const { page, log } = await open();
     await page.waitForSelector(".list-view[data-loaded='true']");
-    const keys = () => page.$$eval(".session-row", (rows) => rows.map((r) => r.getAttribute("data-key") ?? ""));
+    const keys = () =>
+      page.$$eval(".session-row", (rows) => rows.map((r) => r.getAttribute("data-key") ?? ""));
     const rows = server.source.sessions();
     const height = await page.$eval(".list-scroll", (el) => el.clientHeight);
     const onScreen = Math.min(rows.length, Math.floor(height / 58));
@@ -404,7 +415,9 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
       const shown = (await keys()).slice(0, onScreen);
       const values = shown.map((k) => rows.find((r) => r.key === k)?.[field] ?? Number.NaN);
       expect(values, column).toEqual([...values].sort((a, b) => b - a));
-      expect(await page.getAttribute(`.list-head button[data-sort="${column}"]`, "aria-sort")).toBe("descending");
+      expect(await page.getAttribute(`.list-head button[data-sort="${column}"]`, "aria-sort")).toBe(
+        "descending",
+      );
     }
     await page.click('.list-head button[data-sort="cost"]');
     await page.click('.list-head button[data-sort="cost"]');
@@ -421,17 +434,24 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     const { cwd } = UNPRICED;
     const { page, log } = await open("#/usage?period=day&split=project");
     await page.waitForFunction(
-      (key) => [...document.querySelectorAll(".usage-project option")].some((o: { value: string }) => o.value === key),
+      (key) =>
+        [...document.querySelectorAll(".usage-project option")].some(
+          (o: { value: string }) => o.value === key,
+        ),
       cwd,
     );
-    const periods = await page.$$eval(".bars g.bar", (gs) => gs.map((g) => g.getAttribute("data-period") ?? ""));
+    const periods = await page.$$eval(".bars g.bar", (gs) =>
+      gs.map((g) => g.getAttribute("data-period") ?? ""),
+    );
     // Every day from the first to the last, the days without usage too.
     const day = (p: string) => Date.parse(`${p}T00:00:00Z`) / 86_400_000;
     expect(periods.map(day)).toEqual(periods.map((_, i) => day(periods[0] as string) + i));
     expect(periods).toContain("2026-01-20");
     expect(periods).toContain("2026-01-15");
     // The unpriced day is marked, and its project's cost is not $0.00.
-    expect(await page.$$eval(".bars g.bar.unpriced", (gs) => gs.map((g) => g.getAttribute("data-period")))).toEqual(["2026-01-20"]);
+    expect(
+      await page.$$eval(".bars g.bar.unpriced", (gs) => gs.map((g) => g.getAttribute("data-period"))),
+    ).toEqual(["2026-01-20"]);
     const labels = await page.$$eval(".usage-project option", (os) => os.map((o) => o.textContent));
     expect(labels, labels.join(", ")).toContain("work/dev/random-1");
     expect(labels, labels.join(", ")).toContain("/home/dev/random-1");
@@ -462,7 +482,9 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
         return p >= "2026-01-15" && p <= "2026-01-25";
       }),
     );
-    expect(await page.$$eval(".bars g.bar", (gs) => gs.map((g) => g.getAttribute("data-period")))).toContain("2026-01-20");
+    expect(await page.$$eval(".bars g.bar", (gs) => gs.map((g) => g.getAttribute("data-period")))).toContain(
+      "2026-01-20",
+    );
     expect(new URL(page.url()).hash).toContain("from=2026-01-15&to=2026-01-25");
     expect(log.errors).toEqual([]);
     await page.close();

@@ -31,7 +31,9 @@ const shots = process.env.PI_SESSION_SHOTS ?? mkdtempSync(join(tmpdir(), "pi-ses
 function bigStore(count: number): { base: string; root: string } {
   const base = mkdtempSync(join(tmpdir(), "pi-session-first-build-"));
   const root = join(base, "sessions");
-  const words = "parser timeout wiring flux capacitor mountain road sea river index build page list".split(" ");
+  const words = "parser timeout wiring flux capacitor mountain road sea river index build page list".split(
+    " ",
+  );
   for (let n = 0; n < count; n++) {
     const cwd = `/home/dev/project-${n % 10}`;
     const id = `0199cccc-0000-7000-8000-${String(n).padStart(12, "0")}`;
@@ -50,13 +52,22 @@ function bigStore(count: number): { base: string; root: string } {
         message:
           m % 2 === 0
             ? { role: "user", content: `${n} ${text}`, timestamp: at }
-            : { role: "assistant", provider: "anthropic", model: "claude-test", content: [{ type: "text", text }], timestamp: at },
+            : {
+                role: "assistant",
+                provider: "anthropic",
+                model: "claude-test",
+                content: [{ type: "text", text }],
+                timestamp: at,
+              },
       } as never);
       parent = entryId;
     }
     const dir = join(root, dirOf(cwd));
     mkdirSync(dir, { recursive: true });
-    writeFileSync(join(dir, `${new Date(t0).toISOString().replace(/[:.]/g, "-")}_${id}.jsonl`), `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`);
+    writeFileSync(
+      join(dir, `${new Date(t0).toISOString().replace(/[:.]/g, "-")}_${id}.jsonl`),
+      `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`,
+    );
   }
   return { base, root };
 }

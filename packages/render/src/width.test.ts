@@ -38,11 +38,28 @@ describe("textWidth", () => {
   });
 
   it("property: a text is as wide as its grapheme clusters together", () => {
-    const unit = fc.constantFrom("a", " ", "日", "é", "e\u0301", "✅", "☕", "👍🏽", "🇯🇵", "👨‍👩‍👧", "❤️", "\u200d", "한");
+    const unit = fc.constantFrom(
+      "a",
+      " ",
+      "日",
+      "é",
+      "e\u0301",
+      "✅",
+      "☕",
+      "👍🏽",
+      "🇯🇵",
+      "👨‍👩‍👧",
+      "❤️",
+      "\u200d",
+      "한",
+    );
     const clusters = new Intl.Segmenter(undefined, { granularity: "grapheme" });
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 30 }), (text) => {
-        const sum = Array.from(clusters.segment(text), (s) => charWidth(s.segment)).reduce((a, b) => a + b, 0);
+        const sum = Array.from(clusters.segment(text), (s) => charWidth(s.segment)).reduce(
+          (a, b) => a + b,
+          0,
+        );
         expect(textWidth(text)).toBe(sum);
       }),
       fcOptions(),

@@ -134,7 +134,9 @@ export const action: Action = async (ctx, [dirArg], options) => {
   const all = options.all === true;
   const project = target && "store" in target ? infos[0]?.cwd || target.store : listing.project;
   if (!all && target === undefined && listing.project !== want)
-    ctx.io.info(oneLineField(`sessions of ${tildePath(listing.project, home)} (a parent of the current directory)`));
+    ctx.io.info(
+      oneLineField(`sessions of ${tildePath(listing.project, home)} (a parent of the current directory)`),
+    );
   // Narrowed, the message count goes first, then the project (cut to its end first), then the time.
   const columns: Column[] = [
     { header: "modified", align: "left", drop: 1 },

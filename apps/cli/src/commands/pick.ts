@@ -135,7 +135,10 @@ async function searchFilter(
       for (const listener of listeners) listener();
     };
     const synced = db.sync({
-      onProgress: (p) => tell(`indexing ${p.done}/${p.total} (${p.total > 0 ? Math.floor((p.done / p.total) * 100) : 0}%): a search waits for it`),
+      onProgress: (p) =>
+        tell(
+          `indexing ${p.done}/${p.total} (${p.total > 0 ? Math.floor((p.done / p.total) * 100) : 0}%): a search waits for it`,
+        ),
     });
     synced.then(
       () => tell(undefined),

@@ -83,7 +83,7 @@ export const action: Action = async (ctx, [arg], options) => {
   for (const chunk of chunks) {
     ctx.io.line(chunk.slice(0, -1));
     if (first) {
-      const totals = totalsLine(session.header as Record<string, unknown>, session.entries);
+      const totals = totalsLine(session.header, session.entries);
       if (totals !== undefined)
         ctx.io.line(ctx.io.out.dim(ctx.io.columns === undefined ? totals : cutText(totals, ctx.io.columns)));
       if (leftOut > 0) ctx.io.line(ctx.io.out.dim(leftOutNote(leftOut, doc.items.length, selection)));
@@ -101,17 +101,23 @@ export const action: Action = async (ctx, [arg], options) => {
  * counts it (its rows and exact sums); a cost of 0 with tokens is an unknown price, said so.
  * Undefined for a session with no usage and no times.
  */
-export function totalsLine(
-  header: Record<string, unknown>,
-  entries: readonly Record<string, unknown>[],
-): string | undefined {
-  const stats = computeStats([statsSessionOf({ path: "", project: "", header, entries })], { by: "model" });
+export function totalsLine(header: object, entries: readonly object[]): string | undefined {
+  // The usage rows read entries as plain JSON objects, as they are in the file.
+  const file = {
+    path: "",
+    project: "",
+    header: header as Record<string, unknown>,
+    entries: entries as readonly Record<string, unknown>[],
+  };
+  const stats = computeStats([statsSessionOf(file)], { by: "model" });
   const t = stats.totals;
   const parts: string[] = [];
   if (t.records > 0) {
     const models = stats.rows.map((r) => r.key).filter((m) => !m.startsWith("("));
     if (models.length > 0)
-      parts.push(models.length > 3 ? `${models.slice(0, 3).join(", ")} +${models.length - 3} more` : models.join(", "));
+      parts.push(
+        models.length > 3 ? `${models.slice(0, 3).join(", ")} +${models.length - 3} more` : models.join(", "),
+      );
     parts.push(`${formatInt(t.totalTokens)} tokens`);
     parts.push(
       t.zeroCostWithTokens === 0
@@ -121,7 +127,7 @@ export function totalsLine(
           : `${formatCost(t.cost)}+ (${formatInt(t.unpricedTokens)} tokens unpriced)`,
     );
   }
-  const times = [header.timestamp, ...entries.map((e) => e.timestamp)]
+  const times = [file.header.timestamp, ...file.entries.map((e) => e.timestamp)]
     .map((v) => (typeof v === "string" ? Date.parse(v) : Number.NaN))
     .filter((ms) => !Number.isNaN(ms));
   if (times.length > 1) parts.push(duration(Math.max(...times) - Math.min(...times)));

@@ -311,7 +311,9 @@ function printReport(ctx: Context, result: StatsResult, query: Query): void {
     if (r.session) {
       const when = r.session.lastUsageMs;
       rows.push([
-        r.session.name !== null ? { text: r.session.name, style: c.bold } : { text: "(no name)", style: c.dim },
+        r.session.name !== null
+          ? { text: r.session.name, style: c.bold }
+          : { text: "(no name)", style: c.dim },
         { text: ids[sessionAt++] ?? r.session.id, style: c.dim },
         { text: r.session.project ? tildePath(r.session.project, home) : "-", style: c.cyan },
         { text: Number.isNaN(when) ? "-" : query.calendar.dayOf(when) },

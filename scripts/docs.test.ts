@@ -1,7 +1,7 @@
 /**
  * The documentation stays true to the repository: every relative link in the docs and READMEs
- * points at a file that exists, every test that `docs/format.md` names ("Pinned by:" paragraphs)
- * is still in the file it links, and nothing refers to the `../shared/` directory beside the
+ * points at a file that exists, every test that `docs/format.md` names ("Pinned by:" paragraphs,
+ * a name wrapped over lines included) is still in the file it links, and nothing refers to the `../shared/` directory beside the
  * clone except the one fixture helper (packages/testkit).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -28,6 +28,21 @@ const markdown = walk(root, (n) => n.endsWith(".md") && n !== "CHANGELOG.md").fi
 );
 const squash = (text: string) => text.replace(/\s+/g, " ");
 
+/**
+ * The tests a "Pinned by:" paragraph names: each link to a test file, then the quoted names up
+ * to the next link. A name may be wrapped anywhere, at its quotes too: its whitespace becomes
+ * single spaces and its ends are trimmed.
+ */
+function pinnedTests(paragraph: string): { file: string; name: string }[] {
+  if (!paragraph.startsWith("Pinned by:")) return [];
+  const out: { file: string; name: string }[] = [];
+  const parts = squash(paragraph).split(/\[[^\]]+\]\(\.\.\/([^)]+\.test\.ts)\)/);
+  for (let i = 1; i < parts.length; i += 2)
+    for (const m of (parts[i + 1] as string).matchAll(/"([^"]+)"/g))
+      out.push({ file: parts[i] as string, name: (m[1] as string).trim() });
+  return out;
+}
+
 describe("docs", () => {
   it("finds the docs", () => {
     expect(markdown.map(rel)).toEqual(expect.arrayContaining(["docs/format.md", "docs/architecture.md"]));
@@ -47,21 +62,31 @@ describe("docs", () => {
     expect(broken).toEqual([]);
   });
 
+  it("reads the test names of a Pinned by: paragraph whatever its line breaks", () => {
+    const paragraph = `Pinned by: [a.test.ts](../a.test.ts) "one
+name", "
+two"; [b.test.ts](../b.test.ts)
+"three" (and "four
+")`;
+    expect(pinnedTests(paragraph)).toEqual([
+      { file: "a.test.ts", name: "one name" },
+      { file: "a.test.ts", name: "two" },
+      { file: "b.test.ts", name: "three" },
+      { file: "b.test.ts", name: "four" },
+    ]);
+  });
+
   it("every test docs/format.md names is in the file it links", () => {
     const text = readFileSync(join(root, "docs", "format.md"), "utf8");
     const missing: string[] = [];
     let named = 0;
     for (const paragraph of text.split(/\n\s*\n/)) {
-      if (!paragraph.startsWith("Pinned by:")) continue;
-      // Each link to a test file, then the quoted test names up to the next link.
-      const parts = squash(paragraph).split(/\[[^\]]+\]\(\.\.\/([^)]+\.test\.ts)\)/);
-      for (let i = 1; i < parts.length; i += 2) {
-        const file = join(root, parts[i] as string);
-        const source = existsSync(file) ? squash(readFileSync(file, "utf8")) : "";
-        for (const m of (parts[i + 1] as string).matchAll(/"([^"]+)"/g)) {
-          named++;
-          if (!source.includes(m[1] as string)) missing.push(`${parts[i]}: "${m[1]}"`);
-        }
+      for (const { file, name } of pinnedTests(paragraph)) {
+        named++;
+        const path = join(root, file);
+        // The source with its line breaks and indentation as single spaces, as the name is.
+        const source = existsSync(path) ? squash(readFileSync(path, "utf8")) : "";
+        if (!source.includes(name)) missing.push(`${file}: "${name}"`);
       }
     }
     expect(named).toBeGreaterThan(100);

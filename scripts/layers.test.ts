@@ -44,6 +44,7 @@ const ALLOWED: Record<string, readonly string[]> = {
     "@pi-session/format",
     "@pi-session/migrate",
     "@pi-session/tree",
+    "@pi-session/render",
     "@pi-session/node-store",
   ],
   "@pi-session/postgres": [

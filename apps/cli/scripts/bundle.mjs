@@ -8,7 +8,8 @@
 //   importDefinitions);
 // - dist/sync.cjs, the program with the sync command alone, its whole graph in one CommonJS file
 //   (a fresh `sync` skips the ES module loader and the chunks);
-// - dist/pg.cjs, pg, which the chunks and dist/sync.cjs both require (one copy in the package).
+// - dist/pg.cjs, pg as published (never rewritten), which the chunks and dist/sync.cjs both
+//   require (one copy in the package).
 // Run after `tsc -b` (which type-checks and emits lib/).
 //
 // The bundle inlines third-party packages (cac, picocolors, TypeBox, pg, ...): their license
@@ -18,8 +19,7 @@
 import { chmodSync, existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
-import zlib, { brotliCompressSync, brotliDecompressSync } from "node:zlib";
+import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 
 const root = join(dirname(fileURLToPath(import.meta.url)), "..");
@@ -113,108 +113,6 @@ const importDefinitions = {
 };
 
 /**
- * Rewrites of the bundled copy of pg, for start-up (decision 143). Each is an exact text of pg's
- * source; the build fails when one is not found, so a pg update cannot drop one silently.
- *
- * - pg decides at load time whether it runs in a Cloudflare Worker; on Node 20 (no `navigator`)
- *   its probe constructs a `Response`, which loads Node's fetch (undici, with http, http2, zlib,
- *   assert and worker_threads) into every `sync` and `--db` process. The CLI runs on Node only:
- *   the probe is cut.
- * - pg's password hashing loads `node:crypto` (about twenty built-in modules) when pg loads,
- *   though a connection that needs no password (a socket with peer or trust authentication)
- *   never hashes. It now loads on the first hash.
- * - pg's connection parameters load `node:dns` for the native driver's host look-up, which the
- *   CLI never uses. It now loads on the first look-up.
- */
-const PG_REWRITES = [
-  {
-    file: /[\\/]pg[\\/]lib[\\/]stream\.js$/,
-    edits: [[/if \(isCloudflareRuntime\(\)\) \{\s*return getCloudflareStreamFuncs\(\)\s*\}/, ""]],
-  },
-  {
-    file: /[\\/]pg[\\/]lib[\\/]crypto[\\/]utils\.js$/,
-    edits: [
-      [
-        "const nodeCrypto = require('crypto')",
-        `let loadedCrypto
-const loadCrypto = () => (loadedCrypto ??= require('crypto'))
-const nodeCrypto = { createHash: (name) => loadCrypto().createHash(name) }`,
-      ],
-      [
-        "const webCrypto = nodeCrypto.webcrypto || globalThis.crypto",
-        `const lazyWebCrypto = () => loadCrypto().webcrypto || globalThis.crypto
-const webCrypto = { getRandomValues: (bytes) => lazyWebCrypto().getRandomValues(bytes) }`,
-      ],
-      [
-        "const subtleCrypto = webCrypto.subtle",
-        `const subtleCrypto = new Proxy({}, {
-  get: (_, name) => { const subtle = lazyWebCrypto().subtle; return subtle[name].bind(subtle) },
-})`,
-      ],
-    ],
-  },
-  {
-    file: /[\\/]pg[\\/]lib[\\/]connection-parameters\.js$/,
-    edits: [
-      ["const dns = require('dns')", "const dns = { lookup: (...args) => require('dns').lookup(...args) }"],
-    ],
-  },
-];
-
-const pgRewrites = {
-  name: "pg-rewrites",
-  setup(b) {
-    b.onLoad({ filter: /[\\/]pg[\\/]lib[\\/].*\.js$/ }, (args) => {
-      const rewrite = PG_REWRITES.find((r) => r.file.test(args.path));
-      if (!rewrite) return undefined;
-      let code = readFileSync(args.path, "utf8");
-      for (const [from, to] of rewrite.edits) {
-        const found = typeof from === "string" ? code.includes(from) : from.test(code);
-        if (!found)
-          throw new Error(`pg's code changed: ${from} not found in ${args.path}: update PG_REWRITES`);
-        code = code.replace(from, () => to);
-      }
-      return { contents: code, loader: "js" };
-    });
-  },
-};
-
-/**
- * The page and app assets (the exported page's and `serve`'s script and style: 340 kB of strings)
- * go into the bundle brotli-compressed, and are unpacked when their module loads (a few
- * milliseconds, in `export` and `serve` only). The installed package has a 1.5 MB limit, and
- * the copies of dist/sync.cjs need the room (decisions 144, 150). The modules stay as their packages
- * build them; only their strings over 4 kB are packed, and each is checked to unpack to itself.
- */
-const packedAssets = {
-  name: "packed-assets",
-  setup(b) {
-    b.onLoad({ filter: /[\\/](render|web)[\\/]dist[\\/](page|client)-assets\.js$/ }, async (args) => {
-      const values = await import(pathToFileURL(args.path).href);
-      const lines = [
-        'import { brotliDecompressSync } from "node:zlib";',
-        'const unpack = (packed) => brotliDecompressSync(Buffer.from(packed, "base64")).toString("utf8");',
-      ];
-      for (const [name, value] of Object.entries(values)) {
-        if (typeof value !== "string")
-          throw new Error(`packed-assets: ${name} of ${args.path} is not a string`);
-        if (value.length < 4096) {
-          lines.push(`export const ${name} = ${JSON.stringify(value)};`);
-          continue;
-        }
-        const packed = brotliCompressSync(Buffer.from(value, "utf8"), {
-          params: { [zlib.constants.BROTLI_PARAM_QUALITY]: zlib.constants.BROTLI_MAX_QUALITY },
-        }).toString("base64");
-        if (brotliDecompressSync(Buffer.from(packed, "base64")).toString("utf8") !== value)
-          throw new Error(`packed-assets: ${name} of ${args.path} does not unpack to itself`);
-        lines.push(`export const ${name} = unpack(${JSON.stringify(packed)});`);
-      }
-      return { contents: lines.join("\n"), loader: "js" };
-    });
-  },
-};
-
-/**
  * pg is one CommonJS file, dist/pg.cjs, which both the ES chunks (`--db` of search, stats and
  * serve; the sync after a global option) and dist/sync.cjs require: one copy in the package.
  * In the ES build `import pg from "pg"` becomes a `createRequire` of it from the chunk (all
@@ -242,8 +140,8 @@ const common = {
   bundle: true,
   platform: "node",
   target: "node22",
-  // Whitespace too (decision 131): the installed package stays under its 1.5 MB limit; names are kept,
-  // so stack traces still name functions.
+  // Whitespace too (decision 131): the installed package stays small; names are kept, so stack
+  // traces still name functions.
   minifySyntax: true,
   minifyWhitespace: true,
   legalComments: "none",
@@ -255,18 +153,8 @@ const result = await build({
   ...common,
   entryPoints: {
     main: join(root, "lib", "main.js"),
-    // node-store's listing starts worker threads from `./list-worker.js` next to the chunk
-    // that holds the listing code; ship it there, or large listings stay on one core.
-    "chunks/list-worker": join(
-      root,
-      "node_modules",
-      "@pi-session",
-      "node-store",
-      "dist",
-      "listing",
-      "list-worker.js",
-    ),
-    // The session database reads files ahead in `./index-worker.js` next to its chunk, likewise.
+    // The session database reads files ahead in worker threads started from
+    // `./index-worker.js` next to the chunk that holds it; ship it there.
     "chunks/index-worker": join(root, "node_modules", "@pi-session", "search", "dist", "index-worker.js"),
     // `serve` searches in threads started from `./search-worker.js` next to its chunk, likewise.
     "chunks/search-worker": join(root, "node_modules", "@pi-session", "web", "dist", "search-worker.js"),
@@ -280,13 +168,13 @@ const result = await build({
     js: "import { createRequire as __piCreateRequire } from 'node:module';\nconst require = __piCreateRequire(import.meta.url);",
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version) },
-  plugins: [packedAssets, importDefinitions, pgShared("esm")],
+  plugins: [importDefinitions, pgShared("esm")],
 });
 const shimAt = Object.entries(result.metafile.outputs).find(([, o]) => `${PG_SHIM}:${PG_SHIM}` in o.inputs);
 if (shimAt && dirname(join(root, shimAt[0])) !== join(outdir, "chunks"))
   throw new Error(`pg's shim landed in ${shimAt[0]}, not in dist/chunks/: its "../${PG_FILE}" would miss`);
 
-// pg alone, with the start-up rewrites (PG_REWRITES), from where @pi-session/postgres resolves it.
+// pg alone, as published, from where @pi-session/postgres resolves it.
 const pgBuild = await build({
   ...common,
   entryPoints: [
@@ -294,7 +182,6 @@ const pgBuild = await build({
   ],
   outfile: join(outdir, PG_FILE),
   format: "cjs",
-  plugins: [pgRewrites],
 });
 
 // The sync path: the program with the sync command alone. `import.meta.url` (the worker
@@ -309,7 +196,7 @@ const syncBuild = await build({
     js: 'const __piModuleUrl = require("node:url").pathToFileURL(require("node:path").join(__dirname, "chunks", "sync.cjs")).href;',
   },
   define: { __PI_SESSION_VERSION__: JSON.stringify(pkg.version), "import.meta.url": "__piModuleUrl" },
-  plugins: [packedAssets, importDefinitions, pgShared("cjs")],
+  plugins: [importDefinitions, pgShared("cjs")],
 });
 
 // The binary. Its two paths are files beside it, left to Node.

@@ -7,8 +7,7 @@
 import { cpSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { chat, dirFor } from "../test/harness.js";
-import { InProcessHome } from "../test/in-process.js";
+import { chat, CliHome, dirFor } from "../test/harness.js";
 import { hideOperands } from "./program.js";
 
 describe("hideOperands", () => {
@@ -33,7 +32,10 @@ describe("hideOperands", () => {
 });
 
 describe("paths that start with --, and ls <project>", () => {
-  let cli: InProcessHome;
+  let cli: CliHome;
+  /** In-process, colours off (a `columns` wide stdout is a terminal). */
+  const run = (args: string[], opts: { cwd?: string; env?: Record<string, string>; columns?: number } = {}) =>
+    cli.runInProcess(args, { ...opts, env: { NO_COLOR: "1", ...opts.env } });
   let proj: string;
   let other: string;
   let folder: string;
@@ -43,7 +45,7 @@ describe("paths that start with --, and ls <project>", () => {
   const C = "cc33cc33-0000-4000-8000-000000000003";
 
   beforeAll(() => {
-    cli = new InProcessHome();
+    cli = new CliHome();
     proj = cli.dir("proj");
     other = cli.dir("other");
     file = cli.write({
@@ -71,9 +73,9 @@ describe("paths that start with --, and ls <project>", () => {
   const ids = (out: string) => [...out.matchAll(/"id": "([^"]+)"/g)].map((m) => m[1]);
 
   it("ls <project folder> lists the sessions of that folder, from anywhere", async () => {
-    const r = await cli.run(["ls", `${folder}/`, "--json"], { cwd: other });
-    expect(r.code, r.err).toBe(0);
-    expect(ids(r.out)).toEqual([B, A]);
+    const r = await run(["ls", `${folder}/`, "--json"], { cwd: other });
+    expect(r.code, r.stderr).toBe(0);
+    expect(ids(r.stdout)).toEqual([B, A]);
   });
 
   it("ls <relative folder that starts with -->, as typed in the store, with or without `--`", async () => {
@@ -82,35 +84,35 @@ describe("paths that start with --, and ls <project>", () => {
       ["ls", "--", dirFor(proj)],
       ["ls", `${dirFor(proj)}/`],
     ]) {
-      const r = await cli.run(["--json", ...argv], { cwd: cli.sessions });
-      expect(r.code, `${argv.join(" ")}: ${r.err}`).toBe(0);
-      expect(ids(r.out)).toEqual([B, A]);
+      const r = await run(["--json", ...argv], { cwd: cli.sessions });
+      expect(r.code, `${argv.join(" ")}: ${r.stderr}`).toBe(0);
+      expect(ids(r.stdout)).toEqual([B, A]);
     }
   });
 
   it("ls <cwd> lists that project, ~ included; a table names it with ~", async () => {
-    const r = await cli.run(["ls", proj, "--json"], { cwd: other });
-    expect(ids(r.out)).toEqual([B, A]);
-    const tilde = await cli.run(["ls", "~/other", "--json"], { cwd: proj });
-    expect(ids(tilde.out)).toEqual([C]);
-    const table = await cli.run(["ls", proj], { cwd: other });
-    expect(table.out).toMatch(/^project ~\/proj$/m);
+    const r = await run(["ls", proj, "--json"], { cwd: other });
+    expect(ids(r.stdout)).toEqual([B, A]);
+    const tilde = await run(["ls", "~/other", "--json"], { cwd: proj });
+    expect(ids(tilde.stdout)).toEqual([C]);
+    const table = await run(["ls", proj], { cwd: other });
+    expect(table.stdout).toMatch(/^project ~\/proj$/m);
   });
 
   it("ls <a copy of a project folder elsewhere> lists its files", async () => {
     const copy = join(cli.dir("backup"), dirFor(proj));
     cpSync(folder, copy, { recursive: true });
-    const r = await cli.run(["ls", copy, "--json"], { cwd: other });
-    expect(r.code, r.err).toBe(0);
-    expect(ids(r.out)).toEqual([B, A]);
-    expect(r.out).toContain(join("backup", dirFor(proj)));
+    const r = await run(["ls", copy, "--json"], { cwd: other });
+    expect(r.code, r.stderr).toBe(0);
+    expect(ids(r.stdout)).toEqual([B, A]);
+    expect(r.stdout).toContain(join("backup", dirFor(proj)));
   });
 
   it("ls refuses what is not a directory, and a project with --all or --cwd", async () => {
-    expect((await cli.run(["ls", "nowhere"])).code).toBe(2);
-    expect((await cli.run(["ls", file])).err).toContain("not a directory");
-    expect((await cli.run(["ls", proj, "--all"])).code).toBe(2);
-    expect((await cli.run(["ls", proj, "--cwd", other])).code).toBe(2);
+    expect((await run(["ls", "nowhere"])).code).toBe(2);
+    expect((await run(["ls", file])).stderr).toContain("not a directory");
+    expect((await run(["ls", proj, "--all"])).code).toBe(2);
+    expect((await run(["ls", proj, "--cwd", other])).code).toBe(2);
   });
 
   it("a session file under a --folder-- given by a relative path is read, for show, validate and stats", async () => {
@@ -120,27 +122,27 @@ describe("paths that start with --, and ls <project>", () => {
       ["stats", relative, "--json"],
       ["show", "--", relative],
     ]) {
-      const r = await cli.run(argv, { cwd: cli.sessions });
-      expect(r.code, `${argv.join(" ")}: ${r.out} ${r.err}`).toBe(0);
+      const r = await run(argv, { cwd: cli.sessions });
+      expect(r.code, `${argv.join(" ")}: ${r.stdout} ${r.stderr}`).toBe(0);
     }
     // The hand-written assistant messages lack pi's usage: findings (1), not a usage error (2).
-    const checked = await cli.run(["validate", relative], { cwd: cli.sessions });
-    expect(checked.out).toContain("1 session checked");
-    const shown = await cli.run(["show", relative], { cwd: cli.sessions });
-    expect(shown.out).toContain("alpha words");
+    const checked = await run(["validate", relative], { cwd: cli.sessions });
+    expect(checked.stdout).toContain("1 session checked");
+    const shown = await run(["show", relative], { cwd: cli.sessions });
+    expect(shown.stdout).toContain("alpha words");
   });
 
   it("after `--`, an argument that looks like an option is an operand; options before it still count", async () => {
-    const r = await cli.run(["show", "--json", "--", "--json"]);
+    const r = await run(["show", "--json", "--", "--json"]);
     expect(r.code).toBe(1);
-    expect(r.out).toBe("");
-    expect(r.err).toContain("--json");
-    expect(r.err).not.toContain("\\x00");
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain("--json");
+    expect(r.stderr).not.toContain("\\x00");
   });
 
   it("an unknown option is still refused", async () => {
-    const r = await cli.run(["ls", "--bogus"]);
+    const r = await run(["ls", "--bogus"]);
     expect(r.code).toBe(2);
-    expect(r.err).toContain("unknown option `--bogus`");
+    expect(r.stderr).toContain("unknown option `--bogus`");
   });
 });

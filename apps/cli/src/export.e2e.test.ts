@@ -1,33 +1,21 @@
 /**
- * End-to-end tests of `pi-session export`: spawn the built binary on the example sessions,
- * pi's real compacted session and planted secrets, and check every format, the files it
- * writes (images beside the Markdown), redaction and its report, and the usage errors.
- * Build first (`pnpm build`).
- * @module-tag processes
+ * `pi-session export` on the example sessions, pi's real compacted session and planted
+ * secrets: every format, the files it writes (images beside the Markdown), redaction and its
+ * report, and the usage errors. The program runs in this process (`test/in-process.ts`).
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed JSON output.
-import { spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import {
-  cpSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { upstreamFixture } from "@pi-session/testkit";
+import { PLANTED_SECRETS, upstreamFixture } from "@pi-session/testkit";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runInProcess } from "../test/in-process.js";
 
 vi.setConfig({ testTimeout: 60_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.cjs");
 const EXAMPLES = resolve(here, "..", "..", "..", "examples", "sessions");
 const V3 = "--home-dev-projects-webapp--/2026-11-02T09-12-20-000Z_019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f.jsonl";
 
@@ -41,28 +29,25 @@ interface Result {
   stderr: string;
 }
 
-function run(args: string[]): Result {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    env: {
-      PATH: process.env.PATH ?? "",
-      HOME: home,
-      PI_CODING_AGENT_DIR: join(home, ".pi", "agent"),
-      TZ: "UTC",
-    },
-    cwd: home,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function run(args: string[]): Promise<Result> {
+  const env = {
+    PATH: process.env.PATH ?? "",
+    HOME: home,
+    PI_CODING_AGENT_DIR: join(home, ".pi", "agent"),
+    TZ: "UTC",
+  };
+  return runInProcess(args, { env, cwd: home });
 }
 
 const PNG =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
+/** Fake credentials in their providers' formats (testkit's corpus), one of each kind used. */
+const planted = (kind: string) => PLANTED_SECRETS.find((p) => p.kind === kind)?.secret as string;
 const SECRETS = {
-  openai: "sk-proj-Abc123def456GHI789jkl012MNO345pqr678",
-  anthropic: "sk-ant-api03-Zyx987Wvu654Tsr321Qpo098Nml765",
-  github: "ghp_abcdefghijklmnopqrstuvwxyz0123456789",
-  aws: "AKIAIOSFODNN7EXAMPLE",
+  openai: planted("openai"),
+  anthropic: planted("anthropic"),
+  github: planted("github"),
+  aws: planted("aws"),
 };
 
 /** A session with an image, a long tool output and planted secrets. */
@@ -145,8 +130,7 @@ function writeExtraSession(path: string): void {
 
 let extra: string;
 
-beforeAll(() => {
-  expect(existsSync(BIN), `${BIN} missing: build the CLI first`).toBe(true);
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "pi-session-export-"));
   sessions = join(home, ".pi", "agent", "sessions");
   mkdirSync(sessions, { recursive: true });
@@ -156,13 +140,13 @@ beforeAll(() => {
   writeExtraSession(extra);
 });
 
-afterAll(() => {
+afterAll(async () => {
   rmSync(home, { recursive: true, force: true });
 });
 
 describe("export", () => {
-  it("Markdown to stdout by default: the current branch, headings per turn, fenced tool calls", () => {
-    const r = run(["export", v3]);
+  it("Markdown to stdout by default: the current branch, headings per turn, fenced tool calls", async () => {
+    const r = await run(["export", v3]);
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).toMatch(/^# upload rate limiting\n/);
@@ -170,27 +154,27 @@ describe("export", () => {
     expect(r.stdout).toContain("```sh\nrg -n 'upload' src/routes\n```");
     expect(r.stdout).toContain("Keep it in memory for now.");
     expect(r.stdout).not.toContain("Use Redis for the counters.");
-    const other = run(["export", v3, "--leaf", "b2000009"]).stdout;
+    const other = (await run(["export", v3, "--leaf", "b2000009"])).stdout;
     expect(other).toContain("Use Redis for the counters.");
-    const all = run(["export", v3, "--all-branches"]).stdout;
+    const all = (await run(["export", v3, "--all-branches"])).stdout;
     expect(all).toContain("Use Redis for the counters.");
     expect(all).toContain("Keep it in memory for now.");
     expect(all).toContain("↳ Branch 2 of 2");
   });
 
-  it("cuts long output with a note; --full keeps it whole", () => {
-    const cut = run(["export", extra]).stdout;
+  it("cuts long output with a note; --full keeps it whole", async () => {
+    const cut = (await run(["export", extra])).stdout;
     expect(cut).toMatch(/… 1\d\d more lines \([\d.]+ KB\) cut; `pi-session export --full` keeps them/);
     expect(cut).not.toContain("line 150");
-    const full = run(["export", extra, "--full"]).stdout;
+    const full = (await run(["export", extra, "--full"])).stdout;
     expect(full).toContain("line 150");
     expect(full).toContain("line 199");
   });
 
-  it("-o writes the file and the images beside it; without -o images are left out with a note", () => {
+  it("-o writes the file and the images beside it; without -o images are left out with a note", async () => {
     const out = join(home, "out", "demo.md");
     mkdirSync(dirname(out), { recursive: true });
-    const r = run(["export", extra, "-o", out]);
+    const r = await run(["export", extra, "-o", out]);
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(`wrote ${out}`);
@@ -198,12 +182,12 @@ describe("export", () => {
     expect(md).toContain("![image 1](demo-images/image-1.png)");
     expect(readFileSync(join(dirname(out), "demo-images", "image-1.png")).toString("base64")).toBe(PNG);
     expect(readdirSync(dirname(out)).filter((f) => f.includes(".tmp-"))).toEqual([]);
-    expect(run(["export", extra]).stdout).toMatch(/image 1 left out: image\/png, 70 B/);
+    expect((await run(["export", extra])).stdout).toMatch(/image 1 left out: image\/png, 70 B/);
   });
 
-  it("HTML: one self-contained page with a strict Content-Security-Policy", () => {
+  it("HTML: one self-contained page with a strict Content-Security-Policy", async () => {
     const out = join(home, "page.html");
-    expect(run(["export", v3, "-o", out]).code).toBe(0);
+    expect((await run(["export", v3, "-o", out])).code).toBe(0);
     const html = readFileSync(out, "utf8");
     expect(html.startsWith("<!doctype html>")).toBe(true);
     expect(html).toMatch(
@@ -215,8 +199,8 @@ describe("export", () => {
       .replace(/<script[^>]*>[\s\S]*?<\/script>/g, "")
       .replace(/<style>[\s\S]*?<\/style>/, "");
     expect(markup).not.toMatch(/\b(src|href)=/);
-    // The page's script and style are what the policy names: the bundle ships them packed
-    // (decision 144), so this is the check that they unpack to the text their hashes were made of.
+    // The page's script and style are what the policy names: the hashes were made of the text
+    // the bundle ships.
     const policy = /<meta http-equiv="Content-Security-Policy" content="([^"]*)"/
       .exec(html)?.[1]
       ?.replaceAll("&#39;", "'");
@@ -228,30 +212,30 @@ describe("export", () => {
     expect(policy).toContain(`script-src 'sha256-${sha(script)}'`);
     expect(policy).toContain(`style-src 'sha256-${sha(style)}'`);
     // To stdout when it is not a terminal (a pipe here).
-    const piped = run(["export", v3, "--format", "html"]);
+    const piped = await run(["export", v3, "--format", "html"]);
     expect(piped.code).toBe(0);
     expect(piped.stdout.startsWith("<!doctype html>")).toBe(true);
   });
 
-  it("JSON: the document model of the chosen view", () => {
-    const branch = JSON.parse(run(["export", v3, "--format", "json"]).stdout);
+  it("JSON: the document model of the chosen view", async () => {
+    const branch = JSON.parse((await run(["export", v3, "--format", "json"])).stdout);
     expect(branch.format).toBe("pi-session-document");
     expect(branch.view).toEqual({ kind: "branch", leafId: "b2000022" });
     expect(branch.session).toMatchObject({
       id: "019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f",
       name: "upload rate limiting",
     });
-    const context = JSON.parse(run(["export", v3, "--context", "--json"]).stdout);
-    const expected = JSON.parse(run(["context", v3, "--json"]).stdout);
+    const context = JSON.parse((await run(["export", v3, "--context", "--json"])).stdout);
+    const expected = JSON.parse((await run(["context", v3, "--json"])).stdout);
     expect(context.view.kind).toBe("context");
     expect(context.items.map((i: any) => i.role)).toEqual(expected.messages.map((m: any) => m.role));
-    const all = JSON.parse(run(["export", v3, "--all-branches", "--format", "json"]).stdout);
+    const all = JSON.parse((await run(["export", v3, "--all-branches", "--format", "json"])).stdout);
     expect(all.items).toHaveLength(22);
   });
 
-  it("JSONL: the branch as a valid v3 file, header first, leaf last; a v1 file comes out as v3", () => {
+  it("JSONL: the branch as a valid v3 file, header first, leaf last; a v1 file comes out as v3", async () => {
     const out = join(home, "branch.jsonl");
-    expect(run(["export", v3, "--leaf", "b2000009", "-o", out]).code).toBe(0);
+    expect((await run(["export", v3, "--leaf", "b2000009", "-o", out])).code).toBe(0);
     const lines = readFileSync(out, "utf8")
       .trimEnd()
       .split("\n")
@@ -269,21 +253,23 @@ describe("export", () => {
       "b2000008",
       "b2000009",
     ]);
-    expect(run(["validate", out]).code).toBe(0);
+    expect((await run(["validate", out])).code).toBe(0);
     const fromV1 = join(home, "v1.jsonl");
     expect(
-      run(["export", upstreamFixture("before-compaction"), "--format", "jsonl", "-o", fromV1]).code,
+      (await run(["export", upstreamFixture("before-compaction"), "--format", "jsonl", "-o", fromV1])).code,
     ).toBe(0);
-    const v = run(["validate", fromV1, "--json"]);
+    const v = await run(["validate", fromV1, "--json"]);
     expect(v.code).toBe(0);
     expect(JSON.parse(v.stdout).files[0].version).toBe(3);
-    const every = run(["export", v3, "--all-branches", "--format", "jsonl"]).stdout.trimEnd().split("\n");
+    const every = (await run(["export", v3, "--all-branches", "--format", "jsonl"])).stdout
+      .trimEnd()
+      .split("\n");
     expect(every).toHaveLength(23);
   });
 
-  it("--redact removes secrets and signatures and reports counts by kind on stderr", () => {
+  it("--redact removes secrets and signatures and reports counts by kind on stderr", async () => {
     for (const format of ["md", "html", "json", "jsonl"]) {
-      const r = run([
+      const r = await run([
         "export",
         extra,
         "--format",
@@ -298,12 +284,26 @@ describe("export", () => {
         expect(r.stdout, `${format}: ${secret}`).not.toContain(secret);
       expect(r.stderr).toBe("redacted 6: anthropic 1, aws 1, github 1, openai 1, pattern 1, signature 1\n");
     }
-    const md = run(["export", extra, "--full", "--redact"]).stdout;
+    const md = (await run(["export", extra, "--full", "--redact"])).stdout;
     expect(md).toContain("OPENAI_API_KEY=[REDACTED:openai]");
-    expect(run(["export", v3, "--redact"]).stderr).toBe("redacted 1: signature 1\n");
+    expect((await run(["export", v3, "--redact"])).stderr).toBe("redacted 1: signature 1\n");
   });
 
-  it("usage errors exit 2 with a clear message", () => {
+  it("without --redact, warns that the exported text holds secrets, by kind", async () => {
+    const r = await run(["export", extra, "--full"]);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain(SECRETS.github);
+    // Each time a secret is in the text counts (the first message is the title too).
+    const openai = r.stdout.split(SECRETS.openai).length - 1;
+    expect(openai).toBeGreaterThan(0);
+    expect(r.stderr).toBe(
+      `warning: the export holds ${openai + 3} secrets (openai ${openai}, anthropic 1, github 1, aws 1); --redact replaces them with markers\n`,
+    );
+    for (const secret of Object.values(SECRETS)) expect(r.stderr).not.toContain(secret);
+    expect((await run(["export", v3])).stderr).toBe("");
+  });
+
+  it("usage errors exit 2 with a clear message", async () => {
     const cases: [string[], RegExp][] = [
       [["export", v3, "--format", "pdf"], /--format pdf: not one of md, html, json, jsonl/],
       [["export", v3, "--context", "--format", "jsonl"], /--context has no JSONL form/],
@@ -315,12 +315,12 @@ describe("export", () => {
       [["export", v3, "--json", "--format", "md"], /disagree/],
     ];
     for (const [args, message] of cases) {
-      const r = run(args);
+      const r = await run(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stderr).toMatch(message);
       expect(r.stdout).toBe("");
     }
-    const missing = run(["export", join(home, "nope.jsonl")]);
+    const missing = await run(["export", join(home, "nope.jsonl")]);
     expect(missing.code).toBe(1);
   });
 });

@@ -115,6 +115,12 @@ function sessionModes(path: string): [Output, string[]][] {
     ["document", ["export", path, "--format", "md", "--context"]],
     ["json", ["export", path, "--format", "json"]],
     ["jsonl", ["export", path, "--format", "jsonl"]],
+    ["human", ["diff", path]],
+    ["json", ["diff", path, "--json"]],
+    ["human", ["secrets", path]],
+    ["json", ["secrets", path, "--json"]],
+    ["human", ["files", "--session", path]],
+    ["json", ["files", "--session", path, "--json"]],
   ];
 }
 
@@ -131,6 +137,9 @@ function storeModes(root: string): [Output, string[]][] {
     ["json", ["migrate", root, "--json"]],
     ["human", ["search", "the", ...s]],
     ["json", ["search", "a", "--json", ...s]],
+    ["human", ["files", "/", ...s]],
+    ["json", ["files", "/", "--json", ...s]],
+    ["human", ["ls", "--all", "--secrets", ...s]],
   ];
 }
 

@@ -17,7 +17,10 @@ import { type Styles, createStyles, hasUnsafeInLines, oneLineField, toTerminal }
 export type Colors = Styles;
 
 export interface Stream {
+  /** False when the stream holds more than it wants (then wait for its `drain`). */
   write(chunk: string): unknown;
+  /** For `drain` (Node's streams have it). */
+  once?(event: "drain", listener: () => void): unknown;
   isTTY?: boolean;
   /** A terminal's width in columns. */
   columns?: number;
@@ -30,6 +33,11 @@ export interface IoOptions {
   /** False when `--no-color` was given. */
   color: boolean;
   json: boolean;
+  /**
+   * Applied to everything written on stderr (messages, warnings, errors): the run's database
+   * credentials masked (`team-db.ts`'s `credentialMask`).
+   */
+  conceal?: ((text: string) => string) | undefined;
 }
 
 /**
@@ -76,6 +84,25 @@ export interface Progress {
   end(): void;
 }
 
+/**
+ * What `print` writes with `console.info` (cac prints its help so), caught as text for the length
+ * of the synchronous call: it goes out through an {@link Io}, to the run's stdout (in-process
+ * callers give their own), not to the process's.
+ */
+export function consoleInfoText(print: () => void): string {
+  const info = console.info;
+  let text = "";
+  console.info = (...parts: unknown[]) => {
+    text += `${parts.join(" ")}\n`;
+  };
+  try {
+    print();
+  } finally {
+    console.info = info;
+  }
+  return text;
+}
+
 export class Io {
   readonly out: Colors;
   readonly err: Colors;
@@ -89,8 +116,10 @@ export class Io {
   private readonly progressDelayMs: number;
   private readonly stdoutColors: boolean;
   private readonly stderrColors: boolean;
+  private readonly conceal: ((text: string) => string) | undefined;
 
   constructor(options: IoOptions) {
+    this.conceal = options.conceal;
     this.stdout = options.stdout;
     this.stderr = options.stderr;
     this.json = options.json;
@@ -119,6 +148,19 @@ export class Io {
     this.stdout.write(text);
   }
 
+  /**
+   * A rendered document in pieces (see {@link document}), written as they come: a stream that
+   * is behind is waited for, so a huge export is never held in memory.
+   */
+  async documentChunks(chunks: Iterable<string>): Promise<void> {
+    for (const chunk of chunks) {
+      if (hasUnsafeInLines(chunk)) throw new Error("document output holds a raw control character");
+      const once = this.stdout.once?.bind(this.stdout);
+      if (this.stdout.write(chunk) === false && once !== undefined)
+        await new Promise<void>((resolve) => once("drain", resolve));
+    }
+  }
+
   /** A JSON document on stdout (pretty, stable key order as given; any depth). */
   printJson(value: unknown): void {
     writeJson(value, (piece) => this.stdout.write(piece), 2);
@@ -127,7 +169,8 @@ export class Io {
 
   /** Human chatter on stderr (what was written, where the backup is), made terminal-safe. */
   info(text: string): void {
-    this.stderr.write(`${toTerminal(text, this.stderrColors)}\n`);
+    const shown = this.conceal ? this.conceal(text) : text;
+    this.stderr.write(`${toTerminal(shown, this.stderrColors)}\n`);
   }
 
   warn(text: string): void {

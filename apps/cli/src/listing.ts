@@ -2,7 +2,7 @@
  * The sessions `ls` shows, in its order: node-store's `listAllSessions` (pi's `SessionInfo`
  * rules, the metadata cache) over the whole store, then those of one project, newest first by
  * pi's `modified` (the last user or assistant message). `latest` is the first of them, so
- * `show latest` opens the top row of `ls`. Use {@link listSessions} for any command that lists
+ * `show latest` opens the top row of `ls`. Use {@link listStoreSessions} for any command that lists
  * or picks sessions the way `ls` does. From a directory pi has no sessions for (a project's
  * subdirectory), `nearestProject` lists the nearest enclosing directory that has some.
  */
@@ -77,7 +77,7 @@ export function byNewest(a: SessionInfo, b: SessionInfo): number {
  * those of the listed part: everywhere with `all`, else in the root (a flat session dir) and
  * the project's own directory.
  */
-export async function listSessions(request: ListRequest): Promise<Listing> {
+export async function listStoreSessions(request: ListRequest): Promise<Listing> {
   const { root, progress } = request;
   const want = resolve(request.cwd);
   const folder = request.folder;

@@ -14,7 +14,7 @@ import {
 } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
 import { matchIdPrefix } from "./ids.js";
-import { listSessions } from "./listing.js";
+import { listStoreSessions } from "./listing.js";
 import { type LocateOptions, expandHome, sessionsRoot } from "./roots.js";
 
 export { type LocateOptions, sessionsRoot } from "./roots.js";
@@ -94,7 +94,7 @@ export async function resolveSession(arg: string, options: LocateOptions): Promi
   }
   const { root } = sessionsRoot(options);
   if (arg === "latest") {
-    const { sessions } = await listSessions({
+    const { sessions } = await listStoreSessions({
       root,
       env: options.env,
       all: false,

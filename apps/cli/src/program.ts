@@ -6,9 +6,10 @@
 import { CAC } from "cac";
 import type { CommandSpec } from "./commands/index.js";
 import { CliError, EXIT_FAILURE, EXIT_OK, EXIT_USAGE, UsageError } from "./errors.js";
-import { Io, type Stream } from "./io.js";
+import { Io, type Stream, consoleInfoText } from "./io.js";
 import type { PagedOutput } from "./pager.js";
 import { suggestionHint } from "./suggest.js";
+import { credentialMask } from "./team-db.js";
 import { oneLineField } from "./terminal-safe.js";
 import { VERSION } from "./version.js";
 
@@ -37,7 +38,7 @@ export type Action = (ctx: Context, args: unknown[], options: Record<string, unk
 type Runner = (load: () => Promise<Action>, paged: boolean) => (...args: unknown[]) => void;
 
 /** The commands whose output may run longer than a screen: paged on a terminal (`pager.ts`). */
-const PAGED = new Set(["ls", "show", "tree", "context", "stats", "search", "validate"]);
+const PAGED = new Set(["ls", "show", "tree", "context", "stats", "search", "validate", "files", "diff"]);
 
 /** Exit code of a command stopped by Ctrl-C (128 + SIGINT), as shells report it. */
 const EXIT_INTERRUPTED = 130;
@@ -109,10 +110,11 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
   let pager: PagedOutput | undefined;
   const stdout: Stream = {
     write: (chunk) => sink.write(chunk),
+    once: (event, listener) => (sink.once ? sink.once(event, listener) : listener()),
     isTTY: options.stdout.isTTY === true,
     ...(options.stdout.columns !== undefined ? { columns: options.stdout.columns } : {}),
   };
-  const io = new Io({ stdout, stderr: options.stderr, env, color, json });
+  const io = new Io({ stdout, stderr: options.stderr, env, color, json, conceal: credentialMask(argv, env) });
 
   const cli = new CAC("pi-session");
   let pending: Promise<number> | undefined;
@@ -177,6 +179,8 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     }
     return [...sections.filter((s) => !s.title?.startsWith("For more info")), { body: GLOBAL_HELP_FOOTER }];
   });
+  // The help is printed below, through `io` (cac would write it to the console).
+  cli.showHelpOnExit = false;
 
   for (const spec of options.commands) spec.declare(cli).action(run(spec.load, PAGED.has(spec.name)));
 
@@ -185,7 +189,9 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     operands.restore(cli);
     const parsed = cli.options;
     if (parsed.help) {
-      // cac has already printed the help for the matched command (or the global one).
+      // The help of the matched command, or the global one.
+      const command = cli.matchedCommand ?? cli.globalCommand;
+      io.line(consoleInfoText(() => command.outputHelp()).trimEnd());
       return EXIT_OK;
     }
     if (!cli.matchedCommand) {
@@ -208,7 +214,7 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
           ) ?? "Run `pi-session --help` for the list of commands.",
         );
       }
-      cli.outputHelp();
+      io.line(consoleInfoText(() => cli.outputHelp()).trimEnd());
       return EXIT_OK;
     }
     if (parsed.version) {

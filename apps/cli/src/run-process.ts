@@ -1,6 +1,6 @@
 /**
  * The binary's run: wires the real process (argv, env, streams, stdin) into {@link runCli}
- * with a command table, and exits with its code once stdout and stderr have drained. Used by
+ * with a command table, and sets the process's exit code. Used by
  * `main.ts` (every command) and `sync-main.ts` (the `sync` path, decision 150).
  */
 import type { CommandSpec } from "./commands/index.js";
@@ -18,8 +18,8 @@ async function prompt(question: string): Promise<string> {
   });
 }
 
-/** Runs the CLI on this process's arguments with `commands`, then exits the process. */
-export async function runProcess(commands: readonly CommandSpec[]): Promise<never> {
+/** Runs the CLI on this process's arguments with `commands`; the process ends with its code. */
+export async function runProcess(commands: readonly CommandSpec[]): Promise<void> {
   // A closed pipe (`pi-session ls | head`) is not an error worth a stack trace.
   process.stdout.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(0);
@@ -36,24 +36,6 @@ export async function runProcess(commands: readonly CommandSpec[]): Promise<neve
     pager: true,
     commands,
   });
-  await Promise.all([drained(process.stdout), drained(process.stderr)]);
-  // The run has ended everything it started (runCli's contract), so exit now: a process left to
-  // end by itself first frees its whole heap, which nobody waits for (decision 146).
-  process.exit(code);
-}
-
-/** Resolves once `stream` has handed all its buffered output to the system (or failed). */
-function drained(stream: NodeJS.WriteStream): Promise<void> {
-  if (stream.writableLength === 0 || stream.destroyed) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = () => {
-      stream.off("drain", done);
-      stream.off("close", done);
-      stream.off("error", done);
-      resolve();
-    };
-    stream.on("drain", done);
-    stream.on("close", done);
-    stream.on("error", done);
-  });
+  // Node ends the process once the run has ended everything it started (runCli's contract).
+  process.exitCode = code;
 }

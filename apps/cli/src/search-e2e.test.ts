@@ -1,10 +1,9 @@
 /**
- * End-to-end tests of `pi-session search`: the built binary on a small store written here, on
- * pipes (plain output, `--json`, `--files`, `--limit`, exit codes, every filter, no progress)
- * and under a pseudo-terminal made by util-linux `script` (highlighted matches, lines cut to
- * the terminal's width or `COLUMNS`, the progress line on stderr while a cold index builds).
- * Build first: `npx turbo run build --filter=@pi-session/cli...`.
- * @module-tag processes
+ * `pi-session search` on a small store written here: on pipes, the program in this process
+ * (`test/in-process.ts`: plain output, `--json`, `--files`, `--limit`, exit codes, every filter,
+ * no progress); under a pseudo-terminal made by util-linux `script`, the built binary
+ * (highlighted matches, lines cut to the terminal's width or `COLUMNS`, the progress line on
+ * stderr while a cold index builds: tagged `processes`, build first).
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
 import { spawnSync } from "node:child_process";
@@ -13,8 +12,9 @@ import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runInProcess } from "../test/in-process.js";
 
-// Every test spawns the binary, some under `script`; a loaded CI machine needs time.
+// A cold index, and a spawned binary under `script`: a loaded CI machine needs time.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
 const here = dirname(fileURLToPath(import.meta.url));
@@ -135,7 +135,6 @@ function writeStore(): void {
 }
 
 beforeAll(() => {
-  expect(existsSync(BIN), `${BIN} missing: build the CLI first`).toBe(true);
   home = mkdtempSync(join(tmpdir(), "pi-session-search-e2e-"));
   agentDir = join(home, ".pi", "agent");
   sessions = join(agentDir, "sessions");
@@ -163,15 +162,9 @@ function baseEnv(extra: Record<string, string> = {}): Record<string, string> {
   };
 }
 
-/** The binary on pipes. */
-function run(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Result {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    env: baseEnv(opts.env),
-    cwd: opts.cwd ?? home,
-    encoding: "utf8",
-    timeout: 60_000,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+/** The program on pipes, in this process. */
+function run(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<Result> {
+  return runInProcess(args, { env: baseEnv(opts.env), cwd: opts.cwd ?? home });
 }
 
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
@@ -185,6 +178,7 @@ function runPty(
   args: string[],
   opts: { env?: Record<string, string>; cols?: number; stderrFile?: string } = {},
 ): { code: number | null; out: string } {
+  expect(existsSync(BIN), `${BIN} missing: build the CLI first`).toBe(true);
   const command = [
     `stty cols ${opts.cols ?? 80} rows 40`,
     `exec ${[process.execPath, BIN, ...args].map(quote).join(" ")}${opts.stderrFile ? ` 2>${quote(opts.stderrFile)}` : ""}`,
@@ -211,10 +205,10 @@ const hitLines = (out: any) =>
   out.sessions.flatMap((s: any) => s.hits.map((h: any) => `${s.id.slice(0, 4)}:${h.line}`)).sort();
 
 describe("search on pipes", () => {
-  it("prints each session and its hits, plain, without progress, and exits 0", () => {
+  it("prints each session and its hits, plain, without progress, and exits 0", async () => {
     // A cold index, with progress asked for at once: still none on a pipe.
     rmSync(join(home, "cache"), { recursive: true, force: true });
-    const r = run(["search", "parser"], { env: { PI_SESSION_PROGRESS_DELAY_MS: "0" } });
+    const r = await run(["search", "parser"], { env: { PI_SESSION_PROGRESS_DELAY_MS: "0" } });
     expect(r.code).toBe(0);
     expect(r.stderr).toBe("");
     expect(r.stdout).not.toContain("\x1b[");
@@ -226,8 +220,8 @@ describe("search on pipes", () => {
     expect(lines.some((l) => l.includes("so that it has to be cut on a narrow terminal"))).toBe(true);
   });
 
-  it("--json has the documented shape", () => {
-    const out = json(run(["search", "parser", "--json"]));
+  it("--json has the documented shape", async () => {
+    const out = json(await run(["search", "parser", "--json"]));
     expect(Object.keys(out)).toEqual(["query", "sessions", "more", "unreadable"]);
     expect(out.unreadable).toEqual([]);
     expect(out.query).toBe("parser");
@@ -276,26 +270,26 @@ describe("search on pipes", () => {
     });
   });
 
-  it("--files prints the paths only; --limit cuts and says more match", () => {
-    const files = run(["search", "timeout", "--files"]);
+  it("--files prints the paths only; --limit cuts and says more match", async () => {
+    const files = await run(["search", "timeout", "--files"]);
     expect(files.code).toBe(0);
     expect(files.stdout.trimEnd().split("\n").sort()).toEqual([appFile, otherFile].sort());
-    const one = run(["search", "timeout", "--limit", "1"]);
+    const one = await run(["search", "timeout", "--limit", "1"]);
     expect(one.code).toBe(0);
     expect(one.stdout.match(/^\S.*[0-9a-f]{8}$/gm)).toHaveLength(1);
     expect(one.stderr).toContain("more sessions match; --limit N shows more");
-    expect(json(run(["search", "timeout", "--limit", "1", "--json"]))).toMatchObject({ more: true });
-    expect(run(["search", "timeout", "--files", "--limit", "1"]).stdout.trimEnd().split("\n")).toHaveLength(
-      1,
-    );
+    expect(json(await run(["search", "timeout", "--limit", "1", "--json"]))).toMatchObject({ more: true });
+    expect(
+      (await run(["search", "timeout", "--files", "--limit", "1"])).stdout.trimEnd().split("\n"),
+    ).toHaveLength(1);
   });
 
-  it("exits 1 when nothing matches and 2 for an unusable query or option", () => {
-    const none = run(["search", "zebraless"]);
+  it("exits 1 when nothing matches and 2 for an unusable query or option", async () => {
+    const none = await run(["search", "zebraless"]);
     expect(none.code).toBe(1);
     expect(none.stdout).toBe("");
     expect(none.stderr).toContain("no match for `zebraless`");
-    expect(run(["search", "zebraless", "--json"]).code).toBe(1);
+    expect((await run(["search", "zebraless", "--json"])).code).toBe(1);
     for (const args of [
       ["search"],
       ["search", "re:("],
@@ -305,62 +299,63 @@ describe("search on pipes", () => {
       ["search", "x", "--until", "someday"],
       ["search", "x", "--limit", "many"],
     ]) {
-      const r = run(args);
+      const r = await run(args);
       expect(r.code, args.join(" ")).toBe(2);
       expect(r.stdout).toBe("");
       expect(r.stderr).toMatch(/error:/);
     }
   });
 
-  it("filters: role, tool, file, model, errored, named, project, time, branches, thinking, tool output", () => {
-    const q = (...args: string[]) => hitLines(json(run(["search", ...args, "--json"])));
-    expect(q("parser")).toEqual(["aaaa:2", "aaaa:4", "bbbb:2", "bbbb:3"]);
-    expect(q("parser", "--role", "user")).toEqual(["aaaa:2", "bbbb:2"]);
-    expect(q("parser", "--role", "tool")).toEqual(["aaaa:4", "bbbb:3"]);
-    expect(q("parser", "--tool", "bash")).toEqual(["bbbb:2", "bbbb:3"]);
-    expect(q("parser", "--file", "src/auth.ts")).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("parser", "--file", `${app}/src/auth.ts`)).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("parser", "--file", "uth.ts")).toEqual([]);
-    expect(q("parser", "--model", "claude-sonnet")).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("parser", "--model", "anthropic/claude-sonnet")).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("parser", "--errored")).toEqual(["aaaa:2", "aaaa:4", "bbbb:2", "bbbb:3"]);
-    expect(q("parser", "--named")).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("parser", "--project", app)).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("parser", "--since", "2026-03-15")).toEqual(["bbbb:2", "bbbb:3"]);
-    expect(q("parser", "--until", "2026-03-15")).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(q("zebra")).toEqual([]);
-    expect(q("zebra", "--thinking")).toEqual(["aaaa:3"]);
-    expect(q("parser", "--no-tool-output")).toEqual(["aaaa:2", "bbbb:2"]);
+  it("filters: role, tool, file, model, errored, named, project, time, branches, thinking, tool output", async () => {
+    const q = async (...args: string[]) => hitLines(json(await run(["search", ...args, "--json"])));
+    expect(await q("parser")).toEqual(["aaaa:2", "aaaa:4", "bbbb:2", "bbbb:3"]);
+    expect(await q("parser", "--role", "user")).toEqual(["aaaa:2", "bbbb:2"]);
+    expect(await q("parser", "--role", "tool")).toEqual(["aaaa:4", "bbbb:3"]);
+    expect(await q("parser", "--tool", "bash")).toEqual(["bbbb:2", "bbbb:3"]);
+    expect(await q("parser", "--file", "src/auth.ts")).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("parser", "--file", `${app}/src/auth.ts`)).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("parser", "--file", "uth.ts")).toEqual([]);
+    expect(await q("parser", "--model", "claude-sonnet")).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("parser", "--model", "anthropic/claude-sonnet")).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("parser", "--errored")).toEqual(["aaaa:2", "aaaa:4", "bbbb:2", "bbbb:3"]);
+    expect(await q("parser", "--named")).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("parser", "--project", app)).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("parser", "--since", "2026-03-15")).toEqual(["bbbb:2", "bbbb:3"]);
+    expect(await q("parser", "--until", "2026-03-15")).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await q("zebra")).toEqual([]);
+    expect(await q("zebra", "--thinking")).toEqual(["aaaa:3"]);
+    expect(await q("parser", "--no-tool-output")).toEqual(["aaaa:2", "bbbb:2"]);
     // --here: this directory's project and its subdirectories.
-    const hereHits = (cwd: string) => hitLines(json(run(["search", "parser", "--here", "--json"], { cwd })));
-    expect(hereHits(app)).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(hereHits(join(app, "sub"))).toEqual([]);
-    expect(hereHits(home)).toEqual(["aaaa:2", "aaaa:4"]);
-    expect(hereHits(join(home, "elsewhere"))).toEqual([]);
+    const hereHits = async (cwd: string) =>
+      hitLines(json(await run(["search", "parser", "--here", "--json"], { cwd })));
+    expect(await hereHits(app)).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await hereHits(join(app, "sub"))).toEqual([]);
+    expect(await hereHits(home)).toEqual(["aaaa:2", "aaaa:4"]);
+    expect(await hereHits(join(home, "elsewhere"))).toEqual([]);
   });
 
-  it("marks hits on an abandoned branch, after the current branch's", () => {
-    const r = run(["search", "parser", "--project", app]);
+  it("marks hits on an abandoned branch, after the current branch's", async () => {
+    const r = await run(["search", "parser", "--project", app]);
     expect(r.stdout).toContain("  a3 toolResult, abandoned branch: const x = parserTimeout(0x0a)");
-    const s = json(run(["search", "parser", "--project", app, "--json"])).sessions[0];
+    const s = json(await run(["search", "parser", "--project", app, "--json"])).sessions[0];
     expect(s.hits.map((h: any) => [h.entryId, h.onBranch])).toEqual([
       ["a1", true],
       ["a3", false],
     ]);
   });
 
-  it("finds code inside identifiers and CJK text", () => {
-    expect(hitLines(json(run(["search", "Timeout", "--role", "tool", "--json"])))).toEqual([
+  it("finds code inside identifiers and CJK text", async () => {
+    expect(hitLines(json(await run(["search", "Timeout", "--role", "tool", "--json"])))).toEqual([
       "aaaa:4",
       "bbbb:3",
     ]);
-    expect(hitLines(json(run(["search", '"Timeout("', "--json"])))).toEqual(["aaaa:4"]);
-    expect(hitLines(json(run(["search", "本語", "--json"])))).toEqual(["aaaa:3"]);
-    expect(hitLines(json(run(["search", "auth.ts", "--json"])))).toEqual(["aaaa:3"]);
+    expect(hitLines(json(await run(["search", '"Timeout("', "--json"])))).toEqual(["aaaa:4"]);
+    expect(hitLines(json(await run(["search", "本語", "--json"])))).toEqual(["aaaa:3"]);
+    expect(hitLines(json(await run(["search", "auth.ts", "--json"])))).toEqual(["aaaa:3"]);
   });
 });
 
-describe("search on a terminal", () => {
+describe("search on a terminal", { tags: ["processes"] }, () => {
   it("highlights matches, and never with NO_COLOR", () => {
     const r = runPty(["search", "parser", "--project", app]);
     expect(r.code).toBe(0);

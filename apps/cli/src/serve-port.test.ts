@@ -4,15 +4,18 @@
  */
 import { type Server, createServer } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InProcessHome } from "../test/in-process.js";
+import { CliHome } from "../test/harness.js";
 
 describe("serve --port <in use>", () => {
-  let cli: InProcessHome;
+  let cli: CliHome;
+  /** In-process, colours off (a `columns` wide stdout is a terminal). */
+  const run = (args: string[], opts: { cwd?: string; env?: Record<string, string>; columns?: number } = {}) =>
+    cli.runInProcess(args, { ...opts, env: { NO_COLOR: "1", ...opts.env } });
   let taken: Server;
   let port: number;
 
   beforeAll(async () => {
-    cli = new InProcessHome();
+    cli = new CliHome();
     taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
     port = (taken.address() as { port: number }).port;
@@ -23,10 +26,10 @@ describe("serve --port <in use>", () => {
   });
 
   it("exits 2 and says to take a free port with --port 0", async () => {
-    const r = await cli.run(["serve", "--port", String(port)], { env: { PI_SESSION_SERVE_POLL_ONLY: "1" } });
-    expect(r.code, r.err).toBe(2);
-    expect(r.out).toBe("");
-    expect(r.err).toContain(`--port ${port}: already in use`);
-    expect(r.err).toContain("--port 0");
+    const r = await run(["serve", "--port", String(port)], { env: { PI_SESSION_SERVE_POLL_ONLY: "1" } });
+    expect(r.code, r.stderr).toBe(2);
+    expect(r.stdout).toBe("");
+    expect(r.stderr).toContain(`--port ${port}: already in use`);
+    expect(r.stderr).toContain("--port 0");
   });
 });

@@ -1,5 +1,5 @@
 /**
- * End-to-end tests of `pi-session serve`: the built binary prints its URL (token included) on
+ * End-to-end tests of `pi-session serve`: the built binary prints its URL (the token in its fragment) on
  * stdout, answers it, refuses a request without the token, warns when `--host` reaches beyond
  * this machine, exits 2 for a bad `--port`, and exits 0 on SIGINT and on SIGTERM; it searches in a
  * search thread (the bundle ships its script) that sees what is appended to a session, and makes
@@ -60,6 +60,12 @@ function serve(args: string[]): Promise<{ child: ChildProcess; url: string; stde
   });
 }
 
+/** The origin of a printed URL, and the header that carries its token (as the page sends it). */
+function served(url: string): { origin: string; auth: Record<string, string> } {
+  const at = url.indexOf("/#token=");
+  return { origin: url.slice(0, at), auth: { authorization: `Bearer ${url.slice(at + "/#token=".length)}` } };
+}
+
 function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((r) => child.on("exit", (code) => r(code)));
 }
@@ -67,12 +73,12 @@ function exited(child: ChildProcess): Promise<number | null> {
 describe("pi-session serve", () => {
   it("prints the URL with its token, answers it, refuses without it, and exits 0 on SIGINT", async () => {
     const { child, url, stderr } = await serve(["--port", "0"]);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=[A-Za-z0-9_-]{43}$/);
-    const origin = url.slice(0, url.indexOf("/?"));
-    const first = await fetch(url, { redirect: "manual" });
-    expect(first.status).toBe(303);
-    const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0] as string;
-    const list = await fetch(`${origin}/api/sessions`, { headers: { cookie } });
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=[A-Za-z0-9_-]{43}$/);
+    const { origin, auth } = served(url);
+    const page = await fetch(url);
+    expect(page.status).toBe(200);
+    expect(page.headers.get("set-cookie")).toBeNull();
+    const list = await fetch(`${origin}/api/sessions`, { headers: auth });
     expect(list.status).toBe(200);
     const body = (await list.json()) as { sessions: { id: string }[] };
     expect(body.sessions.map((s) => s.id)).toEqual([ID]);
@@ -85,11 +91,8 @@ describe("pi-session serve", () => {
 
   it("searches in a search thread, which sees what is appended", async () => {
     const { child, url } = await serve([]);
-    const origin = url.slice(0, url.indexOf("/?"));
-    const cookie = ((await fetch(url, { redirect: "manual" })).headers.get("set-cookie") ?? "").split(
-      ";",
-    )[0] as string;
-    const get = async (path: string) => (await fetch(origin + path, { headers: { cookie } })).json();
+    const { origin, auth } = served(url);
+    const get = async (path: string) => (await fetch(origin + path, { headers: auth })).json();
     const info = (await get("/api/info")) as { search: { threads: number } };
     expect(info.search.threads).toBeGreaterThanOrEqual(1);
     const keys = async (q: string) =>
@@ -157,11 +160,8 @@ describe("pi-session serve", () => {
       `${lines.map((l) => JSON.stringify(l)).join("\n")}\n`,
     );
     const { child, url } = await serve([]);
-    const origin = url.slice(0, url.indexOf("/?"));
-    const cookie = ((await fetch(url, { redirect: "manual" })).headers.get("set-cookie") ?? "").split(
-      ";",
-    )[0] as string;
-    const get = async (path: string) => (await fetch(origin + path, { headers: { cookie } })).json();
+    const { origin, auth } = served(url);
+    const get = async (path: string) => (await fetch(origin + path, { headers: auth })).json();
     for (const period of ["day", "week", "month"])
       for (const split of ["model", "project"]) {
         const chart = (await get(`/api/usage?period=${period}&split=${split}`)) as {
@@ -184,7 +184,7 @@ describe("pi-session serve", () => {
 
   it("warns when --host listens beyond this machine, and exits 0 on SIGTERM", async () => {
     const { child, url, stderr } = await serve(["--host", "0.0.0.0"]);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/\?token=/);
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/#token=/);
     expect(stderr()).toContain("warning: listening on 0.0.0.0");
     const done = exited(child);
     child.kill("SIGTERM");

@@ -8,7 +8,7 @@
 import { dirname, join, resolve } from "node:path";
 import { encodeCwd, statPath } from "@pi-session/node-store";
 import { CliError, UsageError } from "./errors.js";
-import { listSessions } from "./listing.js";
+import { listStoreSessions } from "./listing.js";
 import { listSessionFiles, resolveSession, sessionsRoot } from "./locate.js";
 import { expandPaths } from "./paths.js";
 import type { Context } from "./program.js";
@@ -63,7 +63,7 @@ async function projectFiles(
   const own = storeFiles(root, allSkipped, allIrregular).filter(mine);
   skipped.push(...allSkipped.filter((s) => mine(s.path)));
   notRegular.push(...allIrregular.filter((s) => mine(s.path)));
-  const listed = await listSessions({ root, env: ctx.env, all: false, cwd: want });
+  const listed = await listStoreSessions({ root, env: ctx.env, all: false, cwd: want });
   const seen = new Set(own);
   for (const s of listed.sessions) if (!seen.has(s.path)) own.push(s.path);
   for (const item of listed.unreadable) if (!skipped.some((s) => s.path === item.path)) skipped.push(item);

@@ -1,13 +1,7 @@
 /**
- * Small presentation helpers shared by the commands: one-line previews, dates and numbers
+ * Small presentation helpers shared by the commands: dates and numbers
  * (tables fitted to a width are `columns.ts`'s). No format logic: they only read fields for display.
  */
-
-/** Collapses whitespace and cuts to `max` characters with an ellipsis. */
-export function oneLine(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
-}
 
 /** `2026-11-02 09:00` in local time, or the input when it is not a date. */
 export function shortDate(value: string | number | undefined): string {

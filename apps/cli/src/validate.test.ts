@@ -1,37 +1,27 @@
 /**
  * End-to-end tests of `validate` on files with many problems (issue 16 item 7): every problem
  * is counted, at most `--max-diagnostics` per file are listed (1,000 by default), and the
- * output says how many were left out; and the other readers on a million broken lines. Spawns the built binary (`dist/pi-session.cjs`, build first).
- * @module-tag processes
+ * output says how many were left out; and the other readers on a million broken lines. The
+ * program runs in this process (`test/in-process.ts`).
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
-import { spawnSync } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
+import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { runInProcess } from "../test/in-process.js";
 
-// Spawning the binary on a loaded CI machine takes far more than vitest's default 5 s.
+// A million broken lines on a loaded CI machine take far more than vitest's default 5 s.
 vi.setConfig({ testTimeout: 120_000, hookTimeout: 60_000 });
 
-const here = dirname(fileURLToPath(import.meta.url));
-const BIN = resolve(here, "..", "dist", "pi-session.cjs");
-
 let home: string;
-beforeAll(() => {
+beforeAll(async () => {
   home = mkdtempSync(join(tmpdir(), "cli-validate-"));
 });
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
-function run(args: string[]): { code: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [BIN, ...args], {
-    env: { PATH: process.env.PATH ?? "", HOME: home, TZ: "UTC" },
-    cwd: home,
-    encoding: "utf8",
-    maxBuffer: 256 * 1024 * 1024,
-  });
-  return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return runInProcess(args, { env: { PATH: process.env.PATH ?? "", HOME: home, TZ: "UTC" }, cwd: home });
 }
 
 const HEADER = JSON.stringify({
@@ -63,10 +53,10 @@ function brokenFile(name: string, broken: number): string {
   return path;
 }
 
-describe("validate on a file with many problems", () => {
-  it("counts every problem, lists the first 1000 and says how many are not listed", () => {
+describe("validate on a file with many problems", async () => {
+  it("counts every problem, lists the first 1000 and says how many are not listed", async () => {
     const path = brokenFile("many.jsonl", 5000);
-    const r = run(["validate", path]);
+    const r = await run(["validate", path]);
     expect(r.code).toBe(1);
     expect(r.stderr).toBe("");
     const out = r.stdout.trimEnd().split("\n");
@@ -80,45 +70,45 @@ describe("validate on a file with many problems", () => {
     expect(out).toHaveLength(1003);
   });
 
-  it("--json says the same, and --max-diagnostics sets the limit (all, or none)", () => {
+  it("--json says the same, and --max-diagnostics sets the limit (all, or none)", async () => {
     const path = brokenFile("json.jsonl", 5000);
-    const some = JSON.parse(run(["validate", path, "--json", "--max-diagnostics", "3"]).stdout);
+    const some = JSON.parse((await run(["validate", path, "--json", "--max-diagnostics", "3"])).stdout);
     const [file] = some.files;
     expect(file).toMatchObject({ errors: 5001, warnings: 0, omittedDiagnostics: 4998 });
     expect(file.diagnostics.map((d: any) => d.line)).toEqual([3, 4, 5]);
     expect(some.errors).toBe(5001);
 
-    const all = JSON.parse(run(["validate", path, "--json", "--max-diagnostics", "all"]).stdout);
+    const all = JSON.parse((await run(["validate", path, "--json", "--max-diagnostics", "all"])).stdout);
     expect(all.files[0].diagnostics).toHaveLength(5001);
     expect(all.files[0].omittedDiagnostics).toBe(0);
     expect(all.files[0].diagnostics.at(-1)).toMatchObject({ code: "schema", line: 5003 });
 
-    const none = run(["validate", path, "--max-diagnostics", "0"]);
+    const none = await run(["validate", path, "--max-diagnostics", "0"]);
     expect(none.stdout.trimEnd().split("\n")).toEqual([
       `${path}: errors (v3, 2 entries, 5001 errors, 0 warnings)`,
       "  … 5001 more not listed (counted above; `--max-diagnostics all` lists every one)",
       "1 session checked: 0 valid, 1 has errors (5001 diagnostics)",
     ]);
 
-    const bad = run(["validate", path, "--max-diagnostics", "some"]);
+    const bad = await run(["validate", path, "--max-diagnostics", "some"]);
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--max-diagnostics needs a whole number or `all`, got `some`");
   });
 
-  it("show, tree, context and stats read a file of a million broken lines between entries", () => {
+  it("show, tree, context and stats read a file of a million broken lines between entries", async () => {
     const path = brokenFile("million-read.jsonl", 1_000_000);
-    const show = run(["show", path]);
+    const show = await run(["show", path]);
     expect(show.code).toBe(0);
     expect(show.stdout).toContain("hi");
-    const context = JSON.parse(run(["context", path, "--json"]).stdout);
+    const context = JSON.parse((await run(["context", path, "--json"])).stdout);
     expect(context.messages.map((m: any) => m.content)).toEqual([[{ type: "text", text: "hi" }], 7]);
-    expect(run(["tree", path]).stdout).toContain("e5f6a7b8".slice(0, 4));
-    expect(JSON.parse(run(["stats", path, "--json"]).stdout)).toBeTruthy();
+    expect((await run(["tree", path])).stdout).toContain("e5f6a7b8".slice(0, 4));
+    expect(JSON.parse((await run(["stats", path, "--json"])).stdout)).toBeTruthy();
   });
 
-  it("checks a file of a million broken lines", () => {
+  it("checks a file of a million broken lines", async () => {
     const path = brokenFile("million.jsonl", 1_000_000);
-    const report = JSON.parse(run(["validate", path, "--json", "--max-diagnostics", "2"]).stdout);
+    const report = JSON.parse((await run(["validate", path, "--json", "--max-diagnostics", "2"])).stdout);
     expect(report.files[0]).toMatchObject({ entries: 2, errors: 1_000_001, omittedDiagnostics: 999_999 });
     expect(report.files[0].diagnostics[0].reason).toBe(
       "invalid JSON (expected a property name or '}', found end of line, at byte 1 of the line): \"{\"",

@@ -2,12 +2,11 @@
  * docs/cli.md against the CLI itself: every command the help lists has a section, and every long
  * option a command's `--help` shows is named in that command's section (the options every
  * command takes are in the Conventions part). Keeps the reference true as flags are added.
- * @module-tag processes
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { CliHome } from "./harness.js";
 
 const doc = readFileSync(
@@ -27,23 +26,27 @@ function section(command: string): string | undefined {
 const GLOBAL = ["--help", "--version", "--session-dir", "--json", "--no-color", "--no-pager"];
 
 describe("docs/cli.md", () => {
-  const help = cli.run(["--help"]);
-  const listed = help.stdout.slice(help.stdout.indexOf("Commands:"), help.stdout.indexOf("Options:"));
-  const commands = [...listed.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1] as string);
+  let help: { code: number; stdout: string };
+  let commands: string[];
+  beforeAll(async () => {
+    help = await cli.runInProcess(["--help"]);
+    const listed = help.stdout.slice(help.stdout.indexOf("Commands:"), help.stdout.indexOf("Options:"));
+    commands = [...listed.matchAll(/^ {2}([a-z]+)\b/gm)].map((m) => m[1] as string);
+  });
 
-  it("the help lists the commands", () => {
+  it("the help lists the commands", async () => {
     expect(help.code).toBe(0);
     expect(commands).toContain("show");
     expect(commands.length).toBeGreaterThan(10);
   });
 
-  it("names the global options in its conventions", () => {
+  it("names the global options in its conventions", async () => {
     const conventions = doc.slice(doc.indexOf("## Conventions"), doc.indexOf("## Commands"));
     for (const option of GLOBAL.filter((o) => o !== "--help" && o !== "--version"))
       expect(conventions, option).toContain(option);
   });
 
-  it("has a section for every command, naming each of its options", () => {
+  it("has a section for every command, naming each of its options", async () => {
     const missing: string[] = [];
     for (const command of commands) {
       const text = section(command);
@@ -51,7 +54,7 @@ describe("docs/cli.md", () => {
         missing.push(`${command}: no section`);
         continue;
       }
-      const own = cli.run([command, "--help"]);
+      const own = await cli.runInProcess([command, "--help"]);
       expect(own.code, `${command} --help`).toBe(0);
       const options = new Set([...own.stdout.matchAll(/--[a-z][a-z0-9-]*/g)].map((m) => m[0]));
       for (const option of options)

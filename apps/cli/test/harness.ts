@@ -1,19 +1,26 @@
 /**
- * What the CLI's end-to-end tests share: a throwaway HOME with pi's store in it, session files
- * written by hand, the built binary spawned on pipes, on a pseudo-terminal (util-linux
- * `script -qfec`, for one run with a fixed width), in the background with its output read as it
- * comes (for what runs until stopped: `follow`), and in tmux (for what needs keys: a pager, the
- * picker). Tests that use it spawn processes: tag them `processes`.
+ * What the CLI's tests share: a throwaway HOME with pi's store in it, session files written by
+ * hand, and the program run in this process on that HOME (`runInProcess`: no build needed), or
+ * the built binary spawned on pipes, on a pseudo-terminal (util-linux `script -qfec`, for one
+ * run with a fixed width), in the background with its output read as it comes (for what runs
+ * until stopped: `follow`), and in tmux (for what needs keys: a pager, the picker). Tests that
+ * spawn the binary need a build: tag them `processes`.
  */
 import { type ChildProcess, spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type InProcessResult, runInProcess } from "./in-process.js";
 
 const here = dirname(fileURLToPath(import.meta.url));
 /** The built binary (`pnpm build` first). */
 export const BIN = resolve(here, "..", "dist", "pi-session.cjs");
+
+/** Throws unless the binary is built. */
+function built(): void {
+  if (!existsSync(BIN)) throw new Error(`${BIN} missing: build the CLI first (pnpm build)`);
+}
 
 export const line = (value: unknown): string => `${JSON.stringify(value)}\n`;
 const quote = (s: string) => `'${s.replace(/'/g, "'\\''")}'`;
@@ -89,7 +96,6 @@ export class CliHome {
   readonly sessions: string;
 
   constructor(prefix = "pi-session-e2e-") {
-    if (!existsSync(BIN)) throw new Error(`${BIN} missing: build the CLI first (pnpm build)`);
     this.home = mkdtempSync(join(tmpdir(), prefix));
     this.agentDir = join(this.home, ".pi", "agent");
     this.sessions = join(this.agentDir, "sessions");
@@ -131,8 +137,22 @@ export class CliHome {
     };
   }
 
+  /** The program in this process, as the binary on pipes would run it (`in-process.ts`). */
+  runInProcess(
+    args: string[],
+    opts: { env?: Record<string, string>; cwd?: string; input?: string; columns?: number } = {},
+  ): Promise<InProcessResult> {
+    return runInProcess(args, {
+      env: this.env(opts.env),
+      cwd: opts.cwd ?? this.home,
+      ...(opts.input !== undefined ? { input: opts.input } : {}),
+      ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
+    });
+  }
+
   /** The binary on pipes. */
   run(args: string[], opts: { env?: Record<string, string>; cwd?: string; input?: string } = {}): Result {
+    built();
     const r = spawnSync(process.execPath, [BIN, ...args], {
       env: this.env(opts.env),
       cwd: opts.cwd ?? this.home,
@@ -154,6 +174,7 @@ export class CliHome {
     args: string[],
     opts: { env?: Record<string, string>; cols?: number; rows?: number; cwd?: string } = {},
   ): { code: number | null; out: string } {
+    built();
     const command = [
       `stty cols ${opts.cols ?? 80} rows ${opts.rows ?? 40}`,
       `exec ${[process.execPath, BIN, ...args].map(quote).join(" ")}`,
@@ -172,6 +193,7 @@ export class CliHome {
 
   /** The binary in the background on pipes (stdin open), its output collected as it comes. */
   spawn(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Running {
+    built();
     return new Running(
       spawn(process.execPath, [BIN, ...args], {
         env: this.env(opts.env),
@@ -288,6 +310,7 @@ export class Tmux {
    * code is written to a file when it ends, and the pane stays open to be read.
    */
   start(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): void {
+    built();
     const env = this.cli.env({ TERM: "xterm-256color", ...opts.env });
     const exports = Object.entries(env)
       .map(([k, v]) => `export ${k}=${quote(v)};`)

@@ -1,98 +1,83 @@
 /**
- * The CLI run in this process through `runCli`, for tests where no real terminal or child
- * process matters: a private HOME with pi's store, session files written by hand, and the
- * program's stdout and stderr collected. `columns` makes stdout a terminal that wide (tables
- * fitted, colours off unless asked).
+ * The CLI run in the test's own process: `runCli` with the command table, the arguments, an
+ * environment and a directory, stdout and stderr collected as strings (stdout a terminal that
+ * wide when `columns` is given: tables fitted, colours unless `NO_COLOR`; stderr never a terminal),
+ * stdin not a terminal (`input`'s lines answer confirmations). No build and no process start,
+ * so the fast loop covers the commands; what needs the bundle or a real process (the binary's
+ * start-up, exit codes set by the process, signals, a pseudo-terminal, the pager) stays with
+ * the end-to-end tests that spawn `dist/pi-session.cjs` (`harness.ts`).
+ *
+ * As in the binary, where the environment is `process.env`, the run sees `env` there too (set
+ * for the run, restored after it; `TZ` included): runs are awaited one at a time, so give a
+ * project of such tests processes of their own (`isolate` in vitest.config.ts).
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { COMMANDS } from "../src/commands/index.js";
 import type { Stream } from "../src/io.js";
 import { runCli } from "../src/program.js";
-import { type SessionSpec, dirFor, line } from "./harness.js";
 
 export interface InProcessResult {
   code: number;
-  out: string;
-  err: string;
+  stdout: string;
+  stderr: string;
 }
 
-export class InProcessHome {
-  readonly home: string;
-  readonly agentDir: string;
-  readonly sessions: string;
+export interface InProcessOptions {
+  env: Record<string, string | undefined>;
+  cwd: string;
+  /** Lines answering the command's confirmations, in order (none: an empty answer). */
+  input?: string;
+  /** Makes stdout a terminal this many columns wide. */
+  columns?: number;
+}
 
-  constructor(prefix = "pi-session-inproc-") {
-    this.home = mkdtempSync(join(tmpdir(), prefix));
-    this.agentDir = join(this.home, ".pi", "agent");
-    this.sessions = join(this.agentDir, "sessions");
-    mkdirSync(this.sessions, { recursive: true });
-  }
+let running = false;
 
-  /** Writes a session file the way pi names it; returns its path. */
-  write(spec: SessionSpec): string {
-    const dir = join(this.sessions, spec.dir ?? dirFor(spec.cwd));
-    mkdirSync(dir, { recursive: true });
-    const path = join(dir, `${spec.created.replace(/[:.]/g, "-")}_${spec.id}.jsonl`);
-    const header = {
-      type: "session",
-      version: spec.version ?? 3,
-      id: spec.id,
-      timestamp: spec.created,
-      cwd: spec.cwd,
-    };
-    writeFileSync(path, [header, ...(spec.entries ?? [])].map(line).join(""));
-    return path;
-  }
-
-  /** A directory under HOME (made). */
-  dir(...parts: string[]): string {
-    const path = join(this.home, ...parts);
-    mkdirSync(path, { recursive: true });
-    return path;
-  }
-
-  async run(
-    argv: string[],
-    opts: { cwd?: string; env?: Record<string, string>; columns?: number } = {},
-  ): Promise<InProcessResult> {
-    let out = "";
-    let err = "";
-    const stream = (sink: (s: string) => void, tty: boolean): Stream => ({
-      write: (chunk: string) => {
-        sink(chunk);
-        return true;
-      },
-      isTTY: tty,
-      ...(tty ? { columns: opts.columns } : {}),
-    });
+/** Runs `pi-session <args>` in this process and resolves once everything it started has ended. */
+export async function runInProcess(
+  args: readonly string[],
+  options: InProcessOptions,
+): Promise<InProcessResult> {
+  if (running) throw new Error("runInProcess: one run at a time (the environment is the process's)");
+  running = true;
+  let stdout = "";
+  let stderr = "";
+  const stream = (sink: (chunk: string) => void, columns?: number): Stream => ({
+    write: (chunk: string) => {
+      sink(chunk);
+      return true;
+    },
+    isTTY: columns !== undefined,
+    ...(columns !== undefined ? { columns } : {}),
+  });
+  const answers = (options.input ?? "").split("\n");
+  const saved = { ...process.env };
+  for (const key of Object.keys(process.env)) delete process.env[key];
+  Object.assign(
+    process.env,
+    Object.fromEntries(Object.entries(options.env).filter(([, v]) => v !== undefined)),
+  );
+  try {
     const code = await runCli({
-      argv,
-      env: {
-        HOME: this.home,
-        PI_CODING_AGENT_DIR: this.agentDir,
-        XDG_CACHE_HOME: join(this.home, ".cache"),
-        TZ: "UTC",
-        PI_SESSION_PROGRESS_DELAY_MS: "100000",
-        NO_COLOR: "1",
-        ...opts.env,
-      },
-      cwd: opts.cwd ?? this.home,
-      stdout: stream((s) => {
-        out += s;
-      }, opts.columns !== undefined),
-      stderr: stream((s) => {
-        err += s;
-      }, false),
+      argv: [...args],
+      env: process.env,
+      cwd: options.cwd,
+      stdout: stream((chunk) => {
+        stdout += chunk;
+      }, options.columns),
+      stderr: stream((chunk) => {
+        stderr += chunk;
+      }),
       stdinIsTTY: false,
-      prompt: async () => "",
+      prompt: async (question) => {
+        stderr += question;
+        return answers.shift() ?? "";
+      },
       commands: COMMANDS,
     });
-    return { code, out, err };
-  }
-
-  cleanup(): void {
-    rmSync(this.home, { recursive: true, force: true });
+    return { code, stdout, stderr };
+  } finally {
+    for (const key of Object.keys(process.env)) delete process.env[key];
+    Object.assign(process.env, saved);
+    running = false;
   }
 }

@@ -3,7 +3,6 @@
  * dropped in order, cells cut with `…`, the project named once without `--all`), whole on a
  * pipe; `ls` and `latest` from a project's subdirectory; `show --last`, `--since`, `--until`;
  * "did you mean" for a mistyped command or option.
- * @module-tag processes
  */
 import { textWidth } from "@pi-session/render";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -59,7 +58,9 @@ const widest = (out: string) => Math.max(...lines(out).map(textWidth));
 const headerOf = (out: string) => lines(out).find((l) => l.startsWith("modified")) ?? "";
 
 describe("ls fitted to the terminal", () => {
-  it("at 100 columns, --all keeps every column and cuts the long cells with …", () => {
+  it("at 100 columns, --all keeps every column and cuts the long cells with …", {
+    tags: ["processes"],
+  }, () => {
     const r = cli.runTty(["ls", "--all"], { cols: 100 });
     expect(r.code, r.out).toBe(0);
     expect(widest(r.out), r.out).toBeLessThanOrEqual(100);
@@ -68,7 +69,9 @@ describe("ls fitted to the terminal", () => {
     expect(plain(r.out)).toContain("rate limiting");
   });
 
-  it("at 60 columns, --all drops the message count first and keeps the project, cut", () => {
+  it("at 60 columns, --all drops the message count first and keeps the project, cut", {
+    tags: ["processes"],
+  }, () => {
     const r = cli.runTty(["ls", "--all"], { cols: 60 });
     expect(r.code, r.out).toBe(0);
     expect(widest(r.out), r.out).toBeLessThanOrEqual(60);
@@ -77,7 +80,7 @@ describe("ls fitted to the terminal", () => {
     expect(plain(r.out)).toMatch(/b2b2b2b2 +…long-name +Please look at the …/);
   });
 
-  it("narrower, the project goes next, then the time", () => {
+  it("narrower, the project goes next, then the time", { tags: ["processes"] }, () => {
     expect(headerOf(cli.runTty(["ls", "--all"], { cols: 55 }).out).split(/\s+/)).toEqual([
       "modified",
       "id",
@@ -89,7 +92,7 @@ describe("ls fitted to the terminal", () => {
     expect(widest(narrow.out), narrow.out).toBeLessThanOrEqual(30);
   });
 
-  it("without --all the project is named once, above the table", () => {
+  it("without --all the project is named once, above the table", { tags: ["processes"] }, () => {
     const r = cli.runTty(["ls"], { cols: 100, cwd: project });
     expect(r.code, r.out).toBe(0);
     const shown = lines(r.out);
@@ -100,23 +103,23 @@ describe("ls fitted to the terminal", () => {
     expect(plain(r.out).split(tilde)).toHaveLength(2);
   });
 
-  it("on a pipe every line is whole (previews are cut at 60 characters, as always)", () => {
-    const r = cli.run(["ls", "--all"], { env: { COLUMNS: "40" } });
+  it("on a pipe every line is whole (previews are cut at 60 characters, as always)", async () => {
+    const r = await cli.runInProcess(["ls", "--all"], { env: { COLUMNS: "40" } });
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n")[0]?.split(/\s+/)).toEqual(["modified", "msgs", "id", "project", "session"]);
     expect(r.stdout).toContain(`~${other.slice(cli.home.length)}  ${FIRST.slice(0, 59)}…`);
   });
 
-  it("COLUMNS sets the width on a terminal", () => {
+  it("COLUMNS sets the width on a terminal", { tags: ["processes"] }, () => {
     const r = cli.runTty(["ls", "--all"], { cols: 120, env: { COLUMNS: "60" } });
     expect(widest(r.out), r.out).toBeLessThanOrEqual(60);
   });
 });
 
 describe("ls from a subdirectory", () => {
-  it("lists the nearest enclosing project with sessions, and says which on stderr", () => {
+  it("lists the nearest enclosing project with sessions, and says which on stderr", async () => {
     const sub = cli.dir("work", "projects", "a-web-application-with-a-long-name", "src", "deep");
-    const r = cli.run(["ls"], { cwd: sub });
+    const r = await cli.runInProcess(["ls"], { cwd: sub });
     expect(r.code, r.stderr).toBe(0);
     const tilde = `~${project.slice(cli.home.length)}`;
     expect(r.stderr).toContain(`sessions of ${tilde} (a parent of the current directory)`);
@@ -125,24 +128,24 @@ describe("ls from a subdirectory", () => {
     expect(r.stdout).toContain("b2b2b2b2");
     expect(r.stdout).not.toContain("c3c3c3c3");
     // `latest` is still the top row of `ls`.
-    const latest = cli.run(["show", "latest", "--json"], { cwd: sub });
+    const latest = await cli.runInProcess(["show", "latest", "--json"], { cwd: sub });
     expect(latest.code, latest.stderr).toBe(0);
     expect(JSON.parse(latest.stdout).id).toBe(CHAT);
   });
 
-  it("a directory with sessions of its own lists only those; --cwd is taken as it is", () => {
-    const r = cli.run(["ls", "--json"], { cwd: project });
+  it("a directory with sessions of its own lists only those; --cwd is taken as it is", async () => {
+    const r = await cli.runInProcess(["ls", "--json"], { cwd: project });
     expect(r.stderr).toBe("");
     expect(JSON.parse(r.stdout)).toHaveLength(2);
-    const exact = cli.run(["ls", "--cwd", `${project}/src`]);
+    const exact = await cli.runInProcess(["ls", "--cwd", `${project}/src`]);
     expect(exact.code).toBe(0);
     expect(exact.stdout).toBe("");
     expect(exact.stderr).toContain("no sessions for");
   });
 
-  it("a directory with no enclosing project still says so", () => {
+  it("a directory with no enclosing project still says so", async () => {
     const lonely = cli.dir("elsewhere", "nothing");
-    const r = cli.run(["ls"], { cwd: lonely });
+    const r = await cli.runInProcess(["ls"], { cwd: lonely });
     expect(r.code).toBe(0);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain("--all");
@@ -152,33 +155,42 @@ describe("ls from a subdirectory", () => {
 describe("show --last, --since, --until", () => {
   const turns = (out: string) => [...out.matchAll(/^ {2}turn (\d+)$/gm)].map((m) => Number(m[1]));
 
-  it("--last N shows the last N entries of the branch and says how many were left out", () => {
-    const r = cli.run(["show", CHAT, "--last", "3"]);
+  it("--last N shows the last N entries of the branch and says how many were left out", async () => {
+    const r = await cli.runInProcess(["show", CHAT, "--last", "3"]);
     expect(r.code, r.stderr).toBe(0);
     expect(turns(r.stdout)).toEqual([17, 18, 19]);
     expect(r.stdout).toContain("… 17 of 20 entries left out (--last 3)");
     expect(r.stdout).not.toContain(FIRST);
-    const json = JSON.parse(cli.run(["show", CHAT, "--last", "3", "--json"]).stdout);
+    const json = JSON.parse((await cli.runInProcess(["show", CHAT, "--last", "3", "--json"])).stdout);
     expect(json.entries.map((e: { id: string }) => e.id)).toEqual(["c0000018", "c0000019", "c0000020"]);
     // More than there are: everything, and no note.
-    const all = cli.run(["show", CHAT, "--last", "500"]);
+    const all = await cli.runInProcess(["show", CHAT, "--last", "500"]);
     expect(all.stdout).toContain(FIRST);
     expect(all.stdout).not.toContain("left out");
   });
 
-  it("--since and --until keep the entries of that time; --last counts within them", () => {
-    const r = cli.run(["show", CHAT, "--since", "2026-03-02T10:05Z", "--until", "2026-03-02T10:08Z"]);
+  it("--since and --until keep the entries of that time; --last counts within them", async () => {
+    const r = await cli.runInProcess([
+      "show",
+      CHAT,
+      "--since",
+      "2026-03-02T10:05Z",
+      "--until",
+      "2026-03-02T10:08Z",
+    ]);
     expect(r.code, r.stderr).toBe(0);
     expect(turns(r.stdout)).toEqual([4, 5, 6, 7]);
     expect(r.stdout).toContain("… 16 of 20 entries left out (--since, --until)");
-    const both = cli.run(["show", CHAT, "--since", "2026-03-02T10:05Z", "--last", "2"]);
+    const both = await cli.runInProcess(["show", CHAT, "--since", "2026-03-02T10:05Z", "--last", "2"]);
     expect(turns(both.stdout)).toEqual([18, 19]);
-    const json = JSON.parse(cli.run(["show", CHAT, "--since", "2026-03-02T10:19Z", "--json"]).stdout);
+    const json = JSON.parse(
+      (await cli.runInProcess(["show", CHAT, "--since", "2026-03-02T10:19Z", "--json"])).stdout,
+    );
     expect(json.entries.map((e: { id: string }) => e.id)).toEqual(["c0000019", "c0000020"]);
   });
 
-  it("an empty selection says so; bad values are usage errors", () => {
-    const none = cli.run(["show", CHAT, "--since", "2027-01-01"]);
+  it("an empty selection says so; bad values are usage errors", async () => {
+    const none = await cli.runInProcess(["show", CHAT, "--since", "2027-01-01"]);
     expect(none.code).toBe(0);
     expect(none.stderr).toContain("no entries in that selection");
     for (const args of [
@@ -187,37 +199,39 @@ describe("show --last, --since, --until", () => {
       ["--last", "many"],
       ["--since", "2026-13-45"],
     ]) {
-      const r = cli.run(["show", CHAT, ...args]);
+      const r = await cli.runInProcess(["show", CHAT, ...args]);
       expect(r.code, args.join(" ")).toBe(2);
     }
   });
 });
 
 describe("did you mean", () => {
-  it("a mistyped command gets the closest one, exit 2", () => {
-    const r = cli.run(["shwo", "latest"]);
+  it("a mistyped command gets the closest one, exit 2", async () => {
+    const r = await cli.runInProcess(["shwo", "latest"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown command `shwo`");
     expect(r.stderr).toContain('did you mean "show"?');
-    expect(cli.run(["stat"]).stderr).toContain('did you mean "stats"?');
-    expect(cli.run(["contxet", "x"]).stderr).toContain('did you mean "context"?');
+    expect((await cli.runInProcess(["stat"])).stderr).toContain('did you mean "stats"?');
+    expect((await cli.runInProcess(["contxet", "x"])).stderr).toContain('did you mean "context"?');
   });
 
-  it("a mistyped long option gets the closest of the command's options", () => {
-    const r = cli.run(["show", CHAT, "--al-branches"]);
+  it("a mistyped long option gets the closest of the command's options", async () => {
+    const r = await cli.runInProcess(["show", CHAT, "--al-branches"]);
     expect(r.code).toBe(2);
     expect(r.stderr).toContain("unknown option `--al-branches`");
     expect(r.stderr).toContain('did you mean "--all-branches"?');
-    expect(cli.run(["ls", "--limt", "3"]).stderr).toContain('did you mean "--limit"?');
-    expect(cli.run(["ls", "--sesion-dir", "x"]).stderr).toContain('did you mean "--session-dir"?');
+    expect((await cli.runInProcess(["ls", "--limt", "3"])).stderr).toContain('did you mean "--limit"?');
+    expect((await cli.runInProcess(["ls", "--sesion-dir", "x"])).stderr).toContain(
+      'did you mean "--session-dir"?',
+    );
   });
 
-  it("nothing close: the usual hint, no guess", () => {
-    const r = cli.run(["frobnicate"]);
+  it("nothing close: the usual hint, no guess", async () => {
+    const r = await cli.runInProcess(["frobnicate"]);
     expect(r.code).toBe(2);
     expect(r.stderr).not.toContain("did you mean");
     expect(r.stderr).toContain("pi-session --help");
-    const opt = cli.run(["ls", "--zzzzzz"]);
+    const opt = await cli.runInProcess(["ls", "--zzzzzz"]);
     expect(opt.code).toBe(2);
     expect(opt.stderr).not.toContain("did you mean");
   });

@@ -5,7 +5,6 @@
  * footers that count what the report covers, costs to the cent and to 1e-6, usage errors, and
  * tables fitted to a pseudo-terminal's width (util-linux `script`) but whole on a pipe.
  * Build first (`pnpm build`).
- * @module-tag processes
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -120,8 +119,8 @@ beforeAll(() => {
 
 afterAll(() => home?.cleanup());
 
-function json(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): any {
-  const r = home.run([...args, "--json"], opts);
+async function json(args: string[], opts: { env?: Record<string, string>; cwd?: string } = {}): Promise<any> {
+  const r = await home.runInProcess([...args, "--json"], opts);
   expect(r.stderr).toBe("");
   expect(r.code).toBe(0);
   return JSON.parse(r.stdout);
@@ -131,8 +130,8 @@ const keys = (data: any) => data.rows.map((r: any) => r.key);
 const sum = (rows: any[], field: string) => rows.reduce((n: number, r: any) => n + r[field], 0);
 
 describe("stats by period", () => {
-  it("groups weeks by their Monday in the time zone asked, split by model", () => {
-    const utc = json(["stats", "--all", "--by", "week", "--breakdown", "--timezone", "UTC"]);
+  it("groups weeks by their Monday in the time zone asked, split by model", async () => {
+    const utc = await json(["stats", "--all", "--by", "week", "--breakdown", "--timezone", "UTC"]);
     expect(utc.timeZone).toBe("UTC");
     expect(utc.breakdown).toBe(true);
     expect(keys(utc)).toEqual(["2024-12-30", "2026-02-23", "2026-03-02", "2026-03-09", "2026-03-30"]);
@@ -143,10 +142,10 @@ describe("stats by period", () => {
     const march2 = utc.rows.find((r: any) => r.key === "2026-03-02");
     expect(march2.models.map((m: any) => m.key)).toEqual([GPT, SONNET]);
     // In Tokyo the Sunday-night record falls on Monday 2026-03-02.
-    const tokyo = json(["stats", "--all", "--by", "week", "--timezone", "Asia/Tokyo"]);
+    const tokyo = await json(["stats", "--all", "--by", "week", "--timezone", "Asia/Tokyo"]);
     expect(keys(tokyo)).toEqual(["2024-12-30", "2026-03-02", "2026-03-09", "2026-03-30"]);
     // Without --timezone: the local zone (TZ).
-    const local = json(["stats", "--all", "--by", "week"], { env: { TZ: "Asia/Tokyo" } });
+    const local = await json(["stats", "--all", "--by", "week"], { env: { TZ: "Asia/Tokyo" } });
     expect(local.timeZone).toBe("Asia/Tokyo");
     expect(keys(local)).toEqual(keys(tokyo));
     for (const data of [utc, tokyo, local]) {
@@ -155,8 +154,8 @@ describe("stats by period", () => {
     }
   });
 
-  it("groups by day and month, oldest first", () => {
-    const days = json(["stats", "--all", "--by", "day", "--timezone", "UTC"]);
+  it("groups by day and month, oldest first", async () => {
+    const days = await json(["stats", "--all", "--by", "day", "--timezone", "UTC"]);
     expect(keys(days)).toEqual([
       "2025-01-05",
       "2026-03-01",
@@ -165,13 +164,13 @@ describe("stats by period", () => {
       "2026-03-10",
       "2026-04-02",
     ]);
-    const months = json(["stats", "--all", "--by", "month", "--breakdown", "--timezone", "UTC"]);
+    const months = await json(["stats", "--all", "--by", "month", "--breakdown", "--timezone", "UTC"]);
     expect(keys(months)).toEqual(["2025-01", "2026-03", "2026-04"]);
     expect(months.rows[1].models).toHaveLength(2);
   });
 
-  it("counts the fork's copies once, credited to the parent", () => {
-    const data = json(["stats", "--all", "--by", "session"]);
+  it("counts the fork's copies once, credited to the parent", async () => {
+    const data = await json(["stats", "--all", "--by", "session"]);
     expect(data.duplicatesSkipped).toBe(2);
     const parent = data.rows.find((r: any) => r.key === PARENT);
     const fork = data.rows.find((r: any) => r.key === FORK);
@@ -182,8 +181,8 @@ describe("stats by period", () => {
 });
 
 describe("stats ranges and footers", () => {
-  it("--since and --until take whole days in the zone; the footer counts only the sessions covered", () => {
-    const march = json([
+  it("--since and --until take whole days in the zone; the footer counts only the sessions covered", async () => {
+    const march = await json([
       "stats",
       "--all",
       "--by",
@@ -200,12 +199,19 @@ describe("stats ranges and footers", () => {
     expect(march.outsideRange).toBe(2);
     expect(march.totals.records).toBe(4);
     // --until 2026-03-03 keeps all of the 3rd.
-    const toThird = json(["stats", "--all", "--since", "2026-03-01", "--until", "2026-03-03"]);
+    const toThird = await json(["stats", "--all", "--since", "2026-03-01", "--until", "2026-03-03"]);
     expect(toThird.totals.records).toBe(2);
     // The same dates in Tokyo start 9 hours earlier.
-    const tokyo = json(["stats", "--all", "--since", "2026-03-02", "--timezone", "Asia/Tokyo"]);
+    const tokyo = await json(["stats", "--all", "--since", "2026-03-02", "--timezone", "Asia/Tokyo"]);
     expect(tokyo.since).toBe("2026-03-01T15:00:00.000Z");
-    const text = home.run(["stats", "--all", "--since", "2026-03-01", "--until", "2026-03-31"]);
+    const text = await home.runInProcess([
+      "stats",
+      "--all",
+      "--since",
+      "2026-03-01",
+      "--until",
+      "2026-03-31",
+    ]);
     expect(text.code).toBe(0);
     expect(text.stdout).toContain(
       "2 sessions; 1 more without usage in range; 2026-03-01 to 2026-03-10 (UTC)",
@@ -213,8 +219,8 @@ describe("stats ranges and footers", () => {
     expect(text.stdout).toContain("2 usage records outside the range left out");
   });
 
-  it("describes session rows by name, project and last use", () => {
-    const data = json(["stats", "--all", "--by", "session"]);
+  it("describes session rows by name, project and last use", async () => {
+    const data = await json(["stats", "--all", "--by", "session"]);
     const parent = data.rows.find((r: any) => r.key === PARENT);
     expect(parent.session).toEqual({
       id: PARENT,
@@ -225,7 +231,7 @@ describe("stats ranges and footers", () => {
       firstUsage: "2026-03-01T23:30:00.000Z",
       lastUsage: "2026-04-02T10:00:00.000Z",
     });
-    const text = home.run(["stats", "--all", "--by", "session"]).stdout;
+    const text = (await home.runInProcess(["stats", "--all", "--by", "session"])).stdout;
     const row = text.split("\n").find((l) => l.startsWith("upload limits"));
     // The project under HOME is shown as ~, the id beside the name.
     expect(row).toContain(`~${web.cwd.slice(home.home.length)}`);
@@ -233,35 +239,35 @@ describe("stats ranges and footers", () => {
     expect(text).toContain(FORK.slice(0, 8));
   });
 
-  it("answers for the current project without --all, and for one session", () => {
-    const project = json(["stats", "--by", "project"], { cwd: web.cwd });
+  it("answers for the current project without --all, and for one session", async () => {
+    const project = await json(["stats", "--by", "project"], { cwd: web.cwd });
     expect(keys(project)).toEqual([web.cwd]);
     expect(project.sessions).toBe(2);
-    const one = json(["stats", parentFile, "--by", "session"]);
+    const one = await json(["stats", parentFile, "--by", "session"]);
     expect(one.rows[0].session.name).toBe("upload limits");
     expect(one.totals.records).toBe(4);
   });
 });
 
 describe("stats costs", () => {
-  it("rounds costs to 1e-6 in JSON and to the cent in text", () => {
-    const r = home.run(["stats", "--all", "--by", "model", "--json"]);
+  it("rounds costs to 1e-6 in JSON and to the cent in text", async () => {
+    const r = await home.runInProcess(["stats", "--all", "--by", "model", "--json"]);
     expect(r.stdout).not.toMatch(/\d\.\d{7,}/);
     const data = JSON.parse(r.stdout);
     expect(data.totals.cost).toBe(1.874568);
     expect(data.rows.find((x: any) => x.key === SONNET).cost).toBe(0.44);
-    const text = home.run(["stats", "--all", "--by", "model"]).stdout;
+    const text = (await home.runInProcess(["stats", "--all", "--by", "model"])).stdout;
     expect(text).toMatch(/openai\/gpt-5 .* \$1\.43\b/);
     expect(text).toMatch(/^total .* \$1\.87\*/m);
   });
 
-  it("does not trust a cost of 0 next to tokens: marked, its tokens counted apart", () => {
-    const data = json(["stats", "--all", "--by", "model"]);
+  it("does not trust a cost of 0 next to tokens: marked, its tokens counted apart", async () => {
+    const data = await json(["stats", "--all", "--by", "model"]);
     expect(data.totals.zeroCostWithTokens).toBe(1);
     expect(data.totals.unpricedTokens).toBe(5500);
     const llama = data.rows.find((x: any) => x.key === "local/llama");
     expect(llama).toMatchObject({ cost: 0, zeroCostWithTokens: 1, unpricedTokens: 5500 });
-    const text = home.run(["stats", "--all", "--by", "model"]).stdout;
+    const text = (await home.runInProcess(["stats", "--all", "--by", "model"])).stdout;
     expect(text).toMatch(/^local\/llama .* \?\s+1$/m);
     expect(text).toContain("* 1 usage record (5,500 tokens) has a cost of 0 with tokens:");
     expect(text).toContain("(? : nothing in the row has a price)");
@@ -276,8 +282,8 @@ describe("stats usage errors", () => {
     [["--by", "model", "--breakdown"], "--breakdown splits"],
     [["--since", "2026-13-45"], "--since `2026-13-45`"],
     [["--since", "2026-03-10", "--until", "2026-03-01"], "is not after --since"],
-  ])("stats --all %j exits 2", (args, message) => {
-    const r = home.run(["stats", "--all", ...args]);
+  ])("stats --all %j exits 2", async (args, message) => {
+    const r = await home.runInProcess(["stats", "--all", ...args]);
     expect(r.code).toBe(2);
     expect(r.stdout).toBe("");
     expect(r.stderr).toContain(message);
@@ -285,7 +291,9 @@ describe("stats usage errors", () => {
 });
 
 describe("stats on a terminal", () => {
-  it("fits the table to the width: figures give way at 60 columns, all are shown at 100 and on a pipe", () => {
+  it("fits the table to the width: figures give way at 60 columns, all are shown at 100 and on a pipe", {
+    tags: ["processes"],
+  }, () => {
     const args = ["stats", "--all", "--by", "week", "--breakdown", "--timezone", "UTC"];
     const narrow = home.runTty(args, { cols: 60 });
     expect(narrow.code).toBe(0);
@@ -303,7 +311,7 @@ describe("stats on a terminal", () => {
     expect(piped.stdout.split("\n")[0]).toContain("records");
   });
 
-  it("cuts session names and keeps the end of project paths at 60 columns", () => {
+  it("cuts session names and keeps the end of project paths at 60 columns", { tags: ["processes"] }, () => {
     const r = home.runTty(["stats", "--all", "--by", "session"], { cols: 60 });
     const lines = plain(r.out).trimEnd().split("\n");
     for (const l of lines) expect([...l].length, l).toBeLessThanOrEqual(60);

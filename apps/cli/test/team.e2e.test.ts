@@ -23,6 +23,8 @@ let bobHome: CliHome;
 let appendTo: string;
 let db: string;
 const PASSWORD = "s3cret-Pa55word";
+/** A fake Anthropic key in Anthropic's format (the shared detector checks providers' formats). */
+const KEY = `sk-ant-api03-${"abcdefghijklmnopqrstuvwxyz0123456789".padEnd(93, "q")}AA`;
 
 function assistant(id: string, parentId: string, time: string, text: string, model: string, cost: number) {
   const [provider, name] = model.split("/");
@@ -91,7 +93,7 @@ beforeAll(async () => {
         "a0000004",
         "a0000003",
         "2026-03-01T10:04:00.000Z",
-        "done with the parser, key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789",
+        `done with the parser, key ${KEY}`,
         "openai/gpt-5",
         0.5,
       ),
@@ -116,7 +118,7 @@ beforeAll(async () => {
         "c0000002",
         "c0000001",
         "2026-03-03T10:02:00.000Z",
-        "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 noted",
+        `key ${KEY} noted`,
         "anthropic/claude-sonnet-4-5",
         1,
       ),
@@ -137,7 +139,7 @@ beforeAll(async () => {
         "d0000002",
         "d0000001",
         "2026-03-04T10:02:00.000Z",
-        "use sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789 for the parser",
+        `use ${KEY} for the parser`,
         "anthropic/claude-sonnet-4-5",
         0.75,
       ),
@@ -302,7 +304,7 @@ describe("readers over the team database", () => {
       home.run(["search", "parser", "--json", "--db", readerUrl, "--source", "bob@desktop"]).stdout,
     );
     expect(bob.sessions).toHaveLength(1);
-    expect(JSON.stringify(bob)).not.toContain("abcdefghijklmnopqrstuvwxyz0123456789");
+    expect(JSON.stringify(bob)).not.toContain(KEY.slice(13));
   });
 
   it("stats --all --db --source gives the local report (human and --json)", () => {

@@ -3,7 +3,6 @@
  * wide: no line of `show`, `context` or `tree` is wider than the terminal (wide CJK
  * counted twice), bodies keep their indent, deep trees fold their indentation; on a pipe
  * nothing is cut; colours on the terminal only (never with NO_COLOR or --no-color).
- * @module-tag processes
  */
 import { textWidth } from "@pi-session/render";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -53,14 +52,14 @@ describe.each([60, 100])("at %i columns", (cols) => {
     ["tree", CJK],
     ["tree", DEEP],
   ]) {
-    it(`${args.join(" ")} fits`, () => {
+    it(`${args.join(" ")} fits`, { tags: ["processes"] }, () => {
       const r = cli.runTty(args, { cols, cwd: project });
       expect(r.code, r.out).toBe(0);
       expect(widest(r.out), r.out).toBeLessThanOrEqual(cols);
     });
   }
 
-  it("show folds a body under its indent, the words all there", () => {
+  it("show folds a body under its indent, the words all there", { tags: ["processes"] }, () => {
     const out = plain(cli.runTty(["show", CJK, "--full"], { cols, cwd: project }).out);
     const body = out.split("\n").filter((l) => l.startsWith("  "));
     expect(body.length).toBeGreaterThan(6);
@@ -69,7 +68,9 @@ describe.each([60, 100])("at %i columns", (cols) => {
 });
 
 describe("deep trees and pipes", () => {
-  it("tree folds deep levels behind their depth, on a terminal and on a pipe", () => {
+  it("tree folds deep levels behind their depth, on a terminal and on a pipe", {
+    tags: ["processes"],
+  }, () => {
     const tty = plain(cli.runTty(["tree", DEEP], { cols: 60, cwd: project }).out);
     expect(tty).toMatch(/^‹39› .*d0000039 user level 39/m);
     const pipe = cli.run(["tree", DEEP], { cwd: project });
@@ -78,15 +79,15 @@ describe("deep trees and pipes", () => {
     for (const line of pipe.stdout.trimEnd().split("\n")) expect(line.search(/[ds]0/)).toBeLessThan(56);
   });
 
-  it("a pipe gets whole lines", () => {
-    const r = cli.run(["show", CJK], { cwd: project });
+  it("a pipe gets whole lines", async () => {
+    const r = await cli.runInProcess(["show", CJK], { cwd: project });
     expect(r.stdout).toContain(`0: ${LONG_TEXT}`);
   });
 });
 
 describe("colours", () => {
   const ESC = "\x1b[";
-  it("a terminal gets colours; NO_COLOR, --no-color and a pipe get none", () => {
+  it("a terminal gets colours; NO_COLOR, --no-color and a pipe get none", { tags: ["processes"] }, () => {
     for (const args of [["ls"], ["show", CJK], ["tree", DEEP]]) {
       expect(cli.runTty(args, { cwd: project }).out, args.join(" ")).toContain(ESC);
       expect(cli.runTty(args, { cwd: project, env: { NO_COLOR: "1" } }).out, args.join(" ")).not.toContain(

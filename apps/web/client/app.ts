@@ -1,12 +1,15 @@
 /**
  * The app of `pi-session serve`: a shell (the top bar, the theme, the keyboard) and a router
  * over the hash: `#/` the sessions, `#/search?q=` search, `#/s/<key>?entry=<id>` a session
- * (opened at an entry), `#/usage` the charts. Each view is a module; this one swaps them. The
+ * (opened at an entry), `#/usage` the charts, `#/files?session=<key>` a session's files and
+ * `#/files?path=<path>` a file's history, `#/compare/<key>?left=&right=` two branches side by side. Each view is a module; this one swaps them. The
  * bar says when the sessions come from a team database rather than this machine.
  */
 import { setUpTheme } from "@pi-session/render/dom";
 import { onLive } from "./api.js";
 import { h, oneLine } from "./dom.js";
+import { compareView } from "./compare-view.js";
+import { filesView } from "./files-view.js";
 import { listView, loadSessions } from "./list-view.js";
 import { searchView } from "./search-view.js";
 import { sessionView } from "./session-view.js";
@@ -66,14 +69,17 @@ function route(): { name: string; key?: string; params: URLSearchParams } {
   const path = q < 0 ? hash : hash.slice(0, q);
   const params = new URLSearchParams(q < 0 ? "" : hash.slice(q + 1));
   if (path.startsWith("/s/")) return { name: "session", key: decodeURIComponent(path.slice(3)), params };
+  if (path.startsWith("/compare/"))
+    return { name: "compare", key: decodeURIComponent(path.slice("/compare/".length)), params };
   if (path === "/search") return { name: "search", params };
   if (path === "/usage") return { name: "usage", params };
+  if (path === "/files") return { name: "files", params };
   return { name: "sessions", params };
 }
 
 function show(): void {
   const r = route();
-  const id = r.name === "session" ? `session:${r.key}` : r.name;
+  const id = r.name === "session" || r.name === "compare" ? `${r.name}:${r.key}` : r.name;
   if (current && current.route === id && current.view.update) {
     current.view.update(r.params);
     return;
@@ -89,6 +95,12 @@ function show(): void {
       break;
     case "usage":
       view = usageView(r.params);
+      break;
+    case "files":
+      view = filesView(r.params);
+      break;
+    case "compare":
+      view = compareView(r.key as string, r.params);
       break;
     default:
       view = listView(r.params);

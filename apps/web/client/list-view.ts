@@ -1,7 +1,7 @@
 /**
  * The sessions view: every session of the store, newest first, with its name or first
- * message, project, time, message count, tokens and cost; filtered by text, project, date and
- * named (and, served from a team database, by source: each row says which person or machine it
+ * message, project, time, message count, tokens and cost; filtered by text, project, date,
+ * named and holding secrets (the session database's secret scan, as `ls --secrets`) (and, served from a team database, by source: each row says which person or machine it
  * came from); virtualized (only the rows on screen exist), so thousands scroll smoothly. New and
  * changed sessions come in live.
  */
@@ -91,12 +91,20 @@ export function titleOf(row: Pick<SessionRow, "name" | "firstMessage">): string 
   return oneLine(row.name || row.firstMessage || "(no messages)", 240);
 }
 
+/** Secrets the scan found in a session (0: none, or not scanned yet). */
+function secretCount(row: Pick<SessionRow, "secrets">): number {
+  let n = 0;
+  for (const count of Object.values(row.secrets ?? {})) n += count;
+  return n;
+}
+
 export function listView(params: URLSearchParams): View {
   const state = {
     text: params.get("q") ?? "",
     project: params.get("project") ?? "",
     since: params.get("since") ?? "",
     named: params.get("named") === "1",
+    secrets: params.get("secrets") === "1",
     source: params.get("source") ?? "",
     sort: (params.get("sort") ?? "modified") as SortKey,
     order: params.get("order") === "asc" ? "asc" : params.get("order") === "desc" ? "desc" : "",
@@ -133,6 +141,11 @@ export function listView(params: URLSearchParams): View {
   sinceSelect.value = state.since;
   const namedBox = h("input", { attrs: { type: "checkbox", "aria-label": "Named only" } });
   namedBox.checked = state.named;
+  const secretsBox = h("input", {
+    class: "filter-secrets",
+    attrs: { type: "checkbox", "aria-label": "Only sessions holding secrets" },
+  });
+  secretsBox.checked = state.secrets;
   const count = h("span", { class: "count", attrs: { "aria-live": "polite" } });
   const scroller = h("div", { class: "list-scroll", attrs: { tabindex: "0", role: "listbox" } });
   const space = h("div", { class: "list-space" });
@@ -163,6 +176,10 @@ export function listView(params: URLSearchParams): View {
       projectSelect,
       sinceSelect,
       h("label", { class: "check" }, [namedBox, " Named"]),
+      h("label", { class: "check", title: "Sessions the secret scan found credentials in" }, [
+        secretsBox,
+        " Secrets",
+      ]),
       h("span", { class: "spacer" }),
       count,
     ]),
@@ -179,6 +196,7 @@ export function listView(params: URLSearchParams): View {
     if (state.source) p.set("source", state.source);
     if (state.since) p.set("since", state.since);
     if (state.named) p.set("named", "1");
+    if (state.secrets) p.set("secrets", "1");
     if (state.sort !== "modified" || state.order !== "desc") {
       p.set("sort", state.sort);
       p.set("order", state.order);
@@ -198,6 +216,7 @@ export function listView(params: URLSearchParams): View {
         (!state.project || r.project === state.project) &&
         (!state.source || r.source === state.source) &&
         (!state.named || (r.name !== null && r.name !== "")) &&
+        (!state.secrets || secretCount(r) > 0) &&
         (from === undefined || r.modifiedMs >= from) &&
         (!needle ||
           titleOf(r).toLowerCase().includes(needle) ||
@@ -263,6 +282,15 @@ export function listView(params: URLSearchParams): View {
             h("span", { class: "id", text: short.get(row.id) ?? row.id.slice(0, 8) }),
             row.errored
               ? h("span", { class: "badge error", text: "error", title: "A tool call failed" })
+              : null,
+            secretCount(row) > 0
+              ? h("span", {
+                  class: "badge secrets",
+                  text: "secrets",
+                  title: `Holds ${Object.entries(row.secrets ?? {})
+                    .map(([kind, n]) => `${kind} ${n}`)
+                    .join(", ")} (pi-session secrets shows where)`,
+                })
               : null,
             row.parentKey
               ? h("span", { class: "badge", text: "fork", title: "Forked from another session" })
@@ -357,6 +385,11 @@ export function listView(params: URLSearchParams): View {
   });
   namedBox.addEventListener("change", () => {
     state.named = namedBox.checked;
+    syncHash();
+    applyFilters();
+  });
+  secretsBox.addEventListener("change", () => {
+    state.secrets = secretsBox.checked;
     syncHash();
     applyFilters();
   });

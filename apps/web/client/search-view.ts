@@ -4,6 +4,7 @@
  * the best matches, each session with its hits and their snippets, matches marked; a hit opens
  * the session at its entry. Typing searches from 3 characters on; Enter searches shorter input.
  */
+import { messageRoleInfo } from "@pi-session/format";
 import type { EntryHit, Snippet } from "@pi-session/search";
 import { getJson, onChange, type SessionRow } from "./api.js";
 import { h, marked, oneLine, projectName, shortTime } from "./dom.js";
@@ -53,8 +54,6 @@ export function endsInShortPrefix(text: string): boolean {
   if (last.endsWith('"')) return false;
   return /^[-"(]*[A-Za-z0-9]{1,2}$/.test(last);
 }
-
-const ROLE_LABEL: Record<string, string> = { toolResult: "tool", bashExecution: "bash" };
 
 export function hitHref(key: string, entryId: string | null): string {
   return `#/s/${encodeURIComponent(key)}${entryId ? `?entry=${encodeURIComponent(entryId)}` : ""}`;
@@ -165,8 +164,8 @@ export function searchView(params: URLSearchParams): View {
           { class: "hit", attrs: { href: hitHref(s.key, hit.entryId), "data-entry-id": hit.entryId ?? "" } },
           [
             h("span", {
-              class: `role role-${hit.role === "toolResult" || hit.role === "bashExecution" ? "tool" : (hit.role ?? hit.type)}`,
-              text: ROLE_LABEL[hit.role ?? ""] ?? hit.role ?? hit.type,
+              class: `role role-${messageRoleInfo(hit.role)?.tone ?? hit.role ?? hit.type}`,
+              text: messageRoleInfo(hit.role)?.label ?? hit.role ?? hit.type,
             }),
             hit.onBranch ? null : h("span", { class: "badge", text: "other branch" }),
             h("span", { class: "snippet" }, [

@@ -2,12 +2,13 @@
  * The session view's header: back, the session's title and facts (id, its source when served
  * from a team database, project, created,
  * entries, file version, unreadable lines), the view switch (branch, all branches, context),
- * "Follow", the tree drawer's toggle and the export links. Use `sessionBar` once per session
+ * "Follow", the tree drawer's toggle, the session's Files (file activity) and the export links. Use `sessionBar` once per session
  * view; the view calls its setters as its state changes.
  */
 import type { SessionHeader } from "@pi-session/format";
 import { type ViewKind, localTime } from "@pi-session/render";
 import { formatInt, h, oneLine, projectName, shown } from "./dom.js";
+import { withToken } from "./api.js";
 
 export const VIEW_LABELS: Record<ViewKind, string> = {
   branch: "Branch",
@@ -41,7 +42,7 @@ export interface SessionBar {
   setView(view: ViewKind): void;
   setFollow(on: boolean): void;
   setTreeOpen(open: boolean): void;
-  /** Points the export links at the session `key` as shown (its view and leaf). */
+  /** Points the export links at the session `key` as shown (its view and leaf), and its Files link. */
   setExports(key: string, view: ViewKind, leafId: string | null): void;
 }
 
@@ -86,6 +87,11 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
       }),
     ),
   ]);
+  const filesLink = h("a", {
+    class: "files-link",
+    text: "Files",
+    title: "The files this session read, edited or wrote",
+  });
   const treeToggle = h("button", {
     class: "tree-toggle",
     text: "Tree",
@@ -102,6 +108,7 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
         Object.values(viewButtons),
       ),
       followButton,
+      filesLink,
       exportLinks,
     ]),
   ]);
@@ -140,11 +147,12 @@ export function sessionBar(handlers: SessionBarHandlers): SessionBar {
       treeToggle.setAttribute("aria-expanded", String(open));
     },
     setExports(key, view, leafId) {
+      filesLink.setAttribute("href", `#/files?session=${encodeURIComponent(key)}`);
       for (const link of exportLinks.querySelectorAll<HTMLAnchorElement>("a.export")) {
         const format = link.dataset.format as string;
         const q = new URLSearchParams({ format, view });
         if (leafId && view !== "all-branches") q.set("leaf", leafId);
-        link.href = `/api/sessions/${encodeURIComponent(key)}/export?${q.toString()}`;
+        link.href = withToken(`/api/sessions/${encodeURIComponent(key)}/export?${q.toString()}`);
         link.hidden = format === "jsonl" && view === "context";
       }
     },

@@ -1,17 +1,21 @@
 /**
  * The session view's tree panel: pi's /tree filters over every entry, drawn as virtualized
  * rows (only those in view are elements), each with the path marker, side-branch connector,
- * kind, preview, label and leaf badge; a click picks an entry. Use `treePanel` once per
- * session view; it reads the view's current session through `source` whenever it draws.
+ * kind, preview, label and leaf badge; a click picks an entry. In its Compare mode a click marks
+ * an entry instead (two at most: the branches ending there), and a link opens the two side by
+ * side. Use `treePanel` once per session view; it reads the view's current session through
+ * `source` whenever it draws.
  */
 import type { AnyEntry } from "@pi-session/format";
 import {
+  collectToolCalls,
+  entrySummary,
   type RenderSession,
+  type ToolCallLookup,
   TREE_FILTERS,
   type TreeFilter,
-  type TreeLayout,
-  entrySummary,
   treeFilterPasses,
+  type TreeLayout,
 } from "@pi-session/render";
 import { formatInt, h, shown } from "./dom.js";
 
@@ -24,14 +28,6 @@ const FILTER_LABELS: Record<TreeFilter, string> = {
   "user-only": "User only",
   "labeled-only": "Labeled only",
   all: "All",
-};
-
-/** Tree row kinds as the exported page names them. */
-const ROW_KIND_LABEL: Record<string, string> = {
-  toolResult: "tool",
-  branchSummary: "branch summary",
-  compactionSummary: "compaction summary",
-  hookMessage: "custom",
 };
 
 /** What the panel draws: the session as the view holds it now. */
@@ -53,6 +49,8 @@ export interface TreePanelOptions {
   onPick(pos: number, id: string | undefined): void;
   /** The panel's "Close" (a narrow window's drawer). */
   onClose(): void;
+  /** Where the compare of the branches ending at two entries is (the compare view's link). */
+  compareHref(left: string, right: string): string;
 }
 
 export interface TreePanel {
@@ -74,6 +72,9 @@ export function treePanel(options: TreePanelOptions): TreePanel {
   let onPath = new Uint8Array(0);
   let treeRows: number[] = [];
   let frame = 0;
+  let comparing = false;
+  /** The entries marked in Compare mode, oldest first (two at most). */
+  let marked: string[] = [];
 
   const filterSelect = h(
     "select",
@@ -90,10 +91,45 @@ export function treePanel(options: TreePanelOptions): TreePanel {
     attrs: { type: "button" },
     onClick: () => options.onClose(),
   });
+  const compareToggle = h("button", {
+    class: "tree-compare",
+    text: "Compare",
+    title: "Pick two entries: the branches ending there, side by side",
+    attrs: { type: "button", "aria-pressed": "false" },
+    onClick: () => {
+      comparing = !comparing;
+      marked = [];
+      updateCompare();
+      render();
+    },
+  });
+  const compareLink = h("a", { class: "tree-compare-go", text: "Show" });
+  const compareHint = h("span", { class: "tree-compare-hint" });
+  const compareBar = h("div", { class: "tree-compare-bar" }, [compareHint, compareLink]);
   const sidebar = h("nav", { class: "sidebar", attrs: { "aria-label": "Session tree" } }, [
-    h("div", { class: "tree-head" }, [filterSelect, treeCount, h("span", { class: "spacer" }), treeClose]),
+    h("div", { class: "tree-head" }, [
+      filterSelect,
+      treeCount,
+      h("span", { class: "spacer" }),
+      compareToggle,
+      treeClose,
+    ]),
+    compareBar,
     treeScroll,
   ]);
+
+  function updateCompare(): void {
+    compareToggle.setAttribute("aria-pressed", String(comparing));
+    compareBar.hidden = !comparing;
+    compareHint.textContent =
+      marked.length === 2
+        ? `${marked[0]} and ${marked[1]}`
+        : `Pick ${2 - marked.length} more entr${marked.length === 1 ? "y" : "ies"}`;
+    compareLink.hidden = marked.length !== 2;
+    if (marked.length === 2)
+      compareLink.setAttribute("href", options.compareHref(marked[0] as string, marked[1] as string));
+  }
+  updateCompare();
 
   const idAt = (entries: readonly AnyEntry[], pos: number): string | undefined =>
     pos >= 0 ? (entries[pos] as { id?: string } | undefined)?.id : undefined;
@@ -119,16 +155,28 @@ export function treePanel(options: TreePanelOptions): TreePanel {
     treeCount.textContent = `${formatInt(treeRows.length)} of ${formatInt(entries.length)}`;
   }
 
+  /** The session's calls, to name what each result answers (made once per session object). */
+  const callsOf = new WeakMap<RenderSession, ToolCallLookup>();
+  function toolCallsOf(session: RenderSession | undefined): ToolCallLookup | undefined {
+    if (!session) return undefined;
+    let calls = callsOf.get(session);
+    if (!calls) {
+      calls = collectToolCalls(session.index.entries);
+      callsOf.set(session, calls);
+    }
+    return calls;
+  }
+
   function rowEl(source: TreeSource, pos: number, row: number): HTMLElement {
     const { entries, session, layout } = source;
-    const summary = entrySummary(entries[pos] as AnyEntry, 90);
+    const summary = entrySummary(entries[pos] as AnyEntry, 90, toolCallsOf(session));
     const id = idAt(entries, pos);
     const label = id !== undefined ? session?.index.getLabel(id) : undefined;
     const side = layout && layout.parent[pos] !== -1 && source.mainChild[pos] === 0;
-    const el = h("div", { class: `tree-row kind-${summary.kind.replace(/[^a-z]/gi, "")}` }, [
+    const el = h("div", { class: `tree-row kind-${summary.tone}` }, [
       h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
       h("span", { class: "connector", text: side ? "↳ " : "" }),
-      h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
+      h("span", { class: "row-kind", text: summary.label }),
       h("span", { class: "row-preview", text: summary.preview }),
       label !== undefined ? h("span", { class: "label-badge", text: shown(label) }) : null,
       pos === source.sessionLeaf ? h("span", { class: "leaf-badge", text: "leaf" }) : null,
@@ -139,6 +187,7 @@ export function treePanel(options: TreePanelOptions): TreePanel {
     el.style.paddingLeft = `${4 + Math.min(source.indent[pos] as number, 12) * 14}px`;
     if (onPath[pos]) el.classList.add("on-path");
     if (pos === source.selected) el.classList.add("selected");
+    if (comparing && id !== undefined && marked.includes(id)) el.classList.add("marked");
     el.title = `${id ?? "(no id)"} · ${summary.kind}`;
     return el;
   }
@@ -161,7 +210,16 @@ export function treePanel(options: TreePanelOptions): TreePanel {
   treeScroll.addEventListener("scroll", schedule, { passive: true });
   treeSpace.addEventListener("click", (event) => {
     const row = (event.target as HTMLElement).closest(".tree-row") as HTMLElement | null;
-    if (row) options.onPick(Number(row.dataset.pos), row.dataset.entryId);
+    if (!row) return;
+    const id = row.dataset.entryId;
+    if (comparing) {
+      if (id === undefined) return;
+      marked = marked.includes(id) ? marked.filter((m) => m !== id) : [...marked, id].slice(-2);
+      updateCompare();
+      render();
+      return;
+    }
+    options.onPick(Number(row.dataset.pos), id);
   });
   filterSelect.addEventListener("change", () => {
     filter = filterSelect.value as TreeFilter;

@@ -15,7 +15,9 @@ import {
   type ViewKind,
   branchIndentation,
   buildDocument,
+  callRoleOfItem,
   createRenderSession,
+  groupResults,
   layoutTree,
   localTime,
   newestLeafBelow,
@@ -26,6 +28,7 @@ import { ItemWindow, itemEl } from "@pi-session/render/dom";
 import { ApiError, getJson, onChange } from "./api.js";
 import { formatInt, h, oneLine, shown } from "./dom.js";
 import { VIEW_LABELS, sessionBar } from "./session-bar.js";
+import { compareHref } from "./compare-view.js";
 import { treePanel } from "./session-tree.js";
 import { type View, replaceHash } from "./view.js";
 
@@ -64,7 +67,8 @@ export function sessionView(asked: string, params: URLSearchParams, back: () => 
   let sessionLeaf = -1;
   let indent: Int32Array = new Int32Array(0);
   let mainChild: Uint8Array = new Uint8Array(0);
-  let items: DocumentItem[] = [];
+  /** The transcript's rows: items, the results of an assistant message's calls grouped under it. */
+  let items: { item: DocumentItem; results: DocumentItem[] }[] = [];
   let version = "";
   const state = {
     view: (params.get("view") as ViewKind | null) ?? "branch",
@@ -108,6 +112,7 @@ export function sessionView(asked: string, params: URLSearchParams, back: () => 
     WINDOW,
   );
   const tree = treePanel({
+    compareHref: (left, right) => compareHref(key, left, right),
     source: () => ({
       entries,
       session,
@@ -197,11 +202,20 @@ export function sessionView(asked: string, params: URLSearchParams, back: () => 
     ]);
   }
 
-  function itemElement(item: DocumentItem): HTMLElement {
+  function itemElement(item: DocumentItem, results: DocumentItem[] = []): HTMLElement {
     const pos = positionOfId(item.id);
     const leafId = idAt(sessionLeaf);
     const node = itemEl(item, {
       hideToolCalls: false,
+      // A result sits inside the call it answers, and folds with it.
+      resultsOf: (callId) =>
+        results
+          .filter((result) => result.toolCallId === callId)
+          .map((result) => {
+            const nested = itemElement(result);
+            nested.classList.add("call-result");
+            return nested;
+          }),
       isLeaf: item.id !== undefined && item.id === leafId,
       extra: branchSwitch(pos, item),
       time: localTime,
@@ -223,7 +237,10 @@ export function sessionView(asked: string, params: URLSearchParams, back: () => 
 
   function appendRange(from: number, to: number, where: "start" | "end"): void {
     const frag = document.createDocumentFragment();
-    for (let i = from; i < to; i++) frag.append(itemElement(items[i] as DocumentItem));
+    for (let i = from; i < to; i++) {
+      const row = items[i] as { item: DocumentItem; results: DocumentItem[] };
+      frag.append(itemElement(row.item, row.results));
+    }
     if (where === "end") itemsEl.append(frag);
     else itemsEl.prepend(frag);
   }
@@ -255,12 +272,15 @@ export function sessionView(asked: string, params: URLSearchParams, back: () => 
       view: state.view,
       leafId: state.view === "all-branches" ? undefined : leafId,
     });
-    items = doc.items;
+    items = groupResults(doc.items, callRoleOfItem).map((group) => ({
+      item: group.row,
+      results: group.results,
+    }));
     const place = keepPlace ? readingPlace() : undefined;
     let at = -1;
     if (focus !== -1) {
       const id = idAt(focus);
-      at = items.findIndex((item) => item.id === id);
+      at = items.findIndex((row) => row.item.id === id || row.results.some((result) => result.id === id));
     }
     if (state.follow) {
       win.start = Math.max(0, items.length - win.batch);

@@ -72,9 +72,9 @@ const url = await new Promise((resolve, reject) => {
   });
   child.on("exit", (code) => reject(new Error(`serve exited ${code}`)));
 });
-const origin = url.slice(0, url.indexOf("/?"));
-const first = await fetch(url, { redirect: "manual" });
-const cookie = (first.headers.get("set-cookie") ?? "").split(";")[0];
+const origin = url.slice(0, url.indexOf("/#token="));
+// The token, as the page sends it.
+const auth = { authorization: `Bearer ${url.slice(url.indexOf("/#token=") + "/#token=".length)}` };
 
 /** The server's CPU time so far (user + system, ms), from /proc. */
 function cpuMs() {
@@ -105,7 +105,7 @@ let superseded = 0;
 async function get(kind, path, read = "json", signal) {
   const start = performance.now();
   try {
-    const res = await fetch(origin + path, { headers: { cookie }, ...(signal ? { signal } : {}) });
+    const res = await fetch(origin + path, { headers: auth, ...(signal ? { signal } : {}) });
     const body = read === "json" ? await res.json() : await res.arrayBuffer();
     const ms = performance.now() - start;
     if (!res.ok) throw new Error(`${res.status}`);
@@ -256,7 +256,7 @@ const row = (name, xs) => {
   return `${name.padEnd(15)} ${String(xs.length).padStart(7)} ${f(q(xs, 50)).padStart(8)} ${f(q(xs, 90)).padStart(8)} ${f(q(xs, 99)).padStart(8)} ${f(xs.at(-1)).padStart(9)}`;
 };
 const all = [...samples].flatMap(([kind, xs]) => (kind === "typed-to-answer" ? [] : xs));
-const info = await fetch(`${origin}/api/info`, { headers: { cookie } })
+const info = await fetch(`${origin}/api/info`, { headers: auth })
   .then((r) => r.json())
   .catch(() => ({}));
 console.log(

@@ -17,7 +17,7 @@ import type { Served, SessionRow, StoreChange } from "./rows.js";
 import { type SearchJob, abortError } from "./search-pool.js";
 import { SessionCache, sessionFromLines, versionOf } from "./session-data.js";
 import { assignSessionKeys } from "./session-keys.js";
-import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
+import type { SessionSource, SessionSourceInfo, SourceSearchResult } from "./source.js";
 import { type UsageCells, usageCells } from "./usage.js";
 
 export interface DatabaseSourceOptions {
@@ -149,7 +149,7 @@ export class DatabaseSource implements SessionSource {
     this.timer.unref?.();
   }
 
-  info(): SourceInfo {
+  info(): SessionSourceInfo {
     return {
       backend: this.db.backend,
       watch: this.timer ? "poll" : "off",
@@ -242,6 +242,7 @@ function rowOf(s: PostgresSession): SessionRow {
     parentKey: null,
     tokens: s.tokens,
     cost: s.cost,
+    secrets: null,
     size: s.size,
     mtimeMs: s.mtimeMs,
   };

@@ -8,7 +8,7 @@
  */
 import { loadSession, SessionCache, versionOf } from "./session-data.js";
 import { type SearchJob, SearchPool } from "./search-pool.js";
-import type { SessionSource, SourceInfo, SourceSearchResult } from "./source.js";
+import type { FileHistory, SessionSource, SessionSourceInfo, SourceSearchResult } from "./source.js";
 import {
   type BuildProgress,
   type SessionRow,
@@ -87,6 +87,24 @@ export class LocalSource implements SessionSource {
     };
   }
 
+  readonly files = {
+    ofSession: async (row: SessionRow) => {
+      await this.store.ready;
+      return this.store.exclusive(() => this.store.db.sessionFiles(row.path));
+    },
+    history: async (path: string): Promise<FileHistory> => {
+      await this.store.ready;
+      const found = await this.store.exclusive(() => this.store.db.fileActivity(path));
+      // The sessions still in the list (the database answers between two refreshes too).
+      return {
+        sessions: found.flatMap((s) => {
+          const row = this.store.sessionAt(s.path);
+          return row ? [{ row, touches: s.touches }] : [];
+        }),
+      };
+    },
+  };
+
   async usage(): Promise<UsageCells> {
     await this.store.ready;
     return this.pool.usage();
@@ -100,7 +118,7 @@ export class LocalSource implements SessionSource {
     this.store.startWatching();
   }
 
-  info(): SourceInfo {
+  info(): SessionSourceInfo {
     return {
       backend: this.store.db.backend,
       watch: this.store.watchMode,

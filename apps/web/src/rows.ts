@@ -29,6 +29,11 @@ export interface SessionRow {
   parentKey: string | null;
   tokens: number;
   cost: number;
+  /**
+   * Secrets the session database's scan found, by kind (`{}`: none); null until the scan has
+   * reached the session, and always from a team database (which keeps no secret marks).
+   */
+  secrets: Record<string, number> | null;
   size: number;
   mtimeMs: number;
   /** With size and mtime, what tells a rewrite in place (same size, mtime kept) from no change. */

@@ -1,14 +1,14 @@
 import { describe, expect, it } from "vitest";
 import {
   CONTENT_SECURITY_POLICY,
-  cookieValue,
+  bearerToken,
   crossSite,
   hostAllowed,
   isLoopback,
   newToken,
   splitHost,
-  tokenCookie,
   tokenMatches,
+  tokenUrl,
 } from "./security.js";
 
 describe("the server's guards", () => {
@@ -23,11 +23,13 @@ describe("the server's guards", () => {
     expect(tokenMatches("", a)).toBe(false);
   });
 
-  it("the cookie is HttpOnly, SameSite=Strict and named by port", () => {
-    expect(tokenCookie(8080, "t")).toBe("pi-session-8080=t; Path=/; HttpOnly; SameSite=Strict");
-    expect(cookieValue("a=1; pi-session-8080=tok; b=2", "pi-session-8080")).toBe("tok");
-    expect(cookieValue("pi-session-80801=tok", "pi-session-8080")).toBeUndefined();
-    expect(cookieValue(undefined, "x")).toBeUndefined();
+  it("the token travels in the URL's fragment and in a bearer header, never a cookie", () => {
+    expect(tokenUrl("http://127.0.0.1:8080", "t")).toBe("http://127.0.0.1:8080/#token=t");
+    expect(bearerToken("Bearer tok")).toBe("tok");
+    expect(bearerToken("bearer  tok ")).toBe("tok");
+    expect(bearerToken("Basic tok")).toBeUndefined();
+    expect(bearerToken("Bearer a b")).toBeUndefined();
+    expect(bearerToken(undefined)).toBeUndefined();
   });
 
   it("Host: an address or localhost on the server's port, or the --host name; never another name", () => {

@@ -1,9 +1,15 @@
 /**
  * The server's guards, one function each, so the request tests can hold every rule: a random
- * token (from the printed URL, kept in an HttpOnly SameSite=Strict cookie), `Host` checked
- * against the addresses the server listens on (DNS rebinding), `Origin` and `Sec-Fetch-Site`
- * checked for cross-site requests, GET and HEAD only, and the headers every response carries
- * (a Content-Security-Policy that allows only the app's own script and style).
+ * token on every API request (`Authorization: Bearer`, or a `token` parameter where a page
+ * cannot set a header: the event stream, a download link), `Host` checked against the
+ * addresses the server listens on (DNS rebinding), `Origin` and `Sec-Fetch-Site` checked for
+ * cross-site requests, GET and HEAD only, and the headers every response carries (a
+ * Content-Security-Policy that allows only the app's own script and style).
+ *
+ * No cookie: cookies ignore ports, so a browser sends one to every server on the same host
+ * (another local server on another port got the token that way). The printed URL carries the
+ * token in its fragment, which no request sends; the page keeps it in its origin's storage
+ * (scheme, host and port) and sends it only to this server.
  */
 import { randomBytes, timingSafeEqual } from "node:crypto";
 import { isIP } from "node:net";
@@ -14,14 +20,15 @@ export function newToken(): string {
   return randomBytes(32).toString("base64url");
 }
 
-/** The cookie that keeps the token: one per port, as cookies do not tell ports apart. */
-export function cookieName(port: number): string {
-  return `pi-session-${port}`;
+/** The URL to open: the server's origin and its token in the fragment (`/#token=...`). */
+export function tokenUrl(origin: string, token: string): string {
+  return `${origin}/#token=${token}`;
 }
 
-/** The `Set-Cookie` value that keeps `token` for this server's origin only. */
-export function tokenCookie(port: number, token: string): string {
-  return `${cookieName(port)}=${token}; Path=/; HttpOnly; SameSite=Strict`;
+/** The token of an `Authorization: Bearer <token>` header, or undefined. */
+export function bearerToken(header: string | undefined): string | undefined {
+  const m = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header ?? "");
+  return m?.[1];
 }
 
 /** Whether `given` is the token (in constant time). */
@@ -30,17 +37,6 @@ export function tokenMatches(given: string | undefined, token: string): boolean 
   const a = Buffer.from(given, "utf8");
   const b = Buffer.from(token, "utf8");
   return a.length === b.length && timingSafeEqual(a, b);
-}
-
-/** The value of one cookie in a `Cookie` header. */
-export function cookieValue(header: string | undefined, name: string): string | undefined {
-  if (!header) return undefined;
-  for (const part of header.split(";")) {
-    const eq = part.indexOf("=");
-    if (eq < 0) continue;
-    if (part.slice(0, eq).trim() === name) return part.slice(eq + 1).trim();
-  }
-  return undefined;
 }
 
 /** The host part of a `Host` header (`[::1]:8080` → `::1`, `a:1` → `a`) and its port. */

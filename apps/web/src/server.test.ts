@@ -1,5 +1,6 @@
 /**
- * Request tests of the server: the token (URL, then cookie), Host and Origin checks, read-only
+ * Request tests of the server: the token (a bearer header or a parameter on every API request,
+ * no cookie ever), Host and Origin checks, read-only
  * methods, paths only from the store, the headers; and the API's answers on a generated store
  * (sessions with fork-deduplicated costs, a session's entries and its growth, search, usage
  * totals equal to the database's stats, exports equal to the renderers' output, live events).
@@ -23,11 +24,11 @@ interface Reply {
 function send(
   server: RunningServer,
   path: string,
-  options: { headers?: Record<string, string>; method?: string; cookie?: boolean } = {},
+  options: { headers?: Record<string, string>; method?: string; token?: boolean } = {},
 ): Promise<Reply> {
   const headers: Record<string, string> = { host: `127.0.0.1:${server.port}`, ...options.headers };
-  if (options.cookie !== false && !("cookie" in headers))
-    headers.cookie = `pi-session-${server.port}=${server.token}`;
+  if (options.token !== false && !("authorization" in headers))
+    headers.authorization = `Bearer ${server.token}`;
   return new Promise((resolve, reject) => {
     const req = request(
       { host: "127.0.0.1", port: server.port, path, method: options.method ?? "GET", headers },
@@ -80,17 +81,31 @@ describe("pi-session serve: the server", () => {
   });
 
   describe("refuses", () => {
-    it("a request without the token, or with a wrong one", async () => {
-      for (const path of ["/", "/api/sessions", `/api/sessions/${store.ids.planted}`, "/api/events"]) {
-        const none = await send(server, path, { cookie: false });
+    it("an API request without the token, or with a wrong one; a cookie is no token", async () => {
+      for (const path of [
+        "/api/sessions",
+        "/api/info",
+        `/api/sessions/${store.ids.planted}`,
+        `/api/sessions/${store.ids.planted}/export?format=md`,
+        "/api/search?q=zebra",
+        "/api/usage",
+        "/api/events",
+      ]) {
+        const none = await send(server, path, { token: false });
         expect(none.status, path).toBe(401);
         expect(none.body).not.toContain(PLANTED);
+        expect(JSON.parse(none.body).error).toContain("needs its token");
         const wrong = await send(server, `${path}${path.includes("?") ? "&" : "?"}token=x${server.token}`, {
-          cookie: false,
+          token: false,
         });
         expect(wrong.status, path).toBe(401);
-        const badCookie = await send(server, path, { headers: { cookie: `pi-session-${server.port}=nope` } });
-        expect(badCookie.status, path).toBe(401);
+        const bearer = await send(server, path, { headers: { authorization: `Bearer x${server.token}` } });
+        expect(bearer.status, path).toBe(401);
+        const cookie = await send(server, path, {
+          token: false,
+          headers: { cookie: `pi-session-${server.port}=${server.token}; pi-session=${server.token}` },
+        });
+        expect(cookie.status, path).toBe(401);
       }
     });
 
@@ -146,24 +161,67 @@ describe("pi-session serve: the server", () => {
     });
   });
 
-  it("takes the token from the URL once: a cookie (HttpOnly, SameSite=Strict), then a clean URL", async () => {
-    const first = await send(server, `/?token=${server.token}`, { cookie: false });
-    expect(first.status).toBe(303);
-    expect(first.headers.location).toBe("/");
-    const cookie = String(first.headers["set-cookie"]);
-    expect(cookie).toContain(`pi-session-${server.port}=${server.token}`);
-    expect(cookie).toContain("HttpOnly");
-    expect(cookie).toContain("SameSite=Strict");
-    const page = await send(server, "/");
+  it("prints the token in the URL's fragment; the page and its assets hold no data and set no cookie", async () => {
+    expect(server.url).toBe(`http://127.0.0.1:${server.port}/#token=${server.token}`);
+    const page = await send(server, "/", { token: false });
     expect(page.status).toBe(200);
+    expect(page.headers["set-cookie"]).toBeUndefined();
+    expect(page.body).not.toContain(PLANTED);
+    // An older printed URL (`/?token=`) still opens the page (the page takes the token).
+    const older = await send(server, `/?token=${server.token}`, { token: false });
+    expect(older.status).toBe(200);
+    expect(older.headers["set-cookie"]).toBeUndefined();
     expect(page.headers["content-security-policy"]).toContain("script-src 'self'");
     expect(page.headers["content-security-policy"]).toContain("trusted-types 'none'");
     expect(page.headers["x-content-type-options"]).toBe("nosniff");
     expect(page.body).not.toMatch(/<script>|\son[a-z]+=/);
     const script = /src="([^"]+\.js)"/.exec(page.body)?.[1] as string;
-    const js = await send(server, script);
+    const js = await send(server, script, { token: false });
     expect(js.status).toBe(200);
+    expect(js.headers["set-cookie"]).toBeUndefined();
     expect(js.headers["content-type"]).toContain("javascript");
+  });
+
+  it("answers a session's files and a file's history; a relative path is refused", async () => {
+    const files = JSON.parse((await send(server, `/api/sessions/${store.ids.reader}/files`)).body) as {
+      files: { path: string; counts: Record<string, number> }[];
+    };
+    expect(files.files.map((f) => [f.path, f.counts])).toEqual([
+      ["/home/dev/delta/src/app.ts", { read: 1, edit: 1, write: 0 }],
+      ["/home/dev/delta/README.md", { read: 1, edit: 0, write: 0 }],
+    ]);
+    const history = JSON.parse(
+      (await send(server, `/api/files?path=${encodeURIComponent("/home/dev/delta/src/app.ts")}`)).body,
+    ) as { sessions: { key: string; touches: { action: string }[] }[] };
+    expect(history.sessions.map((s) => [s.key, s.touches.map((t) => t.action)])).toEqual([
+      [store.ids.writer, ["write"]],
+      [store.ids.reader, ["read", "edit"]],
+    ]);
+    expect((await send(server, "/api/files?path=src/app.ts")).status).toBe(400);
+  });
+
+  it("compares two branches of a session (named, or the two latest); refuses half a pair and unknown entries", async () => {
+    const named = JSON.parse(
+      (await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004&right=b0000006`)).body,
+    ) as {
+      ancestor: { id: string };
+      left: { leaf: string; entries: { id: string }[] };
+      right: { leaf: string };
+    };
+    expect([named.ancestor.id, named.left.leaf, named.right.leaf]).toEqual([
+      "b0000002",
+      "b0000004",
+      "b0000006",
+    ]);
+    expect(named.left.entries.map((e) => e.id)).toEqual(["b0000003", "b0000004"]);
+    const latest = JSON.parse((await send(server, `/api/sessions/${store.ids.branched}/compare`)).body);
+    expect([latest.left.leaf, latest.right.leaf]).toEqual(["b0000006", "b0000004"]);
+    expect((await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004`)).status).toBe(
+      400,
+    );
+    expect(
+      (await send(server, `/api/sessions/${store.ids.branched}/compare?left=b0000004&right=nope`)).status,
+    ).toBe(404);
   });
 
   it("lists every session with tokens and cost, a fork's copies counted once", async () => {
@@ -171,7 +229,8 @@ describe("pi-session serve: the server", () => {
     const { sessions } = JSON.parse(reply.body) as {
       sessions: { key: string; cost: number; parentKey: string | null }[];
     };
-    expect(sessions.length).toBe(16);
+    // The 12 generated sessions and the 7 made by hand (test/store.ts).
+    expect(sessions.length).toBe(19);
     const planted = sessions.find((s) => s.key === store.ids.planted);
     const fork = sessions.find((s) => s.key === store.ids.fork);
     expect(planted?.cost).toBeCloseTo(0.05, 9);
@@ -286,8 +345,9 @@ describe("pi-session serve: the server", () => {
         {
           host: "127.0.0.1",
           port: server.port,
-          path: "/api/events",
-          headers: { host: `127.0.0.1:${server.port}`, cookie: `pi-session-${server.port}=${server.token}` },
+          // As the page's EventSource asks: the token as a parameter (it can set no header).
+          path: `/api/events?token=${server.token}`,
+          headers: { host: `127.0.0.1:${server.port}` },
         },
         (res) => {
           expect(res.headers["content-type"]).toContain("text/event-stream");

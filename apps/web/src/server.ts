@@ -4,26 +4,30 @@
  * team's PostgreSQL database), with live changes as server-sent events.
  *
  * Every request passes the guards of `security.ts` first: GET or HEAD only, a `Host` that
- * names this server, no cross-site `Origin`, and the token (from the URL the server printed,
- * then from its cookie). No endpoint writes anything; sessions are found only through the
- * source's own list (a session key names a row, never a path).
+ * names this server, no cross-site `Origin`; every API request also the token (the page has it
+ * from the fragment of the URL the server printed and sends it as `Authorization: Bearer`).
+ * The page and its assets hold no session data and need no token. No endpoint writes
+ * anything; sessions are found only through the source's own list (a session key names a row,
+ * never a path).
  */
 import { type IncomingMessage, type Server, type ServerResponse, createServer } from "node:http";
 import type { AddressInfo } from "node:net";
+import { homedir } from "node:os";
 import { QuerySyntaxError, type SearchFilters } from "@pi-session/search";
+import { compareBranches, defaultPair } from "@pi-session/search/documents";
 import { jsonText } from "@pi-session/render";
 import { CLIENT_SCRIPT, CLIENT_SCRIPT_HASH, CLIENT_STYLE, CLIENT_STYLE_HASH } from "./client-assets.js";
 import { EXPORT_FORMATS, type ExportFormat, exportSession } from "./export.js";
 import {
   COMMON_HEADERS,
-  cookieName,
-  cookieValue,
+  bearerToken,
   crossSite,
   hostAllowed,
   newToken,
-  tokenCookie,
   tokenMatches,
+  tokenUrl,
 } from "./security.js";
+import { TOKEN_PARAM } from "./query-params.js";
 import type { PostgresDatabase } from "@pi-session/postgres";
 import { DatabaseSource } from "./database-source.js";
 import { LocalSource } from "./local-source.js";
@@ -33,7 +37,8 @@ import { rowByKeyOrPrefix } from "./session-keys.js";
 import type { SearchJob } from "./search-pool.js";
 import { SearchAnswers } from "./searches.js";
 import type { SessionSource, SourceSearchResult } from "./source.js";
-import { PERIODS, type Period, SPLITS, type Split, type UsageCells, chartOf } from "./usage.js";
+import { BadRequest, DATE_MS_LIMIT, QueryParams, decodeSegment } from "./query-params.js";
+import { PERIODS, SPLITS, type UsageCells, chartOf } from "./usage.js";
 
 export interface ServeOptions {
   /** The sessions root to serve (the local store), */
@@ -70,7 +75,7 @@ export interface ServeOptions {
 }
 
 export interface RunningServer {
-  /** The URL to open, token included. */
+  /** The URL to open, the token in its fragment (`http://127.0.0.1:PORT/#token=...`). */
   url: string;
   /** The URL without the token. */
   origin: string;
@@ -108,8 +113,26 @@ const SHELL = `<!doctype html>
  */
 export const SEARCH_TIME_LIMIT_MS = 5000;
 
-const ROLES = new Set(["user", "assistant", "tool"]);
-const VIEWS = new Set(["branch", "all-branches", "context"]);
+const ROLES = ["user", "assistant", "tool"] as const;
+const VIEWS = ["branch", "all-branches", "context"] as const;
+/** The parameters of each API route (every route also takes the token: `query-params.ts`). */
+const SEARCH_PARAMS = [
+  "q",
+  "project",
+  "since",
+  "until",
+  "role",
+  "tool",
+  "model",
+  "file",
+  "named",
+  "errored",
+  "limit",
+  "thinking",
+  "toolOutput",
+  "allBranches",
+  "order",
+];
 
 class HttpError extends Error {
   constructor(
@@ -141,34 +164,26 @@ function sendJson(res: ServerResponse, value: unknown): void {
   send(res, 200, typeof value === "string" ? value : jsonText(value), "application/json; charset=utf-8");
 }
 
-function numberParam(params: URLSearchParams, name: string): number | undefined {
-  const raw = params.get(name);
-  if (raw === null || raw === "") return undefined;
-  const n = Number(raw);
-  if (!Number.isFinite(n)) throw new HttpError(400, `${name} must be a number`);
-  return n;
-}
-
-function searchFilters(params: URLSearchParams): SearchFilters {
+/** The search filters of `/api/search`'s parameters (a range that ends before it starts is refused). */
+function searchFilters(query: QueryParams): SearchFilters {
   const filters: SearchFilters = {};
-  const project = params.get("project");
-  if (project) filters.projects = [project];
-  const since = numberParam(params, "since");
+  const project = query.text("project");
+  if (project !== undefined) filters.projects = [project];
+  const dates = { min: -DATE_MS_LIMIT, max: DATE_MS_LIMIT };
+  const since = query.integer("since", dates);
   if (since !== undefined) filters.sinceMs = since;
-  const until = numberParam(params, "until");
+  const until = query.integer("until", dates);
   if (until !== undefined) filters.untilMs = until;
-  const role = params.get("role");
-  if (role) {
-    const roles = role.split(",");
-    if (!roles.every((r) => ROLES.has(r))) throw new HttpError(400, "role must be user, assistant or tool");
-    filters.roles = roles as ("user" | "assistant" | "tool")[];
-  }
+  if (since !== undefined && until !== undefined && since > until)
+    throw new BadRequest("since must not be after until");
+  const roles = query.listOf("role", ROLES);
+  if (roles !== undefined) filters.roles = roles;
   for (const name of ["tool", "model", "file"] as const) {
-    const value = params.get(name);
-    if (value) filters[name] = value;
+    const value = query.text(name);
+    if (value !== undefined) filters[name] = value;
   }
-  if (params.get("named") === "1") filters.named = true;
-  if (params.get("errored") === "1") filters.errored = true;
+  if (query.flag("named") === true) filters.named = true;
+  if (query.flag("errored") === true) filters.errored = true;
   return filters;
 }
 
@@ -266,6 +281,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     return match.row;
   }
 
+  /** The source's file activity, or a 404 saying it keeps none (a team database). */
+  function fileActivityOf(s: SessionSource): NonNullable<SessionSource["files"]> {
+    if (!s.files) throw new HttpError(404, "file activity is kept in the local session database only");
+    return s.files;
+  }
+
   /** A row's session; one a sync removed since the list was read is not found. */
   async function loadOf(row: SessionRow) {
     try {
@@ -278,9 +299,10 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
 
   async function handleApi(req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
     const parts = url.pathname.split("/").filter((p) => p !== "");
-    const params = url.searchParams;
     const route = parts.slice(1);
+    const params = (allowed: readonly string[]) => QueryParams.of(url.searchParams, allowed);
     if (route[0] === "info" && route.length === 1) {
+      params([]);
       const info = source.info();
       sendJson(res, {
         ...servedJson(source),
@@ -295,6 +317,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     if (route[0] === "sessions" && route.length === 1) {
+      params([]);
       const generation = source.generation;
       const building = source.building;
       if (listJson?.generation !== generation || building !== undefined) {
@@ -314,10 +337,12 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     if (route[0] === "sessions" && route.length === 2) {
-      const row = rowOf(decodeURIComponent(route[1] as string));
+      const query = params(["after", "last"]);
+      // `after` past the session's end is no error: the page's copy differs, it gets the whole.
+      const after = query.integer("after", { min: 0, max: Number.MAX_SAFE_INTEGER });
+      const lastId = query.text("last");
+      const row = rowOf(decodeSegment(route[1] as string, "the session key"));
       const loaded = await loadOf(row);
-      const after = numberParam(params, "after");
-      const lastId = params.get("last") ?? undefined;
       sendJson(
         res,
         sessionJson(row, loaded, {
@@ -327,21 +352,64 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       );
       return;
     }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "files") {
+      params([]);
+      const row = rowOf(decodeSegment(route[1] as string, "the session key"));
+      const files = await fileActivityOf(source).ofSession(row);
+      sendJson(res, { key: row.key, files });
+      return;
+    }
+    if (route[0] === "sessions" && route.length === 3 && route[2] === "compare") {
+      const query = params(["left", "right"]);
+      const row = rowOf(decodeSegment(route[1] as string, "the session key"));
+      const { session } = await loadOf(row);
+      const index = session.index;
+      const asked = { left: query.text("left"), right: query.text("right") };
+      const pair =
+        asked.left !== undefined && asked.right !== undefined
+          ? { left: asked.left, right: asked.right }
+          : asked.left === undefined && asked.right === undefined
+            ? defaultPair(index)
+            : undefined;
+      if (!pair)
+        throw new HttpError(
+          400,
+          "name two entries (left and right), or none for the session's two latest branches",
+        );
+      if (!index.has(pair.left) || !index.has(pair.right)) throw new HttpError(404, "no such entry");
+      const cwd = typeof session.header?.cwd === "string" ? session.header.cwd : "";
+      // `~` is this machine's home for the local store; a team database's paths are another machine's.
+      const home = source.served.kind === "store" ? homedir() : undefined;
+      sendJson(res, { key: row.key, ...compareBranches(index, pair.left, pair.right, { cwd, home }) });
+      return;
+    }
+    if (route[0] === "files" && route.length === 1) {
+      const path = params(["path"]).text("path") ?? "";
+      // A query of the database, never a read of the path: still, only an absolute path names one.
+      if (!path.startsWith("/")) throw new HttpError(400, "path must be an absolute path");
+      const history = await fileActivityOf(source).history(path);
+      sendJson(res, {
+        path,
+        sessions: history.sessions.map(({ row: { parentPath: _parent, ...row }, touches }) => ({
+          ...row,
+          touches,
+        })),
+      });
+      return;
+    }
     if (route[0] === "sessions" && route.length === 3 && route[2] === "export") {
-      const row = rowOf(decodeURIComponent(route[1] as string));
-      const format = params.get("format") ?? "md";
-      if (!(EXPORT_FORMATS as readonly string[]).includes(format))
-        throw new HttpError(400, `format must be one of ${EXPORT_FORMATS.join(", ")}`);
-      const view = params.get("view") ?? "branch";
-      if (!VIEWS.has(view)) throw new HttpError(400, "view must be branch, all-branches or context");
+      const query = params(["format", "view", "leaf"]);
+      const format = query.oneOf("format", EXPORT_FORMATS, "md");
+      const view = query.oneOf("view", VIEWS, "branch");
       if (view === "context" && format === "jsonl")
-        throw new HttpError(400, "the context has no JSONL form (it is messages, not entries)");
+        throw new BadRequest("the context has no JSONL form (it is messages, not entries)");
+      const leaf = query.text("leaf");
+      const row = rowOf(decodeSegment(route[1] as string, "the session key"));
       const loaded = await loadOf(row);
-      const leaf = params.get("leaf") ?? undefined;
       if (leaf !== undefined && !loaded.session.index.has(leaf)) throw new HttpError(404, "no such entry");
       const out = exportSession(loaded.session, row.id, {
         format: format as ExportFormat,
-        view: view as "branch" | "all-branches" | "context",
+        view,
         leafId: leaf,
         generator,
       });
@@ -352,58 +420,61 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     if (route[0] === "search" && route.length === 1) {
-      const query = params.get("q") ?? "";
-      if (query.trim() === "") {
-        sendJson(res, { query, sessions: [], more: false });
-        return;
-      }
+      const query = params(SEARCH_PARAMS);
+      const text = url.searchParams.get("q") ?? "";
       const job: SearchJob = {
-        query,
+        query: text,
         options: {
-          filters: searchFilters(params),
-          limit: Math.min(200, Math.max(1, numberParam(params, "limit") ?? 20)),
+          filters: searchFilters(query),
+          limit: query.integer("limit", { min: 1, max: 200 }) ?? 20,
           hitsPerSession: 3,
           snippetWidth: 200,
-          thinking: params.get("thinking") === "1",
-          toolOutput: params.get("toolOutput") !== "0",
-          allBranches: params.get("allBranches") === "1",
+          thinking: query.flag("thinking") === true,
+          toolOutput: query.flag("toolOutput") !== false,
+          allBranches: query.flag("allBranches") === true,
           budgetMs: SEARCH_TIME_LIMIT_MS,
           // Search as you type: newest first, a cost bounded by the page rather than the matches.
-          ...(params.get("order") === "newest" ? { newest: true } : {}),
+          ...(query.oneOf("order", ["relevance", "newest"], "relevance") === "newest"
+            ? { newest: true }
+            : {}),
         },
       };
+      if (text.trim() === "") {
+        sendJson(res, { query: text, sessions: [], more: false });
+        return;
+      }
       // A request closed before its answer (the page typed on): the search need not run.
       const gaveUp = new AbortController();
       res.on("close", () => {
         if (!res.writableFinished) gaveUp.abort();
       });
-      let text: string;
+      let answer: string;
       try {
-        text = await searches.answer(job, gaveUp.signal);
+        answer = await searches.answer(job, gaveUp.signal);
       } catch (error) {
         if (error instanceof QuerySyntaxError || (error as Error).name === "QuerySyntaxError")
-          throw new HttpError(400, `bad query: ${(error as Error).message}`);
+          throw new BadRequest(`bad query: ${(error as Error).message}`);
         if ((error as Error).name === "AbortError" && gaveUp.signal.aborted) {
           res.destroy();
           return;
         }
         throw error;
       }
-      sendJson(res, withIdMatches(query, text));
+      sendJson(res, withIdMatches(text, answer));
       return;
     }
     if (route[0] === "usage" && route.length === 1) {
-      const period = (params.get("period") ?? "day") as Period;
-      const split = (params.get("split") ?? "model") as Split;
-      if (!PERIODS.includes(period)) throw new HttpError(400, "period must be day, week or month");
-      if (!SPLITS.includes(split)) throw new HttpError(400, "split must be model or project");
-      const day = (name: string) => {
-        const value = params.get(name) ?? "";
-        if (value !== "" && !/^\d{4}-\d{2}-\d{2}$/.test(value))
-          throw new HttpError(400, `${name} must be YYYY-MM-DD`);
-        return value === "" ? {} : { [name === "from" ? "fromDay" : "toDay"]: value };
+      const query = params(["period", "split", "project", "from", "to"]);
+      const period = query.oneOf("period", PERIODS, "day");
+      const split = query.oneOf("split", SPLITS, "model");
+      const day = (name: "from" | "to") => {
+        const value = query.text(name);
+        if (value === undefined) return {};
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+          throw new BadRequest(`${name} must be a day (YYYY-MM-DD), got ${JSON.stringify(value)}`);
+        return { [name === "from" ? "fromDay" : "toDay"]: value };
       };
-      const project = params.get("project") ?? "";
+      const project = query.text("project");
       const generation = source.generation;
       if (usage?.generation !== generation) {
         // One pass of stats (locally in a search thread) per change of the store, however many
@@ -417,7 +488,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       const chart = chartOf(await usage.cells, {
         period,
         split,
-        ...(project !== "" ? { project } : {}),
+        ...(project !== undefined ? { project } : {}),
         ...day("from"),
         ...day("to"),
       });
@@ -438,6 +509,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     if (route[0] === "events" && route.length === 1) {
+      params([]);
       res.writeHead(200, {
         ...COMMON_HEADERS,
         "Content-Type": "text/event-stream; charset=utf-8",
@@ -496,29 +568,27 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       send(res, 403, "cross-site request refused\n", "text/plain; charset=utf-8");
       return;
     }
-    const url = new URL(req.url ?? "/", "http://localhost");
-    const given = url.searchParams.get("token");
-    const fromCookie = cookieValue(req.headers.cookie, cookieName(port));
-    const byUrl = given !== null && tokenMatches(given, token);
-    if (!byUrl && !tokenMatches(fromCookie, token)) {
+    let url: URL;
+    try {
+      url = new URL(req.url ?? "/", "http://localhost");
+    } catch {
+      send(res, 400, "malformed request target\n", "text/plain; charset=utf-8");
+      return;
+    }
+    const api = url.pathname.startsWith("/api/");
+    const given = bearerToken(req.headers.authorization) ?? url.searchParams.get(TOKEN_PARAM) ?? undefined;
+    if (api && !tokenMatches(given, token)) {
       send(
         res,
         401,
-        "This pi-session server needs its token: open the URL it printed (with ?token=...).\n",
-        "text/plain; charset=utf-8",
+        jsonText({ error: "This pi-session server needs its token: open the URL it printed (…/#token=…)." }),
+        "application/json; charset=utf-8",
       );
       return;
     }
-    if (byUrl && url.pathname === "/") {
-      // Keep the token in a cookie and take it out of the address bar (and the history).
-      res.writeHead(303, { ...COMMON_HEADERS, "Set-Cookie": tokenCookie(port, token), Location: "/" });
-      res.end();
-      return;
-    }
-    const extra: Record<string, string> = byUrl ? { "Set-Cookie": tokenCookie(port, token) } : {};
     try {
       if (url.pathname === "/") {
-        send(res, 200, SHELL, "text/html; charset=utf-8", extra);
+        send(res, 200, SHELL, "text/html; charset=utf-8");
       } else if (url.pathname === SCRIPT_PATH || url.pathname === STYLE_PATH) {
         const live = options.assets?.();
         const script = url.pathname === SCRIPT_PATH;
@@ -528,7 +598,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
           script ? (live?.script ?? CLIENT_SCRIPT) : (live?.style ?? CLIENT_STYLE),
           script ? "text/javascript; charset=utf-8" : "text/css; charset=utf-8",
           // Named by their hash: a new build has new names.
-          { ...extra, "Cache-Control": live ? "no-store" : "private, max-age=31536000, immutable" },
+          { "Cache-Control": live ? "no-store" : "private, max-age=31536000, immutable" },
         );
       } else if (url.pathname.startsWith("/api/")) {
         await handleApi(req, res, url);
@@ -540,8 +610,13 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         res.destroy();
         return;
       }
-      if (error instanceof HttpError)
-        send(res, error.status, jsonText({ error: error.message }), "application/json; charset=utf-8");
+      if (error instanceof HttpError || error instanceof BadRequest)
+        send(
+          res,
+          error instanceof HttpError ? error.status : 400,
+          jsonText({ error: error.message }),
+          "application/json; charset=utf-8",
+        );
       else {
         options.onWarning?.(`serve: ${(error as Error).message ?? String(error)}`);
         send(res, 500, jsonText({ error: "internal error" }), "application/json; charset=utf-8");
@@ -574,7 +649,7 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const shown = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;
   const origin = `http://${shown}:${port}`;
   return {
-    url: `${origin}/?token=${token}`,
+    url: tokenUrl(origin, token),
     origin,
     port,
     host,

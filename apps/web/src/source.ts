@@ -6,7 +6,7 @@
  * row's session, a search, the usage charts and a change signal. A session key names a row of
  * the source's list, never a path a client chose.
  */
-import type { EntryHit } from "@pi-session/search";
+import type { EntryHit, FileTouchHit, TouchedFile } from "@pi-session/search";
 import type { Served, SessionRow, StoreChange } from "./rows.js";
 import type { SearchJob } from "./search-pool.js";
 import type { LoadedSession } from "./session-data.js";
@@ -20,8 +20,13 @@ export interface SourceSearchResult {
   cut?: { budgetMs: number; checked: number };
 }
 
+/** A file's history: the sessions (as list rows) that touched it, newest first, with their touches. */
+export interface FileHistory {
+  sessions: { row: SessionRow; touches: FileTouchHit[] }[];
+}
+
 /** What `/api/info` tells of a source. */
-export interface SourceInfo {
+export interface SessionSourceInfo {
   /** `sqlite ...` or `postgresql 15.8`. */
   backend: string;
   /** How changes are seen. */
@@ -42,6 +47,14 @@ export interface SessionSource {
   load(row: SessionRow): Promise<LoadedSession>;
   /** Rejects with an `AbortError` when `signal` aborted before it ran, a `QuerySyntaxError` for an unusable query. */
   search(job: SearchJob, signal: AbortSignal): Promise<SourceSearchResult>;
+  /**
+   * File activity (`pi-session files`), where the source keeps it (the local store; a team
+   * database does not): a session's files, changes first, and a file's (or a directory's) history.
+   */
+  files?: {
+    ofSession(row: SessionRow): Promise<TouchedFile[]>;
+    history(path: string): Promise<FileHistory>;
+  };
   /** The usage charts' cells (by day, model, project and file), counted once per fork lineage. */
   usage(): Promise<UsageCells>;
   /** Calls `listener` with what each refresh that found a change changed. */
@@ -54,6 +67,6 @@ export interface SessionSource {
   onProgress?(listener: (progress: { done: number; total: number } | undefined) => void): () => void;
   /** Starts looking for changes (once the server listens). */
   start(): void;
-  info(): SourceInfo;
+  info(): SessionSourceInfo;
   close(): Promise<void>;
 }

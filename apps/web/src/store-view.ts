@@ -12,9 +12,11 @@ import { basename, dirname, resolve } from "node:path";
 import { watchStore, type StoreWatch } from "@pi-session/node-store";
 import {
   type SearchDatabase,
+  type SecretMarks,
   type SessionMeta,
   type StoredFile,
   openSearchDatabase,
+  secretDetector,
 } from "@pi-session/search";
 import type { SessionRow, StoreChange } from "./rows.js";
 import { assignSessionKeys } from "./session-keys.js";
@@ -56,6 +58,15 @@ export function projectOf(root: string, path: string, cwd: string): string {
   return dir === root ? "" : basename(dir);
 }
 
+/** Entries the secret scan reads per turn before other calls get the database. */
+const SCAN_SLICE = 2000;
+
+/** A row's secrets: its marks' kinds once wholly scanned (`{}`: none), else null. */
+function secretsOf(marks: SecretMarks | undefined): Record<string, number> | null {
+  if (marks === undefined) return {};
+  return marks.complete ? marks.kinds : null;
+}
+
 export class StoreView {
   readonly root: string;
   /** Bumped by every refresh that found a change. */
@@ -69,6 +80,10 @@ export class StoreView {
   private refreshing: Promise<StoreChange | undefined> | undefined;
   private again = false;
   private closed = false;
+  /** The secret marks of the sessions scanned (see {@link scanSecrets}). */
+  private marks: Map<string, SecretMarks> | undefined;
+  private scanning: ReturnType<typeof setTimeout> | undefined;
+  private readonly detector = secretDetector();
   private readonly stop = new AbortController();
   private readonly progressListeners = new Set<(progress: BuildProgress | undefined) => void>();
   /** The sync under way that reads files, while it runs. */
@@ -248,6 +263,7 @@ export class StoreView {
         .filter((k): k is string => k !== undefined);
       const change = { generation: this.generation, changed, removed };
       for (const listener of this.listeners) listener(change);
+      this.scanSecrets();
       return change;
     };
     if (!usage) {
@@ -255,6 +271,45 @@ export class StoreView {
       return undefined;
     }
     return this.addUsage().then(publish);
+  }
+
+  /**
+   * Goes on with the session database's secret scan, a slice of entries at a time between the
+   * other calls (the scan reads about a megabyte a second: a large store takes a while the
+   * first time, an append a moment); rows whose marks changed are told as a change.
+   */
+  private scanSecrets(): void {
+    if (this.scanning !== undefined || this.closed) return;
+    this.scanning = setTimeout(() => {
+      void this.exclusive(async () => {
+        if (this.closed) return undefined;
+        const stats = await this.db.scanSecrets({ detector: this.detector, maxEntries: SCAN_SLICE });
+        const marks = new Map((await this.db.secretMarks()).map((m) => [m.path, m]));
+        const changed: string[] = [];
+        for (const [path, row] of this.rows) {
+          const secrets = secretsOf(marks.get(path));
+          if (JSON.stringify(secrets) !== JSON.stringify(row.secrets)) {
+            row.secrets = secrets;
+            changed.push(row.key);
+          }
+        }
+        this.marks = marks;
+        if (changed.length > 0) {
+          this.generation++;
+          const change = { generation: this.generation, changed, removed: [] };
+          for (const listener of this.listeners) listener(change);
+        }
+        return stats.left;
+      })
+        .then((left) => {
+          this.scanning = undefined;
+          if (left !== undefined && left > 0) this.scanSecrets();
+        })
+        .catch((error) => {
+          this.scanning = undefined;
+          this.options.onWarning?.(`secret scan: ${String(error)}`);
+        });
+    }, 0);
   }
 
   private rowOf(path: string, meta: SessionMeta, file: StoredFile): SessionRow {
@@ -274,6 +329,7 @@ export class StoreView {
       parentKey: null,
       tokens: 0,
       cost: 0,
+      secrets: this.marks ? secretsOf(this.marks.get(path)) : null,
       size: file.size,
       mtimeMs: file.mtimeMs,
       ctimeMs: file.ctimeMs,
@@ -299,6 +355,7 @@ export class StoreView {
 
   close(): void {
     this.closed = true;
+    if (this.scanning !== undefined) clearTimeout(this.scanning);
     this.stop.abort();
     this.watch?.close();
     this.listeners.clear();

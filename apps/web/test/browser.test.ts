@@ -5,7 +5,7 @@
  * other branch; an append to a session on disk appears in the open page; the usage chart's
  * totals equal `pi-session stats --json`; payloads planted in a session do nothing; requests
  * without the token, with a foreign Host (a name resolved to 127.0.0.1, as DNS rebinding does)
- * or from another site's page are refused.
+ * or from another site's page are refused. (The token and other servers: browser-token.test.ts.)
  *
  * Skipped, with a message, only when no Chromium is installed (`npm run verify` installs Debian's, `scripts/system-packages.sh`).
  * @module-tag processes
@@ -19,7 +19,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningServer, startServer } from "../src/server.js";
 import { findChromium, launchChromium, watch } from "./chromium.js";
-import { assistant, dirOf, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
+import { LEAKED, assistant, dirOf, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
 
 /** An entry moved to `ms` (its own time and its message's). */
 function answeredAt(entry: Record<string, unknown>, ms: number): Record<string, unknown> {
@@ -57,6 +57,11 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
   let server: RunningServer;
   let browser: Browser;
   let cacheHome: string;
+  /** Screenshots for a person to look at, into PI_SESSION_SCREENSHOTS when it is set. */
+  const snap = async (page: Page, name: string) => {
+    const dir = process.env.PI_SESSION_SCREENSHOTS;
+    if (dir) await page.screenshot({ path: join(dir, `${name}.png`) });
+  };
 
   beforeAll(async () => {
     store = makeStore(30);
@@ -216,6 +221,96 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     await page.click('button[data-view="context"]');
     await page.waitForSelector('.transcript[data-view="context"]');
     expect(await page.textContent(".transcript .status")).toContain("4 messages");
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("a session's Files lead to a file's history and from there to the entry that touched it", async () => {
+    const { page, log } = await open(`#/s/${store.ids.reader}`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    await page.click("a.files-link");
+    await page.waitForSelector(".files-view[data-state='ready']");
+    expect(
+      await page.$$eval(".files-view .hit.file", (els) =>
+        els.map((el) => el.textContent?.replace(/\s+/g, " ").trim()),
+      ),
+    ).toEqual(["edit, read/home/dev/delta/src/app.ts", "read/home/dev/delta/README.md"]);
+    await snap(page, "files-session");
+    await page.click(".files-view .hit.file >> nth=0");
+    await page.waitForSelector(".files-view[data-results='2']");
+    expect(
+      await page.$$eval(".files-view .result", (els) => els.map((el) => el.getAttribute("data-key"))),
+    ).toEqual([store.ids.writer, store.ids.reader]);
+    expect(
+      await page.$$eval(".files-view .hit.touch .role", (els) => els.map((el) => el.textContent)),
+    ).toEqual(["write", "read", "edit"]);
+    await snap(page, "files-history");
+    const dark = await open(`#/files?path=${encodeURIComponent("/home/dev/delta")}`, {
+      colorScheme: "dark",
+      width: 700,
+    });
+    await dark.page.waitForSelector(".files-view[data-results='2']");
+    await snap(dark.page, "files-directory-dark");
+    await dark.page.close();
+    await page.click(`.files-view .hit.touch[data-entry-id="e0000002"]`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    expect(page.url()).toContain(`#/s/${store.ids.writer}?entry=e0000002`);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("the list marks the sessions holding secrets and filters them, never showing one", async () => {
+    const { page, log } = await open("#/?secrets=1");
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    await page.waitForSelector(".session-row .badge.secrets", { timeout: 60_000 });
+    expect(await page.$$eval(".session-row", (els) => els.map((el) => el.getAttribute("data-key")))).toEqual([
+      "0199aaaa-0000-7000-8000-000000000007",
+    ]);
+    expect(await page.getAttribute(".session-row .badge.secrets", "title")).toContain("github 1");
+    expect(await page.content()).not.toContain(LEAKED);
+    await snap(page, "list-secrets");
+    await page.uncheck(".filter-secrets");
+    expect(Number(await page.getAttribute(".count", "data-count"))).toBe(server.source.sessions().length);
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("two entries picked in the tree are compared side by side: the ancestor, each side's entries and facts", async () => {
+    const { page, log } = await open(`#/s/${store.ids.branched}`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    if (!(await page.isVisible(".tree-compare"))) await page.click(".tree-toggle");
+    await page.click(".tree-compare");
+    await page.click(`.tree-row[data-entry-id="b0000004"]`);
+    await page.click(`.tree-row[data-entry-id="b0000006"]`);
+    expect(await page.getAttribute(".tree-row.marked >> nth=0", "data-entry-id")).toBe("b0000004");
+    await page.click(".tree-compare-go");
+    await page.waitForSelector(".compare-view[data-state='ready']");
+    expect(await page.getAttribute(".compare-view .status", "data-ancestor")).toBe("b0000002");
+    const sides = await page.$$eval(".compare-side", (els) =>
+      els.map((el) => ({
+        leaf: el.getAttribute("data-leaf"),
+        entries: [...el.querySelectorAll(".compare-entry")].map((a) => a.getAttribute("data-entry-id")),
+        ended: el.querySelector(".compare-ended")?.textContent,
+      })),
+    );
+    expect(sides).toEqual([
+      { leaf: "b0000004", entries: ["b0000003", "b0000004"], ended: "stop" },
+      { leaf: "b0000006", entries: ["b0000005", "b0000006"], ended: "stop" },
+    ]);
+    // The two columns sit side by side.
+    const boxes = await page.$$eval(".compare-side", (els) =>
+      els.map((el) => el.getBoundingClientRect().left),
+    );
+    expect(boxes[1]).toBeGreaterThan(boxes[0] as number);
+    await snap(page, "compare");
+    // Without entries: the current leaf against the most recent other.
+    const dark = await open(`#/compare/${store.ids.branched}`, { colorScheme: "dark" });
+    await dark.page.waitForSelector(".compare-view[data-state='ready']");
+    expect(
+      await dark.page.$$eval(".compare-side", (els) => els.map((el) => el.getAttribute("data-leaf"))),
+    ).toEqual(["b0000006", "b0000004"]);
+    await snap(dark.page, "compare-dark");
+    await dark.page.close();
     expect(log.errors).toEqual([]);
     await page.close();
   });
@@ -496,15 +591,17 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
   });
 
   it("refuses a page without the token, another site's page, and a foreign Host", async () => {
+    // The page itself holds no data; without the token its API answers nothing, and it says why.
     const context = await browser.newContext();
     const bare = await context.newPage();
     const reply = await bare.goto(server.origin);
-    expect(reply?.status()).toBe(401);
+    expect(reply?.status()).toBe(200);
+    await bare.waitForFunction(() => document.body.textContent.includes("needs its token"));
     expect(await bare.textContent("body")).not.toContain(PLANTED);
     await bare.close();
     await context.close();
 
-    // A page of another site, in the browser that holds the cookie, asks for the sessions.
+    // A page of another site, in the browser that has the app open, asks for the sessions.
     const { page } = await open();
     await page.waitForSelector(".list-view[data-loaded='true']");
     const statuses: number[] = [];

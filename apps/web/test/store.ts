@@ -7,10 +7,13 @@
 import { appendFileSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { arbSessionV3, toJsonl } from "@pi-session/testkit";
+import { type DraftType, arbSessionV3, toJsonl } from "@pi-session/testkit";
 import fc from "fast-check";
 
 export const PLANTED = "zebra quantum marmalade";
+
+/** A fake GitHub token (in GitHub's format) one session's tool output holds. */
+export const LEAKED = "ghp_R8vXq2mLp9TzW4nK7bY3cF6hJ1sD5aG0eQuI";
 export const PAYLOADS = {
   script: "<script>window.__pwned = 'script'</script>",
   img: "<img src=x onerror=\"window.__pwned = 'img'\">",
@@ -21,6 +24,22 @@ export const PAYLOADS = {
   terminal: "\u001b[31mred\u001b[0m \u001b]0;title\u0007 cleared",
 };
 const ALL_PAYLOADS = Object.values(PAYLOADS).join("\n");
+
+/** The entry types of the random sessions (testkit's draft types when the store was made). */
+const STORE_ENTRY_TYPES: readonly DraftType[] = [
+  "message",
+  "thinking_level_change",
+  "model_change",
+  "compaction",
+  "branch_summary",
+  "custom",
+  "custom_message",
+  "label",
+  "session_info",
+  "usage",
+  "context_edit",
+  "unknown",
+];
 
 const BASE = Date.UTC(2026, 0, 10, 9, 0, 0);
 const iso = (s: number) => new Date(BASE + s * 1000).toISOString();
@@ -99,10 +118,10 @@ export function dirOf(cwd: string): string {
 export interface TestStore {
   root: string;
   /** Session ids of the hand-made sessions. */
-  ids: { planted: string; branched: string; payload: string; fork: string };
+  ids: { planted: string; branched: string; payload: string; fork: string; reader: string; writer: string };
   /** The entry with the planted phrase, and the first entry of each branch. */
   entries: { planted: string; leftBranch: string; rightBranch: string };
-  paths: { planted: string; branched: string; payload: string; fork: string };
+  paths: { planted: string; branched: string; payload: string; fork: string; reader: string; writer: string };
   /** Appends one entry (a JSON line) to a session file, as pi does. */
   append(path: string, entry: Obj): void;
   cleanup(): void;
@@ -126,6 +145,8 @@ export function makeStore(random = 20): TestStore {
     branched: "0199aaaa-0000-7000-8000-000000000002",
     payload: "0199aaaa-0000-7000-8000-000000000003",
     fork: "0199aaaa-0000-7000-8000-000000000004",
+    reader: "0199aaaa-0000-7000-8000-000000000005",
+    writer: "0199aaaa-0000-7000-8000-000000000006",
   };
   const plantedEntries = [
     user("a0000001", null, "How do we fix the flux capacitor?", 10),
@@ -170,7 +191,38 @@ export function makeStore(random = 20): TestStore {
     header(ids.fork, "/home/dev/alpha", 300, { parentSession: planted }),
     [...plantedEntries, assistant("a0000005", "a0000004", "A fork's own answer.", 310, 0.05)],
   );
-  const samples = fc.sample(arbSessionV3({ maxEntries: 12 }), { numRuns: random, seed: 2323 });
+  // File activity: one session reads and edits src/app.ts (relative to its cwd), another writes it by its absolute path.
+  const call = (id: string, name: string, args: Obj) => ({ type: "toolCall", id, name, arguments: args });
+  const reader = write(root, "/home/dev/delta", header(ids.reader, "/home/dev/delta", 320), [
+    user("d0000001", null, "Tidy the app", 321),
+    assistant("d0000002", "d0000001", "Reading it.", 322, 0.01, [
+      call("call_r", "read", { path: "src/app.ts" }),
+    ]),
+    assistant("d0000003", "d0000002", "Editing it.", 323, 0.01, [
+      call("call_e", "edit", { path: "src/app.ts", edits: [{ oldText: "a", newText: "b" }] }),
+      call("call_n", "read", { path: "README.md" }),
+    ]),
+  ]);
+  const writer = write(root, "/home/dev/epsilon", header(ids.writer, "/home/dev/epsilon", 330), [
+    user("e0000001", null, "Write the app anew", 331),
+    assistant("e0000002", "e0000001", "Writing it.", 332, 0.01, [
+      call("call_w", "write", { path: "/home/dev/delta/src/app.ts", content: "x" }),
+    ]),
+  ]);
+  // A session holding a (fake) credential in a tool's output: the secret scan marks it.
+  write(root, "/home/dev/zeta", header("0199aaaa-0000-7000-8000-000000000007", "/home/dev/zeta", 340), [
+    user("f0000001", null, "Print the environment", 341),
+    assistant("f0000002", "f0000001", "Printing it.", 342, 0.01, [
+      call("call_p", "bash", { command: "printenv" }),
+    ]),
+    toolResult("f0000003", "f0000002", "call_p", `HOME=/home/dev\nGITHUB_TOKEN=${LEAKED}\n`, 343),
+  ]);
+  // A fixed seed over a fixed list of entry types: a type added to testkit's generator leaves
+  // these sessions as they are (drawn from every type, they would all change).
+  const samples = fc.sample(arbSessionV3({ maxEntries: 12, entryTypes: STORE_ENTRY_TYPES }), {
+    numRuns: random,
+    seed: 2323,
+  });
   samples.forEach((s, i) => {
     const cwd = `/home/dev/random-${i % 4}`;
     const head = {
@@ -185,7 +237,7 @@ export function makeStore(random = 20): TestStore {
     root,
     ids,
     entries: { planted: "a0000004", leftBranch: "b0000003", rightBranch: "b0000005" },
-    paths: { planted, branched, payload, fork },
+    paths: { planted, branched, payload, fork, reader, writer },
     append: (path, entry) => appendFileSync(path, `${JSON.stringify(entry)}\n`),
     cleanup: () => rmSync(base, { recursive: true, force: true }),
   };

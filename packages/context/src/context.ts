@@ -16,7 +16,8 @@ import {
   type AnyEntry,
   type CompactionEntry,
   type ContextEditEntry,
-  type KnownSessionEntry,
+  contextRoleOf,
+  contextView,
   isEntryOfType,
 } from "@pi-session/format";
 import {
@@ -93,41 +94,40 @@ function retainedMessages(entry: CompactionEntry): AgentMessage[] {
   return out;
 }
 
-// What an entry contributes, without a compaction's retained tail (edits never reach the tail:
-// retained messages are not entries, so no context_edit can address them).
+// What an entry contributes by its context role (format's registry), without a compaction's
+// retained tail (edits never reach the tail: retained messages are not entries, so no
+// context_edit can address them).
 function ownMessages(entry: AnyEntry): AgentMessage[] {
-  // An entry of an unknown type falls to `default`; read as a known one, the cases narrow.
-  const known = entry as KnownSessionEntry;
-  switch (known.type) {
+  const view = contextView(entry);
+  switch (view.role) {
     case "message": {
-      const message = known.message;
+      const message = view.entry.message;
       // pi would throw on a message entry without a message object; it contributes nothing here.
       if (!isNonNullObject(message)) return [];
       return [repairMessage(message)];
     }
-    case "custom_message":
-      return [
-        createCustomMessage(
-          known.customType,
-          known.content ?? [],
-          known.display,
-          known.details,
-          known.timestamp,
-        ),
-      ];
-    case "branch_summary": {
-      const { summary, fromId, timestamp } = known;
+    case "custom-message": {
+      const { customType, content, display, details, timestamp } = view.entry;
+      return [createCustomMessage(customType, content ?? [], display, details, timestamp)];
+    }
+    case "branch-summary": {
+      const { summary, fromId, timestamp } = view.entry;
       // An empty summary contributes nothing. `fromId` may be absent in early files (pi passes it on).
       return summary ? [createBranchSummaryMessage(summary, fromId as string, timestamp)] : [];
     }
     case "compaction": {
-      const summary = createCompactionSummaryMessage(known.summary, known.tokensBefore, known.timestamp);
-      return known.systemMessage ? [known.systemMessage, summary] : [summary];
+      const { summary, tokensBefore, timestamp, systemMessage } = view.entry;
+      const message = createCompactionSummaryMessage(summary, tokensBefore, timestamp);
+      return systemMessage ? [systemMessage, message] : [message];
     }
-    default:
-      // custom, label, session_info, model_change, thinking_level_change, usage, context_edit,
-      // and unknown entry types contribute no message.
+    // Settings and edits act on the path, not as messages; unknown entry types contribute nothing.
+    case "thinking-level":
+    case "model":
+    case "edit":
+    case "none":
       return [];
+    default:
+      return view satisfies never;
   }
 }
 
@@ -137,8 +137,9 @@ function ownMessages(entry: AnyEntry): AgentMessage[] {
  */
 export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
   const own = ownMessages(entry);
-  if (!isEntryOfType(entry, "compaction")) return own;
-  const tail = retainedMessages(entry);
+  const view = contextView(entry);
+  if (view.role !== "compaction") return own;
+  const tail = retainedMessages(view.entry);
   return tail.length === 0 ? own : own.concat(tail);
 }
 
@@ -148,8 +149,9 @@ export function sessionEntryToContextMessages(entry: AnyEntry): AgentMessage[] {
  * replaced, a string becoming one text block for assistant and toolResult (user and custom accept
  * a string as is).
  */
-export function projectContextEntry(entry: AnyEntry, edit: ContextEditEntry | undefined): AgentMessage[] {
-  const tail = isEntryOfType(entry, "compaction") ? retainedMessages(entry) : [];
+export function projectContextEntry(entry: AnyEntry, edit?: ContextEditEntry): AgentMessage[] {
+  const view = contextView(entry);
+  const tail = view.role === "compaction" ? retainedMessages(view.entry) : [];
   let messages = ownMessages(entry);
   if (edit) {
     const replacement = edit.replacement as unknown;
@@ -180,7 +182,7 @@ export function selectContextEntries<E extends AnyEntry>(path: readonly E[]): E[
 export function selectContextAccess<E extends AnyEntry>(path: PathAccess<E>): E[] {
   let compactionIndex = -1;
   for (let i = path.length - 1; i >= 0; i--) {
-    if (path.typeAt(i) === "compaction") {
+    if (contextRoleOf(path.typeAt(i)) === "compaction") {
       compactionIndex = i;
       break;
     }
@@ -272,7 +274,8 @@ function collectContext<E extends AnyEntry>(
   if (hasContextEdits) {
     edits = new Map();
     for (const entry of selected) {
-      if (isEntryOfType(entry, "context_edit")) edits.set(entry.targetId, entry);
+      const view = contextView(entry);
+      if (view.role === "edit") edits.set(view.entry.targetId, view.entry);
     }
   }
 
@@ -281,7 +284,7 @@ function collectContext<E extends AnyEntry>(
     const sourceEntry = selected[i] as E;
     const edit = edits?.get(sourceEntry.id);
     // An older compaction can sit inside the kept range; only the one at index 0 contributes.
-    const silent = sourceEntry.type === "compaction" && i > 0;
+    const silent = i > 0 && contextRoleOf(sourceEntry.type) === "compaction";
     if (projected !== undefined) {
       const contributed = silent ? [] : projectContextEntry(sourceEntry, edit);
       projected.push({ sourceEntry, messages: contributed });

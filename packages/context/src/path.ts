@@ -9,8 +9,11 @@ import {
   type AgentMessage,
   type AnyEntry,
   type CompactionEntry,
-  type KnownSessionEntry,
+  type EntryOfType,
+  type EntryTypeWithContext,
   type MessageEntry,
+  contextRoleOf,
+  contextView,
   isEntryOfType,
   isObject,
 } from "@pi-session/format";
@@ -204,7 +207,8 @@ export function scanPathAccess(path: PathAccess): PathScan {
   let thinkingFound = false;
   let modelFound = false;
   for (let i = path.length - 1; i >= 0; i--) {
-    switch (path.typeAt(i)) {
+    const role = contextRoleOf(path.typeAt(i));
+    switch (role) {
       case "message": {
         if (modelFound || !path.isAssistantAt(i)) break;
         // pi copies the fields without checking them (a hand-edited file may leave them undefined).
@@ -213,15 +217,15 @@ export function scanPathAccess(path: PathAccess): PathScan {
         modelFound = true;
         break;
       }
-      case "thinking_level_change":
+      case "thinking-level":
         if (thinkingFound) break;
-        thinkingLevel = (path.entryAt(i) as KnownSessionEntry & { type: "thinking_level_change" })
+        thinkingLevel = (path.entryAt(i) as EntryOfType<EntryTypeWithContext<"thinking-level">>)
           .thinkingLevel;
         thinkingFound = true;
         break;
-      case "model_change": {
+      case "model": {
         if (modelFound) break;
-        const entry = path.entryAt(i) as KnownSessionEntry & { type: "model_change" };
+        const entry = path.entryAt(i) as EntryOfType<EntryTypeWithContext<"model">>;
         model = { provider: entry.provider, modelId: entry.modelId };
         modelFound = true;
         break;
@@ -229,9 +233,16 @@ export function scanPathAccess(path: PathAccess): PathScan {
       case "compaction":
         if (lastCompaction < 0) lastCompaction = i;
         break;
-      case "context_edit":
+      case "edit":
         hasContextEdits = true;
         break;
+      // Messages made of an entry's own fields, and entries outside the context: nothing to read here.
+      case "custom-message":
+      case "branch-summary":
+      case "none":
+        break;
+      default:
+        role satisfies never;
     }
   }
   return { thinkingLevel, model, lastCompaction, hasContextEdits };
@@ -241,7 +252,9 @@ export function scanPathAccess(path: PathAccess): PathScan {
 export function getLatestCompactionEntry(entries: readonly AnyEntry[]): CompactionEntry | null {
   for (let i = entries.length - 1; i >= 0; i--) {
     const entry = entries[i];
-    if (entry !== undefined && isEntryOfType(entry, "compaction")) return entry;
+    if (entry === undefined) continue;
+    const view = contextView(entry);
+    if (view.role === "compaction") return view.entry;
   }
   return null;
 }

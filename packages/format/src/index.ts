@@ -24,7 +24,6 @@ export {
   type CustomMessage,
   type CustomMessageEntry,
   type DeferredHandle,
-  ENTRY_TYPES,
   type FileEntry,
   type HookMessage,
   type ImageContent,
@@ -82,13 +81,40 @@ export {
 } from "./records.js";
 export { idHash } from "./id-hash.js";
 export { isObject } from "./object.js";
+export { contentText } from "./content-text.js";
 export { type EntryOfType, isEntryOfType } from "./entry-type.js";
+export {
+  type ContextRole,
+  type ContextView,
+  ENTRY_TYPE_INFO,
+  ENTRY_TYPES,
+  type EntryItemKind,
+  type EntrySummarySpec,
+  type EntryTypeInfo,
+  type EntryTypeWithContext,
+  type EntryTypeWithUsage,
+  type IndexRole,
+  MESSAGE_ROLE_INFO,
+  MESSAGE_ROLES,
+  type MessageRoleInfo,
+  type RoleItemKind,
+  type SummaryTone,
+  type UsageRole,
+  contextRoleOf,
+  contextView,
+  entryTypeInfo,
+  indexRoleOf,
+  isEntryType,
+  isMessageRole,
+  messageRoleInfo,
+} from "./registry.js";
 export { sessionInfoName } from "./session-name.js";
 export { utf8 } from "./bytes.js";
 export { type DecoderOptions, type TornTail, SessionLineDecoder } from "./codec/decoder.js";
 export { type ParseResult, parseSessionBytes, parseSessionText } from "./codec/parse.js";
 export { rawRecordValue } from "./codec/raw-records.js";
 export { type JsonSyntaxError, isJsonText, jsonSyntaxError } from "./json-check.js";
+export { objectShaped } from "./codec/line-shape.js";
 export {
   type SerializeOptions,
   serializeEntries,

@@ -413,22 +413,8 @@ export type KnownSessionEntry =
   | UsageEntry
   | ContextEditEntry;
 
+/** The v3 entry types; each has its row in `registry.ts` (`ENTRY_TYPE_INFO`, `ENTRY_TYPES`). */
 export type SessionEntryType = KnownSessionEntry["type"];
-
-/** The eleven v3 entry types, in the order pi introduced them. */
-export const ENTRY_TYPES: readonly SessionEntryType[] = [
-  "message",
-  "thinking_level_change",
-  "model_change",
-  "compaction",
-  "branch_summary",
-  "custom",
-  "custom_message",
-  "label",
-  "session_info",
-  "usage",
-  "context_edit",
-];
 
 /**
  * Any v2/v3 entry line. Narrow with `entry.type === "message"` etc.; an entry of an unknown

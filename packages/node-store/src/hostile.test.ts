@@ -296,7 +296,6 @@ describe("a FIFO named like a session", () => {
         storeFiles: ns.listStoreFiles(arg.root).map((f) => f.path),
         allProgress: paths(await ns.listAllSessions(arg.root, { cache: false, ...progress })),
         allPerCwd: paths(await ns.listAllSessions(arg.root, { cache: { dir: arg.cache }, layout: "per-cwd" })),
-        allWorkers: paths(await ns.listAllSessions(arg.root, { cache: false, workers: 1 })),
       };
       `,
       "",

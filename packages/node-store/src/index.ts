@@ -131,7 +131,6 @@ export { type FilesUnderOptions, listSessionFilesUnder } from "./listing/files-u
 export { type StoreWatch, type WatchStoreOptions, watchStore } from "./watch/store-watch.js";
 export { type FollowEvent, type FollowOptions, followSessionFile } from "./watch/follow.js";
 export {
-  ENTRY_TYPES,
   LazySessionFile,
   ParentKind,
   RoleCode,

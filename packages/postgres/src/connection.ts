@@ -23,8 +23,6 @@ export interface Queryable {
 export interface PooledClient extends Queryable {
   /** Gives the client back; with an error (or `true`), closes it instead. */
   release(destroy?: Error | boolean): void;
-  /** `text` as an SQL string literal (pg's escaping: quotes doubled, `E'...'` for backslashes). */
-  escapeLiteral(text: string): string;
 }
 
 export interface ClientPool extends Queryable {

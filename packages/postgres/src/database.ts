@@ -17,7 +17,6 @@ import {
   parseQuery,
   snippetOf,
 } from "@pi-session/search/documents";
-import { Socket } from "node:net";
 import pg from "pg";
 import { poolTarget } from "./libpq-ssl.js";
 import { META_COLUMNS, type MetaColumns, metaOfRow } from "./meta-row.js";
@@ -34,6 +33,7 @@ import {
 import { ensureSchema } from "./schema.js";
 import type { PostgresSyncOptions, PostgresSyncStats } from "./sync.js";
 import { compileQuery, likePattern, rankQuery, termLiterals } from "./terms.js";
+import { PostgresUrlError, postgresUrlProblem, redactUrl, urlSecrets } from "./url.js";
 
 export interface OpenPostgresOptions {
   /** A `postgres://` URL (default: `PI_SESSION_DATABASE_URL`, else pg's `PG*` variables). */
@@ -78,38 +78,6 @@ export interface SourceInfo {
   lastSyncMs: number;
 }
 
-/** The URL as it may be shown: its password (in the authority or a `password=` parameter) removed. */
-export function redactUrl(url: string): string {
-  try {
-    const u = new URL(url);
-    if (u.password !== "") u.password = "";
-    for (const key of [...u.searchParams.keys()])
-      if (/^password$/i.test(key) || /^sslpassword$/i.test(key)) u.searchParams.set(key, "***");
-    return u.toString();
-  } catch {
-    // A libpq key=value string, or something else: its password value, if any, hidden.
-    return url.replace(/(password\s*=\s*)('[^']*'|\S+)/gi, "$1***");
-  }
-}
-
-/** Secrets of a URL: its password, as written and decoded. */
-function secretsOf(url: string | undefined): string[] {
-  if (url === undefined) return [];
-  const out = new Set<string>();
-  try {
-    const u = new URL(url);
-    if (u.password !== "") {
-      out.add(u.password);
-      out.add(decodeURIComponent(u.password));
-    }
-    for (const [key, value] of u.searchParams) if (/password/i.test(key) && value !== "") out.add(value);
-  } catch {
-    for (const m of url.matchAll(/password\s*=\s*('([^']*)'|\S+)/gi)) out.add(m[2] ?? m[1] ?? "");
-  }
-  out.delete("");
-  return [...out];
-}
-
 /** A connection or query failed (its message scrubbed of the URL's password). */
 export class PostgresDatabaseError extends Error {
   override readonly name = "PostgresDatabaseError";
@@ -122,8 +90,15 @@ export class PostgresDatabaseError extends Error {
   }
 }
 
+/**
+ * Turns an error into one whose message has no password of `url` (the URL itself shown
+ * redacted); one from pg or Node (it has a `code`) always becomes a new
+ * {@link PostgresDatabaseError}, so no property of the original (Node's URL errors keep their
+ * `input`) travels on. The package's own errors (schema versions, a bad query) pass.
+ */
 function scrubber(url: string | undefined): (error: unknown) => unknown {
-  const secrets = secretsOf(url);
+  // Longest first: a secret that holds another is replaced whole.
+  const secrets = (url === undefined ? [] : urlSecrets(url)).sort((a, b) => b.length - a.length);
   const location = url === undefined ? undefined : redactUrl(url);
   return (error) => {
     if (!(error instanceof Error)) return error;
@@ -174,38 +149,30 @@ export class PostgresDatabase {
     readonly location: string,
     readonly readOnly: boolean,
     private readonly scrub: (error: unknown) => unknown,
-    private readonly sockets: Set<Socket>,
-    /** The sync's code, loaded while the connection is made (a writer's first use is a sync). */
-    private readonly syncCode: Promise<typeof import("./sync.js")> | undefined,
   ) {}
 
   static async open(options: OpenPostgresOptions = {}): Promise<PostgresDatabase> {
     const env = options.env ?? process.env;
     const url = options.url ?? env.PI_SESSION_DATABASE_URL;
+    const problem = url === undefined ? undefined : postgresUrlProblem(url);
+    if (url !== undefined && problem !== undefined) throw new PostgresUrlError(problem, redactUrl(url));
     const scrub = scrubber(url);
     const location = url === undefined ? "(PG* environment)" : redactUrl(url);
-    // The pool's sockets, made here so that close() can end them as libpq does.
-    const sockets = new Set<Socket>();
+    let target: ReturnType<typeof poolTarget>;
+    try {
+      target = poolTarget(url, env);
+    } catch (error) {
+      throw scrub(error);
+    }
     const pool = new pg.Pool({
-      ...poolTarget(url, env),
+      ...target,
       max: options.maxConnections ?? 4,
       application_name: "pi-session",
-      stream: () => {
-        const socket = new Socket();
-        sockets.add(socket);
-        socket.once("close", () => sockets.delete(socket));
-        return socket;
-      },
     });
     // An idle connection that fails (server restart) must not crash the process.
     pool.on("error", (error) =>
       options.onWarning?.(`database connection lost: ${(scrub(error) as Error).message}`),
     );
-    // A writer's sync code loads while the server starts a backend for the connection; a
-    // reader never loads it.
-    const syncCode = options.readOnly === true ? undefined : import("./sync.js");
-    // Settled here, used (and any failure reported) by sync().
-    syncCode?.catch(() => {});
     try {
       const client = await pool.connect();
       try {
@@ -215,15 +182,7 @@ export class PostgresDatabase {
             `the session database was migrated from schema version ${outcome.migratedFrom}`,
           );
         const backend = `postgresql ${outcome.serverVersion.split(" ")[0]}`;
-        return new PostgresDatabase(
-          pool,
-          backend,
-          location,
-          options.readOnly === true,
-          scrub,
-          sockets,
-          syncCode,
-        );
+        return new PostgresDatabase(pool, backend, location, options.readOnly === true, scrub);
       } finally {
         client.release();
       }
@@ -245,7 +204,8 @@ export class PostgresDatabase {
   sync(options: PostgresSyncOptions): Promise<PostgresSyncStats> {
     if (this.readOnly) return Promise.reject(new Error("a read-only session database cannot be synced into"));
     return this.guard(async () => {
-      const { syncToPostgres } = await (this.syncCode ?? import("./sync.js"));
+      // Loaded by a writer's first sync: a reader never loads the sync's code.
+      const { syncToPostgres } = await import("./sync.js");
       return syncToPostgres(this.pool, options);
     });
   }
@@ -517,20 +477,9 @@ export class PostgresDatabase {
     });
   }
 
-  /**
-   * Ends every connection: each sends PostgreSQL its Terminate message and closes its socket
-   * once that is written, as libpq does, rather than waiting for the server to close its end
-   * (pg's way; the server's backend exits on its own time: decision 143).
-   */
+  /** Ends every connection. */
   async close(): Promise<void> {
-    const ended = this.pool.end();
-    for (const socket of this.sockets) {
-      // Under TLS the TLS layer ends the connection; should this socket not finish then, the
-      // connection closes pg's way.
-      if (socket.writableFinished) socket.destroy();
-      else socket.once("finish", () => socket.destroy());
-    }
-    await ended;
+    await this.pool.end();
   }
 }
 

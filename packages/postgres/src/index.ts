@@ -17,8 +17,8 @@ export {
   type PostgresStatsResult,
   type SourceInfo,
   openPostgresDatabase,
-  redactUrl,
 } from "./database.js";
+export { PostgresUrlError, postgresUrlProblem, redactUrl, urlSecrets } from "./url.js";
 export type { PostgresSession, PostgresSessionLines } from "./reading.js";
 export {
   NewerPostgresSchemaError,

@@ -75,6 +75,8 @@ describe("reading sessions back", () => {
                 return meta ? [{ path, meta, size: file.size, mtimeMs: file.mtimeMs }] : [];
               })
               .sort((a, b) => (a.path < b.path ? -1 : 1));
+            // Equal facts rely on vocabulary sessions having no NUL in them (PostgreSQL stores one
+            // as U+FFFD, SQLite keeps it: store.test.helper.ts).
             expect(
               listed.map((s) => ({ path: s.path, meta: s.meta, size: s.size, mtimeMs: s.mtimeMs })),
             ).toEqual(want);
@@ -169,7 +171,8 @@ describe("reading sessions back", () => {
 
     // Redacted as the entries are.
     const secretRoot = dirs.make();
-    const key = "sk-ant-api03-abcdefghijklmnopqrstuvwxyz0123456789";
+    // A fake key in Anthropic's format (the shared detector knows providers' formats).
+    const key = `sk-ant-api03-${"abcdefghijklmnopqrstuvwxyz0123456789".padEnd(93, "y")}AA`;
     mkdirSync(join(secretRoot, "--w--"), { recursive: true });
     const secretPath = join(secretRoot, "--w--", "c_s-secret.jsonl");
     writeFileSync(

@@ -139,26 +139,6 @@ async function currentVersion(client: Queryable): Promise<{ version: number | un
 }
 
 /**
- * {@link currentVersion} in one round trip where the schema table exists (every run after the
- * first): a sync is a fresh process on a fresh connection each time, and each round trip on a
- * new backend counts. Outside a transaction only (a missing table fails the statement).
- */
-async function currentVersionQuickly(
-  client: Queryable,
-): Promise<{ version: number | undefined; server: string }> {
-  try {
-    const r = await client.query<{ version: number | null; v: string }>(
-      `SELECT (SELECT max(version) FROM pi_session_schema) AS version, current_setting('server_version') AS v`,
-    );
-    return { version: r.rows[0]?.version ?? 0, server: r.rows[0]?.v ?? "" };
-  } catch (error) {
-    // undefined_table: no session database yet (or none this role can see); the slow way says which.
-    if ((error as { code?: unknown }).code !== "42P01") throw error;
-    return currentVersion(client);
-  }
-}
-
-/**
  * Creates the schema, or migrates an older one, up to `target` (default the current version;
  * lower only to make an older database in tests); read-only: checks only.
  */
@@ -167,7 +147,7 @@ export async function ensureSchema(
   readOnly: boolean,
   target = POSTGRES_SCHEMA_VERSION,
 ): Promise<{ created: boolean; migratedFrom?: number; serverVersion: string }> {
-  const { version: seen, server: serverVersion } = await currentVersionQuickly(client);
+  const { version: seen, server: serverVersion } = await currentVersion(client);
   if (seen !== undefined && seen > POSTGRES_SCHEMA_VERSION)
     throw new NewerPostgresSchemaError(seen, POSTGRES_SCHEMA_VERSION);
   if (seen !== undefined && seen >= target) return { created: false, serverVersion };

@@ -15,6 +15,7 @@
  *
  * Use {@link syncToPostgres} through `PostgresDatabase.sync`.
  */
+import { createHash } from "node:crypto";
 import { basename, dirname, resolve } from "node:path";
 import { isValidSessionHeader, rawRecordValue } from "@pi-session/format";
 import { type StoreFile, listStoreFiles, streamSessionRecordsSync } from "@pi-session/node-store";
@@ -28,15 +29,15 @@ import {
   type ReadResult,
   type RowSink,
   type SessionMeta,
-  headOf,
+  headProbe,
   readAppended,
   readWhole,
-  tailBefore,
+  secretDetector,
+  tailProbe,
 } from "@pi-session/search";
 import { type EntryDocument, type TreeLink, type UsageRow, roleClass } from "@pi-session/search/documents";
 import type { ClientPool, PooledClient } from "./connection.js";
 import { META_COLUMNS, type MetaColumns, sessionMetaOfFile } from "./meta-row.js";
-import { sha256 } from "./sha256.js";
 import { foldForIndex } from "./terms.js";
 import { encodeUsage } from "./usage-json.js";
 
@@ -119,10 +120,8 @@ function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
  * offset): their SHA-256, so no bytes of the file leave the machine unredacted.
  */
 function probeDigest(bytes: Uint8Array): Buffer {
-  // A Buffer, which pg sends as bytea. Hashed here, not by node:crypto, whose load costs a
-  // fresh sync more than all its hashing (`sha256.ts`).
-  const digest = sha256(bytes);
-  return Buffer.from(digest.buffer, digest.byteOffset, digest.byteLength);
+  // A Buffer, which pg sends as bytea.
+  return createHash("sha256").update(bytes).digest();
 }
 
 /**
@@ -171,15 +170,6 @@ interface OutRow {
   usage: UsageRow | undefined;
 }
 
-/**
- * Thrown by a {@link Collector} whose file's stored entries were not read back yet, when the
- * reader asks for them (an append that leaves the branch, or one with usage rows): the sync
- * reads them and reads the append again. Nothing is written before a read completes.
- */
-class NeedStoredEntries extends Error {
-  override readonly name = "NeedStoredEntries";
-}
-
 /** Collects one file's rows as the reader produces them (it reads synchronously). */
 class Collector implements RowSink {
   readonly rows: OutRow[] = [];
@@ -194,9 +184,9 @@ class Collector implements RowSink {
   constructor(
     private readonly path: string,
     private readonly firstNew: number,
-    /** Undefined: not read back yet (asking for them throws {@link NeedStoredEntries}). */
-    private readonly stored: (TreeLink & { onBranch: boolean })[] | undefined,
-    private readonly storedUsageKeys: string[] | undefined,
+    /** The file's entries already in the database (an append's; none for a whole read). */
+    private readonly stored: (TreeLink & { onBranch: boolean })[],
+    private readonly storedUsageKeys: string[],
     private readonly redactor: Redactor | undefined,
   ) {}
 
@@ -245,7 +235,6 @@ class Collector implements RowSink {
   }
 
   links(): (TreeLink & { onBranch: boolean })[] {
-    if (this.stored === undefined) throw new NeedStoredEntries("the stored entries' links");
     return [
       ...this.stored,
       ...this.rows.map((r) => ({
@@ -258,7 +247,6 @@ class Collector implements RowSink {
   }
 
   usageKeys(): string[] {
-    if (this.storedUsageKeys === undefined) throw new NeedStoredEntries("the stored usage keys");
     return this.storedUsageKeys;
   }
 
@@ -273,6 +261,15 @@ class Collector implements RowSink {
 }
 
 /** A line with secrets replaced (the export's rules): its JSON value's strings, else its text. */
+/**
+ * The redactor of a sync that redacts: the shared secret detector (`@pi-session/search`'s,
+ * the rules `pi-session secrets` and the export use) unless the options name their own.
+ */
+function redactorOf(redact: PostgresSyncOptions["redact"]): Redactor | undefined {
+  if (redact === undefined || redact === false) return undefined;
+  return new Redactor({ detector: secretDetector(), ...(redact === true ? {} : redact) });
+}
+
 function redactLine(redactor: Redactor, raw: string): string {
   try {
     return JSON.stringify(redactor.value(JSON.parse(raw) as unknown));
@@ -490,8 +487,7 @@ async function writeFileRow(
 /**
  * Runs `fn` in a transaction that holds the lock on one file's key (source and path), so that
  * two syncs of a source never write one file at once; the next one to take it finds the work
- * done. `BEGIN` and the lock go as one message: each round trip on a sync's fresh connection
- * counts (decision 143).
+ * done.
  */
 async function inFileTransaction<T>(
   pool: ClientPool,
@@ -501,10 +497,9 @@ async function inFileTransaction<T>(
 ): Promise<T> {
   const client = await pool.connect();
   try {
-    // The key's text is escaped by pg (`E'...'` where it holds a backslash).
-    const key = client.escapeLiteral(`${source}\n${path}`);
     try {
-      await client.query(`BEGIN; SELECT pg_advisory_xact_lock(hashtextextended(${key}, 0))`);
+      await client.query("BEGIN");
+      await client.query("SELECT pg_advisory_xact_lock(hashtextextended($1, 0))", [`${source}\n${path}`]);
       const out = await fn(client);
       await client.query("COMMIT");
       return out;
@@ -539,10 +534,7 @@ async function addHeader(
   st: StoreFile,
   stats: PostgresSyncStats,
 ): Promise<void> {
-  const redactor =
-    opts.redact === undefined || opts.redact === false
-      ? undefined
-      : new Redactor(opts.redact === true ? {} : opts.redact);
+  const redactor = redactorOf(opts.redact);
   const header = readHeaderLine(st.path, st.size, redactor);
   if (header === null) return;
   await inFileTransaction(pool, opts.source, st.path, async (client) => {
@@ -566,12 +558,9 @@ async function syncFile(
   stats: PostgresSyncStats,
 ): Promise<Outcome> {
   const { source } = opts;
-  const head = headOf(st.path, st.size);
-  const tail = knownOffset !== undefined ? tailBefore(st.path, knownOffset) : new Uint8Array(0);
-  const redactor =
-    opts.redact === undefined || opts.redact === false
-      ? undefined
-      : new Redactor(opts.redact === true ? {} : opts.redact);
+  const head = headProbe(st.path, st.size);
+  const tail = knownOffset !== undefined ? tailProbe(st.path, knownOffset) : new Uint8Array(0);
+  const redactor = redactorOf(opts.redact);
   return inFileTransaction(pool, source, st.path, async (client) => {
     const found = await client.query<FileRow & { has_header: boolean }>(
       `SELECT size, mtime_ms, ctime_ms, ino, indexed_offset, next_line, version, head, tail, ${META_COLUMNS},
@@ -582,17 +571,14 @@ async function syncFile(
     const row = found.rows[0] ? indexedFileOf(st.path, found.rows[0]) : undefined;
     if (row && sameIdentity(row, st)) return "skipped";
     // The tail probe was read at the offset seen before the lock; another offset needs a fresh read.
-    const probe = row && row.indexedOffset !== knownOffset ? tailBefore(st.path, row.indexedOffset) : tail;
+    const probe = row && row.indexedOffset !== knownOffset ? tailProbe(st.path, row.indexedOffset) : tail;
     const resume =
       row?.meta && canResume(row, st, head, probe) ? (row as IndexedFile & { meta: SessionMeta }) : undefined;
-    // An append's stored entries (their links, for the branch flags; their usage keys, for
-    // repeats) are read back when the reader asks for them: an append that extends the branch
-    // with no usage row (a user message, a tool result) needs neither, and a long session's are
-    // many (decision 143).
-    let stored: (TreeLink & { onBranch: boolean })[] | undefined = resume ? undefined : [];
-    let usageKeys: string[] | undefined = resume ? undefined : [];
-    const readStored = async () => {
-      // The links in file order and each usage row's key, as one JSON value.
+    // An append's stored entries: their links (for the branch flags) and usage keys (for
+    // repeats), in file order, as one JSON value.
+    let stored: (TreeLink & { onBranch: boolean })[] = [];
+    let usageKeys: string[] = [];
+    if (resume) {
       const links = await client.query<{ links: string | null }>(
         `SELECT json_agg(json_build_array(entry_id, parent_id, type, on_branch, usage::json->>'key')
            ORDER BY ordinal)::text AS links
@@ -602,7 +588,7 @@ async function syncFile(
       const rows = JSON.parse(links.rows[0]?.links ?? "[]") as StoredLink[];
       stored = rows.map(([id, parentId, type, onBranch]) => ({ type, id, parentId, onBranch }));
       usageKeys = rows.flatMap((r) => (r[4] === null ? [] : [r[4]]));
-    };
+    }
     // Read in parts of `chunk` bytes (each an append to the part before, as the local index
     // reads a grown file), so a large session costs a part's rows in memory, not the file's;
     // all parts in this one transaction.
@@ -621,22 +607,12 @@ async function syncFile(
     const parts = end < st.size;
     let maxMessageTime =
       resume && resume.meta.messageCount > 0 ? resume.meta.modifiedMs : Number.NEGATIVE_INFINITY;
-    // An append read in parts carries the stored links from part to part: read them first.
-    if (parts && stored === undefined) await readStored();
     for (;;) {
       let sink = new Collector(st.path, firstNew, stored, usageKeys, redactor);
       sink.trackTimes = parts;
-      let read: ReadResult;
-      try {
-        read = current
-          ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
-          : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
-      } catch (error) {
-        if (!(error instanceof NeedStoredEntries) || stored !== undefined) throw error;
-        // The reader needs the stored entries: read them back, and the append again.
-        await readStored();
-        continue;
-      }
+      let read = current
+        ? readAppended(st.path, end, st.mtimeMs, current, sink, opts.signal)
+        : readWhole(st.path, end, st.mtimeMs, sink, opts.signal, head);
       if (!current && end < st.size && (read.version < 3 || read.meta === null)) {
         // Older files are migrated whole, and a header may be longer than a part: all at once.
         end = st.size;
@@ -701,8 +677,7 @@ async function syncFile(
         if (link) link.onBranch = c.onBranch;
       }
       stored = links;
-      // Set: an append read in parts read its stored keys back before the first part.
-      usageKeys = [...(usageKeys ?? []), ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
+      usageKeys = [...usageKeys, ...sink.rows.flatMap((r) => (r.usage ? [r.usage.key] : []))];
       current = {
         path: st.path,
         size: end,

@@ -28,9 +28,11 @@ import {
   viewButtons,
 } from "./elements.js";
 import { computeIndent } from "./indentation.js";
-import { refreshViewButtons, wireNavigation } from "./navigation.js";
+import { refreshViewButtons, select, wireNavigation } from "./navigation.js";
 import { wireSearch } from "./search.js";
-import { NONE, loadSession, markReady, positionOfId, sessionLeaf, state } from "./state.js";
+import { NONE, loadSession, markReady, positionOfId, ready, sessionLeaf, state } from "./state.js";
+
+const isReady = () => ready;
 import {
   enableLater,
   readingPlace,
@@ -38,7 +40,41 @@ import {
   renderTranscript,
   wireTranscript,
 } from "./transcript.js";
-import { computeTreeRows, renderTreeRows, scrollTreeTo, wireTree } from "./tree-panel.js";
+import { computeTreeRows, followInTree, renderTreeRows, scrollTreeTo, wireTree } from "./tree-panel.js";
+
+/** The entry `#<id>` names, or NONE. */
+function hashTarget(): number {
+  const id = location.hash.slice(1);
+  if (id === "") return NONE;
+  try {
+    return positionOfId(decodeURIComponent(id));
+  } catch {
+    return NONE;
+  }
+}
+
+/** `#<id>` shows that entry (its branch, scrolled to it): when the page opens, and when the hash changes. */
+function followHash(): void {
+  const target = hashTarget();
+  if (target !== NONE) select(target, { keepView: false });
+}
+
+/** As the transcript scrolls, the tree marks (and scrolls to) the entry at its top. */
+function wireTreeFollowing(): void {
+  let frame = 0;
+  transcript.addEventListener(
+    "scroll",
+    () => {
+      if (frame !== 0 || !isReady()) return;
+      frame = requestAnimationFrame(() => {
+        frame = 0;
+        const place = readingPlace();
+        if (place) followInTree(place.pos);
+      });
+    },
+    { passive: true },
+  );
+}
 
 /** What is disabled until the session is loaded. */
 const controls: (HTMLButtonElement | HTMLSelectElement | HTMLInputElement)[] = [
@@ -70,6 +106,8 @@ function boot(): void {
   computeTreeRows();
   renderTreeRows();
   scrollTreeTo(state.leaf);
+  followHash();
+  window.addEventListener("hashchange", followHash);
   document.documentElement.dataset.ready = "true";
   performance.mark("pi-session:rendered");
 }
@@ -79,6 +117,7 @@ wireTranscript();
 wireTree();
 wireNavigation();
 wireSearch();
+wireTreeFollowing();
 
 for (const control of controls) control.disabled = true;
 renderFirstScreen();

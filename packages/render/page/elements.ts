@@ -74,6 +74,41 @@ if (typeof header?.timestamp === "string") facts.push(`created ${localTime(heade
 facts.push(`${formatInt(settings.entryCount)} entries`);
 if (settings.formatVersion !== 3) facts.push(`v${settings.formatVersion} file, shown as v3`);
 
+/** The totals line: models, messages by role, tool calls, tokens and cost. */
+function totalsText(): string | undefined {
+  const totals = settings.totals;
+  if (totals === undefined) return undefined;
+  const { messages, tokens } = totals;
+  const roles = Object.entries(messages)
+    .sort((a, b) => b[1] - a[1])
+    .map(([role, n]) => `${formatInt(n)} ${ROLE_NAMES[role] ?? role}`);
+  const total = Object.values(messages).reduce((sum, n) => sum + n, 0);
+  const parts = [
+    totals.models.length > 0 ? totals.models.join(", ") : "no model",
+    `${formatInt(total)} messages${roles.length > 0 ? ` (${roles.join(", ")})` : ""}`,
+    `${formatInt(totals.toolCalls)} tool calls`,
+    `${formatTokens(tokens.input)} in · ${formatTokens(tokens.output)} out` +
+      (tokens.cacheRead > 0 ? ` · ${formatTokens(tokens.cacheRead)} cache read` : "") +
+      (tokens.cacheWrite > 0 ? ` · ${formatTokens(tokens.cacheWrite)} cache write` : ""),
+    `$${totals.cost.toFixed(totals.cost > 0 && totals.cost < 0.01 ? 4 : 2)}`,
+  ];
+  return parts.join(" · ");
+}
+
+const ROLE_NAMES: Record<string, string> = {
+  toolResult: "tool results",
+  bashExecution: "bash runs",
+  branchSummary: "branch summaries",
+  compactionSummary: "compaction summaries",
+};
+
+/** Tokens as people read them: 950, 12.3k, 4.5M. */
+function formatTokens(n: number): string {
+  if (n < 1000) return formatInt(n);
+  if (n < 1_000_000) return `${(n / 1000).toFixed(n < 10_000 ? 1 : 0)}k`;
+  return `${(n / 1_000_000).toFixed(1)}M`;
+}
+
 const redaction = settings.redaction;
 const redactionNote = redaction
   ? h("p", {
@@ -91,6 +126,15 @@ const topbar = h("header", { class: "topbar" }, [
   h("div", { class: "heading" }, [
     h("h1", { text: shown(titleText) }),
     h("p", { class: "facts", text: shown(facts.join(" · ")) }),
+    totalsText() !== undefined
+      ? h("p", { class: "facts totals", text: shown(totalsText() as string) })
+      : null,
+    settings.branchOnly
+      ? h("p", {
+          class: "redaction",
+          text: "One branch of the session: the others were left out of this page.",
+        })
+      : null,
     redactionNote,
   ]),
   h("div", { class: "controls" }, [

@@ -1,12 +1,14 @@
 /**
- * Search within the page: the entries whose text (and label) holds every word typed, under
- * the current filter, in tree order. The tree then lists only the matches, Enter and the
- * arrows step through them (selecting each), and the transcript marks them (items.ts).
+ * Search within the page: the entries whose text (and label) holds the phrase typed (its words
+ * in that order, any whitespace between them; not each word anywhere), under the current
+ * filter, in tree order. The tree then lists only the matches, Enter and the arrows step
+ * through them (selecting each), and the transcript marks the phrase (items.ts).
  */
 import type { AnyEntry } from "@pi-session/format";
 import { searchText, searchTokens, transcriptFilterPasses } from "../src/filters.js";
 import { formatInt } from "../src/readable.js";
 import { nextMatch, prevMatch, searchCount, searchInput, treeScroll } from "./elements.js";
+import { phrasePattern } from "./search-pattern.js";
 import { renderTranscript } from "./transcript.js";
 import { computeTreeRows, renderTreeRows } from "./tree-panel.js";
 import { NONE, actions, entries, filterContext, labelAt, layout, ready, state } from "./state.js";
@@ -33,10 +35,11 @@ export function runSearch(): void {
   state.matches = [];
   state.matchCursor = NONE;
   if (state.tokens.length > 0) {
+    const phrase = phrasePattern(state.tokens);
     for (const pos of layout.order) {
       if (!transcriptFilterPasses(entries[pos] as AnyEntry, state.filter, filterContext(pos))) continue;
-      const text = textAt(pos);
-      if (state.tokens.every((token) => text.includes(token))) state.matches.push(pos);
+      phrase.lastIndex = 0;
+      if (phrase.test(textAt(pos))) state.matches.push(pos);
     }
   }
   updateSearchCount();

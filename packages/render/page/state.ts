@@ -58,6 +58,8 @@ export const state = {
   matchCursor: NONE,
   /** The entry last selected (highlighted in tree and transcript). */
   selected: NONE,
+  /** The entry at the top of the transcript as it scrolls (marked in the tree, which follows it). */
+  inView: NONE,
 };
 
 /**

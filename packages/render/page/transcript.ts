@@ -6,6 +6,7 @@
  */
 import type { AnyEntry } from "@pi-session/format";
 import { transcriptFilterPasses } from "../src/filters.js";
+import { callRoleOfEntry, callRoleOfItem, groupResults } from "../src/model/call-results.js";
 import { buildDocument } from "../src/model/document.js";
 import type { DocumentItem } from "../src/model/shapes.js";
 import { FIRST_SCREEN_ITEMS, type PageFirstScreen } from "../src/page-data.js";
@@ -46,10 +47,24 @@ const BATCH = 80;
 /** Rows kept above an entry the transcript is rendered around. */
 const ROWS_ABOVE_TARGET = 10;
 
-interface Row {
+export interface Row {
   /** Entry position, or NONE for a context message without an entry. */
   pos: number;
   item: () => DocumentItem;
+  /** Tool results shown inside this row's calls (the row is an assistant message). */
+  results: Row[];
+}
+
+/** Rows with the results that answer a row's calls grouped under it (the context view's by item). */
+function grouped(flat: Row[], byItem: boolean): Row[] {
+  return groupResults(flat, (row) =>
+    byItem || row.pos < 0 ? callRoleOfItem(row.item()) : callRoleOfEntry(entries[row.pos] as AnyEntry),
+  ).map((group) => ({ ...group.row, results: group.results }));
+}
+
+/** The index of the row that shows entry `pos`, itself or inside its call; -1 for none. */
+function rowShowing(pos: number): number {
+  return rows.findIndex((row) => row.pos === pos || row.results.some((result) => result.pos === pos));
 }
 
 let rows: Row[] = [];
@@ -71,22 +86,25 @@ function computeRows(): Row[] {
       leafId: state.leaf === NONE ? null : idAt(state.leaf),
     });
     contextInfo = doc.view.kind === "context" ? doc.view : undefined;
-    return doc.items.map((item) => ({
+    const flat = doc.items.map((item) => ({
       pos: item.id !== undefined ? positionOfId(item.id) : NONE,
       item: () => item,
+      results: [],
     }));
+    return grouped(flat, true);
   }
   const positions: number[] = state.view === "all-branches" ? Array.from(layout.order) : branchPositions();
   const out: Row[] = [];
   for (const pos of positions) {
     if (!transcriptFilterPasses(entries[pos] as AnyEntry, filter, filterContext(pos))) continue;
-    out.push({ pos, item: () => itemAt(pos) });
+    out.push({ pos, item: () => itemAt(pos), results: [] });
   }
-  return out;
+  return grouped(out, false);
 }
 
 function renderOptions(): BlockOptions {
-  return { hideToolCalls: state.filter === "no-tools" };
+  // While searching, folded outputs are built at once so their matches can be marked.
+  return { hideToolCalls: state.filter === "no-tools", eager: state.tokens.length > 0 };
 }
 
 function updateMoreButtons(): void {
@@ -128,7 +146,7 @@ function appendRange(from: number, to: number, where: "start" | "end"): void {
   const frag = document.createDocumentFragment();
   for (let i = from; i < to; i++) {
     const row = rows[i] as Row;
-    frag.append(itemEl(row.item(), row.pos, options));
+    frag.append(itemEl(row, options));
   }
   if (where === "end") itemsEl.append(frag);
   else itemsEl.prepend(frag);
@@ -139,7 +157,7 @@ export function renderTranscript(target = NONE): void {
   rows = computeRows();
   let at = -1;
   if (target !== NONE) {
-    at = rows.findIndex((row) => row.pos === target);
+    at = rowShowing(target);
     // A filtered-out target: the next row after it on the branch.
     if (at === -1) {
       const order = state.view === "all-branches" ? Array.from(layout.order) : branchPositions();
@@ -162,7 +180,10 @@ export function renderTranscript(target = NONE): void {
   updateMoreButtons();
   updateStatus();
   if (at !== -1) {
-    const el = itemsEl.querySelector(`[data-pos="${(rows[at] as Row).pos}"]`);
+    // The entry itself: a result sits inside its call's row.
+    const el =
+      itemsEl.querySelector(`[data-pos="${target}"]`) ??
+      itemsEl.querySelector(`[data-pos="${(rows[at] as Row).pos}"]`);
     if (el instanceof HTMLElement) scrollToItem(el);
   } else transcript.scrollTop = 0;
 }
@@ -213,7 +234,10 @@ export function wireTranscript(): void {
 
 /** The first screen, from the embedded items: shown before the session is loaded. */
 export function renderFirstScreen(): void {
-  rows = first.items.map((item) => ({ pos: NONE, item: () => item }));
+  rows = grouped(
+    first.items.map((item) => ({ pos: NONE, item: () => item, results: [] })),
+    true,
+  );
   win.start = 0;
   win.end = rows.length;
   appendRange(0, rows.length, "end");

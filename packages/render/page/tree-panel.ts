@@ -20,6 +20,7 @@ import {
   ready,
   sessionLeaf,
   state,
+  toolCalls,
 } from "./state.js";
 
 /** Tree row height in px (must match `--row-height` in the page's style). */
@@ -60,35 +61,14 @@ export function computeTreeRows(): void {
       : `${formatInt(treeRows.length)} of ${formatInt(entries.length)} entries · ${FILTER_LABELS[state.filter]}`;
 }
 
-const KIND_CLASS: Record<string, string> = {
-  user: "user",
-  assistant: "assistant",
-  toolResult: "tool",
-  bash: "tool",
-  compaction: "summary",
-  "branch summary": "summary",
-  branchSummary: "summary",
-  compactionSummary: "summary",
-  custom: "custom",
-  "custom message": "custom",
-  hookMessage: "custom",
-};
-
-const ROW_KIND_LABEL: Record<string, string> = {
-  toolResult: "tool",
-  branchSummary: "branch summary",
-  compactionSummary: "compaction summary",
-  hookMessage: "custom",
-};
-
 function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   const entry = entries[pos] as AnyEntry;
-  const summary = entrySummary(entry, PREVIEW_CHARS);
+  const summary = entrySummary(entry, PREVIEW_CHARS, toolCalls);
   const connector = startsSideBranch(pos) ? "↳ " : "";
-  const row = h("div", { class: `tree-row kind-${KIND_CLASS[summary.kind] ?? "meta"}` }, [
+  const row = h("div", { class: `tree-row kind-${summary.tone}` }, [
     h("span", { class: "path-marker", text: onPath[pos] ? "•" : "" }),
     h("span", { class: "connector", text: connector }),
-    h("span", { class: "row-kind", text: ROW_KIND_LABEL[summary.kind] ?? summary.kind }),
+    h("span", { class: "row-kind", text: summary.label }),
     h("span", { class: "row-preview", text: summary.preview }),
     labelAt(pos) !== undefined
       ? h("span", { class: "label-badge", text: shown(labelAt(pos) as string) })
@@ -101,6 +81,7 @@ function treeRowEl(pos: number, rowIndex: number): HTMLElement {
   row.style.paddingLeft = `${4 + Math.min(indent[pos] as number, 12) * 14}px`;
   if (onPath[pos]) row.classList.add("on-path");
   if (pos === state.selected) row.classList.add("selected");
+  if (pos === state.inView) row.classList.add("in-view");
   if (isToolOnlyAssistant(entry)) row.classList.add("tool-only");
   row.title = `${entry.id} · ${summary.kind}`;
   return row;
@@ -145,6 +126,15 @@ function toggleTree(open: boolean): void {
   document.body.classList.toggle("show-tree", open);
   treeToggle.setAttribute("aria-expanded", String(open));
   if (open) scheduleTree();
+}
+
+/** Marks the entry at the top of the transcript in the tree, scrolled into view if it is not. */
+export function followInTree(pos: number): void {
+  if (pos === state.inView) return;
+  state.inView = pos;
+  for (const row of treeSpace.querySelectorAll<HTMLElement>(".tree-row"))
+    row.classList.toggle("in-view", Number(row.dataset.pos) === pos);
+  scrollTreeTo(pos);
 }
 
 export function scrollTreeTo(pos: number): void {

@@ -2,27 +2,22 @@
 // build-client.mjs) share: esbuild's options for one browser script bundled from the layers'
 // sources (every `@pi-session/<name>[/<subpath>]` export built from `src/` resolves to its
 // source, so no build of theirs is needed), a stylesheet made of several files, and the
-// generated module that holds both as strings, written only when it changes (`--check`: exit 1
-// when it is stale, nothing written).
+// generated module that holds both as strings, written only when it changes.
 import { createHash } from "node:crypto";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { sourceEntries } from "../../../scripts/workspace-sources.ts";
 
 /** The repository's `packages/` directory. */
 export const PACKAGES = join(dirname(fileURLToPath(import.meta.url)), "..", "..");
 
-/** `@pi-session/<name>[/<subpath>]` → its source file, for each export built from `src/`. */
+/** `@pi-session/<name>[/<subpath>]` → its source file, for each export of `names` built from `src/`. */
 export function sourceAliases(names) {
+  const wanted = new Set(names.map((name) => `@pi-session/${name}`));
   const aliases = {};
-  for (const name of names) {
-    const dir = join(PACKAGES, name);
-    const { exports } = JSON.parse(readFileSync(join(dir, "package.json"), "utf8"));
-    for (const [key, target] of Object.entries(exports ?? {})) {
-      const built = (typeof target === "string" ? target : target.default)?.match(/^\.\/dist\/(.+)\.js$/);
-      if (built) aliases[`@pi-session/${name}${key.slice(1)}`] = join(dir, "src", `${built[1]}.ts`);
-    }
-  }
+  for (const { specifier, source } of sourceEntries(join(PACKAGES, "..")))
+    if (wanted.has(specifier.split("/").slice(0, 2).join("/"))) aliases[specifier] = source;
   return aliases;
 }
 
@@ -40,7 +35,8 @@ export function bundleOptions({ root, entry, layers }) {
     target: "es2022",
     charset: "utf8",
     legalComments: "none",
-    minifySyntax: true,
+    // Whole minification: the bundles carry highlight.js's grammars and markdown-it (decision 156).
+    minify: true,
     logLevel: "warning",
   };
 }
@@ -49,6 +45,23 @@ export function bundleOptions({ root, entry, layers }) {
 export function joinStyles(paths) {
   return paths.map((path) => readFileSync(path, "utf8")).join("\n");
 }
+
+/**
+ * A bundle made safe to inline in `<script>`: `<!--` and `</script` occur in a minified bundle
+ * only inside strings, templates and regular expressions (highlight.js's HTML grammar,
+ * markdown-it's HTML rules), where `\x3C` is the same `<`.
+ */
+export function escapeInlineScript(text) {
+  return text.replace(/<!--/g, "\\x3C!--").replace(/<\/script/gi, (match) => `\\x3C${match.slice(1)}`);
+}
+
+/**
+ * highlight.js's `highlightElement` in a minified bundle: the one place the bundles set HTML
+ * from a string. They never call it (they highlight through lowlight's tree of objects), and
+ * Trusted Types for none would refuse it; the bundles' tests look for HTML parsing elsewhere.
+ */
+export const HIGHLIGHT_ELEMENT =
+  /One of your code blocks includes unescaped HTML\.",\w+\.innerHTML\);[^;]*;let \w+=\w+\.textContent,[^;]*;\w+\.innerHTML=/;
 
 /** Refuses text that would end its `<script>` / `<style>` element early. */
 export function assertEmbeddable(kind, text) {
@@ -81,17 +94,10 @@ export function literal(text) {
   return `'${out}'`;
 }
 
-/** Writes `text` to `out` when it differs; with `--check` only says whether it would. */
-export function writeGenerated(out, text, staleHint) {
+/** Writes `text` to `out` when it differs (a file left alone keeps its time for watchers). */
+export function writeGenerated(out, text) {
   const current = existsSync(out) ? readFileSync(out, "utf8") : "";
-  if (process.argv.includes("--check")) {
-    if (current !== text) {
-      console.error(`${out} is stale: ${staleHint}`);
-      process.exit(1);
-    }
-  } else if (current !== text) {
-    writeFileSync(out, text);
-  }
+  if (current !== text) writeFileSync(out, text);
 }
 
 /**

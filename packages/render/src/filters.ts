@@ -10,7 +10,7 @@
  * unless it ended in an error or is the current leaf. A transcript keeps those messages
  * (their tool calls are the content), except under no-tools.
  */
-import { type AnyEntry, isObject } from "@pi-session/format";
+import { type AnyEntry, entryTypeInfo, isObject } from "@pi-session/format";
 import { jsonText } from "./json.js";
 
 export const TREE_FILTERS = ["default", "no-tools", "user-only", "labeled-only", "all"] as const;
@@ -24,14 +24,13 @@ function role(entry: AnyEntry): string | undefined {
   return isObject(message) && typeof message.role === "string" ? message.role : undefined;
 }
 
-/** Entries default views hide: labels, extension state, model and thinking-level changes. */
+/**
+ * Entries default views hide: the settings and bookkeeping types of format's registry (labels,
+ * extension state, model and thinking-level changes), but an extension's `skills_reload` entry.
+ */
 export function isSettingsEntry(entry: AnyEntry): boolean {
-  return (
-    entry.type === "label" ||
-    (entry.type === "custom" && (entry as Obj).customType !== "skills_reload") ||
-    entry.type === "model_change" ||
-    entry.type === "thinking_level_change"
-  );
+  if (entryTypeInfo(entry.type)?.settings !== true) return false;
+  return !(entry.type === "custom" && (entry as Obj).customType === "skills_reload");
 }
 
 /** An assistant message with no text (only tool calls or thinking) that did not fail. */
@@ -82,7 +81,10 @@ export function transcriptFilterPasses(entry: AnyEntry, filter: TreeFilter, cont
   return modePasses(entry, filter, context);
 }
 
-/** The lowercase text pi's `/tree` search matches against: label, role or type, and content. */
+/**
+ * The lowercase text pi's `/tree` search matches against: label, then a message's role and
+ * content, another entry's kind and preview (what its row shows), an unknown entry's type.
+ */
 export function searchText(entry: AnyEntry, label: string | undefined): string {
   const parts: string[] = [];
   if (label) parts.push(label);
@@ -108,55 +110,20 @@ export function searchText(entry: AnyEntry, label: string | undefined): string {
       }
     }
   };
-  switch (e.type) {
-    case "message": {
-      const m = isObject(e.message) ? e.message : {};
-      push(m.role);
-      content(m.content);
-      push(m.command);
-      push(m.output);
-      push(m.summary);
-      push(m.toolName);
-      push(m.customType);
-      break;
-    }
-    case "custom_message":
-      push(e.customType);
-      content(e.content);
-      break;
-    case "compaction":
-      parts.push("compaction");
-      push(e.summary);
-      break;
-    case "branch_summary":
-      parts.push("branch summary");
-      push(e.summary);
-      break;
-    case "model_change":
-      parts.push("model");
-      push(e.provider);
-      push(e.modelId);
-      break;
-    case "thinking_level_change":
-      parts.push("thinking");
-      push(e.thinkingLevel);
-      break;
-    case "custom":
-      parts.push("custom");
-      push(e.customType);
-      break;
-    case "label":
-      parts.push("label");
-      push(e.label);
-      break;
-    case "session_info":
-      parts.push("name");
-      push(e.name);
-      break;
-    default:
-      push(e.type);
-      break;
-  }
+  const info = entryTypeInfo(e.type);
+  if (info?.summary === "role") {
+    const m = isObject(e.message) ? e.message : {};
+    push(m.role);
+    content(m.content);
+    push(m.command);
+    push(m.output);
+    push(m.summary);
+    push(m.toolName);
+    push(m.customType);
+  } else if (info !== undefined) {
+    // What its row shows: the kind and the preview's text (format's registry).
+    parts.push(info.summary.kind, info.summary.preview(e));
+  } else push(e.type);
   return parts.join(" ").toLowerCase();
 }
 

@@ -1,14 +1,40 @@
 /**
- * A small syntax highlighter: splits code into tokens (comment, string, number, keyword,
- * literal, ...) for a handful of language families, in one linear pass with no regular
- * expression that can backtrack. It marks up; it never interprets. Use `highlight` to get
- * tokens and wrap them in whatever the output needs (the exported page makes spans with
- * `textContent`, so nothing is parsed as HTML).
+ * Syntax highlighting by highlight.js (through lowlight, which gives its result as a tree of
+ * plain objects instead of HTML): code split into tokens (comment, string, number, keyword,
+ * literal, ...) for the languages people paste and agents read. It marks up; it never
+ * interprets. Use `highlight` to get tokens and wrap them in whatever the output needs (the
+ * exported page makes spans with `textContent`, so nothing is parsed as HTML).
  *
- * Families: C-like (JavaScript, TypeScript, Java, C, C++, C#, Go, Rust, Swift, Kotlin, PHP,
- * CSS), hash-comment languages (Python, Ruby, shell, YAML, TOML, Makefile, Dockerfile), SQL,
- * JSON, diff, and HTML/XML tags. Anything else is plain text.
+ * Languages: a chosen set of highlight.js's (the page carries them; see decision 156 for the
+ * sizes), with their aliases (`ts`, `py`, `sh`, `yml`, `toml`, ...). Anything else is plain text.
  */
+import bash from "highlight.js/lib/languages/bash";
+import c from "highlight.js/lib/languages/c";
+import cpp from "highlight.js/lib/languages/cpp";
+import csharp from "highlight.js/lib/languages/csharp";
+import css from "highlight.js/lib/languages/css";
+import diff from "highlight.js/lib/languages/diff";
+import dockerfile from "highlight.js/lib/languages/dockerfile";
+import go from "highlight.js/lib/languages/go";
+import ini from "highlight.js/lib/languages/ini";
+import java from "highlight.js/lib/languages/java";
+import javascript from "highlight.js/lib/languages/javascript";
+import json from "highlight.js/lib/languages/json";
+import kotlin from "highlight.js/lib/languages/kotlin";
+import lua from "highlight.js/lib/languages/lua";
+import makefile from "highlight.js/lib/languages/makefile";
+import markdown from "highlight.js/lib/languages/markdown";
+import php from "highlight.js/lib/languages/php";
+import python from "highlight.js/lib/languages/python";
+import ruby from "highlight.js/lib/languages/ruby";
+import rust from "highlight.js/lib/languages/rust";
+import shell from "highlight.js/lib/languages/shell";
+import sql from "highlight.js/lib/languages/sql";
+import swift from "highlight.js/lib/languages/swift";
+import typescript from "highlight.js/lib/languages/typescript";
+import xml from "highlight.js/lib/languages/xml";
+import yaml from "highlight.js/lib/languages/yaml";
+import { createLowlight } from "lowlight";
 
 export type TokenKind =
   | "plain"
@@ -29,416 +55,132 @@ export interface Token {
   text: string;
 }
 
-interface Family {
-  lineComments: readonly string[];
-  blockComments: readonly (readonly [string, string])[];
-  quotes: string;
-  keywords: ReadonlySet<string>;
-  literals: ReadonlySet<string>;
-  caseInsensitive?: boolean;
-  /** `$name` and `${...}` are variables (shell). */
-  dollarVariables?: boolean;
+/** Made on first use: registering the grammars costs a few milliseconds a page may not need. */
+let lowlight: ReturnType<typeof createLowlight> | undefined;
+
+function highlighter(): ReturnType<typeof createLowlight> {
+  lowlight ??= createLowlight({
+    bash,
+    c,
+    cpp,
+    csharp,
+    css,
+    diff,
+    dockerfile,
+    go,
+    ini,
+    java,
+    javascript,
+    json,
+    kotlin,
+    lua,
+    makefile,
+    markdown,
+    php,
+    python,
+    ruby,
+    rust,
+    shell,
+    sql,
+    swift,
+    typescript,
+    xml,
+    yaml,
+  });
+  return lowlight;
 }
 
-const words = (text: string): ReadonlySet<string> => new Set(text.split(/\s+/).filter(Boolean));
+/** Fence names that highlight.js spells otherwise. */
+const ALIASES: Record<string, string> = { scss: "css", jsonl: "json", jsonc: "json", patch: "diff" };
 
-const C_KEYWORDS = words(`
-  abstract as async await break case catch class const continue debugger default defer delete do else enum
-  export extends final finally fn for from func function get go goto if impl implements import in instanceof
-  interface internal let loop match mod module mut namespace new of override package private protected pub
-  public readonly return satisfies select set static struct super switch this throw throws trait try type
-  typeof union unsafe use using var void where while with yield val fun when object data sealed lateinit
-  override guard extension protocol init deinit inout operator echo require include namespace elif
-  char int long short float double bool boolean string byte unsigned signed auto register volatile extern
-  sizeof typedef template typename virtual friend inline constexpr noexcept nullptr decltype
-`);
-const C_LITERALS = words("true false null undefined nil NaN Infinity None True False self Self");
+/**
+ * Code longer than this is returned as one plain token: highlighting is for reading, not for
+ * logs, and highlight.js takes about a second per 100 KB here.
+ */
+export const HIGHLIGHT_LIMIT = 50_000;
 
-const HASH_KEYWORDS = words(`
-  and as assert async await break class continue def del elif else except finally for from global if import
-  in is lambda nonlocal not or pass raise return try while with yield begin end ensure module next redo
-  rescue retry then unless until when case do done esac fi function local export readonly declare source
-  alias unset shift trap exec eval set FROM RUN CMD ENTRYPOINT COPY ADD ENV ARG WORKDIR EXPOSE VOLUME USER
-  LABEL
-`);
-const HASH_LITERALS = words("True False None true false null nil yes no on off");
-
-const SQL_KEYWORDS = words(`
-  select from where and or not insert into values update set delete create table index view drop alter add
-  column primary key foreign references join left right inner outer full on group by order having limit
-  offset as distinct union all exists in is like between case when then else end begin commit rollback
-  transaction with returning default unique check constraint if replace pragma virtual using
-`);
-const SQL_LITERALS = words("null true false");
-
-const FAMILIES: Record<string, Family> = {
-  c: {
-    lineComments: ["//"],
-    blockComments: [["/*", "*/"]],
-    quotes: "\"'`",
-    keywords: C_KEYWORDS,
-    literals: C_LITERALS,
-  },
-  hash: {
-    lineComments: ["#"],
-    blockComments: [],
-    quotes: "\"'",
-    keywords: HASH_KEYWORDS,
-    literals: HASH_LITERALS,
-    dollarVariables: true,
-  },
-  sql: {
-    lineComments: ["--"],
-    blockComments: [["/*", "*/"]],
-    quotes: "'\"",
-    keywords: SQL_KEYWORDS,
-    literals: SQL_LITERALS,
-    caseInsensitive: true,
-  },
-  css: {
-    lineComments: [],
-    blockComments: [["/*", "*/"]],
-    quotes: "\"'",
-    keywords: words("important media import supports keyframes font-face"),
-    literals: words("inherit initial unset none auto"),
-  },
-  lua: {
-    lineComments: ["--"],
-    blockComments: [],
-    quotes: "\"'",
-    keywords: words(
-      "and break do else elseif end for function goto if in local not or repeat return then until while",
-    ),
-    literals: words("true false nil"),
-  },
-};
-
-const FAMILY_OF: Record<string, string> = {
-  js: "c",
-  jsx: "c",
-  ts: "c",
-  tsx: "c",
-  javascript: "c",
-  typescript: "c",
-  java: "c",
-  kotlin: "c",
-  c: "c",
-  cpp: "c",
-  csharp: "c",
-  go: "c",
-  rust: "c",
-  swift: "c",
-  php: "c",
-  scala: "c",
-  scss: "css",
-  css: "css",
-  python: "hash",
-  py: "python",
-  ruby: "hash",
-  rb: "hash",
-  sh: "hash",
-  bash: "hash",
-  shell: "hash",
-  zsh: "hash",
-  console: "hash",
-  yaml: "hash",
-  yml: "hash",
-  toml: "hash",
-  makefile: "hash",
-  dockerfile: "hash",
-  sql: "sql",
-  lua: "lua",
-};
-
-/** Code longer than this is returned as one plain token (highlighting is for reading, not for logs). */
-export const HIGHLIGHT_LIMIT = 200_000;
+/** The registered name of a fence language, or undefined. */
+function grammarOf(language: string): string | undefined {
+  const lang = language.toLowerCase();
+  const name = ALIASES[lang] ?? lang;
+  if (name === "" || name === "text" || name === "plaintext") return undefined;
+  return highlighter().registered(name) ? name : undefined;
+}
 
 /** Whether {@link highlight} knows the language (by fence name or alias). */
 export function canHighlight(language: string): boolean {
-  const lang = language.toLowerCase();
-  return (
-    lang in FAMILY_OF ||
-    lang === "json" ||
-    lang === "diff" ||
-    lang === "html" ||
-    lang === "xml" ||
-    lang === "svg"
-  );
+  return grammarOf(language) !== undefined;
 }
 
-class Out {
-  readonly tokens: Token[] = [];
-  push(kind: TokenKind, text: string): void {
-    if (text === "") return;
-    const last = this.tokens[this.tokens.length - 1];
-    if (last && last.kind === kind) last.text += text;
-    else this.tokens.push({ kind, text });
-  }
+/** highlight.js's scopes (the first class of a span, without `hljs-`) as token kinds. */
+const KIND_OF_SCOPE: Record<string, TokenKind> = {
+  comment: "comment",
+  quote: "comment",
+  doctag: "comment",
+  string: "string",
+  regexp: "string",
+  char: "string",
+  number: "number",
+  keyword: "keyword",
+  type: "keyword",
+  "selector-tag": "keyword",
+  literal: "literal",
+  built_in: "literal",
+  symbol: "literal",
+  variable: "property",
+  "template-variable": "property",
+  title: "property",
+  property: "property",
+  attr: "property",
+  "selector-id": "property",
+  "selector-class": "property",
+  tag: "tag",
+  name: "tag",
+  attribute: "attribute",
+  addition: "inserted",
+  deletion: "deleted",
+  meta: "meta",
+  section: "meta",
+  bullet: "meta",
+};
+
+interface HastNode {
+  type: string;
+  value?: string;
+  properties?: { className?: unknown };
+  children?: HastNode[];
 }
 
-function isIdentStart(c: number): boolean {
-  return (c >= 65 && c <= 90) || (c >= 97 && c <= 122) || c === 95 || c === 36 || c >= 0xc0;
-}
-
-function isIdentPart(c: number): boolean {
-  return isIdentStart(c) || (c >= 48 && c <= 57);
-}
-
-function isDigit(c: number): boolean {
-  return c >= 48 && c <= 57;
-}
-
-/** The end of a quoted string starting at `i` (the quote), honouring backslash escapes. */
-function stringEnd(text: string, i: number, quote: string, multiline: boolean): number {
-  let j = i + 1;
-  while (j < text.length) {
-    const ch = text[j];
-    if (ch === "\\") {
-      j += 2;
-      continue;
-    }
-    if (ch === quote) return j + 1;
-    if (ch === "\n" && !multiline) return j;
-    j++;
-  }
-  return text.length;
-}
-
-function numberEnd(text: string, i: number): number {
-  let j = i;
-  while (j < text.length) {
-    const c = text.charCodeAt(j);
-    if (isIdentPart(c) || c === 46) j++;
-    else break;
-  }
-  return j;
-}
-
-function highlightFamily(text: string, family: Family): Token[] {
-  const out = new Out();
-  let i = 0;
-  let plainStart = 0;
-  const flush = (to: number) => {
-    out.push("plain", text.slice(plainStart, to));
-  };
-  outer: while (i < text.length) {
-    const c = text.charCodeAt(i);
-    for (const start of family.lineComments) {
-      if (text.startsWith(start, i) && (start !== "#" || i === 0 || !isIdentPart(text.charCodeAt(i - 1)))) {
-        // `#` starts a comment only at a word boundary (not in `a#b` or `$#`).
-        if (start === "#" && family.dollarVariables && i > 0 && text[i - 1] === "$") break;
-        flush(i);
-        let end = text.indexOf("\n", i);
-        if (end === -1) end = text.length;
-        out.push("comment", text.slice(i, end));
-        i = end;
-        plainStart = i;
-        continue outer;
-      }
-    }
-    for (const [open, close] of family.blockComments) {
-      if (text.startsWith(open, i)) {
-        flush(i);
-        const at = text.indexOf(close, i + open.length);
-        const end = at === -1 ? text.length : at + close.length;
-        out.push("comment", text.slice(i, end));
-        i = end;
-        plainStart = i;
-        continue outer;
-      }
-    }
-    const ch = text[i] as string;
-    if (family.quotes.includes(ch)) {
-      flush(i);
-      const end = stringEnd(text, i, ch, ch === "`" || family === FAMILIES.hash);
-      out.push("string", text.slice(i, end));
-      i = end;
-      plainStart = i;
-      continue;
-    }
-    if (family.dollarVariables && ch === "$" && i + 1 < text.length) {
-      const next = text.charCodeAt(i + 1);
-      if (isIdentStart(next) || text[i + 1] === "{") {
-        flush(i);
-        let end = i + 1;
-        if (text[end] === "{") {
-          const close = text.indexOf("}", end);
-          end = close === -1 ? text.length : close + 1;
-        } else while (end < text.length && isIdentPart(text.charCodeAt(end)) && text[end] !== "$") end++;
-        out.push("property", text.slice(i, end));
-        i = end;
-        plainStart = i;
-        continue;
-      }
-    }
-    if (isDigit(c) && (i === 0 || !isIdentPart(text.charCodeAt(i - 1)))) {
-      flush(i);
-      const end = numberEnd(text, i);
-      out.push("number", text.slice(i, end));
-      i = end;
-      plainStart = i;
-      continue;
-    }
-    if (isIdentStart(c) && (i === 0 || !isIdentPart(text.charCodeAt(i - 1)))) {
-      let end = i + 1;
-      while (end < text.length && isIdentPart(text.charCodeAt(end))) end++;
-      const word = text.slice(i, end);
-      const key = family.caseInsensitive ? word.toLowerCase() : word;
-      const kind: TokenKind | undefined = family.keywords.has(key)
-        ? "keyword"
-        : family.literals.has(key)
-          ? "literal"
-          : undefined;
-      if (kind) {
-        flush(i);
-        out.push(kind, word);
-        plainStart = end;
-      }
-      i = end;
-      continue;
-    }
-    i++;
-  }
-  flush(text.length);
-  return out.tokens;
-}
-
-function highlightJson(text: string): Token[] {
-  const out = new Out();
-  let i = 0;
-  let plainStart = 0;
-  const flush = (to: number) => out.push("plain", text.slice(plainStart, to));
-  while (i < text.length) {
-    const ch = text[i] as string;
-    if (ch === '"') {
-      flush(i);
-      const end = stringEnd(text, i, '"', false);
-      // A string followed by a colon is a key.
-      let k = end;
-      while (k < text.length && (text[k] === " " || text[k] === "\t")) k++;
-      out.push(text[k] === ":" ? "property" : "string", text.slice(i, end));
-      i = end;
-      plainStart = i;
-      continue;
-    }
-    const c = text.charCodeAt(i);
-    if (isDigit(c) || (ch === "-" && isDigit(text.charCodeAt(i + 1)))) {
-      flush(i);
-      const end = numberEnd(text, i + 1);
-      out.push("number", text.slice(i, end));
-      i = end;
-      plainStart = i;
-      continue;
-    }
-    if (isIdentStart(c)) {
-      let end = i + 1;
-      while (end < text.length && isIdentPart(text.charCodeAt(end))) end++;
-      const word = text.slice(i, end);
-      if (word === "true" || word === "false" || word === "null") {
-        flush(i);
-        out.push("literal", word);
-        plainStart = end;
-      }
-      i = end;
-      continue;
-    }
-    i++;
-  }
-  flush(text.length);
-  return out.tokens;
-}
-
-function highlightDiff(text: string): Token[] {
-  const out = new Out();
-  let start = 0;
-  while (start <= text.length) {
-    let end = text.indexOf("\n", start);
-    const last = end === -1;
-    if (last) end = text.length;
-    const line = text.slice(start, end) + (last ? "" : "\n");
-    const first = line[0];
-    const kind: TokenKind =
-      line.startsWith("+++") || line.startsWith("---")
-        ? "meta"
-        : first === "+"
-          ? "inserted"
-          : first === "-"
-            ? "deleted"
-            : first === "@" || line.startsWith("diff ") || line.startsWith("index ")
-              ? "meta"
-              : "plain";
-    out.push(kind, line);
-    if (last) break;
-    start = end + 1;
-  }
-  return out.tokens;
-}
-
-function highlightMarkup(text: string): Token[] {
-  const out = new Out();
-  let i = 0;
-  let plainStart = 0;
-  const flush = (to: number) => out.push("plain", text.slice(plainStart, to));
-  while (i < text.length) {
-    // A comment: `<` then `!--` (never written as one literal: the page inlines this code in a
-    // <script> element, where that sequence changes how the element ends).
-    if (text.charCodeAt(i) === 60 && text.startsWith("!--", i + 1)) {
-      flush(i);
-      const at = text.indexOf("-->", i + 4);
-      const end = at === -1 ? text.length : at + 3;
-      out.push("comment", text.slice(i, end));
-      i = end;
-      plainStart = i;
-      continue;
-    }
-    if (text[i] === "<" && /[A-Za-z/!?]/.test(text[i + 1] ?? "")) {
-      flush(i);
-      let j = i + 1;
-      while (j < text.length && /[A-Za-z0-9:/!?_-]/.test(text[j] as string)) j++;
-      out.push("tag", text.slice(i, j));
-      // Attributes up to the closing `>`.
-      while (j < text.length && text[j] !== ">") {
-        const ch = text[j] as string;
-        if (ch === '"' || ch === "'") {
-          const end = stringEnd(text, j, ch, true);
-          out.push("string", text.slice(j, end));
-          j = end;
-        } else if (/[A-Za-z_:@-]/.test(ch)) {
-          let end = j + 1;
-          while (end < text.length && /[A-Za-z0-9_:.@-]/.test(text[end] as string)) end++;
-          out.push("attribute", text.slice(j, end));
-          j = end;
-        } else {
-          out.push("plain", ch);
-          j++;
-        }
-      }
-      if (j < text.length) {
-        out.push("tag", ">");
-        j++;
-      }
-      i = j;
-      plainStart = i;
-      continue;
-    }
-    i++;
-  }
-  flush(text.length);
-  return out.tokens;
+function scopeKind(node: HastNode, inherited: TokenKind): TokenKind {
+  const classes = node.properties?.className;
+  const first = Array.isArray(classes) && typeof classes[0] === "string" ? classes[0] : "";
+  return KIND_OF_SCOPE[first.replace(/^hljs-/, "").split(".")[0] as string] ?? inherited;
 }
 
 /** Tokens of `code` in `language` (a fence name such as `ts`, `python`, `json`, `diff`). */
 export function highlight(code: string, language: string): Token[] {
-  if (code.length > HIGHLIGHT_LIMIT) return code === "" ? [] : [{ kind: "plain", text: code }];
-  const lang = language.toLowerCase();
-  let tokens: Token[];
-  if (lang === "json") tokens = highlightJson(code);
-  else if (lang === "diff" || lang === "patch") tokens = highlightDiff(code);
-  else if (lang === "html" || lang === "xml" || lang === "svg") tokens = highlightMarkup(code);
-  else {
-    const name = FAMILY_OF[lang];
-    const family = name === undefined ? undefined : (FAMILIES[FAMILY_OF[name] ?? name] ?? FAMILIES[name]);
-    tokens = family ? highlightFamily(code, family) : code === "" ? [] : [{ kind: "plain", text: code }];
+  if (code === "") return [];
+  const grammar = code.length > HIGHLIGHT_LIMIT ? undefined : grammarOf(language);
+  if (grammar === undefined) return [{ kind: "plain", text: code }];
+  const tokens: Token[] = [];
+  const push = (kind: TokenKind, text: string) => {
+    const last = tokens[tokens.length - 1];
+    if (last && last.kind === kind) last.text += text;
+    else if (text !== "") tokens.push({ kind, text });
+  };
+  // Depth first with an explicit stack: deep nesting cannot exhaust the call stack.
+  const stack: { node: HastNode; kind: TokenKind }[] = [];
+  const root = highlighter().highlight(grammar, code) as HastNode;
+  for (let k = (root.children ?? []).length - 1; k >= 0; k--)
+    stack.push({ node: (root.children as HastNode[])[k] as HastNode, kind: "plain" });
+  while (stack.length > 0) {
+    const { node, kind } = stack.pop() as { node: HastNode; kind: TokenKind };
+    if (node.type === "text") push(kind, node.value ?? "");
+    else if (node.children) {
+      const inner = scopeKind(node, kind);
+      for (let k = node.children.length - 1; k >= 0; k--)
+        stack.push({ node: node.children[k] as HastNode, kind: inner });
+    }
   }
   return tokens;
 }

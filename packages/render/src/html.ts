@@ -26,7 +26,8 @@ import {
   firstScreen,
 } from "./page-data.js";
 import type { RedactionReport } from "./redact.js";
-import type { RenderSession } from "./source.js";
+import { type RenderSession, createRenderSession } from "./source.js";
+import { sessionTotals } from "./model/totals.js";
 
 export interface HtmlOptions {
   /** The view the page opens with (default `branch`). */
@@ -41,6 +42,11 @@ export interface HtmlOptions {
   redaction?: RedactionReport;
   /** Who made the page, e.g. `pi-session 0.1.0` (a `generator` meta tag). */
   generator?: string;
+  /**
+   * Ship only the entries of the branch ending at `leafId` (the session's leaf by default):
+   * the other branches, which may hold what was not meant to be shared, are left out.
+   */
+  branchOnly?: boolean;
 }
 
 /** Text safe in HTML text and attribute values. */
@@ -72,7 +78,15 @@ export const CONTENT_SECURITY_POLICY = contentSecurityPolicy({
 const CHUNK_CHARS = 1 << 20;
 
 /** The page in pieces (the session's entries a chunk at a time); joined, they are {@link renderHtml}. */
-export function* renderHtmlChunks(session: RenderSession, options: HtmlOptions = {}): Generator<string> {
+export function* renderHtmlChunks(whole: RenderSession, options: HtmlOptions = {}): Generator<string> {
+  const session =
+    options.branchOnly === true
+      ? createRenderSession({
+          header: whole.header,
+          entries: whole.index.activePath(options.leafId === undefined ? whole.index.leafId : options.leafId),
+          formatVersion: whole.formatVersion,
+        })
+      : whole;
   const { index, header } = session;
   const name = index.sessionName;
   const title = options.title ?? sessionTitle(session);
@@ -92,6 +106,8 @@ export function* renderHtmlChunks(session: RenderSession, options: HtmlOptions =
   if (name !== undefined) settings.name = name;
   if (options.redaction) settings.redaction = options.redaction;
   if (options.generator) settings.generator = options.generator;
+  settings.totals = sessionTotals(session.entries);
+  if (options.branchOnly === true) settings.branchOnly = true;
   const first: PageFirstScreen = { settings, ...firstScreen(session, settings) };
   yield [
     "<!doctype html>",

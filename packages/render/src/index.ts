@@ -32,10 +32,43 @@ export {
   type ToolCallBlock,
   type ViewKind,
 } from "./model/shapes.js";
-export { type DocumentOptions, buildDocument, sessionTitle } from "./model/document.js";
+export {
+  type DocumentOptions,
+  type DocumentSessionParts,
+  type TreePlace,
+  buildDocument,
+  documentSessionOf,
+  placedItem,
+  sessionTitle,
+  titleOf,
+} from "./model/document.js";
 export { entryItem } from "./model/entry-item.js";
 export { type ItemOptions, messageItem } from "./model/message-item.js";
-export { type ToolCallLookup, collectToolCalls } from "./model/tool-calls.js";
+export {
+  type ToolCallInfo,
+  type ToolCallLookup,
+  addToolCalls,
+  collectToolCalls,
+  mainArgument,
+} from "./model/tool-calls.js";
+export {
+  type DiffLine,
+  type DiffLineKind,
+  type EditDiff,
+  computeDiff,
+  diffText,
+  editDiff,
+  parsePiDiff,
+} from "./model/diff.js";
+export {
+  type CallRole,
+  type RowGroup,
+  callRoleOfEntry,
+  callRoleOfItem,
+  groupResults,
+} from "./model/call-results.js";
+export { type SessionTotals, sessionTotals } from "./model/totals.js";
+export { type Folded, type FoldedRest, type FoldLimit, describeRest, foldText } from "./fold.js";
 export { languageOfPath } from "./model/languages.js";
 export {
   DEFAULT_FOLD_LINES,
@@ -47,27 +80,46 @@ export {
   renderTextItem,
 } from "./text.js";
 export {
+  type DocumentHead,
   type MarkdownOptions,
   escapeInline,
   fence,
   inlineCode,
+  markdownChunks,
   renderMarkdown,
   safeMarkdown,
 } from "./markdown.js";
 export { formatInt, localTime, utcTime } from "./readable.js";
 export { type HtmlOptions, escapeHtml, renderHtml, renderHtmlChunks, scriptJson } from "./html.js";
 export { type PolicySources, contentSecurityPolicy } from "./csp.js";
-export { type JsonlOptions, branchJsonlLines } from "./jsonl.js";
-export { EXPORT_FORMATS, type ExportFormat, type ExportOptions, exportChunks } from "./export.js";
+export { type JsonlOptions, branchJsonlLines, jsonlLines } from "./jsonl.js";
 export {
+  EXPORT_FORMATS,
+  type ExportFormat,
+  type ExportOptions,
+  STREAMED_FORMATS,
+  type StreamedBranch,
+  type StreamedEntry,
+  type StreamedFormat,
+  documentJsonChunks,
+  exportChunks,
+  streamedExportChunks,
+} from "./export.js";
+export {
+  CONTEXT_REDACTION_RULES,
   DEFAULT_REDACTION_RULES,
   type RedactionReport,
   type RedactionRule,
   type RedactOptions,
   Redactor,
   SIGNATURE_KEYS,
+  type SecretDetector,
+  type SecretMatch,
   compilePattern,
   redactSession,
+  redactionMarker,
+  ruleDetector,
+  separateMatches,
 } from "./redact.js";
 export {
   escapeChar,
@@ -99,7 +151,7 @@ export {
   transcriptFilterPasses,
   treeFilterPasses,
 } from "./filters.js";
-export { type EntrySummary, contentText, entrySummary, oneLine } from "./summary.js";
+export { type EntrySummary, entrySummary, oneLine } from "./summary.js";
 export {
   type Piece,
   charWidth,

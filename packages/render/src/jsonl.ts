@@ -19,15 +19,20 @@ export interface JsonlOptions {
 }
 
 /** The lines (without `\n`) of the branch as a v3 file: header first. */
-export function* branchJsonlLines(session: RenderSession, options: JsonlOptions = {}): Generator<string> {
+export function branchJsonlLines(session: RenderSession, options: JsonlOptions = {}): Generator<string> {
   const { index } = session;
-  if (session.header) {
-    const header: SessionHeader = { ...session.header, version: CURRENT_SESSION_VERSION };
-    yield line(header);
-  }
   const entries: readonly AnyEntry[] = options.allBranches
     ? index.entries
     : index.activePath(options.leafId === undefined ? index.leafId : options.leafId);
+  return jsonlLines(session.header, entries);
+}
+
+/** The lines of a v3 file holding `entries` (read once, in order) under `header`. */
+export function* jsonlLines(
+  header: SessionHeader | undefined,
+  entries: Iterable<AnyEntry>,
+): Generator<string> {
+  if (header) yield line({ ...header, version: CURRENT_SESSION_VERSION });
   for (const entry of entries) yield line(entry);
 }
 

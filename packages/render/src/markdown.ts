@@ -1,16 +1,21 @@
 /**
  * Markdown that reads well on GitHub (CommonMark + GFM): a title and facts, a heading per
  * turn (each user message starts one), then every item as a bold label line and its body.
- * Tool calls and outputs go in fenced blocks with their language; long outputs are cut with a
- * note saying how much (unless `full`); thinking and compaction summaries fold into
+ * Tool calls and outputs go in fenced blocks with their language, an edit as a `diff` fence
+ * with line numbers, a result headed with its call (`← read` `src/a.ts`); long outputs are cut
+ * by lines and by size with a note saying how much (unless `full`; fold.ts); thinking and compaction summaries fold into
  * `<details>`; images are links to files the caller writes (`images`), or left out with a note.
  *
  * Session text is untrusted: Markdown the author wrote stays Markdown, but raw HTML in it is
- * escaped, links to `javascript:`/`data:`/`vbscript:` are broken, an unclosed fence is closed,
- * control characters are made visible and colour codes dropped. Everything else (titles,
+ * escaped, links to `javascript:`/`data:`/`vbscript:` are broken in every spelling (character
+ * references, percent-encoding, escapes, case, whitespace), an unclosed fence is closed,
+ * control characters are made visible and colour codes dropped, so that no renderer (even one
+ * that does not check links itself) makes a script link of it. Everything else (titles,
  * labels, paths) is escaped or put in code spans and fences long enough for its backticks.
  */
+import { describeRest, foldText } from "./fold.js";
 import { imageProblem, safeImage, type SafeImage } from "./images.js";
+import { diffText } from "./model/diff.js";
 import type { Block, DocumentItem, ImageBlock, RenderDocument } from "./model/shapes.js";
 import { formatInt, formatSize, utcTime } from "./readable.js";
 import { lineEndsAsLf, stripColorCodes, visibleControls } from "./sanitize.js";
@@ -32,21 +37,6 @@ export interface MarkdownOptions {
   images?: (image: ImageBlock & SafeImage, number: number) => string | undefined;
   /** ISO time -> what is shown (default: `YYYY-MM-DD HH:MM UTC`). */
   formatTime?: (iso: string) => string;
-}
-
-/** UTF-8 length of text (for the size of what a cut leaves out). */
-function utf8Length(text: string): number {
-  let n = 0;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    if (c < 0x80) n += 1;
-    else if (c < 0x800) n += 2;
-    else if (c >= 0xd800 && c < 0xdc00) {
-      n += 4;
-      i++;
-    } else n += 3;
-  }
-  return n;
 }
 
 // ---------------------------------------------------------------------------------------
@@ -85,67 +75,248 @@ export function fence(text: string, language: string): string {
   return `${ticks}${info}\n${text}${text.endsWith("\n") || text === "" ? "" : "\n"}${ticks}`;
 }
 
-const FENCE_OPEN = /^ {0,3}(`{3,}|~{3,})/;
-const UNSAFE_LINK = /\]\(\s*<?\s*(?:javascript|vbscript|data):/gi;
+// Author Markdown. What a renderer could turn into a link or markup is neutralized in the
+// prose; what every renderer sees as code (fences, indented code, code spans) stays verbatim.
+// Where renderers may disagree on what is code, it is treated as prose: an escape shown inside
+// real code costs a stray backslash, a link left in prose could run a script.
 
-/** Escapes raw HTML and unsafe link targets in the prose parts of one line (not in code spans). */
-function escapeProseLine(line: string): string {
-  let out = "";
-  let i = 0;
-  while (i < line.length) {
-    const tick = line.indexOf("`", i);
-    const prose = tick === -1 ? line.slice(i) : line.slice(i, tick);
-    out += prose.replace(/</g, "\\<").replace(UNSAFE_LINK, (m) => `\\${m}`);
-    if (tick === -1) break;
-    // A code span: a backtick run closed by a run of the same length.
-    let run = tick;
-    while (line[run] === "`") run++;
-    const ticks = line.slice(tick, run);
-    const close = line.indexOf(ticks, run);
-    if (close === -1) {
-      out += ticks;
-      i = run;
-      continue;
-    }
-    out += line.slice(tick, close + ticks.length);
-    i = close + ticks.length;
+/** A fence opener: up to 3 spaces, 3+ backticks (an info string without backticks) or tildes. */
+const FENCE_OPEN = /^( {0,3})(`{3,}(?=[^`]*$)|~{3,})/;
+/** A list item's marker, which makes the lines after it possibly the item's content. */
+const LIST_ITEM = /^ {0,3}([-+*]|\d{1,9}[.)])([ \t]|$)/;
+/** The schemes a link must never reach a page with. */
+const UNSAFE_SCHEMES = new Set(["javascript", "vbscript", "data"]);
+/**
+ * One character of a possible URL scheme as a renderer or browser may decode it: a scheme
+ * character, a colon, a tab, a character reference (`&#106;`, `&#x3A;`, `&colon;`, `&Tab;`), a
+ * percent-encoding, a backslash escape.
+ */
+const SCHEME_PIECE =
+  /[A-Za-z0-9+.\-:\t]|&#[xX][0-9A-Fa-f]{1,8};?|&#[0-9]{1,10};?|&[A-Za-z][A-Za-z0-9]{1,31};?|%[0-9A-Fa-f]{2}|\\[!-/:-@[-`{-~]/y;
+/** The named character references that decode to a character a scheme can hold (or lose). */
+const NAMED_PIECES: Record<string, string> = {
+  "&colon;": ":",
+  "&Tab;": "\t",
+  "&NewLine;": "\n",
+  "&period;": ".",
+  "&plus;": "+",
+};
+/** Put before a run that spells an unsafe scheme: no scheme starts with it, and it is not dropped. */
+const SCHEME_BREAK = "\u200b";
+
+/** What a renderer (then a browser) may read one scheme piece as. */
+function decodePiece(piece: string): string {
+  if (piece.length === 1) return piece;
+  if (piece.startsWith("\\")) return piece.slice(1);
+  if (piece.startsWith("%")) return String.fromCharCode(Number.parseInt(piece.slice(1), 16));
+  if (piece.startsWith("&#")) {
+    const hex = piece[2] === "x" || piece[2] === "X";
+    const code = Number.parseInt(piece.slice(hex ? 3 : 2).replace(";", ""), hex ? 16 : 10);
+    return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : "\ufffd";
   }
+  return NAMED_PIECES[piece] ?? "\ufffd";
+}
+
+/** `text` with its percent-encodings decoded (twice: a `%` may itself have been a reference). */
+function percentDecoded(text: string): string {
+  let out = text;
+  for (let round = 0; round < 2 && out.includes("%"); round++)
+    out = out.replace(/%([0-9A-Fa-f]{2})/g, (_, hex: string) =>
+      String.fromCharCode(Number.parseInt(hex, 16)),
+    );
   return out;
 }
 
+/** A run of scheme pieces (see {@link SCHEME_PIECE}). */
+const SCHEME_RUN = new RegExp(`(?:${SCHEME_PIECE.source})+`, "g");
 /**
- * Markdown written by the session's author, made safe to embed: raw HTML escaped (`\<`), unsafe
- * link targets broken, fences tracked so code stays verbatim, an unclosed fence closed.
+ * A stretch of text that may hold a run spelling a colon (a `:`, a reference, a
+ * percent-encoding or an escape): from a word start (the lookbehind, so each start is tried
+ * once), scheme-ish characters taken atomically (the lookahead and backreference), then a
+ * `:`, `&`, `%` or escape, then more. Linear: words without those characters cost one try.
+ */
+const COLON_STRETCH =
+  /(?<![A-Za-z0-9+.\-:\t&#;%\\])(?=([A-Za-z0-9+.\-\t#;]*))\1(?:[:&%]|\\[\s\S]?)(?:[A-Za-z0-9+.\-:\t&#;%]|\\[\s\S]?)*/g;
+
+/** An unsafe scheme spelled with plain letters (tabs between them are dropped by the URL parser). */
+const PLAIN_UNSAFE_SCHEME = /(?:s\t*c\t*r\t*i\t*p\t*t|d\t*a\t*t\t*a)\t*:/i;
+
+/** Whether a run of scheme pieces (followed by `next`) spells an unsafe URL once decoded. */
+function unsafeRun(run: string, next: string | undefined): boolean {
+  if (run.length < 5) return false;
+  let decoded = "";
+  for (let i = 0; i < run.length; ) {
+    SCHEME_PIECE.lastIndex = i;
+    const piece = (SCHEME_PIECE.exec(run) as RegExpExecArray)[0];
+    decoded += decodePiece(piece);
+    i += piece.length;
+  }
+  const url = percentDecoded(decoded)
+    .replace(/[\u0000-\u0020]/g, "")
+    .toLowerCase();
+  const colon = url.indexOf(":");
+  const scheme = colon > 0 ? url.slice(0, colon) : "";
+  if (!UNSAFE_SCHEMES.has(scheme)) return false;
+  // "the data: 5" is prose.
+  return !(scheme === "data" && colon === url.length - 1 && (next === undefined || /\s/.test(next)));
+}
+
+/**
+ * `text` with a zero-width space before every run that could spell a `javascript:`,
+ * `vbscript:` or `data:` URL once decoded (character references, backslash escapes,
+ * percent-encoding, case, and the tabs, newlines and spaces a URL parser drops): the run then
+ * starts with a character no scheme holds. A `data:` followed by a space is prose ("the data:
+ * …") and stays.
+ */
+function breakUnsafeSchemes(text: string): string {
+  // Without a reference, a percent-encoding or an escape, only raw letters (and tabs) can spell one.
+  if (!/[&%\\]/.test(text) && !PLAIN_UNSAFE_SCHEME.test(text)) return text;
+  let out = "";
+  let copied = 0;
+  for (const stretch of text.matchAll(COLON_STRETCH)) {
+    for (const m of stretch[0].matchAll(SCHEME_RUN)) {
+      const at = stretch.index + m.index;
+      if (!unsafeRun(m[0], text[at + m[0].length])) continue;
+      out += text.slice(copied, at) + SCHEME_BREAK;
+      copied = at;
+    }
+  }
+  return copied === 0 ? text : out + text.slice(copied);
+}
+
+/** A `<` that opens no web or mail autolink. */
+const LONE_LT = /<(?!(?:https?:\/\/|mailto:)[^\s<>`\\]*>)/gi;
+/** The same, or a backslash escape (kept as it is: its `<` is escaped already). */
+const LONE_LT_OR_ESCAPE = /\\[!-/:-@[-`{-~]|<(?!(?:https?:\/\/|mailto:)[^\s<>`\\]*>)/gi;
+
+/** Prose: unsafe schemes broken, `<` escaped (no raw HTML, no autolink) but for web and mail autolinks. */
+function escapeProse(text: string): string {
+  const broken = breakUnsafeSchemes(text);
+  if (!broken.includes("<")) return broken;
+  if (!broken.includes("\\")) return broken.replace(LONE_LT, "\\<");
+  return broken.replace(LONE_LT_OR_ESCAPE, (m: string) => (m === "<" ? "\\<" : m));
+}
+
+/** What a paragraph carries from one line to the next. */
+interface ProseState {
+  /** A backtick run of an earlier line is still open: a renderer may close it on this one. */
+  openBackticks: boolean;
+}
+
+/**
+ * One line of prose: code spans every renderer agrees on kept verbatim (a backtick run closed by
+ * one of the same length on this line, not escaped, holding no `|` a table would split at, in a
+ * paragraph with no backtick run left open), the rest through {@link escapeProse}.
+ */
+function escapeProseLine(line: string, state: ProseState): string {
+  if (!line.includes("`")) return escapeProse(line);
+  const trusted = !state.openBackticks;
+  let out = "";
+  let prose = "";
+  let i = 0;
+  const special = /[`\\]/g;
+  while (i < line.length) {
+    special.lastIndex = i;
+    const found = special.exec(line);
+    if (found === null) {
+      prose += line.slice(i);
+      break;
+    }
+    const j = found.index;
+    prose += line.slice(i, j);
+    if (line[j] === "\\") {
+      // An escaped character (a backtick among them) opens nothing.
+      const escaped = j + 1 < line.length && /[!-/:-@[-`{-~]/.test(line[j + 1] as string);
+      prose += line.slice(j, escaped ? j + 2 : j + 1);
+      i = escaped ? j + 2 : j + 1;
+      continue;
+    }
+    let run = j;
+    while (line[run] === "`") run++;
+    const ticks = run - j;
+    // The closing run: the next run of exactly as many backticks.
+    let close = -1;
+    for (let k = line.indexOf("`", run); k !== -1; ) {
+      let end = k;
+      while (line[end] === "`") end++;
+      if (end - k === ticks) {
+        close = k;
+        break;
+      }
+      k = line.indexOf("`", end);
+    }
+    if (close === -1) {
+      state.openBackticks = true;
+      prose += line.slice(j, run);
+      i = run;
+      continue;
+    }
+    const span = line.slice(j, close + ticks);
+    if (trusted && !span.includes("|")) {
+      out += escapeProse(prose) + span;
+      prose = "";
+    } else prose += span;
+    i = close + ticks;
+  }
+  return out + escapeProse(prose);
+}
+
+/** The indentation of a line in columns (a tab to the next multiple of 4). */
+function indentOf(line: string): number {
+  let columns = 0;
+  for (const ch of line) {
+    if (ch === " ") columns++;
+    else if (ch === "\t") columns += 4 - (columns % 4);
+    else break;
+  }
+  return columns;
+}
+
+/**
+ * Markdown written by the session's author, made safe to embed in any renderer: raw HTML and
+ * autolinks but web and mail ones escaped (`\<`), every spelling of a `javascript:`,
+ * `vbscript:` or `data:` link broken, code kept verbatim where every renderer sees code (fences,
+ * indented code outside lists, code spans on one line), an unclosed fence closed.
  */
 export function safeMarkdown(text: string): string {
   const lines = clean(text).split("\n");
   const out: string[] = [];
-  let fenceChar = "";
-  let fenceLength = 0;
+  let fence: { char: string; length: number; indent: number } | undefined;
   let previousBlank = true;
   let indented = false;
+  let inList = false;
+  const prose: ProseState = { openBackticks: false };
   for (const line of lines) {
-    if (fenceChar !== "") {
-      out.push(line);
-      const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
-      if (close?.[1] && close[1][0] === fenceChar && close[1].length >= fenceLength) fenceChar = "";
-      continue;
+    const blank = line.trim() === "";
+    if (fence !== undefined) {
+      // A line less indented than the fence may end the list item it is in (and the fence).
+      if (blank || indentOf(line) >= fence.indent) {
+        out.push(line);
+        const close = /^ {0,3}(`{3,}|~{3,})\s*$/.exec(line);
+        if (close?.[1] && close[1][0] === fence.char && close[1].length >= fence.length) fence = undefined;
+        continue;
+      }
+      out.push(fence.char.repeat(fence.length));
+      fence = undefined;
     }
     const open = FENCE_OPEN.exec(line);
-    if (open?.[1]) {
-      fenceChar = open[1][0] as string;
-      fenceLength = open[1].length;
+    if (open?.[2]) {
+      fence = { char: open[2][0] as string, length: open[2].length, indent: open[1]?.length ?? 0 };
       out.push(line);
       previousBlank = false;
+      prose.openBackticks = false;
       continue;
     }
-    // An indented code block starts after a blank line; its lines are verbatim too.
-    const isIndented = /^( {4}|\t)/.test(line);
-    indented = isIndented && (previousBlank || indented);
-    out.push(indented ? line : escapeProseLine(line));
-    previousBlank = line.trim() === "";
+    if (LIST_ITEM.test(line)) inList = true;
+    else if (!blank && previousBlank && indentOf(line) < 4) inList = false;
+    // An indented code block starts after a blank line; inside a list it may be the item's text.
+    const isIndented = !blank && indentOf(line) >= 4;
+    indented = isIndented && !inList && (previousBlank || indented);
+    out.push(indented ? line : escapeProseLine(line, prose));
+    if (blank || indented) prose.openBackticks = false;
+    previousBlank = blank;
   }
-  if (fenceChar !== "") out.push(fenceChar.repeat(fenceLength));
+  if (fence !== undefined) out.push(fence.char.repeat(fence.length));
   return out.join("\n").trim();
 }
 
@@ -164,20 +335,9 @@ function cut(
   full: boolean,
 ): Cut {
   if (full) return { text, note: "" };
-  const lines = text.split("\n");
-  let kept = lines.length > options.maxOutputLines ? lines.slice(0, options.maxOutputLines).join("\n") : text;
-  if (kept.length > options.maxOutputChars) {
-    kept = kept.slice(0, options.maxOutputChars);
-    // Do not split a surrogate pair.
-    const last = kept.charCodeAt(kept.length - 1);
-    if (last >= 0xd800 && last < 0xdc00) kept = kept.slice(0, -1);
-  }
-  if (kept.length === text.length) return { text, note: "" };
-  const rest = text.slice(kept.length);
-  const restLines = kept.endsWith("\n") ? rest.split("\n").length : rest.split("\n").length - 1;
-  const what =
-    restLines > 0 ? `${formatInt(restLines)} more line${restLines === 1 ? "" : "s"}` : "the rest of the line";
-  return { text: kept, note: `… ${what} (${formatSize(utf8Length(rest))}) cut` };
+  const folded = foldText(text, { lines: options.maxOutputLines, chars: options.maxOutputChars });
+  if (folded.rest === undefined) return { text, note: "" };
+  return { text: folded.text, note: `… ${describeRest(folded.rest)} cut` };
 }
 
 // ---------------------------------------------------------------------------------------
@@ -242,6 +402,7 @@ function blockMarkdown(block: Block, item: DocumentItem, state: State): string |
     }
     case "toolCall": {
       const head = `**→ ${escapeInline(block.name || "tool")}**${block.summary ? ` ${inlineCode(block.summary)}` : ""}`;
+      if (block.diff) return `${head}\n\n${codeBlock(diffText(block.diff), "diff", state)}`;
       return block.code ? `${head}\n\n${codeBlock(block.code.text, block.code.language, state)}` : head;
     }
     case "output": {
@@ -280,7 +441,7 @@ function labelLine(item: DocumentItem, state: State): string {
       facts.push(...detailsOf(item, ["model", "stop"]));
       break;
     case "toolResult":
-      head = `**← ${escapeInline(item.toolName || "tool")}**${item.isError ? " (error)" : ""}`;
+      head = `**← ${escapeInline(item.toolName || "tool")}**${item.callArgument ? ` ${inlineCode(item.callArgument)}` : ""}${item.isError ? " (error)" : ""}`;
       break;
     case "bashExecution":
       head = "**Bash**";
@@ -359,8 +520,15 @@ function itemMarkdown(item: DocumentItem, state: State): string {
   return parts.join("\n\n");
 }
 
-function headerMarkdown(doc: RenderDocument, state: State): string {
-  const { session, view } = doc;
+/** A document's head, and how many items follow it (the Markdown's facts count them). */
+export interface DocumentHead {
+  session: RenderDocument["session"];
+  view: RenderDocument["view"];
+  itemCount: number;
+}
+
+function headerMarkdown(head: DocumentHead, state: State): string {
+  const { session, view } = head;
   const title = session.title;
   const facts: string[] = [];
   if (session.id) facts.push(`- **Session:** ${inlineCode(session.id)}`);
@@ -371,7 +539,7 @@ function headerMarkdown(doc: RenderDocument, state: State): string {
   if (view.kind === "branch") {
     const leaf = view.leafId === null ? "an empty branch" : `the branch ending at ${inlineCode(view.leafId)}`;
     const current = view.leafId !== null && view.leafId === session.leafId ? " (the current one)" : "";
-    facts.push(`- **Shows:** ${leaf}${current}: ${formatInt(doc.items.length)} of ${entries}`);
+    facts.push(`- **Shows:** ${leaf}${current}: ${formatInt(head.itemCount)} of ${entries}`);
   } else if (view.kind === "all-branches") {
     facts.push(`- **Shows:** every branch, depth first: ${entries}`);
   } else {
@@ -386,6 +554,21 @@ function headerMarkdown(doc: RenderDocument, state: State): string {
 
 /** The document as Markdown (ends with a newline). */
 export function renderMarkdown(doc: RenderDocument, options: MarkdownOptions = {}): string {
+  let out = "";
+  for (const chunk of markdownChunks({ ...doc, itemCount: doc.items.length }, doc.items, options))
+    out += chunk;
+  return out;
+}
+
+/**
+ * {@link renderMarkdown} in pieces, one item at a time from `items` (which may be read as they
+ * are made: a streamed export of a session too large to hold).
+ */
+export function* markdownChunks(
+  head: DocumentHead,
+  items: Iterable<DocumentItem>,
+  options: MarkdownOptions = {},
+): Generator<string> {
   const state: State = {
     options,
     limits: { maxOutputLines: options.maxOutputLines ?? 40, maxOutputChars: options.maxOutputChars ?? 8000 },
@@ -394,17 +577,17 @@ export function renderMarkdown(doc: RenderDocument, options: MarkdownOptions = {
     time: options.formatTime ?? utcTime,
     imageNumber: 0,
   };
-  const parts = [headerMarkdown(doc, state)];
+  yield headerMarkdown(head, state);
   let turn = 0;
-  for (const item of doc.items) {
+  for (const item of items) {
     if (item.kind === "user") {
       turn++;
       const when = item.timestamp !== undefined ? ` · ${escapeInline(state.time(item.timestamp))}` : "";
-      parts.push(`## Turn ${turn}${when}`);
+      yield `\n\n## Turn ${turn}${when}`;
     } else if (item.kind === "compaction" || item.kind === "compactionSummary") {
-      parts.push("---");
+      yield "\n\n---";
     }
-    parts.push(itemMarkdown(item, state));
+    yield `\n\n${itemMarkdown(item, state)}`;
   }
-  return `${parts.join("\n\n")}\n`;
+  yield "\n";
 }

@@ -9,6 +9,7 @@ import { type TreeFilter, transcriptFilterPasses } from "./filters.js";
 import { buildDocument, treeItem } from "./model/document.js";
 import type { DocumentItem, ViewKind } from "./model/shapes.js";
 import { collectToolCalls } from "./model/tool-calls.js";
+import type { SessionTotals } from "./model/totals.js";
 import type { RedactionReport } from "./redact.js";
 import type { RenderSession } from "./source.js";
 import { layoutTree } from "./tree-layout.js";
@@ -33,6 +34,10 @@ export interface PageSettings {
   initial: { view: ViewKind; leafId: string | null; filter: TreeFilter };
   redaction?: RedactionReport;
   generator?: string;
+  /** Models, messages, tool calls, tokens and cost of the entries the page holds. */
+  totals?: SessionTotals;
+  /** The page holds one branch only (`--leaf`): the others were left out. */
+  branchOnly?: boolean;
 }
 
 export interface PageFirstScreen {

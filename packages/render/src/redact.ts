@@ -5,10 +5,15 @@
  * will read; the result has the same shape (key order kept), with each secret replaced by
  * `[REDACTED:<kind>]`.
  *
- * The rules find the API keys and tokens of the common providers by their published shapes,
- * private key blocks, bearer and basic credentials, passwords in URLs, and `.env`-style or JSON
- * assignments to secret-looking names. They are heuristics: a secret in no known shape stays
- * unless a caller's pattern finds it, and a harmless string shaped like a secret is redacted.
+ * What counts as a secret is a {@link SecretDetector}'s answer: where the secrets of a text
+ * are, and their kinds. Node callers pass the one every part of pi-session shares
+ * (`secretDetector()` of `@pi-session/search`: secretlint's maintained rule set and the context
+ * rules below). Without one, the pure default runs here (browsers, workers): the rules of
+ * {@link DEFAULT_REDACTION_RULES}, heuristics that find the API keys and tokens of common
+ * providers by their published shapes, private key blocks, bearer and basic credentials,
+ * passwords in URLs, and `.env`-style or JSON assignments to secret-looking names. A secret in
+ * no known shape stays unless a caller's pattern finds it, and a harmless string shaped like a
+ * secret is redacted.
  */
 import type { AnyEntry, SessionHeader } from "@pi-session/format";
 import { createRenderSession, type RenderSession } from "./source.js";
@@ -27,7 +32,55 @@ export interface RedactionRule {
   hintsIgnoreCase?: boolean;
 }
 
-/** The rules applied by default, in order (specific shapes before generic ones). */
+/**
+ * Rules that find a secret by what surrounds it rather than by a provider's token format: a
+ * JWT, a bearer or basic credential, a password in a URL, a secret-named assignment in a
+ * `.env` file, a shell or a JSON/YAML config. No provider preset carries these; the shared
+ * Node detector adds them to secretlint's rules, and the pure default ends with them.
+ */
+export const CONTEXT_REDACTION_RULES: readonly RedactionRule[] = [
+  {
+    kind: "jwt",
+    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
+    hints: ["eyJ"],
+  },
+  {
+    kind: "bearer",
+    pattern: /(?<pre>\b[Bb]earer\s+)(?<secret>[A-Za-z0-9._~+/-]{12,}=*)/g,
+    hints: ["earer"],
+  },
+  {
+    kind: "basic-auth",
+    pattern: /(?<pre>\bBasic\s+)(?<secret>[A-Za-z0-9+/]{16,}={0,2})/g,
+    hints: ["Basic"],
+  },
+  {
+    kind: "url-password",
+    pattern: /(?<pre>\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`]+:)(?<secret>[^\s@/"'`]+)(?<post>@)/gi,
+    hints: ["://"],
+  },
+  {
+    // .env files and shell: NAME=value where NAME says it is a secret.
+    kind: "assignment",
+    pattern:
+      /(?<pre>^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*[ \t]*=[ \t]*)(?!\[REDACTED)(?<secret>"[^"\n]+"|'[^'\n]+'|[^\s#"']+)/gm,
+    hints: ["="],
+  },
+  {
+    // JSON and YAML configs: "apiKey": "value", client_secret: value. The match starts at the
+    // secret-looking word, so a name's prefix (OPENAI_, client_) stays as it is.
+    kind: "assignment",
+    pattern:
+      /(?<pre>(?:api[_-]?key|secret|passw(?:or)?d|access[_-]?token|refresh[_-]?token|auth[_-]?token|private[_-]?key)[A-Za-z0-9_-]*["']?[ \t]*[:=][ \t]*["']?)(?!\[REDACTED)(?<secret>[A-Za-z0-9+/_.~!@#$%^&*=-]{8,})/gi,
+    hints: ["key", "secret", "passw", "token"],
+    hintsIgnoreCase: true,
+  },
+];
+
+/**
+ * The pure default, in order (specific shapes before generic ones): the common providers'
+ * token formats, private key blocks, then {@link CONTEXT_REDACTION_RULES}.
+ */
 export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
   {
     kind: "private-key",
@@ -73,42 +126,7 @@ export const DEFAULT_REDACTION_RULES: readonly RedactionRule[] = [
   { kind: "npm", pattern: /\bnpm_[A-Za-z0-9]{36}\b/g, hints: ["npm_"] },
   { kind: "groq", pattern: /\bgsk_[A-Za-z0-9]{40,}/g, hints: ["gsk_"] },
   { kind: "xai", pattern: /\bxai-[A-Za-z0-9]{40,}/g, hints: ["xai-"] },
-  {
-    kind: "jwt",
-    pattern: /\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/g,
-    hints: ["eyJ"],
-  },
-  {
-    kind: "bearer",
-    pattern: /(?<pre>\b[Bb]earer\s+)(?<secret>[A-Za-z0-9._~+/-]{12,}=*)/g,
-    hints: ["earer"],
-  },
-  {
-    kind: "basic-auth",
-    pattern: /(?<pre>\bBasic\s+)(?<secret>[A-Za-z0-9+/]{16,}={0,2})/g,
-    hints: ["Basic"],
-  },
-  {
-    kind: "url-password",
-    pattern: /(?<pre>\b[a-z][a-z0-9+.-]*:\/\/[^\s:@/"'`]+:)(?<secret>[^\s@/"'`]+)(?<post>@)/gi,
-    hints: ["://"],
-  },
-  {
-    // .env files and shell: NAME=value where NAME says it is a secret.
-    kind: "assignment",
-    pattern:
-      /(?<pre>^[ \t]*(?:export[ \t]+)?[A-Z0-9_]*(?:SECRET|TOKEN|PASSWORD|PASSWD|PWD|API_?KEY|ACCESS_?KEY|PRIVATE_?KEY|CREDENTIALS?|AUTH)[A-Z0-9_]*[ \t]*=[ \t]*)(?!\[REDACTED)(?<secret>"[^"\n]+"|'[^'\n]+'|[^\s#"']+)/gm,
-    hints: ["="],
-  },
-  {
-    // JSON and YAML configs: "apiKey": "value", client_secret: value. The match starts at the
-    // secret-looking word, so a name's prefix (OPENAI_, client_) stays as it is.
-    kind: "assignment",
-    pattern:
-      /(?<pre>(?:api[_-]?key|secret|passw(?:or)?d|access[_-]?token|refresh[_-]?token|auth[_-]?token|private[_-]?key)[A-Za-z0-9_-]*["']?[ \t]*[:=][ \t]*["']?)(?!\[REDACTED)(?<secret>[A-Za-z0-9+/_.~!@#$%^&*=-]{8,})/gi,
-    hints: ["key", "secret", "passw", "token"],
-    hintsIgnoreCase: true,
-  },
+  ...CONTEXT_REDACTION_RULES,
 ];
 
 /** Keys whose values are ids the tree is built from; never redacted. */
@@ -125,13 +143,94 @@ const STRUCTURAL_KEYS = new Set([
 /** Thinking and text signatures: opaque provider blobs, dropped by redaction. */
 export const SIGNATURE_KEYS: readonly string[] = ["thinkingSignature", "thoughtSignature", "textSignature"];
 
+/** One secret a detector found in a text: `[start, end)` code-unit offsets, and its kind. */
+export interface SecretMatch {
+  kind: string;
+  start: number;
+  end: number;
+}
+
+/**
+ * Where the secrets of a text are. Pure and synchronous; may return matches in any order and
+ * overlapping (redaction keeps, of overlapping matches, the one that starts first, else the
+ * longer, else the one found first).
+ */
+export type SecretDetector = (text: string) => readonly SecretMatch[];
+
+/** A rule's pattern with match indices (`d`), so a `secret` group's place is known. */
+function withIndices(pattern: RegExp): RegExp {
+  const flags = `${pattern.flags}${pattern.global ? "" : "g"}${pattern.hasIndices ? "" : "d"}`;
+  return flags === pattern.flags ? pattern : new RegExp(pattern.source, flags);
+}
+
+/**
+ * The detector of a list of rules: each rule's matches (its `secret` group when it has one,
+ * else the match), a rule run only when one of its hints occurs in the text.
+ */
+export function ruleDetector(rules: readonly RedactionRule[]): SecretDetector {
+  const compiled = rules.map((rule) => ({ ...rule, pattern: withIndices(rule.pattern) }));
+  return (text) => {
+    const found: SecretMatch[] = [];
+    let lower: string | undefined;
+    for (const rule of compiled) {
+      if (rule.hints) {
+        if (rule.hintsIgnoreCase) lower ??= text.toLowerCase();
+        const haystack = rule.hintsIgnoreCase ? (lower as string) : text;
+        if (!rule.hints.some((hint) => haystack.includes(hint))) continue;
+      }
+      const pattern = rule.pattern;
+      pattern.lastIndex = 0;
+      for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
+        if (m[0] === "") {
+          pattern.lastIndex++;
+          continue;
+        }
+        const span = m.indices?.groups?.secret ?? m.indices?.[0];
+        if (span === undefined || span[0] === span[1]) continue;
+        found.push({ kind: rule.kind, start: span[0], end: span[1] });
+      }
+    }
+    return found;
+  };
+}
+
+/** The matches to replace: of overlapping ones, the one that starts first, else the longer, else the first found. */
+export function separateMatches(matches: readonly SecretMatch[]): SecretMatch[] {
+  const sorted = [...matches].sort((a, b) => a.start - b.start || b.end - a.end);
+  const out: SecretMatch[] = [];
+  for (const m of sorted) {
+    const last = out[out.length - 1];
+    if (last && m.start < last.end) continue;
+    out.push(m);
+  }
+  return out;
+}
+
+const MARKER_START = "[REDACTED:";
+
+/** The marker that stands for a secret of `kind` in redacted text. */
+export function redactionMarker(kind: string): string {
+  return `${MARKER_START}${kind}]`;
+}
+
 export interface RedactOptions {
-  /** Rules to use instead of {@link DEFAULT_REDACTION_RULES}. */
+  /**
+   * What finds secrets (default: {@link DEFAULT_REDACTION_RULES}, pure). Node callers pass
+   * `secretDetector()` of `@pi-session/search`, the rules every part of pi-session shares.
+   */
+  detector?: SecretDetector;
+  /** Rules to use instead of {@link DEFAULT_REDACTION_RULES} (when no `detector` is given). */
   rules?: readonly RedactionRule[];
   /** More patterns (kind `pattern`); strings are compiled as regular expressions. */
   patterns?: readonly (RegExp | string)[];
-  /** Keep `thinkingSignature` / `thoughtSignature` / `textSignature` (default: drop them). */
+  /**
+   * Keep `thinkingSignature` / `thoughtSignature` / `textSignature` as they are (default: drop
+   * them). Kept, they are not searched either: opaque provider blobs, whose text only looks
+   * like a secret by chance.
+   */
   keepSignatures?: boolean;
+  /** Told each text that holds secrets, with them (in text order), as it is redacted. */
+  onSecrets?: (text: string, matches: readonly SecretMatch[]) => void;
 }
 
 /** What a redaction removed: counts by kind (`openai`, `private-key`, ..., `signature`). */
@@ -161,79 +260,54 @@ export function compilePattern(pattern: RegExp | string): RegExp {
   return re;
 }
 
-interface Groups {
-  pre?: string;
-  secret?: string;
-  post?: string;
-}
-
 /**
- * Applies redaction rules to strings and JSON values, keeping a running count. One redactor
- * per export: its {@link report} covers everything it has seen.
+ * Applies a detector to strings and JSON values, keeping a running count. One redactor per
+ * export: its {@link report} covers everything it has seen.
  */
 export class Redactor {
-  readonly #rules: RedactionRule[];
+  readonly #detectors: SecretDetector[];
   readonly #dropSignatures: boolean;
+  readonly #onSecrets: RedactOptions["onSecrets"];
   readonly #counts = new Map<string, number>();
 
   constructor(options: RedactOptions = {}) {
-    this.#rules = [...(options.rules ?? DEFAULT_REDACTION_RULES)];
-    for (const pattern of options.patterns ?? [])
-      this.#rules.push({ kind: "pattern", pattern: compilePattern(pattern) });
+    this.#detectors = [options.detector ?? ruleDetector(options.rules ?? DEFAULT_REDACTION_RULES)];
+    const patterns = (options.patterns ?? []).map((pattern) => ({
+      kind: "pattern",
+      pattern: compilePattern(pattern),
+    }));
+    if (patterns.length > 0) this.#detectors.push(ruleDetector(patterns));
     this.#dropSignatures = options.keepSignatures !== true;
+    this.#onSecrets = options.onSecrets;
   }
 
   #count(kind: string, n = 1): void {
     this.#counts.set(kind, (this.#counts.get(kind) ?? 0) + n);
   }
 
-  /** `text` with every secret replaced by `[REDACTED:<kind>]`. */
-  text(text: string): string {
-    let out = text;
-    let lower: string | undefined;
-    for (const rule of this.#rules) {
-      if (rule.hints) {
-        if (rule.hintsIgnoreCase && lower === undefined) lower = out.toLowerCase();
-        const haystack = rule.hintsIgnoreCase ? (lower as string) : out;
-        if (!rule.hints.some((hint) => haystack.includes(hint))) continue;
-      }
-      rule.pattern.lastIndex = 0;
-      if (!rule.pattern.test(out)) continue;
-      rule.pattern.lastIndex = 0;
-      const marker = `[REDACTED:${rule.kind}]`;
-      if (rule.pattern.hasIndices) {
-        out = this.#replaceByIndices(out, rule.pattern, rule.kind, marker);
-        continue;
-      }
-      out = out.replace(rule.pattern, (match: string, ...rest: unknown[]) => {
-        const last = rest[rest.length - 1];
-        const groups = (typeof last === "object" && last !== null ? last : {}) as Groups;
-        if (groups.secret === "" || match === "") return match;
-        this.#count(rule.kind);
-        return `${groups.pre ?? ""}${marker}${groups.post ?? ""}`;
-      });
-      lower = undefined;
-    }
-    return out;
+  /**
+   * The secrets of `text`, each once (see {@link separateMatches}), in text order. A match
+   * that holds a marker is no secret (`"[REDACTED:openai]"` after an assignment, a redacted
+   * password in a URL): redacted text has nothing left to find.
+   */
+  find(text: string): SecretMatch[] {
+    const all: SecretMatch[] = [];
+    for (const detect of this.#detectors)
+      for (const m of detect(text)) if (!text.slice(m.start, m.end).includes(MARKER_START)) all.push(m);
+    return separateMatches(all);
   }
 
-  /** Replaces each match, or only its `secret` group when it has one, using match indices. */
-  #replaceByIndices(text: string, pattern: RegExp, kind: string, marker: string): string {
+  /** `text` with every secret replaced by `[REDACTED:<kind>]`. */
+  text(text: string): string {
+    const matches = this.find(text);
+    if (matches.length === 0) return text;
+    this.#onSecrets?.(text, matches);
     let out = "";
     let last = 0;
-    pattern.lastIndex = 0;
-    for (let m = pattern.exec(text); m !== null; m = pattern.exec(text)) {
-      if (m[0] === "") {
-        pattern.lastIndex++;
-        continue;
-      }
-      const span = m.indices?.groups?.secret ?? m.indices?.[0];
-      if (span === undefined) continue;
-      const [start, end] = span;
-      if (start === end) continue;
-      out += text.slice(last, start) + marker;
-      last = end;
-      this.#count(kind);
+    for (const m of matches) {
+      out += text.slice(last, m.start) + redactionMarker(m.kind);
+      last = m.end;
+      this.#count(m.kind);
     }
     return out + text.slice(last);
   }
@@ -288,9 +362,11 @@ export class Redactor {
       const key = f.keys ? (f.keys[f.next] as string) : f.next;
       f.next++;
       const item = source[key];
-      if (f.keys && this.#dropSignatures && SIGNATURE_KEYS.includes(key as string)) {
-        delete copyOf(f)[key];
-        this.#count("signature");
+      if (f.keys && SIGNATURE_KEYS.includes(key as string)) {
+        if (this.#dropSignatures) {
+          delete copyOf(f)[key];
+          this.#count("signature");
+        }
         continue;
       }
       if (typeof item === "string") {

@@ -40,7 +40,8 @@ describe("renderText", () => {
     );
     expect(text).toContain("assistant anthropic/claude-sonnet-4-5 [plan] 2026-11-02 09:04\n");
     expect(text).toContain("  → read src/limit.ts\n");
-    expect(text).toContain("← bash error 2026-11-02 09:07\n  FAIL limit.test.ts\n");
+    expect(text).toContain("← bash npm test -- limit error 2026-11-02 09:07\n  FAIL limit.test.ts\n");
+    expect(text).toContain("  → edit src/limit.ts\n    -1 n > LIMIT\n    +1 n >= LIMIT\n");
     expect(text).toContain("$ git diff --stat (exit 0) 2026-11-02 09:08\n");
     expect(text).toContain("── compaction (18,250 tokens before) ── 2026-11-02 09:15\n");
     expect(text).toContain("↳ branch 1/3 from e0000004\n");
@@ -70,7 +71,7 @@ describe("renderText", () => {
     });
     const d = buildDocument(long);
     expect(renderText(d, { foldHint: "; --full shows all" })).toContain(
-      "line 5\n  … (14 more lines; --full shows all)",
+      "line 5\n  … 14 more lines (107 B); --full shows all",
     );
     expect(renderText(d, { full: true })).toContain("line 19");
   });
@@ -87,11 +88,9 @@ describe("renderText", () => {
     expect(label && renderTextItem(label)).toBeUndefined();
   });
 
-  it("terminal escapes from the session arrive visible", () => {
+  it("terminal escapes from the session arrive visible; colour codes are dropped", () => {
     const out = renderText(buildDocument(createRenderSession(payloadSession())), { full: true });
-    expect(out).toContain(
-      "\\x1b[31mred\\x1b[0m \\x1b]0;title\\x07 \\x1b[2J\\x1b[H cleared \\x08\\x08 \\x0d overwritten",
-    );
+    expect(out).toContain("red \\x1b]0;title\\x07 \\x1b[2J\\x1b[H cleared \\x08\\x08 \\x0d overwritten");
     expect(out).toContain("abc\\u202edcba\\u202c");
     expect(out).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });
@@ -102,7 +101,14 @@ describe("renderMarkdown", () => {
 
   it("a title and facts, a heading per turn, items as label lines with their bodies", () => {
     expect(md).toMatch(/^# limit fix\n\n- \*\*Session:\*\* `019a4c1e-0000-7000-8000-000000000001`\n/);
-    expect(md).toContain("- **Shows:** the branch ending at `e0000023` (the current one): 23 of 27 entries");
+    // Counted from the fixture, so an entry added to it changes nothing here.
+    const { entries } = everyKindSession();
+    const byId = new Map(entries.map((e) => [e.id, e]));
+    let onBranch = 0;
+    for (let e = byId.get("e0000023"); e !== undefined; e = byId.get(e.parentId ?? "")) onBranch++;
+    expect(md).toContain(
+      `- **Shows:** the branch ending at \`e0000023\` (the current one): ${onBranch} of ${entries.length} entries`,
+    );
     expect(md).toContain(
       "## Turn 1 · 2026-11-02 09:03 UTC\n\n**User**\n\nRead src/limit.ts and fix the off-by-one.",
     );
@@ -112,10 +118,10 @@ describe("renderMarkdown", () => {
     expect(md).toContain(
       "<details>\n<summary>Thinking</summary>\n\n> The limit check uses > instead of >=.\n\n</details>",
     );
-    expect(md).toContain("**→ edit** `src/limit.ts`\n\n```diff\n-n > LIMIT\n+n >= LIMIT\n```");
-    expect(md).toContain("**← read**");
+    expect(md).toContain("**→ edit** `src/limit.ts`\n\n```diff\n-1 n > LIMIT\n+1 n >= LIMIT\n```");
+    expect(md).toContain("**← read** `src/limit.ts`");
     expect(md).toContain("```ts\nexport function allow(n: number) {");
-    expect(md).toContain("**← bash** (error)");
+    expect(md).toContain("**← bash** `npm test -- limit` (error)");
     expect(md).toContain("```console\n$ git diff --stat\n src/limit.ts | 2 +-\n```");
     expect(md).toContain("_Model:_ `anthropic/claude-sonnet-4-5`");
     expect(md).toContain("---\n\n**Compaction** · 18,250 tokens before");
@@ -165,7 +171,7 @@ describe("renderMarkdown", () => {
       ],
     });
     const cut = renderMarkdown(buildDocument(s), { maxOutputLines: 10, cutHint: "; `--full` keeps them" });
-    expect(cut).toContain("line 8\n```\n\n_… 91 more lines (727 B) cut; `--full` keeps them_");
+    expect(cut).toContain("line 8\n```\n\n_… 91 more lines (726 B) cut; `--full` keeps them_");
     expect(cut).not.toContain("line 9\n");
     expect(renderMarkdown(buildDocument(s), { maxOutputLines: 10, full: true })).toContain("line 99");
     const wide = renderMarkdown(buildDocument(s), { maxOutputChars: 20 });
@@ -181,7 +187,7 @@ describe("renderMarkdown", () => {
       .replace(/<\/?(details|summary)>/g, "");
     expect(prose).not.toMatch(/(?<!\\)</);
     expect(out).toContain("\\<script>window.__pwned = 'script'\\</script>");
-    expect(out).toContain("\\](javascript:window.__pwned='link')");
+    expect(out).toContain("[click me](\u200bjavascript:window.__pwned='link')");
     expect(out).toContain("\\x1b]0;title\\x07");
     expect(out).not.toContain("\u001b");
     // Titles and labels are escaped or code spans.
@@ -195,7 +201,28 @@ describe("renderMarkdown", () => {
     expect(safeMarkdown("```\nunclosed <x>")).toBe("```\nunclosed <x>\n```");
     expect(safeMarkdown("~~~~\na\n~~~\nb\n~~~~\nc")).toBe("~~~~\na\n~~~\nb\n~~~~\nc");
     expect(safeMarkdown("[x](data:text/html,hi) [y](https://ok)")).toBe(
-      "[x\\](data:text/html,hi) [y](https://ok)",
+      "[x](\u200bdata:text/html,hi) [y](https://ok)",
+    );
+  });
+
+  it("safeMarkdown keeps verbatim only the code every renderer agrees is code", () => {
+    // Indented lines in a list are the item's text, not code.
+    expect(safeMarkdown("- a\n\n    <b>")).toBe("- a\n\n    \\<b>");
+    expect(safeMarkdown("a\n\n    <b>")).toBe("a\n\n    <b>");
+    // A backtick left open on an earlier line may close on this one: its spans are prose.
+    expect(safeMarkdown("a `b\nc `<d>` e")).toBe("a `b\nc `\\<d>` e");
+    // A table splits cells at | before code spans; an escaped backtick opens nothing.
+    expect(safeMarkdown("| `a|<b>` |")).toBe("| `a|\\<b>` |");
+    expect(safeMarkdown("\\`<b>`")).toBe("\\`\\<b>`");
+    // A fence whose info string holds a backtick is no fence; one in a list item ends with it.
+    expect(safeMarkdown("```a`b\n<c>")).toBe("```a`b\n\\<c>");
+    expect(safeMarkdown("- a\n  ```\n  <b>\n<c>")).toBe("- a\n  ```\n  <b>\n```\n\\<c>");
+    // Web and mail autolinks stay; prose "data:" stays; every spelling of a script link breaks.
+    expect(safeMarkdown("see <https://x.example/a> and the data: 5")).toBe(
+      "see <https://x.example/a> and the data: 5",
+    );
+    expect(safeMarkdown("[a](&#106;ava&Tab;script&colon;x) [b]: JAVA%53CRIPT\\:x")).toBe(
+      "[a](\u200b&#106;ava&Tab;script&colon;x) [b]: \u200bJAVA%53CRIPT\\:x",
     );
   });
 

@@ -1,9 +1,19 @@
 /**
  * One-line summaries of entries: a short kind (`user`, `assistant`, `toolResult`, `bash`,
- * `compaction`, `model`...) and a preview of the text, for trees and lists where an entry
- * gets one row. The preview is flattened to one line, its controls made visible, and cut.
+ * `compaction`, `model`...), a preview of the text, and the row's label and tone, for trees and
+ * lists where an entry gets one row: the kind, label, tone and (but for messages) the preview's
+ * text are format's registry's. The preview is flattened to one line, its controls made
+ * visible, and cut.
  */
-import { type AnyEntry, isObject } from "@pi-session/format";
+import {
+  type AnyEntry,
+  contentText,
+  entryTypeInfo,
+  isObject,
+  messageRoleInfo,
+  type SummaryTone,
+} from "@pi-session/format";
+import { type ToolCallLookup, mainArgument } from "./model/tool-calls.js";
 import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
 import { stringOrEmpty } from "./values.js";
@@ -22,17 +32,6 @@ function restJson(value: Obj, omit: readonly string[]): string {
   }
 }
 
-/** The text blocks of content (a string, or an array of blocks), joined. */
-export function contentText(content: unknown, separator = "\n"): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join(separator);
-}
-
 /** Whitespace collapsed, controls visible, cut to `max` characters with an ellipsis. */
 export function oneLine(text: string, max: number): string {
   // Only the start matters: do not flatten megabytes of output for a 70-character preview.
@@ -44,106 +43,77 @@ export function oneLine(text: string, max: number): string {
 }
 
 export interface EntrySummary {
+  /** The kind a row starts with: the message's role (`assistant`, `bash`) or the entry's (`model`). */
   kind: string;
   preview: string;
+  /** What a page's tree row calls it (`tool` for a tool result). */
+  label: string;
+  /** Its colour family (format's registry): the `kind-<tone>` class of a row. */
+  tone: SummaryTone;
 }
 
-/** A short label of an entry: its kind and a one-line preview of at most `width` characters. */
-export function entrySummary(entry: AnyEntry, width = 70): EntrySummary {
+/**
+ * A short label of an entry: its kind and a one-line preview of at most `width` characters; with
+ * the session's `toolCalls`, a tool result's preview names what its call was about
+ * (`read src/a.ts`).
+ */
+export function entrySummary(entry: AnyEntry, width = 70, toolCalls?: ToolCallLookup): EntrySummary {
   const e = entry as Obj;
   const type = stringOrEmpty(e.type);
-  switch (type) {
-    case "message": {
-      const message = isObject(e.message) ? e.message : {};
-      const role = stringOrEmpty(message.role) || "?";
-      if (role === "assistant") {
-        const content = Array.isArray(message.content) ? message.content : [];
-        const text = contentText(content, " ");
-        const calls = content
-          .filter((b): b is Obj => isObject(b) && b.type === "toolCall")
-          .map((b) => oneLine(stringOrEmpty(b.name), 40))
-          .join(", ");
-        const preview = text ? oneLine(text, width) : "";
-        if (!calls && !preview) {
-          // No text and no calls: thinking only, or a failed turn; say which.
-          const stop = stringOrEmpty(message.stopReason);
-          const error = stringOrEmpty(message.errorMessage);
-          const why = error ? `error: ${error}` : stop && stop !== "stop" ? `(${stop})` : "(no text)";
-          return { kind: "assistant", preview: oneLine(why, width) };
-        }
-        return { kind: "assistant", preview: calls ? `${preview}${preview ? " " : ""}→ ${calls}` : preview };
-      }
-      if (role === "toolResult")
-        return {
-          kind: "toolResult",
-          preview: `${oneLine(stringOrEmpty(message.toolName), 40)}${message.isError === true ? " (error)" : ""}`,
-        };
-      if (role === "bashExecution")
-        return { kind: "bash", preview: oneLine(`$ ${stringOrEmpty(message.command)}`, width) };
-      if (role === "custom" || role === "hookMessage")
-        return {
-          kind: role,
-          preview: oneLine(
-            `[${stringOrEmpty(message.customType)}] ${contentText(message.content, " ")}`,
-            width,
-          ),
-        };
-      if (role === "branchSummary" || role === "compactionSummary")
-        return { kind: role, preview: oneLine(stringOrEmpty(message.summary), width) };
-      const text = contentText(message.content, " ");
-      return {
-        kind: oneLine(role, 30),
-        preview: oneLine(text || restJson(message, ["role", "timestamp"]), width),
-      };
+  const info = entryTypeInfo(type);
+  if (info === undefined)
+    return {
+      kind: oneLine(type, 30) || "?",
+      preview: oneLine(restJson(e, ["type", "id", "parentId", "timestamp"]), width),
+      label: oneLine(type, 30) || "?",
+      tone: "meta",
+    };
+  if (info.summary === "role") return messageSummary(isObject(e.message) ? e.message : {}, width, toolCalls);
+  const { kind, tone, preview } = info.summary;
+  return { kind, preview: oneLine(preview(e), width), label: kind, tone };
+}
+
+/** The summary of a message entry, by its message's role (format's registry). */
+function messageSummary(message: Obj, width: number, toolCalls?: ToolCallLookup): EntrySummary {
+  const role = stringOrEmpty(message.role) || "?";
+  const info = messageRoleInfo(role);
+  const summary = (preview: string): EntrySummary =>
+    info === undefined
+      ? { kind: oneLine(role, 30), preview, label: oneLine(role, 30), tone: "meta" }
+      : { kind: info.kind, preview, label: info.label, tone: info.tone };
+  if (role === "assistant") {
+    const content = Array.isArray(message.content) ? message.content : [];
+    const text = contentText(content, " ");
+    const calls = content
+      .filter((b): b is Obj => isObject(b) && b.type === "toolCall")
+      .map((b) => oneLine(stringOrEmpty(b.name), 40))
+      .join(", ");
+    const preview = text ? oneLine(text, width) : "";
+    if (!calls && !preview) {
+      // No text and no calls: thinking only, or a failed turn; say which.
+      const stop = stringOrEmpty(message.stopReason);
+      const error = stringOrEmpty(message.errorMessage);
+      const why = error ? `error: ${error}` : stop && stop !== "stop" ? `(${stop})` : "(no text)";
+      return summary(oneLine(why, width));
     }
-    case "compaction":
-      return { kind: "compaction", preview: oneLine(stringOrEmpty(e.summary), width) };
-    case "branch_summary":
-      return { kind: "branch summary", preview: oneLine(stringOrEmpty(e.summary), width) };
-    case "model_change":
-      return {
-        kind: "model",
-        preview: oneLine(`${stringOrEmpty(e.provider)}/${stringOrEmpty(e.modelId)}`, width),
-      };
-    case "thinking_level_change":
-      return { kind: "thinking", preview: oneLine(stringOrEmpty(e.thinkingLevel), width) };
-    case "label":
-      return {
-        kind: "label",
-        preview: oneLine(
-          `${stringOrEmpty(e.targetId)} = ${e.label === undefined ? "(cleared)" : jsonText(e.label)}`,
-          width,
-        ),
-      };
-    case "session_info":
-      return {
-        kind: "name",
-        preview: typeof e.name === "string" ? oneLine(JSON.stringify(e.name), width) : "(cleared)",
-      };
-    case "custom":
-      return { kind: "custom", preview: oneLine(stringOrEmpty(e.customType), width) };
-    case "custom_message":
-      return {
-        kind: "custom message",
-        preview: oneLine(`[${stringOrEmpty(e.customType)}] ${contentText(e.content, " ")}`, width),
-      };
-    case "usage":
-      return {
-        kind: "usage",
-        preview: oneLine(
-          `${stringOrEmpty(e.kind)} ${stringOrEmpty(e.provider)}/${stringOrEmpty(e.model)}`,
-          width,
-        ),
-      };
-    case "context_edit":
-      return {
-        kind: "context edit",
-        preview: oneLine(`${stringOrEmpty(e.targetId)}${e.replacement === null ? " (removed)" : ""}`, width),
-      };
-    default:
-      return {
-        kind: oneLine(type, 30) || "?",
-        preview: oneLine(restJson(e, ["type", "id", "parentId", "timestamp"]), width),
-      };
+    return summary(calls ? `${preview}${preview ? " " : ""}→ ${calls}` : preview);
   }
+  if (role === "toolResult") {
+    // With the session's calls, the result names what its call was about (`read src/a.ts`).
+    const call = toolCalls?.get(stringOrEmpty(message.toolCallId));
+    const argument = call ? mainArgument(call.name, call.arguments) : "";
+    const name = oneLine(stringOrEmpty(message.toolName), 40);
+    return summary(
+      `${argument ? oneLine(`${name} ${argument}`, width) : name}${message.isError === true ? " (error)" : ""}`,
+    );
+  }
+  if (role === "bashExecution") return summary(oneLine(`$ ${stringOrEmpty(message.command)}`, width));
+  if (role === "custom" || role === "hookMessage")
+    return summary(
+      oneLine(`[${stringOrEmpty(message.customType)}] ${contentText(message.content, " ")}`, width),
+    );
+  if (role === "branchSummary" || role === "compactionSummary")
+    return summary(oneLine(stringOrEmpty(message.summary), width));
+  const text = contentText(message.content, " ");
+  return summary(oneLine(text || restJson(message, ["role", "timestamp"]), width));
 }

@@ -1,25 +1,30 @@
 /**
  * Plain text: a document for a terminal or a log. Each item is a heading line (kind, model,
  * label, time) and its body indented by two spaces; settings and bookkeeping entries are one
- * dimmed line; long tool output, thinking and summaries are folded unless `full`.
+ * dimmed line; long tool output, thinking and summaries are folded unless `full`, by lines
+ * and by size (fold.ts: a 117 KB line is not 2,660 terminal lines). A tool result is headed
+ * with its call (`← read src/a.ts`); an edit shows its diff with line numbers, added and
+ * removed lines in the caller's green and red.
  *
  * Every piece of session text goes through `visibleControls` (sanitize.ts), so nothing from a session
- * reaches a terminal as an escape sequence; the only escapes in the output are the ones the
- * caller's `style` functions add (colours). Use `renderText` for a document, `renderTextItem`
- * for one item.
+ * reaches a terminal as an escape sequence (colour codes are dropped); the only escapes in the
+ * output are the ones the caller's `style` functions add (colours). Use `renderText` for a
+ * document, `renderTextItem` for one item.
  *
  * With a `width` (a terminal's), every line fits it: heading and one-line items are cut with
  * `…`, bodies are folded into lines that keep their indent (tabs expanded first), so nothing
  * wraps back to the first column. Without one, lines are as long as their text.
  */
+import { describeRest, foldText as foldByRule } from "./fold.js";
+import type { EditDiff } from "./model/diff.js";
 import type { Block, DocumentItem, RenderDocument } from "./model/shapes.js";
 import { localTime } from "./readable.js";
-import { lineEndsAsLf, oneLineField, visibleControls } from "./sanitize.js";
+import { lineEndsAsLf, oneLineField, stripColorCodes, visibleControls } from "./sanitize.js";
 import { type Piece, cutStart, fitPieces, textWidth, wrapLine } from "./width.js";
 
-/** Session text as a terminal may show it: CRLF as LF, every other control visible. */
+/** Session text as a terminal may show it: CRLF as LF, colour codes dropped, every other control visible. */
 function shown(text: string): string {
-  return visibleControls(lineEndsAsLf(text));
+  return visibleControls(stripColorCodes(lineEndsAsLf(text)));
 }
 
 /** Colour and emphasis, as functions from text to styled text (identity by default). */
@@ -42,9 +47,21 @@ export interface FoldLimits {
   summary: number;
   system: number;
   code: number;
+  /** An edit's diff. */
+  diff: number;
 }
 
-export const DEFAULT_FOLD_LINES: FoldLimits = { output: 6, thinking: 4, summary: 12, system: 4, code: 8 };
+export const DEFAULT_FOLD_LINES: FoldLimits = {
+  output: 6,
+  thinking: 4,
+  summary: 12,
+  system: 4,
+  code: 8,
+  diff: 16,
+};
+
+/** Characters kept per line of a fold's limit: a body folds by size too (a 117 KB line). */
+export const FOLD_CHARS_PER_LINE = 160;
 
 export interface TextOptions {
   /** Do not fold long bodies. */
@@ -111,11 +128,51 @@ function oneLine(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, Math.max(0, max - 1))}…` : flat;
 }
 
+/** `text` folded to `lines` lines (and as many characters as those lines hold), with a note. */
 function foldText(text: string, lines: number, r: Resolved): string {
   if (r.full) return text;
-  const all = text.split("\n");
-  if (all.length <= lines) return text;
-  return `${all.slice(0, lines).join("\n")}\n… (${all.length - lines} more lines${r.hint})`;
+  const folded = foldByRule(text, { lines, chars: lines * FOLD_CHARS_PER_LINE });
+  return folded.rest === undefined ? text : `${folded.text}\n… ${describeRest(folded.rest)}${r.hint}`;
+}
+
+/** An edit's diff: a gutter of line numbers, added lines green and removed ones red. */
+function diffLines(diff: EditDiff, r: Resolved): string {
+  const { s } = r;
+  const width = diff.lines.reduce((most, line) => Math.max(most, String(line.line ?? "").length), 1);
+  let lines = diff.lines;
+  let note = "";
+  if (!r.full) {
+    const folded = foldByRule(lines.map((line) => line.text).join("\n"), {
+      lines: r.fold.diff,
+      chars: r.fold.diff * FOLD_CHARS_PER_LINE,
+    });
+    if (folded.rest !== undefined) {
+      // The diff's lines are whole or cut alike; count what stays.
+      const kept = folded.text.split("\n").length;
+      lines = lines.slice(0, kept);
+      note = `\n${s.dim(`… ${describeRest(folded.rest)}${r.hint}`)}`;
+    }
+  }
+  // `-12 text`, as pi and the Markdown show it; a folded line continues under its text.
+  const column = BODY_COLUMN + 2 + width + 2;
+  return (
+    lines
+      .map((line) => {
+        if (line.kind === "skipped") return s.dim(` ${" ".repeat(width)} ...`);
+        const sign = line.kind === "added" ? "+" : line.kind === "removed" ? "-" : " ";
+        const paint = line.kind === "added" ? s.green : line.kind === "removed" ? s.red : s.dim;
+        // Each terminal line styled on its own: a pager resets styles at every line.
+        return wrapped(shown(line.text), column, r)
+          .split("\n")
+          .map((part, k) =>
+            paint(
+              `${k === 0 ? `${sign}${String(line.line ?? "").padStart(width)}` : " ".repeat(width + 1)} ${part}`,
+            ),
+          )
+          .join("\n");
+      })
+      .join("\n") + note
+  );
 }
 
 function indent(text: string, prefix: string): string {
@@ -197,6 +254,10 @@ function blockText(block: Block, item: DocumentItem, r: Resolved): string | unde
     case "toolCall": {
       const head = `→ ${oneLine(block.name, 60)}`;
       const code = block.code;
+      if (block.diff) {
+        const title = block.summary ? `${head} ${oneLine(block.summary, 200)}` : head;
+        return `${s.cyan(line(title))}\n${indent(diffLines(block.diff, r), "  ")}`;
+      }
       if (!code) return s.cyan(line(block.summary ? `${head} ${oneLine(block.summary, 200)}` : head));
       if (code.language === "sh" && !code.text.includes("\n"))
         return s.cyan(
@@ -251,6 +312,7 @@ function headingLead(item: DocumentItem, r: Resolved): Piece[] {
     }
     case "toolResult": {
       const pieces: Piece[] = [{ text: `← ${oneLine(item.toolName || "tool", 60)}`, style: s.cyan }];
+      if (item.callArgument) pieces.push({ text: ` ${oneLine(item.callArgument, 200)}`, style: s.cyan });
       if (item.isError) pieces.push({ text: " error", style: s.red });
       return pieces;
     }

@@ -9,7 +9,7 @@
  * line is cut with `…`, the preview first. Iterative throughout: a 200,000-deep chain draws
  * without recursion, and each line costs at most its visible levels.
  */
-import type { AnyEntry } from "@pi-session/format";
+import { type AnyEntry, entryTypeInfo } from "@pi-session/format";
 import type { SessionTreeNode } from "@pi-session/tree";
 import { oneLineField } from "./sanitize.js";
 import { entrySummary } from "./summary.js";
@@ -47,16 +47,17 @@ interface Level {
 
 const plain = (text: string) => text;
 
-/** Entries always shown, even inside a long linear run. */
+/**
+ * Entries always shown, even inside a long linear run: labelled ones, the leaf, branch points,
+ * summaries (compactions, branch summaries) and what names the session.
+ */
 function notable(node: Node, leafId: string | null): boolean {
-  const t = node.entry.type;
+  if (node.label !== undefined || node.entry.id === leafId || node.children.length !== 1) return true;
+  const info = entryTypeInfo(node.entry.type);
   return (
-    node.label !== undefined ||
-    node.entry.id === leafId ||
-    node.children.length !== 1 ||
-    t === "compaction" ||
-    t === "branch_summary" ||
-    t === "session_info"
+    info !== undefined &&
+    info.summary !== "role" &&
+    (info.summary.tone === "summary" || info.index === "name")
   );
 }
 
@@ -90,14 +91,9 @@ function entryPieces(
   const summary = entrySummary(node.entry, previewChars);
   const kind = oneLineField(summary.kind);
   const preview = oneLineField(summary.preview);
+  const tone = summary.tone;
   const kindStyle =
-    kind === "compaction" || kind === "branch summary"
-      ? s.magenta
-      : kind === "user"
-        ? s.green
-        : kind === "assistant"
-          ? s.blue
-          : plain;
+    tone === "summary" ? s.magenta : tone === "user" ? s.green : tone === "assistant" ? s.blue : plain;
   const lead: Piece[] = [{ text: oneLineField(String(node.entry.id)), style: s.dim }, { text: " " }];
   lead.push({ text: kind, style: kindStyle });
   if (preview) lead.push({ text: ` ${preview}` });

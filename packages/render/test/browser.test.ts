@@ -15,7 +15,7 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRenderSession, renderHtml, sessionFromBytes } from "../src/index.js";
 import { findChromium, launchChromium, pageFiles, ready, serve, watch } from "@pi-session/testkit/chromium";
-import { everyKindSession, largeSession, PAYLOADS, payloadSession } from "./sessions.js";
+import { everyKindSession, largeSession, PAYLOADS, payloadSession, readingSession } from "./sessions.js";
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
@@ -36,9 +36,9 @@ if (executable === undefined) {
   );
 }
 
-/** Kinds and entry ids of the items the transcript shows now. */
+/** Kinds and entry ids of the items the transcript shows now (results inside their calls too), in order. */
 async function shownItems(page: Page): Promise<{ kind: string; id: string }[]> {
-  return page.$$eval("#transcript .items > article.item", (els) =>
+  return page.$$eval("#transcript .items article.item", (els) =>
     els.map((el) => ({
       kind: el.getAttribute("data-kind") ?? "",
       id: el.getAttribute("data-entry-id") ?? "",
@@ -128,7 +128,10 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     // Back to the main line from the tree.
     await page.click('.tree-space .tree-row[data-entry-id="e0000023"]');
     await page.waitForSelector('#transcript[data-leaf="e0000023"]');
-    expect((await shownItems(page)).map((i) => i.id)).toContain("e0000005");
+    // Rendered around the entry picked: the main line's end, none of the side branch.
+    const back = (await shownItems(page)).map((i) => i.id);
+    expect(back).toContain("e0000023");
+    expect(back).not.toContain("e0000040");
     expect(await page.textContent('.tree-space .tree-row[data-entry-id="e0000023"]')).toContain("leaf");
     expect(log.errors).toEqual([]);
     await page.close();
@@ -161,7 +164,7 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     await page.close();
   });
 
-  it("search finds a word planted deep in a tool output and scrolls to it", async () => {
+  it("search finds a phrase planted deep in a tool output and scrolls to it", async () => {
     const big = largeSession(3000, 7);
     type ToolResult = AnyEntry & { message: { role: string; content: { text: string }[] } };
     const target = big.entries.find(
@@ -171,12 +174,13 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
     (target.message.content[0] as { text: string }).text += "\nthe treasure is in Zanzibar, north shore";
     const { page, log } = await open(renderHtml(createRenderSession(big)));
     expect(await page.textContent("#transcript")).not.toContain("Zanzibar");
-    await page.fill("input.search", "zanzibar shore");
+    await page.fill("input.search", "north   shore");
     await page.waitForSelector('.search-count[data-matches="1"]');
     await page.press("input.search", "Enter");
     const hit = page.locator(`article[data-entry-id="${target.id}"]`);
     await hit.waitFor();
-    expect(await hit.locator("mark").allTextContents()).toEqual(["Zanzibar", "shore"]);
+    // The phrase, not each word: one mark, "north shore".
+    expect(await hit.locator("mark").allTextContents()).toEqual(["north shore"]);
     expect(await hit.locator("mark").first().isVisible()).toBe(true);
     expect(await page.$$eval(".tree-space .tree-row", (els) => els.length)).toBe(1);
     expect(log.errors).toEqual([]);
@@ -368,5 +372,173 @@ describe.skipIf(executable === undefined)("the exported page in Chromium", () =>
       expect(l.firstScreen).toBeLessThanOrEqual(l.parsed);
       expect(l.parsed).toBeLessThanOrEqual(l.ready);
     }
+  });
+  describe("reading a session", () => {
+    const reading = () => createRenderSession(readingSession());
+    const mainLeaf = () => {
+      const entries = readingSession().entries;
+      return entries[entries.length - 2]?.id as string;
+    };
+
+    it("edits are coloured diffs with line numbers; results sit in their calls, parallel ones paired; colours, Markdown", async () => {
+      const { page, log } = await open(renderHtml(reading(), { leafId: mainLeaf() }));
+      const numbers = (callId: string, kind: string) =>
+        page.$$eval(`.tool-call[data-call-id="${callId}"] .diff-line.${kind} .diff-num`, (els) =>
+          els.map((el) => el.textContent),
+        );
+      // pi's diff: the file's line numbers; the older shape without one: computed, numbered in the edit.
+      expect(await numbers("call_edit", "removed")).toEqual(["6"]);
+      expect(await numbers("call_edit", "added")).toEqual(["6"]);
+      expect(await numbers("call_legacy", "removed")).toEqual(["3"]);
+      expect(await numbers("call_legacy", "added")).toEqual(["3"]);
+      const colours = await page.$eval('.tool-call[data-call-id="call_edit"] .diff-line.added', (el) => [
+        getComputedStyle(el).color,
+        getComputedStyle(el).backgroundColor,
+      ]);
+      expect(colours[0]).not.toBe(colours[1]);
+      // Two parallel reads answered in the other order: each result inside its own call.
+      const inCall = (callId: string) =>
+        page.$eval(
+          `.tool-call[data-call-id="${callId}"] > article.call-result`,
+          (el) => el.textContent ?? "",
+        );
+      expect(await inCall("call_a")).toContain("export const LIMIT");
+      expect(await inCall("call_a")).toContain("← read src/limit.ts");
+      expect(await inCall("call_b")).toContain("def greet");
+      expect(await page.locator("#transcript .items > article.kind-toolResult").count()).toBe(0);
+      // The tree names what each result answered.
+      const rows = await page.$$eval(".tree-row.kind-tool .row-preview", (els) =>
+        els.map((el) => el.textContent),
+      );
+      expect(rows).toEqual(
+        expect.arrayContaining(["read src/limit.ts", "read src/greet.py", "edit src/limit.ts"]),
+      );
+      // The call folds with its result.
+      await page.click('.tool-call[data-call-id="call_a"] > summary');
+      expect(await page.locator('.tool-call[data-call-id="call_a"] > article.call-result').isVisible()).toBe(
+        false,
+      );
+      // Colour codes as colours; the screen-clearing escape stays visible text.
+      const ansi = await page.$eval('.tool-call[data-call-id="call_test"] code.ansi', (el) => ({
+        green: el.querySelector(".ansi-fg-green")?.textContent,
+        bold: el.querySelector(".ansi-bold.ansi-fg-red")?.textContent,
+        color: getComputedStyle(el.querySelector(".ansi-fg-green")).color,
+        text: el.textContent,
+      }));
+      expect(ansi.green).toBe("✓ 12 passed");
+      expect(ansi.bold).toBe("✗ 1 failed");
+      expect(ansi.color).not.toBe("rgb(0, 0, 0)");
+      expect(ansi.text).toContain("\\x1b[2Jafter");
+      expect(ansi.text).not.toMatch(/\u001b/);
+      // A 117 KB line: folded, its content shown by size when opened, then whole on request.
+      const long = page.locator('.tool-call[data-call-id="call_long"] details.output');
+      expect(await long.getAttribute("open")).toBeNull();
+      await long.locator("summary").click();
+      expect((await long.locator("pre").textContent())?.length).toBe(20_000);
+      await long.locator("button.more").click();
+      expect((await long.locator("pre").textContent())?.length).toBe(117_000);
+      // Markdown: a nested list, a link with parentheses.
+      expect(await page.locator(".md ol > li > ul > li > ul > li").textContent()).toBe("tested");
+      expect(await page.getAttribute('.md a:text("the docs (v2)")', "href")).toBe(
+        "https://example.com/docs_(v2)",
+      );
+      expect(log.errors).toEqual([]);
+      await page.close();
+    });
+
+    it("#<id> opens at that entry; each entry links to itself and copies the link; copy buttons copy", async () => {
+      const session = reading();
+      const target = session.entries.find(
+        (e) => (e as { message?: { toolCallId?: string } }).message?.toolCallId === "call_edit",
+      )?.id as string;
+      const page = await browser.newPage({ viewport: { width: 1200, height: 700 } });
+      await page.addInitScript(() => {
+        const w = window as unknown as { __copied: string[] };
+        w.__copied = [];
+        Object.defineProperty(navigator, "clipboard", {
+          value: { writeText: async (text: string) => void w.__copied.push(text) },
+        });
+      });
+      const log = watch(page);
+      const path = files.write("anchors.html", renderHtml(session, { leafId: mainLeaf() }));
+      await page.goto(`file://${path}#${target}`);
+      await ready(page);
+      const hit = page.locator(`article[data-entry-id="${target}"]`);
+      await hit.waitFor();
+      expect(await hit.isVisible()).toBe(true);
+      expect(await hit.evaluate((el) => el.closest(".tool-call")?.getAttribute("data-call-id"))).toBe(
+        "call_edit",
+      );
+      const box = await hit.boundingBox();
+      expect(box && box.y >= 0 && box.y < 700).toBe(true);
+      expect(await hit.locator("a.entry-id").getAttribute("href")).toBe(`#${target}`);
+      await hit.locator(".entry-ref button.copy").click();
+      await hit.locator('.entry-ref button.copy[data-copied="true"]').waitFor();
+      await page
+        .locator(
+          '.tool-call[data-call-id="call_b"] .code-block button.copy, .tool-call[data-call-id="call_b"] details.output > button.copy',
+        )
+        .first()
+        .click();
+      const copied = await page.evaluate(() => (window as unknown as { __copied: string[] }).__copied);
+      expect(copied[0]).toBe(`file://${path}#${target}`);
+      expect(copied[1]).toContain("def greet(name):");
+      // Another entry by changing the hash.
+      const user = session.entries[0]?.id as string;
+      await page.evaluate((id) => {
+        location.hash = id;
+      }, user);
+      await page.waitForSelector(`article.selected[data-entry-id="${user}"]`);
+      expect(log.errors).toEqual([]);
+      await page.close();
+    });
+
+    it("the header has the totals; the phrase is marked alone; the pressed view button keeps its colours on hover", async () => {
+      const { page, log } = await open(renderHtml(reading(), { leafId: mainLeaf() }));
+      const totals = await page.textContent(".facts.totals");
+      expect(totals).toContain("anthropic/claude-sonnet-4-5");
+      expect(totals).toMatch(/\d+ messages \(.*assistant/);
+      expect(totals).toContain("6 tool calls");
+      expect(totals).toMatch(/\$0\.\d+/);
+      await page.fill("input.search", "is it");
+      await page.waitForSelector('.search-count[data-matches="1"]');
+      await page.press("input.search", "Enter");
+      await page.waitForSelector("#transcript mark");
+      expect(await page.$$eval("#transcript mark", (els) => els.map((el) => el.textContent))).toEqual([
+        "is it",
+      ]);
+      const pressed = page.locator('button.seg[aria-pressed="true"]');
+      const before = await pressed.evaluate((el) => getComputedStyle(el).backgroundColor);
+      await pressed.hover();
+      const hovered = await pressed.evaluate((el) => [
+        getComputedStyle(el).backgroundColor,
+        getComputedStyle(el).color,
+      ]);
+      expect(hovered[0]).toBe(before);
+      expect(hovered[1]).not.toBe(hovered[0]);
+      expect(log.errors).toEqual([]);
+      await page.close();
+    });
+
+    it("the tree follows the transcript's scroll", async () => {
+      const { page, log } = await open(renderHtml(createRenderSession(largeSession(400))));
+      await page.evaluate(() => {
+        document.querySelector("#transcript").scrollTop = 3000;
+      });
+      await page.waitForSelector(".tree-row.in-view");
+      const top = await page.evaluate(() => {
+        const transcript = document.querySelector("#transcript").getBoundingClientRect().top;
+        for (const el of document.querySelectorAll("#transcript .items > article"))
+          if (el.getBoundingClientRect().bottom > transcript) return el.getAttribute("data-pos");
+        return null;
+      });
+      await page.waitForFunction(
+        (pos) => document.querySelector(".tree-row.in-view")?.getAttribute("data-pos") === pos,
+        top,
+      );
+      expect(await page.locator(".tree-row.in-view").isVisible()).toBe(true);
+      expect(log.errors).toEqual([]);
+      await page.close();
+    });
   });
 });

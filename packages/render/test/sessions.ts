@@ -32,16 +32,27 @@ export const HEADER: SessionHeader = {
 export const PNG_1PX =
   "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==";
 
-function chain(bodies: Obj[], start = 1, parent: string | null = null): AnyEntry[] {
+/**
+ * Entries, each the child of the one before (the first of `parent`), with the ids they are
+ * written with (`e<7 digits>`); an entry's time is minute <its id's number>. An entry added
+ * anywhere, with an id of its own, changes no other entry's id or time.
+ */
+function chain(bodies: (Obj & { id: string })[], parent: string | null = null): AnyEntry[] {
   const out: AnyEntry[] = [];
   let prev = parent;
-  bodies.forEach((body, k) => {
-    const id = `e${String(start + k).padStart(7, "0")}`;
-    const { type, ...rest } = body;
-    out.push({ type, id, parentId: prev, timestamp: iso(start + k), ...rest } as AnyEntry);
+  for (const { type, id, ...rest } of bodies) {
+    out.push({ type, id, parentId: prev, timestamp: iso(Number(id.slice(1))), ...rest } as AnyEntry);
     prev = id;
-  });
+  }
   return out;
+}
+
+/** Entries as {@link chain} makes them, numbered from `start` (ids `e<7 digits>`) in order. */
+function numberedChain(bodies: Obj[], start = 1, parent: string | null = null): AnyEntry[] {
+  return chain(
+    bodies.map((body, k) => ({ ...body, id: `e${String(start + k).padStart(7, "0")}` })),
+    parent,
+  );
 }
 
 /**
@@ -51,9 +62,10 @@ function chain(bodies: Obj[], start = 1, parent: string | null = null): AnyEntry
  */
 export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[] } {
   const main = chain([
-    { type: "model_change", provider: "anthropic", modelId: "claude-sonnet-4-5" },
-    { type: "thinking_level_change", thinkingLevel: "high" },
+    { id: "e0000001", type: "model_change", provider: "anthropic", modelId: "claude-sonnet-4-5" },
+    { id: "e0000002", type: "thinking_level_change", thinkingLevel: "high" },
     {
+      id: "e0000003",
       type: "message",
       message: {
         role: "user",
@@ -65,6 +77,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000004",
       type: "message",
       message: {
         role: "assistant",
@@ -87,6 +100,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000005",
       type: "message",
       message: {
         role: "toolResult",
@@ -98,6 +112,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000006",
       type: "message",
       message: {
         role: "assistant",
@@ -119,6 +134,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000007",
       type: "message",
       message: {
         role: "toolResult",
@@ -130,6 +146,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000008",
       type: "message",
       message: {
         role: "bashExecution",
@@ -142,6 +159,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000009",
       type: "message",
       message: {
         role: "custom",
@@ -152,6 +170,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000010",
       type: "message",
       message: {
         role: "hookMessage",
@@ -162,6 +181,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000011",
       type: "message",
       message: {
         role: "system",
@@ -171,6 +191,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000012",
       type: "message",
       message: {
         role: "branchSummary",
@@ -180,6 +201,7 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
       },
     },
     {
+      id: "e0000013",
       type: "message",
       message: {
         role: "compactionSummary",
@@ -188,34 +210,47 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
         timestamp: ms(13),
       },
     },
-    { type: "message", message: { role: "critic", verdict: "looks fine", timestamp: ms(14) } },
     {
+      id: "e0000014",
+      type: "message",
+      message: { role: "critic", verdict: "looks fine", timestamp: ms(14) },
+    },
+    {
+      id: "e0000015",
       type: "compaction",
       summary: "## Goal\nFix the limit.\n\n## Done\nThe check uses >=.",
       firstKeptEntryId: "e0000005",
       tokensBefore: 18250,
       details: { readFiles: ["src/limit.ts"], modifiedFiles: ["src/limit.ts"] },
     },
-    { type: "custom", customType: "todo-state", data: { open: 1, done: 3 } },
+    { id: "e0000016", type: "custom", customType: "todo-state", data: { open: 1, done: 3 } },
     {
+      id: "e0000017",
       type: "custom_message",
       customType: "ci-status",
       content: "CI is green on main.",
       display: false,
       details: { run: 7 },
     },
-    { type: "label", targetId: "e0000004", label: "plan" },
-    { type: "session_info", name: "limit fix" },
+    { id: "e0000018", type: "label", targetId: "e0000004", label: "plan" },
+    { id: "e0000019", type: "session_info", name: "limit fix" },
     {
+      id: "e0000020",
       type: "usage",
       kind: "title-generation",
       provider: "openai",
       model: "gpt-4.1-mini",
       usage: { ...usage, input: 300, output: 12 },
     },
-    { type: "context_edit", targetId: "e0000003", replacement: { content: "Fix the limit check." } },
-    { type: "future_thing", payload: { x: 1 } },
     {
+      id: "e0000021",
+      type: "context_edit",
+      targetId: "e0000003",
+      replacement: { content: "Fix the limit check." },
+    },
+    { id: "e0000022", type: "future_thing", payload: { x: 1 } },
+    {
+      id: "e0000023",
       type: "message",
       message: {
         role: "assistant",
@@ -233,10 +268,12 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
   const side = chain(
     [
       {
+        id: "e0000040",
         type: "message",
         message: { role: "user", content: "Try a Redis counter instead.", timestamp: ms(40) },
       },
       {
+        id: "e0000041",
         type: "message",
         message: {
           role: "assistant",
@@ -250,17 +287,17 @@ export function everyKindSession(): { header: SessionHeader; entries: AnyEntry[]
         },
       },
     ],
-    40,
     "e0000004",
   );
   const summary = chain(
-    [{ type: "branch_summary", fromId: "e0000041", summary: "Tried Redis; dropped." }],
-    42,
+    [{ id: "e0000042", type: "branch_summary", fromId: "e0000041", summary: "Tried Redis; dropped." }],
     "e0000004",
   );
-  const label = chain([{ type: "label", targetId: "e0000041", label: "redis" }], 43, "e0000041");
-  // File order: the side branch first, the main line last (its last entry is the leaf).
-  const entries = [...main.slice(0, 4), ...side, ...summary, ...label, ...main.slice(4)];
+  const label = chain([{ id: "e0000043", type: "label", targetId: "e0000041", label: "redis" }], "e0000041");
+  // File order: the main line to the branch point, the side branch, then the rest of the main
+  // line (its last entry is the leaf).
+  const branchPoint = main.findIndex((e) => e.id === "e0000004") + 1;
+  const entries = [...main.slice(0, branchPoint), ...side, ...summary, ...label, ...main.slice(branchPoint)];
   return { header: HEADER, entries };
 }
 
@@ -284,10 +321,12 @@ export function payloadSession(): { header: SessionHeader; entries: AnyEntry[] }
   const all = Object.values(PAYLOADS).join("\n");
   const entries = chain([
     {
+      id: "e0000001",
       type: "message",
       message: { role: "user", content: [{ type: "text", text: `user ${all}` }], timestamp: ms(1) },
     },
     {
+      id: "e0000002",
       type: "message",
       message: {
         role: "assistant",
@@ -305,6 +344,7 @@ export function payloadSession(): { header: SessionHeader; entries: AnyEntry[] }
       },
     },
     {
+      id: "e0000003",
       type: "message",
       message: {
         role: "toolResult",
@@ -323,9 +363,9 @@ export function payloadSession(): { header: SessionHeader; entries: AnyEntry[] }
         timestamp: ms(3),
       },
     },
-    { type: "label", targetId: "e0000003", label: `label ${PAYLOADS.script}` },
-    { type: "session_info", name: `name ${PAYLOADS.endScript}` },
-    { type: `type${PAYLOADS.script}`, data: all },
+    { id: "e0000004", type: "label", targetId: "e0000003", label: `label ${PAYLOADS.script}` },
+    { id: "e0000005", type: "session_info", name: `name ${PAYLOADS.endScript}` },
+    { id: "e0000006", type: `type${PAYLOADS.script}`, data: all },
   ]);
   return { header: { ...HEADER, cwd: `/tmp/${PAYLOADS.endScript}` }, entries };
 }
@@ -480,4 +520,149 @@ export function largeSession(count: number, seed = 1): { header: SessionHeader; 
     }
   }
   return { header: { ...HEADER, id: "019a4c1e-0000-7000-8000-00000000b160" }, entries };
+}
+
+/** The one-line change inside a six-line edit, as pi's edit tool stores its diff (`details.diff`). */
+export const PI_EDIT_DIFF = [
+  "    ...",
+  "  3 ",
+  "  4 export function allow(n: number): boolean {",
+  "  5   // inclusive: the tenth request is allowed",
+  "- 6   return n > LIMIT;",
+  "+ 6   return n <= LIMIT;",
+  "  7 }",
+  "  8 ",
+  "    ...",
+].join("\n");
+
+/**
+ * What reading a session is about: two parallel reads answered in the other order, an edit
+ * whose result holds pi's diff, an edit in the older argument shape without one, coloured bash
+ * output with a screen-clearing escape, a 117 KB line, Markdown with a nested list and a link
+ * with parentheses, and an abandoned branch with a secret in it (for `--leaf`).
+ */
+export function readingSession(): { header: SessionHeader; entries: AnyEntry[] } {
+  const assistant = (content: Obj[], i: number) => ({
+    type: "message",
+    message: {
+      role: "assistant",
+      content,
+      api: "anthropic-messages",
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      usage,
+      stopReason: "toolUse",
+      timestamp: ms(i),
+    },
+  });
+  const result = (toolCallId: string, toolName: string, text: string, i: number, details?: Obj) => ({
+    type: "message",
+    message: {
+      role: "toolResult",
+      toolCallId,
+      toolName,
+      content: [{ type: "text", text }],
+      ...(details ? { details } : {}),
+      isError: false,
+      timestamp: ms(i),
+    },
+  });
+  const main = numberedChain([
+    {
+      type: "message",
+      message: {
+        role: "user",
+        content: "The tenth request is refused; fix it. Is this right?",
+        timestamp: ms(1),
+      },
+    },
+    assistant(
+      [
+        { type: "toolCall", id: "call_a", name: "read", arguments: { path: "src/limit.ts" } },
+        { type: "toolCall", id: "call_b", name: "read", arguments: { path: "src/greet.py" } },
+      ],
+      2,
+    ),
+    result("call_b", "read", 'def greet(name):\n    return f"Hello {name}"', 3),
+    result("call_a", "read", "export const LIMIT = 10;\nexport function allow(n: number) {}", 4),
+    assistant(
+      [
+        {
+          type: "toolCall",
+          id: "call_edit",
+          name: "edit",
+          arguments: {
+            path: "src/limit.ts",
+            edits: [{ oldText: "return n > LIMIT;", newText: "return n <= LIMIT;" }],
+          },
+        },
+      ],
+      5,
+    ),
+    result("call_edit", "edit", "Successfully replaced 1 block(s) in src/limit.ts.", 6, {
+      diff: PI_EDIT_DIFF,
+      patch: "",
+      firstChangedLine: 6,
+    }),
+    assistant(
+      [
+        {
+          type: "toolCall",
+          id: "call_legacy",
+          name: "edit",
+          arguments: { path: "src/greet.py", oldText: "a\nb\nc\nd\ne\nf", newText: "a\nb\nC\nd\ne\nf" },
+        },
+        { type: "toolCall", id: "call_test", name: "bash", arguments: { command: "npm test" } },
+        { type: "toolCall", id: "call_long", name: "bash", arguments: { command: "cat one-line.json" } },
+      ],
+      7,
+    ),
+    result("call_legacy", "edit", "Successfully replaced 1 block(s) in src/greet.py.", 8),
+    result(
+      "call_test",
+      "bash",
+      "\u001b[32m✓ 12 passed\u001b[0m \u001b[1;31m✗ 1 failed\u001b[0m \u001b[2Jafter",
+      9,
+    ),
+    result("call_long", "bash", "x".repeat(117_000), 10),
+    {
+      type: "message",
+      message: {
+        role: "assistant",
+        content: [
+          {
+            type: "text",
+            text: "Fixed ✅. It is done:\n\n1. `allow` takes the tenth\n   - the check is `n <= LIMIT`\n     - tested\n2. greeting\n\nSee [the docs (v2)](https://example.com/docs_(v2)) and this is it.",
+          },
+        ],
+        api: "anthropic-messages",
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        usage,
+        stopReason: "stop",
+        timestamp: ms(11),
+      },
+    },
+  ]);
+  // An abandoned branch from the first user message.
+  const side = numberedChain(
+    [
+      {
+        type: "message",
+        message: {
+          role: "assistant",
+          content: [{ type: "text", text: "Abandoned: the deploy key is SIDE-BRANCH-SECRET." }],
+          api: "anthropic-messages",
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          usage,
+          stopReason: "stop",
+          timestamp: ms(30),
+        },
+      },
+    ],
+    30,
+    (main[0] as AnyEntry).id,
+  );
+  return { header: HEADER, entries: [...main, ...side] };
 }

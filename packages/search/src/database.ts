@@ -9,6 +9,7 @@
  */
 import type {
   EntryDocument,
+  FileTouch,
   IndexTexts,
   QueryTerm,
   TextField,
@@ -90,7 +91,12 @@ export interface EntryRow {
   indexed: IndexTexts;
   onBranch: boolean;
   usage: UsageRow | undefined;
+  /** The files its tool calls read, edit or write (file activity). */
+  touches: readonly StoredTouch[];
 }
+
+/** What the database keeps of a file touch: the tool, the action and the resolved path. */
+export type StoredTouch = Pick<FileTouch, "tool" | "action" | "path">;
 
 /** Session-level facts filters use; added to, never removed from, on append. */
 export interface Facets {
@@ -207,6 +213,64 @@ export interface UsageSession {
   usage: UsageRow[];
 }
 
+/** Which file touches to read (see {@link SessionDatabase.touches}). */
+export interface TouchQuery {
+  /** Touches of this absolute path, and of every path under it (a directory). */
+  path?: string;
+  /** Only this session file's touches. */
+  sessionPath?: string;
+  /** Touches on abandoned branches too (default: the current branch only). */
+  allBranches?: boolean;
+}
+
+/** One stored file touch, with what the database knows of its entry. */
+export interface TouchRow extends StoredTouch {
+  /** The session file. */
+  sessionPath: string;
+  ordinal: number;
+  entryId: string | null;
+  /** Line of the entry in its file (1-based). */
+  line: number;
+  timeMs: number | null;
+  onBranch: boolean;
+}
+
+/** A session file whose entries are not all scanned for secrets yet. */
+export interface SecretScanTodo extends FileIdentity {
+  path: string;
+  /** The first entry (ordinal) not scanned. */
+  from: number;
+  /** Entries indexed. */
+  entries: number;
+}
+
+/** Where an entry's line is in its file. */
+export interface EntrySlot {
+  ordinal: number;
+  line: number;
+  offset: number;
+  length: number;
+}
+
+/** Secret marks of a file's entries `[from, to)`, written only if the file is still as scanned. */
+export interface SecretMarksUpdate {
+  path: string;
+  /** The file's identity when its entries were read: marks of a file changed since are dropped. */
+  identity: FileIdentity;
+  from: number;
+  to: number;
+  marks: { ordinal: number; kind: string; count: number }[];
+}
+
+/** A session file's secret marks. */
+export interface SecretMarks {
+  path: string;
+  /** Secrets by kind, in the entries scanned. */
+  kinds: Record<string, number>;
+  /** Every entry indexed was scanned. */
+  complete: boolean;
+}
+
 export interface SessionDatabase {
   /** Which backend answers (e.g. `sqlite (node:sqlite)`). */
   readonly backend: string;
@@ -249,6 +313,19 @@ export interface SessionDatabase {
    * (see {@link UsageSumQuery}); files without usage in it have no sums.
    */
   usageSums(query: UsageSumQuery): UsageSum[];
+  /** Session files not wholly scanned for secrets. */
+  secretScanTodo(): SecretScanTodo[];
+  /** Where the entries of a file from `fromOrdinal` are (at most `limit`), in order. */
+  entrySlots(path: string, fromOrdinal: number, limit: number): EntrySlot[];
+  /**
+   * Stores the secret marks of a file's entries `[from, to)` and that they were scanned, in
+   * one transaction; false (nothing written) when the file's row changed since `identity`.
+   */
+  addSecretMarks(update: SecretMarksUpdate): boolean;
+  /** Every session file with secrets found, or not wholly scanned. */
+  secretMarks(): SecretMarks[];
+  /** Stored file touches (file activity), in file and entry order. */
+  touches(query: TouchQuery): TouchRow[];
   /**
    * Tidies the storage after a bulk write (a build) so queries read it fast: for SQLite, the
    * word index's segments merged into one. One transaction of its own; not inside a batch.

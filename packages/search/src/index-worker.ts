@@ -8,9 +8,15 @@
  * writer is.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import { packRows, packedKiB } from "./packed-rows.js";
 import { type RowSink, readWhole } from "./read-file.js";
-import { type ReadAheadData, type ReadAheadMessage, SENT, TAKEN, WAITING } from "./read-ahead-protocol.js";
+import {
+  type ReadAheadData,
+  type ReadAheadMessage,
+  SENT,
+  TAKEN,
+  WAITING,
+  rowsKiB,
+} from "./read-ahead-protocol.js";
 
 function run(data: ReadAheadData): void {
   const control = new Int32Array(data.control);
@@ -18,9 +24,8 @@ function run(data: ReadAheadData): void {
   data.files.forEach((f, file) => {
     const sink: RowSink = {
       add(rows) {
-        const packed = packRows(rows);
-        const kib = packedKiB(packed);
-        send({ file, kind: "rows", rows: packed, kib });
+        const kib = rowsKiB(rows);
+        send({ file, kind: "rows", rows: [...rows], kib });
         Atomics.add(control, SENT, kib);
         // Wait while the writer holds more than the limit of what was sent.
         for (;;) {

@@ -17,6 +17,16 @@ export {
   openSearchDatabase,
 } from "./search.js";
 export type {
+  FileActivityOptions,
+  FileTouchHit,
+  SessionTouches,
+  TouchedFile,
+} from "./file-activity.js";
+export { secretDetector } from "./secrets/detector.js";
+export { type SecretFinding, maskSecret, maskedPreview, redactSecrets } from "./secrets/scan.js";
+export { type SecretCounter, secretCounter } from "./secrets/text-scan.js";
+export type { SecretScanOptions, SecretScanStats } from "./secrets/marks.js";
+export type {
   CandidateRow,
   Candidates,
   EntryRow,
@@ -28,7 +38,14 @@ export type {
   SearchRequest,
   SessionDatabase,
   SessionMeta,
+  EntrySlot,
+  SecretMarks,
+  SecretMarksUpdate,
+  SecretScanTodo,
   StoredFile,
+  StoredTouch,
+  TouchQuery,
+  TouchRow,
   UsageSession,
   WriteMode,
 } from "./database.js";
@@ -47,8 +64,8 @@ export {
   PROBE_BYTES,
   type ReadResult,
   type RowSink,
-  headOf,
+  headProbe,
   readAppended,
   readWhole,
-  tailBefore,
+  tailProbe,
 } from "./read-file.js";

@@ -7,12 +7,13 @@
  *
  * Use {@link syncStore} before every query: the warm check costs a stat per file.
  */
+import { isObject } from "@pi-session/format";
 import { type StoreFile, listStoreFiles } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
 import type { FileIdentity, IndexedFile, SessionDatabase, StoredFile } from "./database.js";
 import { availableParallelism } from "node:os";
 import { ReadAhead, ReadAheadLostError } from "./read-ahead.js";
-import { PROBE_BYTES, type ReadResult, headOf, readAppended, readWhole, tailBefore } from "./read-file.js";
+import { PROBE_BYTES, type ReadResult, headProbe, readAppended, readWhole, tailProbe } from "./read-file.js";
 
 /**
  * Bytes read per write transaction (several files each): FTS5 writes one index segment per
@@ -147,8 +148,8 @@ async function indexFile(
     }
     return;
   }
-  const head = headOf(st.path, st.size);
-  const tail = known ? tailBefore(st.path, known.indexedOffset) : new Uint8Array(0);
+  const head = headProbe(st.path, st.size);
+  const tail = known ? tailProbe(st.path, known.indexedOffset) : new Uint8Array(0);
   let current: IndexedFile | undefined;
   const writer = db.beginFile(st.path, (row) => {
     if (row && sameIdentity(row, st)) return undefined;
@@ -299,10 +300,6 @@ export async function syncStore(
 }
 
 /** An error of a file system call (`EACCES`, `EIO`, ...): it has a code and names the call. */
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
 function isFsError(error: unknown): boolean {
   const e = error as { code?: unknown; syscall?: unknown } | null;
   return typeof e?.code === "string" && typeof e.syscall === "string";

@@ -5,7 +5,8 @@
  * `node:worker_threads` with it) into a process that only reads files in-process.
  */
 import type { MessagePort } from "node:worker_threads";
-import type { PackedRows } from "./packed-rows.js";
+import type { EntryRow } from "./database.js";
+import { TEXT_FIELDS } from "./documents/index.js";
 import type { ReadResult } from "./read-file.js";
 
 /** What the worker is started with. */
@@ -19,7 +20,7 @@ export interface ReadAheadData {
 
 /** A message of the worker, about file `file` (its index in `files`). */
 export type ReadAheadMessage =
-  | { file: number; kind: "rows"; rows: PackedRows; kib: number }
+  | { file: number; kind: "rows"; rows: EntryRow[]; kib: number }
   | { file: number; kind: "branch"; changes: { ordinal: number; onBranch: boolean }[] }
   | { file: number; kind: "facets"; tools: string[]; models: string[]; files: string[] }
   | { file: number; kind: "done"; read: ReadResult }
@@ -28,6 +29,14 @@ export type ReadAheadMessage =
       kind: "error";
       error: { name: string; message: string; code?: string; syscall?: string };
     };
+
+/** Row text in KiB: the index texts the writer holds until it has written the rows. */
+export function rowsKiB(rows: readonly EntryRow[]): number {
+  let chars = 0;
+  for (const { indexed } of rows)
+    for (const field of TEXT_FIELDS) chars += indexed.texts[field].length + indexed.parts[field].length;
+  return Math.ceil(chars / 1024);
+}
 
 export const SENT = 0;
 export const TAKEN = 1;

@@ -12,7 +12,6 @@ import { fileURLToPath } from "node:url";
 import type { MessagePort, Worker } from "node:worker_threads";
 import type { StoreFile } from "@pi-session/node-store";
 import { type ReadAheadData, type ReadAheadMessage, TAKEN, WAITING } from "./read-ahead-protocol.js";
-import { unpackRows } from "./packed-rows.js";
 import type { ReadResult, RowSink } from "./read-file.js";
 
 /** Row text the worker may hold ready beyond what was written (KiB). */
@@ -153,7 +152,7 @@ export class ReadAhead {
         throw new Error(`index worker: message for file ${m.file} while reading ${index}`);
       switch (m.kind) {
         case "rows":
-          sink.add(unpackRows(m.rows));
+          sink.add(m.rows);
           this.taken(m.kib);
           break;
         case "branch":

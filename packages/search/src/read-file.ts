@@ -8,24 +8,37 @@
  * from where it was indexed last.
  */
 import type { JsonRecord, SessionHeader, SessionRecord } from "@pi-session/format";
-import { isValidSessionHeader, rawRecordValue, sessionInfoName, splitSession } from "@pi-session/format";
+import {
+  contentText,
+  indexRoleOf,
+  isObject,
+  isValidSessionHeader,
+  rawRecordValue,
+  sessionInfoName,
+  splitSession,
+} from "@pi-session/format";
 import { migrateRecords } from "@pi-session/migrate";
 import { recordObject, streamSessionRecordsSync } from "@pi-session/node-store";
 import { readFileBytes } from "@pi-session/node-store/internal";
+import { homedir } from "node:os";
 import type { EntryRow, FileWriter, IndexedFile, SessionMeta } from "./database.js";
 import {
   type TreeLink,
-  contentText,
   currentBranchFlags,
   entryDocument,
   extendsBranch,
+  fileTouches,
   indexTexts,
+  resolveTouchPath,
   sessionParent,
   usageRow,
 } from "./documents/index.js";
 
 /** Bytes kept of a file's start and of the end of what was indexed, to tell growth from a rewrite. */
 export const PROBE_BYTES = 256;
+
+/** What `~` in a tool-call path stands for: this machine's home (where pi ran, for a local store). */
+const HOME = homedir();
 
 /** Entries held before they are written (a file with more is written in parts, its branch flags fixed after). */
 const BATCH = 512;
@@ -47,30 +60,15 @@ export interface ReadResult {
   bytesRead: number;
 }
 
-export function headOf(path: string, size: number): Uint8Array {
+/** A file's head probe: its first {@link PROBE_BYTES} bytes (fewer in a shorter file). */
+export function headProbe(path: string, size: number): Uint8Array {
   return readFileBytes(path, 0, Math.min(PROBE_BYTES, size));
 }
 
-export function tailBefore(path: string, offset: number): Uint8Array {
+/** A file's tail probe: the {@link PROBE_BYTES} bytes before `offset` (fewer near its start). */
+export function tailProbe(path: string, offset: number): Uint8Array {
   const start = Math.max(0, offset - PROBE_BYTES);
   return readFileBytes(path, start, offset - start);
-}
-
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Resolves a tool-call path against the session's cwd, as text (no filesystem). */
-function resolveAgainst(cwd: string, path: string): string | undefined {
-  if (path.startsWith("/") || cwd === "" || !cwd.startsWith("/")) return undefined;
-  const parts = cwd.split("/");
-  for (const seg of path.split("/")) {
-    if (seg === "" || seg === ".") continue;
-    if (seg === "..") {
-      if (parts.length > 1) parts.pop();
-    } else parts.push(seg);
-  }
-  return parts.join("/") || "/";
 }
 
 /** What indexing a file accumulates besides its rows. */
@@ -109,7 +107,7 @@ export class FileState {
         const t = typeof message?.timestamp === "number" ? message.timestamp : (doc.time ?? Number.NaN);
         if (t > this.maxMessageTime) this.maxMessageTime = t;
       }
-    } else if (doc.type === "session_info") {
+    } else if (indexRoleOf(doc.type) === "name") {
       m.name = sessionInfoName(entry) ?? null;
     }
     if (doc.errored) m.errored = true;
@@ -134,6 +132,11 @@ export class FileState {
       indexed: indexTexts(doc),
       onBranch: true,
       usage,
+      touches: fileTouches(entry, { cwd: m.cwd, home: HOME }).map(({ tool, action, path }) => ({
+        tool,
+        action,
+        path,
+      })),
     });
     if (this.pending.length >= BATCH) this.flush();
   }
@@ -162,12 +165,9 @@ export class FileState {
       this.flush();
       if (!extendsBranch(previousLeaf, this.links)) this.recomputeBranch();
     }
-    // Paths as written and, when relative, resolved against the cwd (each distinct one once).
+    // Paths as written and as resolved against the cwd (each distinct one once).
     const files = new Set(this.files);
-    for (const f of this.files) {
-      const abs = resolveAgainst(this.meta.cwd, f);
-      if (abs) files.add(abs);
-    }
+    for (const f of this.files) files.add(resolveTouchPath(f, { cwd: this.meta.cwd, home: HOME }));
     this.writer.addFacets({ tools: this.tools, models: this.models, files });
     const m = this.meta;
     m.entryCount = this.nextOrdinal;
@@ -310,8 +310,8 @@ export function readWhole(
     nextLine: progress.nextLine,
     version: state ? Math.max(1, version) : 0,
     meta,
-    head: head ?? headOf(path, size),
-    tail: tailBefore(path, progress.offset),
+    head: head ?? headProbe(path, size),
+    tail: tailProbe(path, progress.offset),
     bytesRead: readStats.bytesRead,
   };
 }
@@ -347,7 +347,7 @@ export function readAppended(
     version: current.version,
     meta: state.finish(mtimeMs, meta.leafId, meta.entryCount),
     head: current.head,
-    tail: tailBefore(path, progress.offset),
+    tail: tailProbe(path, progress.offset),
     bytesRead: readStats.bytesRead,
   };
 }

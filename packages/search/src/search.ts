@@ -9,6 +9,7 @@
  *
  * Use {@link openSearchDatabase}; see the README for an example.
  */
+import { hash } from "node:crypto";
 import { mkdirSync, renameSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
@@ -16,6 +17,7 @@ import type {
   CandidateRow,
   SearchFilters,
   SearchRequest,
+  SecretMarks,
   SessionDatabase,
   SessionMeta,
   UsageSum,
@@ -34,7 +36,15 @@ import {
   parseQuery,
   snippetOf,
 } from "./documents/index.js";
+import {
+  type FileActivityOptions,
+  type SessionTouches,
+  type TouchedFile,
+  fileActivity,
+  sessionFiles,
+} from "./file-activity.js";
 import { type SyncOptions, type SyncStats, readEntryLine, syncStore } from "./indexer.js";
+import { type SecretScanOptions, type SecretScanStats, scanSecretMarks } from "./secrets/marks.js";
 import { NewerSchemaError, isCorruptionError, openSqliteDatabase } from "./sqlite/open.js";
 
 export interface OpenSearchOptions {
@@ -142,16 +152,9 @@ function projectDirOf(root: string, path: string): string {
   return dir === root ? "" : basename(dir);
 }
 
-/** FNV-1a of a string, twice (two seeds), as 16 hex digits: names the database of a root. */
+/** The first 64 bits of the SHA-256 of a root's path, as 16 hex digits: names its database. */
 function rootKey(root: string): string {
-  let a = 0x811c9dc5;
-  let b = 0x01000193 ^ 0x5bd1e995;
-  for (let i = 0; i < root.length; i++) {
-    const c = root.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193) >>> 0;
-    b = Math.imul(b ^ c, 0x01000193 + 2) >>> 0;
-  }
-  return a.toString(16).padStart(8, "0") + b.toString(16).padStart(8, "0");
+  return hash("sha256", root, "hex").slice(0, 16);
 }
 
 /** The database file of a sessions root. */
@@ -482,6 +485,29 @@ export class SearchDatabase {
       }
     }
     return length;
+  }
+
+  /** The sessions that touched `path` (absolute) or a path under it, newest first (call {@link sync} first). */
+  fileActivity(path: string, options: FileActivityOptions = {}): Promise<SessionTouches[]> {
+    return this.recovering(() => fileActivity(this.db, path, options), true);
+  }
+
+  /** The files one session file touched, changes first (call {@link sync} first). */
+  sessionFiles(sessionPath: string, options: FileActivityOptions = {}): Promise<TouchedFile[]> {
+    return this.recovering(() => sessionFiles(this.db, sessionPath, options), true);
+  }
+
+  /**
+   * Scans the entries not scanned yet for secrets and stores their marks (call {@link sync}
+   * first). Slow the first time over a large store; then only what was appended.
+   */
+  scanSecrets(options: SecretScanOptions): Promise<SecretScanStats> {
+    return this.recovering(() => scanSecretMarks(this.db, options), true);
+  }
+
+  /** The session files with secrets found, or not wholly scanned (see {@link scanSecrets}). */
+  secretMarks(): Promise<SecretMarks[]> {
+    return this.recovering(() => this.db.secretMarks(), true);
   }
 
   /** Bytes the database takes on disk (0 in memory). */

@@ -7,3 +7,4 @@ export * from "./fixtures.js";
 export * from "./arbitraries.js";
 export * from "./sessions.js";
 export * from "./corrupt.js";
+export * from "./secrets.js";

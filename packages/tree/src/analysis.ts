@@ -5,7 +5,7 @@
  * `diagnostics`, `cycles` or `getTree()` and keeps the result until the entries change. O(n),
  * iterative: a corrupt file gives diagnostics, never a hang.
  */
-import type { DiagnosticCode, DiagnosticSeverity } from "@pi-session/format";
+import { type DiagnosticCode, type DiagnosticSeverity, indexRoleOf } from "@pi-session/format";
 import type { IdTable } from "./id-table.js";
 import type { EntryPositions } from "./positions.js";
 import type { IndexableEntry } from "./session-index.js";
@@ -107,7 +107,7 @@ export function analyzeStructure<E extends IndexableEntry>(input: AnalysisInput<
       }
     }
     parentSlot[slot] = parent;
-    if (entry.type === "label") {
+    if (indexRoleOf(entry.type) === "label") {
       const target = (entry as { targetId?: unknown }).targetId;
       if (typeof target === "string" && slotOf.find(target) === -1) {
         found.push({

@@ -10,6 +10,10 @@
  * ids collide. Every probe sequence is therefore bounded: the first one longer than
  * {@link MAX_PROBE} moves the table to a `Map` (V8's hash is seeded), keeping every operation
  * O(1) expected whatever the input.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 
 import { idHash } from "@pi-session/format";

@@ -11,6 +11,7 @@ export {
   createIndex,
 } from "./session-index.js";
 export type { EntryPosition } from "./positions.js";
-export type { SessionTreeNode } from "./tree-view.js";
+export { type SessionTreeNode, timeKey } from "./tree-view.js";
 export type { ParentCycle, TreeDiagnostic } from "./analysis.js";
 export { type SlotSource, SlotIndex } from "./slot-index.js";
+export { type Divergence, branchPair, divergence, leavesOf } from "./divergence.js";

@@ -13,7 +13,13 @@
  * map (`byId`), the children lists, the structural analysis (`analysis.ts`) and the tree
  * (`tree-view.ts`) are built on first use and then kept up to date.
  */
-import { type SessionEntry, type SessionRecord, isObject, sessionInfoName } from "@pi-session/format";
+import {
+  type SessionEntry,
+  type SessionRecord,
+  indexRoleOf,
+  isObject,
+  sessionInfoName,
+} from "@pi-session/format";
 import { type Analysis, type ParentCycle, type TreeDiagnostic, analyzeStructure } from "./analysis.js";
 import { IdTable } from "./id-table.js";
 import { type EntryPosition, EntryPositions } from "./positions.js";
@@ -150,10 +156,11 @@ export class SessionIndex<E extends IndexableEntry = SessionEntry> {
     if (this.#byId !== undefined) this.#byId.set(id, entry);
     if (this.#children !== undefined) addChild(this.#children, entry);
     this.#leafId = id;
-    if (entry.type === "label") this.#applyLabel(item);
-    else if (entry.type === "session_info") {
-      this.#sessionName = sessionInfoName(item);
-    }
+    // What the index keeps of an entry is its index role's (format's registry).
+    const role = indexRoleOf(entry.type);
+    if (role === "label") this.#applyLabel(item);
+    else if (role === "name") this.#sessionName = sessionInfoName(item);
+    else role satisfies "none";
   }
 
   #applyLabel(entry: Record<string, unknown>): void {

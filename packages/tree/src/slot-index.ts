@@ -11,7 +11,7 @@
  * after the open) and makes it the leaf, {@link SlotIndex.setLeaf} moves the leaf (pi's
  * `branch`, `resetLeaf`). Pure: the source is the caller's (it never sees bytes).
  */
-import { sessionInfoName } from "@pi-session/format";
+import { indexRoleOf, sessionInfoName } from "@pi-session/format";
 import { type IdKeys, IdTable } from "./id-table.js";
 import { applyLabelEntry } from "./session-index.js";
 
@@ -79,8 +79,7 @@ export class SlotIndex {
     this.#leafSlot = leaf;
     for (const { slot, entry } of meta) {
       if (!source.hasId(slot)) continue;
-      if (entry.type === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
-      else if (entry.type === "session_info") this.#sessionName = sessionInfoName(entry);
+      this.#keep(entry);
     }
   }
 
@@ -93,8 +92,15 @@ export class SlotIndex {
     if (!this.#source.hasId(slot)) return;
     if (!this.#table.add(slot)) this.#hasDuplicates = true;
     this.#leafSlot = slot;
-    if (entry?.type === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
-    else if (entry?.type === "session_info") this.#sessionName = sessionInfoName(entry);
+    if (entry !== undefined) this.#keep(entry);
+  }
+
+  /** What the index keeps of an entry: its index role's (format's registry) label or name. */
+  #keep(entry: Record<string, unknown>): void {
+    const role = indexRoleOf(entry.type);
+    if (role === "label") applyLabelEntry(this.#labels, this.#labelTimestamps, entry);
+    else if (role === "name") this.#sessionName = sessionInfoName(entry);
+    else role satisfies "none";
   }
 
   /** Moves the leaf to `id` (null: no leaf); pi's `Entry <id> not found` for an unknown id. */
@@ -178,6 +184,19 @@ export class SlotIndex {
       }
     }
     return path.subarray(0, n).reverse();
+  }
+
+  /**
+   * The slot of `slot`'s parent as {@link pathFrom} walks it (the kept occurrence of its
+   * `parentId`), or -1 for none (a root: no, an empty, a missing or its own parent id).
+   */
+  parentSlotOf(slot: number): number {
+    return this.#parentSlot(slot);
+  }
+
+  /** Whether some id is on two slots (then the tree view keeps the last; see `SessionIndex`). */
+  get hasDuplicateIds(): boolean {
+    return this.#hasDuplicates;
   }
 
   /** The root-to-entry slots for `id` (empty when unknown). */

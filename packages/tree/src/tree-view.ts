@@ -56,8 +56,11 @@ export function buildTree<E extends IndexableEntry>(input: TreeInput<E>): Sessio
   return roots;
 }
 
-/** ISO timestamp to ms; invalid or missing timestamps sort after every valid one. */
-function timeKey(entry: IndexableEntry): number {
+/**
+ * How siblings are ordered (a stable sort on it): the entry's ISO timestamp in ms; invalid or
+ * missing timestamps after every valid one.
+ */
+export function timeKey(entry: { timestamp?: unknown }): number {
   const time = typeof entry.timestamp === "string" ? Date.parse(entry.timestamp) : Number.NaN;
   return Number.isNaN(time) ? Number.POSITIVE_INFINITY : time;
 }

@@ -65,7 +65,13 @@ export async function appendTo<T>(
   // The name the SDK's migrating rewrite will give the backup (the first free one).
   const backupPath = version < 3 ? migrationBackupPath(path, version) : null;
   const outcome: AppendOutcome = { path, convertedFrom: version < 3 ? version : null, backupPath };
-  const result = write(path, manager, outcome);
+  let result: T;
+  try {
+    result = write(path, manager, outcome);
+  } finally {
+    // The append's lock and descriptor end with the command (runCli's contract), not the process.
+    manager.close();
+  }
   if (outcome.convertedFrom !== null)
     ctx.io.info(
       oneLineField(`converted v${outcome.convertedFrom} -> v3 to add ${what}; backup: ${backupPath}`),

@@ -183,7 +183,7 @@ class FollowView {
 
   private remember(entry: AnyEntry): void {
     if (typeof entry.id === "string") this.seen.add(entry.id);
-    for (const [id, call] of collectToolCalls([entry])) this.toolCalls.set(id, call);
+    collectToolCalls([entry], this.toolCalls);
   }
 
   private printJson(entry: AnyEntry): void {

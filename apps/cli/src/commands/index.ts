@@ -36,6 +36,7 @@ export const COMMANDS: CommandSpec[] = [
         .option("--since <date>", `Only sessions modified at or after DATE ${SINCE_HELP}`)
         .option("--until <date>", "Only sessions modified before the end of DATE (a day counts whole)")
         .option("--no-cache", "Do not read or write the listing cache (~/.cache/pi-session)")
+        .option("--secrets", "Only sessions holding secrets, with their kinds (see `secrets`)")
         .example("  $ pi-session ls")
         .example("  $ pi-session ls ~/projects/webapp")
         .example("  $ pi-session ls ~/.pi/agent/sessions/--home-u-webapp--/")
@@ -112,6 +113,25 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
     load: async () => (await import("./follow.js")).action,
   },
   {
+    name: "diff",
+    declare: (cli) =>
+      cli
+        .command(
+          "diff <session> [entryA] [entryB]",
+          "Compare two branches: their common ancestor and what each did after it",
+        )
+        .option("--parent", "Compare a fork's current branch with its parent session's")
+        .example("  $ pi-session diff latest")
+        .example("  $ pi-session diff 019a4c1e b2000004 b2000006 --json")
+        .example("  $ pi-session diff latest --parent"),
+    details: `Each side: its entries after the common ancestor, messages by role, tool calls by tool,
+the files it read, edited or wrote, tokens and cost, and how it ended (the last assistant
+message's stop reason). Without entries: the current leaf (left) against the most recent
+other leaf (right). Entry ids may be unique prefixes. --parent compares the fork (right) with
+the session it was forked from (left), entries matched by id.`,
+    load: async () => (await import("./diff.js")).action,
+  },
+  {
     name: "context",
     declare: (cli) =>
       cli
@@ -139,7 +159,10 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
           "md, html, json (the document model) or jsonl (default: from -o, else md)",
         )
         .option("-o, --output <file>", "Write to FILE (Markdown images go beside it) instead of stdout")
-        .option("--leaf <id>", "The branch ending at this entry instead of the session's leaf")
+        .option(
+          "--leaf <id>",
+          "The branch ending at this entry instead of the session's leaf (html: that branch's entries only)",
+        )
         .option("--all-branches", "Every branch, depth first, with branch points marked (jsonl: every entry)")
         .option("--context", "What the model is sent at the leaf (pi's buildSessionContext)")
         .option("--full", "Keep long tool output whole (Markdown)")
@@ -151,8 +174,9 @@ entries not shown yet are printed. Runs until Ctrl-C (exit 0), or until its outp
     details: `Formats:
   md     headings per turn, tool calls and output in fenced blocks, long output cut with a note
          (--full keeps it); with -o, images are written to <name>-images/ beside the file
-  html   one self-contained page: the whole tree, branch switching, pi's /tree filters,
-         search, light and dark; opens offline, no request leaves the page
+  html   one self-contained page: the whole tree (with --leaf, that branch alone), branch
+         switching, pi's /tree filters, phrase search, #<id> links, light and dark; opens
+         offline, no request leaves the page
   json   the render layer's document model of the view (see docs/cli.md)
   jsonl  the branch (or with --all-branches every entry) as valid v3 lines, header first
 --redact prints what it removed, by kind, to stderr.`,
@@ -286,6 +310,58 @@ Exit codes: 0 found, 1 nothing found (or a failure), 2 usage error, 3 files left
     load: async () => (await import("./search.js")).action,
   },
   {
+    name: "files",
+    declare: (cli) =>
+      cli
+        .command(
+          "files [path]",
+          "Which sessions read, edited or wrote a file (or under a directory); --session: one session's files",
+        )
+        .option("--session <session>", "The files this session touched, changes first")
+        .option("--all", "Also touches on abandoned branches (default: each session's current branch)")
+        .option("--no-index", "Do not read or write the session database (index in memory)")
+        .example("  $ pi-session files src/auth.ts")
+        .example("  $ pi-session files ~/projects/app/src --all --json")
+        .example("  $ pi-session files --session latest"),
+    details: `A file is touched by a tool call that reads, edits or writes it: pi's read, edit and write,
+and the file tools of other agents and extensions (Read, Edit, MultiEdit, Write, read_file,
+write_file, edit_file, create_file, the text editor's view/create/str_replace). PATH is
+resolved against the current directory (~ is your home); each call's path against its
+session's cwd. A directory lists the touches of every file under it. Sessions come newest
+first (by their latest touch), each touch with its entry id. Through the session database
+(like search). Exit codes: 0 found, 1 nothing found, 2 usage error.`,
+    load: async () => (await import("./files.js")).action,
+  },
+  {
+    name: "secrets",
+    declare: (cli) =>
+      cli
+        .command(
+          "secrets [...sessions]",
+          "Find credentials in sessions (masked); WRITES the files with --redact --write (atomic, backup kept)",
+        )
+        .option("--all", "Every session file of the store (default: the current project's sessions)")
+        .option("--redact", "Show what replacing the secrets with [REDACTED:<kind>] markers would change")
+        .option(
+          "--write",
+          "With --redact: rewrite each file that holds one (atomic, keeping <file>.bak-<time>)",
+        )
+        .option("--no-backup", "With --redact --write: keep no backup (a backup still holds the secrets)")
+        .option("--no-index", "Do not read or write the session database (every file read)")
+        .example("  $ pi-session secrets --all")
+        .example("  $ pi-session secrets latest --json")
+        .example("  $ pi-session secrets 019a4c1e --redact --write"),
+    details: `Finds API keys and tokens (cloud, code hosts, chat services, LLM providers, payment and
+package registries), private key blocks, connection strings with passwords, bearer tokens,
+JWTs and secret-named assignments in every part of a session, with secretlint's recommended
+rules (see docs/decisions/153-secret-rules.md). Each finding: line, entry id, kind and a preview
+with the secret masked; a secret is never printed, in --json either.
+Sessions as for validate (ids, \`latest\`, paths, directories, --all, or the current project).
+Exit codes: 0 none found (or all replaced with --write); 1 found, or a rewrite failed;
+3 a file or directory could not be read (the rest scanned).`,
+    load: async () => (await import("./secrets.js")).action,
+  },
+  {
     name: "serve",
     declare: (cli) =>
       cli
@@ -301,9 +377,10 @@ Exit codes: 0 found, 1 nothing found (or a failure), 2 usage error, 3 files left
         .example("  $ pi-session serve --open")
         .example("  $ pi-session serve --port 8080 --session-dir ~/backup/sessions")
         .example("  $ pi-session serve --db postgresql://reader@db.internal/pi --source ada@laptop"),
-    details: `Prints the app's URL, with its token, on stdout; runs until Ctrl-C. Every request needs the
-token (kept in a cookie after the first); requests naming another Host or from another site's
-page are refused, and nothing is ever written. Changes on disk appear within a second; with
+    details: `Prints the app's URL, its token in the fragment (#token=...), on stdout; runs until Ctrl-C.
+Every API request needs the token (the page keeps it for this port only, never in a cookie);
+requests naming another Host or from another site's page are refused, and nothing is ever
+written. Changes on disk appear within a second; with
 --db, what a sync sends appears within a few seconds (the database is looked at every 2 s).`,
     load: async () => (await import("./serve.js")).action,
   },

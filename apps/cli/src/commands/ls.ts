@@ -16,20 +16,23 @@
  */
 import { basename, dirname, resolve } from "node:path";
 import { type SessionInfo, listSessionFilesUnder, statPath } from "@pi-session/node-store";
+import { oneLine } from "@pi-session/render";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { shortIds } from "../ids.js";
-import { listSessions } from "../listing.js";
+import { listStoreSessions } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
 import { expandHome } from "../roots.js";
 import { type Cell, type Column, cutText, fitTable } from "../columns.js";
-import { homeOf, oneLine, shortDate, tildePath } from "../text.js";
+import { homeOf, shortDate, tildePath } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
+import { type ScannedMarks, scannedMarks } from "../secret-marks.js";
 
-function infoJson(s: SessionInfo) {
+function infoJson(s: SessionInfo, marks: ScannedMarks | undefined) {
   return {
+    ...(marks ? { secrets: marks.marks.get(s.path)?.kinds ?? {} } : {}),
     path: s.path,
     id: s.id,
     cwd: s.cwd,
@@ -75,7 +78,7 @@ export const action: Action = async (ctx, [dirArg], options) => {
   const root = target && "store" in target ? target.store : found.root;
   const folder = target && "folder" in target ? target.folder : undefined;
   const want = target && "cwd" in target ? target.cwd : resolve(ctx.cwd, cwdOption ?? ".");
-  const listing = await listSessions({
+  const listing = await listStoreSessions({
     root,
     env: ctx.env,
     all: options.all === true || (target !== undefined && "store" in target),
@@ -89,12 +92,18 @@ export const action: Action = async (ctx, [dirArg], options) => {
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
   let infos = listing.sessions;
+  // --secrets: the sessions the session database's secret scan found secrets in.
+  const marks = options.secrets === true ? await scannedMarks(ctx, { persistent: true }) : undefined;
+  if (marks)
+    infos = infos.filter(
+      (s) => marks.marks.has(s.path) && Object.keys(marks.marks.get(s.path)?.kinds ?? {}).length > 0,
+    );
   const before = infos.length;
   if (sinceMs !== undefined) infos = infos.filter((s) => s.modified.getTime() >= sinceMs);
   if (untilMs !== undefined) infos = infos.filter((s) => s.modified.getTime() < untilMs);
   if (limit !== undefined) infos = infos.slice(0, limit);
   if (ctx.json) {
-    ctx.io.printJson(infos.map(infoJson));
+    ctx.io.printJson(infos.map((s) => infoJson(s, marks)));
     return exitCode(skipped, EXIT_OK);
   }
   const home = homeOf(ctx.env);
@@ -142,6 +151,7 @@ export const action: Action = async (ctx, [dirArg], options) => {
     { header: "modified", align: "left", drop: 1 },
     { header: "msgs", align: "right", drop: 3 },
     { header: "id", align: "left" },
+    ...(marks ? [{ header: "secrets", align: "left", cut: "end", minWidth: 8 } as const] : []),
     ...(all ? [{ header: "project", align: "left", drop: 2, cut: "end", minWidth: 10 } as const] : []),
     { header: "session", align: "left", cut: "start", minWidth: 20 },
   ];
@@ -149,6 +159,7 @@ export const action: Action = async (ctx, [dirArg], options) => {
     { text: shortDate(s.modified.getTime()) },
     { text: String(s.messageCount) },
     { text: ids[i] as string, style: c.dim },
+    ...(marks ? [{ text: kindsText(marks.marks.get(s.path)?.kinds ?? {}), style: c.yellow }] : []),
     ...(all ? [{ text: s.cwd ? tildePath(s.cwd, home) : "-" }] : []),
     s.name ? { text: oneLine(s.name, 60), style: c.bold } : { text: oneLine(s.firstMessage, 60) },
   ]);
@@ -160,6 +171,13 @@ export const action: Action = async (ctx, [dirArg], options) => {
   for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);
 };
+
+/** `github 2, aws`: the kinds of secrets found, with their counts above one. */
+function kindsText(kinds: Record<string, number>): string {
+  return Object.entries(kinds)
+    .map(([kind, n]) => (n > 1 ? `${kind} ${n}` : kind))
+    .join(", ");
+}
 
 /** The id a row shows: the header's (pi lists files whose header has no string id: what is there). */
 function displayId(s: SessionInfo): string {

@@ -15,7 +15,7 @@ import { type SessionInfo, statPath } from "@pi-session/node-store";
 import { defaultCacheDir } from "@pi-session/node-store/internal";
 import { entrySummary } from "@pi-session/render";
 import { CliError, UsageError } from "../errors.js";
-import { listSessions } from "../listing.js";
+import { listStoreSessions } from "../listing.js";
 import { loadSession } from "../load.js";
 import { sessionsRoot } from "../locate.js";
 import { type PickerRow, type PickerSource, type PickerTerminal, runPicker } from "../picker.js";
@@ -41,7 +41,7 @@ export const action: Action = async (ctx, [query], options) => {
       "In a script, use `pi-session ls --json` or `pi-session search <query> --files`.",
     );
   const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
-  const listing = await listSessions({ root, env: ctx.env, all: true, cwd: ctx.cwd });
+  const listing = await listStoreSessions({ root, env: ctx.env, all: true, cwd: ctx.cwd });
   const sessions = listing.sessions;
   if (sessions.length === 0) throw new CliError(`no sessions under ${root}`);
   const chosen =

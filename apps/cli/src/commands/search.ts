@@ -212,8 +212,7 @@ async function teamSearcher(ctx: Context, options: Record<string, unknown>): Pro
   const sources = listOption(options, "source", "--source");
   const db = await openTeamDatabase(ctx, url, { readOnly: true });
   return {
-    search: (q, o) =>
-      guarded(ctx, url, () => db.search(q, { ...o, ...(sources.length > 0 ? { sources } : {}) })),
+    search: (q, o) => guarded(() => db.search(q, { ...o, ...(sources.length > 0 ? { sources } : {}) })),
     unreadable: [],
     where: sources.length > 0 ? `${db.location} (${sources.join(", ")})` : db.location,
     // Unique among the sessions shown (the team database has no id neighbours to ask).

@@ -14,7 +14,7 @@ import { isLoopback, startServer } from "@pi-session/web";
 import { UsageError } from "../errors.js";
 import { sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
-import { databaseUrl, guarded, listOption, openTeamDatabase, scrubbed, wantsDatabase } from "../team-db.js";
+import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
 import { VERSION } from "../version.js";
 import { stringOption } from "./common.js";
@@ -53,8 +53,7 @@ async function servedOf(
   ctx: Context,
   options: Record<string, unknown>,
 ): Promise<
-  | { kind: "store"; root: string }
-  | { kind: "database"; url: string | undefined; database: PostgresDatabase; sources: string[] }
+  { kind: "store"; root: string } | { kind: "database"; database: PostgresDatabase; sources: string[] }
 > {
   if (!wantsDatabase(options)) {
     if (options.source !== undefined) throw new UsageError("--source filters a team database: give --db too");
@@ -64,7 +63,7 @@ async function servedOf(
   const url = databaseUrl(options.db, "--db");
   const sources = listOption(options, "source", "--source");
   const database = await openTeamDatabase(ctx, url, { readOnly: true });
-  return { kind: "database", url, database, sources };
+  return { kind: "database", database, sources };
 }
 
 /** A port in use or an address not of this machine, as the usage error it is (exit 2). */
@@ -83,14 +82,13 @@ export const action: Action = async (ctx, _args, options) => {
   const pollRaw = ctx.env.PI_SESSION_SERVE_POLL_MS;
   const pollMs = pollRaw !== undefined && /^\d+$/.test(pollRaw) ? Number(pollRaw) : undefined;
   const served = await servedOf(ctx, options);
-  const url = served.kind === "database" ? served.url : undefined;
   if (!isLoopback(host))
     ctx.io.warn(
       `listening on ${host}: other machines can reach this server; only its token keeps your sessions private`,
     );
   let server: Awaited<ReturnType<typeof startServer>>;
   try {
-    server = await guarded(ctx, url, () =>
+    server = await guarded(() =>
       startServer({
         ...(served.kind === "store"
           ? { root: served.root, env: ctx.env }
@@ -103,8 +101,8 @@ export const action: Action = async (ctx, _args, options) => {
         generator: `pi-session ${VERSION}`,
         ...(pollMs !== undefined ? { pollMs } : {}),
         ...(ctx.env.PI_SESSION_SERVE_POLL_ONLY === "1" ? { pollOnly: true } : {}),
-        // A database's messages come scrubbed of its password; once more here, as typed.
-        onWarning: (m) => ctx.io.warn(scrubbed(m, url, ctx.env)),
+        // A database's messages come scrubbed of its password (and stderr is masked: team-db.ts).
+        onWarning: (m) => ctx.io.warn(m),
       }).catch((error: unknown) => {
         // Before `guarded`, which makes every coded error a failure of the database.
         throw listenUsageError(error, { port, host }) ?? error;

@@ -154,7 +154,7 @@ export const action: Action = async (ctx, [arg], options) => {
     const sources = listOption(options, "source", "--source");
     const db = await openTeamDatabase(ctx, url, { readOnly: true });
     try {
-      const found = await guarded(ctx, url, () =>
+      const found = await guarded(() =>
         db.stats({
           ...statsOptions,
           ...(query.bySource ? { bySource: true } : {}),

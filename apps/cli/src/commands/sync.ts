@@ -86,7 +86,7 @@ export const action: Action = async (ctx, _args, options) => {
     const once = async (signal?: AbortSignal): Promise<PostgresSyncStats> => {
       const progress = ctx.io.progress("syncing");
       try {
-        return await guarded(ctx, url, () =>
+        return await guarded(() =>
           db.sync({
             root,
             source,

@@ -4,6 +4,7 @@
  * label entry per label on a kept entry (with the label's own timestamp). Use it to build the
  * body; the manager writes the header and decides where the file goes.
  */
+import { indexRoleOf } from "@pi-session/format";
 import type { CompactionEntry, LabelEntry, SessionEntry } from "../types.js";
 import { generateId } from "./ids.js";
 
@@ -23,7 +24,8 @@ function chainWithoutLabels(path: readonly SessionEntry[]): SessionEntry[] {
   const pendingLabels: string[] = [];
   let parentId: string | null = null;
   for (const entry of path) {
-    if (entry.type === "label") {
+    // Labels are carried by the index (format's registry: the entries of the label role).
+    if (indexRoleOf(entry.type) === "label") {
       pendingLabels.push(entry.id);
       continue;
     }

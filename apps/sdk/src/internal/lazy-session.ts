@@ -19,12 +19,13 @@ import {
   type SessionProjection,
   selectContextAccess,
 } from "@pi-session/context";
+import { ENTRY_TYPES, indexRoleOf } from "@pi-session/format";
 import { type LazySessionFile, openLazySessionFile } from "@pi-session/node-store";
 import { SlotIndex } from "@pi-session/tree";
 import type { SessionEntry, SessionHeader } from "../types.js";
 
-const T_LABEL = 8;
-const T_SESSION_INFO = 9;
+/** The entry types whose values the index keeps (labels, the name): read whole at open. */
+const INDEXED_TYPES = ENTRY_TYPES.filter((type) => indexRoleOf(type) !== "none");
 
 let lazyOpen = process.env.PI_SESSION_EAGER_OPEN !== "1";
 
@@ -55,13 +56,8 @@ export class LazySession {
   get index(): SlotIndex {
     if (this.#index === undefined) {
       const file = this.file;
-      const meta: { slot: number; entry: Record<string, unknown> }[] = [];
-      const types = file.types;
-      for (let slot = 0; slot < file.scanned; slot++) {
-        const type = types[slot];
-        // Label and session_info lines were parsed at open (the scanner calls them SLOW).
-        if (type === T_LABEL || type === T_SESSION_INFO) meta.push({ slot, entry: file.entry(slot) });
-      }
+      // Label and session_info lines were parsed at open (the scanner calls them SLOW).
+      const meta = file.scannedSlotsOfType(INDEXED_TYPES).map((slot) => ({ slot, entry: file.entry(slot) }));
       this.#index = new SlotIndex(file, meta);
     }
     return this.#index;

@@ -1,12 +1,13 @@
 /**
- * Schemas of entry lines, one per entry type, the fallback for entry types the format does
- * not know (open mode), their union `Entry`, and the header line. v1 lines have no
- * `id`/`parentId` and compactions may carry `firstKeptEntryIndex`; v2 and v3 lines always
- * have ids.
+ * Schemas of entry lines, one per entry type (keyed by the registry's types: a type without its
+ * schema does not compile), the fallback for entry types the format does not know
+ * (open mode), their union `Entry`, and the header line. v1 lines have no `id`/`parentId` and
+ * compactions may carry `firstKeptEntryIndex`; v2 and v3 lines always have ids.
  */
 import type { TObject, TSchema } from "typebox";
 import { Type } from "./typebox.js";
-import { ENTRY_TYPES } from "../types.js";
+import { ENTRY_TYPES } from "../registry.js";
+import type { SessionEntryType } from "../types.js";
 import { Bool, Num, Opt, OtherString, type Props, type SchemaBuilder, Str } from "./builder.js";
 import type { ContentSchemas } from "./content.js";
 import type { MessageSchemas } from "./messages.js";
@@ -88,19 +89,20 @@ export function entrySchemas(
     { type: OtherString([...ENTRY_TYPES, "session"]), ...base },
     "An entry of a type this schema does not know; kept verbatim.",
   );
-  const knownEntries: TSchema[] = [
-    MessageEntry,
-    ThinkingLevelChangeEntry,
-    ModelChangeEntry,
-    CompactionEntry,
-    BranchSummaryEntry,
-    CustomEntry,
-    CustomMessageEntry,
-    LabelEntry,
-    SessionInfoEntry,
-    UsageEntry,
-    ContextEditEntry,
-  ];
+  const byType: Record<SessionEntryType, TObject> = {
+    message: MessageEntry,
+    thinking_level_change: ThinkingLevelChangeEntry,
+    model_change: ModelChangeEntry,
+    compaction: CompactionEntry,
+    branch_summary: BranchSummaryEntry,
+    custom: CustomEntry,
+    custom_message: CustomMessageEntry,
+    label: LabelEntry,
+    session_info: SessionInfoEntry,
+    usage: UsageEntry,
+    context_edit: ContextEditEntry,
+  };
+  const knownEntries: TSchema[] = ENTRY_TYPES.map((type) => byType[type]);
 
   const Header = Obj({
     type: Type.Literal("session"),

@@ -6,19 +6,11 @@
 import type { TObject, TSchema } from "typebox";
 import { Type } from "./typebox.js";
 import { Bool, Num, Opt, OtherString, type SchemaBuilder, Str } from "./builder.js";
+import { MESSAGE_ROLE_INFO, MESSAGE_ROLES } from "../registry.js";
 import type { ContentSchemas } from "./content.js";
 
-const V3_ROLES = [
-  "user",
-  "assistant",
-  "toolResult",
-  "bashExecution",
-  "custom",
-  "branchSummary",
-  "compactionSummary",
-  "system",
-];
-const LEGACY_ROLES = [...V3_ROLES, "hookMessage"];
+const V3_ROLES: readonly string[] = MESSAGE_ROLES;
+const LEGACY_ROLES = Object.keys(MESSAGE_ROLE_INFO);
 const STOP_REASONS = ["stop", "length", "toolUse", "error", "aborted", "pending", "deferred"];
 
 export interface MessageSchemas {

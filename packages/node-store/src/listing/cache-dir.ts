@@ -3,6 +3,7 @@
  * and what its files are named: per listed directory an index `list-<key>.idx` and text
  * segments `list-<key>-<id>.text`.
  */
+import { hash } from "node:crypto";
 import { homedir } from "node:os";
 import { join, resolve } from "node:path";
 import type { Env } from "../layout/sessions-root.js";
@@ -14,21 +15,12 @@ export function defaultCacheDir(env: Env = process.env, home: string = homedir()
 }
 
 /**
- * The name of a listed directory's cache files: two 32-bit FNV-style hashes of its resolved
- * path (not `crypto`, whose first use a warm listing avoids: decision 031). A collision
- * cannot mix two directories up: the index names its directory and segments name themselves.
+ * The name of a listed directory's cache files: the first 64 bits of the SHA-256 of its
+ * resolved path. A collision cannot mix two directories up: the index names its directory and
+ * segments name themselves.
  */
 export function cacheKey(listedDir: string): string {
-  const s = resolve(listedDir);
-  let a = 0x811c9dc5;
-  let b = 0x9747b28c;
-  for (let i = 0; i < s.length; i++) {
-    const c = s.charCodeAt(i);
-    a = Math.imul(a ^ c, 0x01000193);
-    b = Math.imul(b ^ c, 0x5bd1e995);
-    b ^= b >>> 13;
-  }
-  return (a >>> 0).toString(16).padStart(8, "0") + (b >>> 0).toString(16).padStart(8, "0");
+  return hash("sha256", resolve(listedDir), "hex").slice(0, 16);
 }
 
 /** The index file for one listed directory. */

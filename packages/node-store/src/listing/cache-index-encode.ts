@@ -1,6 +1,10 @@
 /**
  * Writing a listing index: the entries of one listed directory (new cache entries, and entries
  * of the previous index copied as they are) in the layout of `cache-index-layout.ts`.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import type { CachedFile } from "./cache.js";
 import type { TextRef } from "./cache-segments.js";
@@ -20,7 +24,7 @@ import {
   UINT_COLUMN_COUNT,
   VALUE_KIND,
   exactEncoding,
-  layout,
+  indexLayout,
 } from "./cache-index-layout.js";
 import { isExactIso } from "./iso-time.js";
 import { stableInfoTimes } from "./info.js";
@@ -267,7 +271,7 @@ export function encodeIndex(dir: string, entries: readonly IndexEntry[]): Buffer
   const blobBytes = Buffer.byteLength(blob, encoding);
   // Offsets and sizes are uint32 (the caller gives up saving, and files are read next time).
   if (blobBytes > 0xffffffff || starts.length > 0xffffffff) throw new RangeError("listing index too large");
-  const at = layout(n, starts.length - 1, blobBytes);
+  const at = indexLayout(n, starts.length - 1, blobBytes);
   const out = Buffer.alloc(at.end);
   out.write(MAGIC, 0, "latin1");
   out.writeUInt32LE(BYTE_ORDER, 8);

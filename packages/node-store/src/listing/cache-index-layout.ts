@@ -116,7 +116,8 @@ export interface Layout {
   end: number;
 }
 
-export function layout(n: number, strings: number, blobBytes: number): Layout {
+/** Where each part of an index of `n` entries, `strings` strings and `blobBytes` of their bytes starts. */
+export function indexLayout(n: number, strings: number, blobBytes: number): Layout {
   const f64 = HEADER_BYTES;
   const u32 = f64 + FLOAT_COLUMN_COUNT * n * 8;
   const hashes = align8(u32 + UINT_COLUMN_COUNT * n * 4);

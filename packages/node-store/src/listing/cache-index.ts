@@ -3,6 +3,10 @@
  * the file's bytes, strings sliced from one blob on demand) and rebuilds a {@link CachedFile}
  * only for a file that must be read again. Anything unreadable gives no index, so the listing
  * reads the files instead.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import type { CachedFile } from "./cache.js";
 import type { TextRef } from "./cache-segments.js";
@@ -24,7 +28,7 @@ import {
   UINT_COLUMN,
   UINT_COLUMN_COUNT,
   VALUE_KIND,
-  layout,
+  indexLayout,
 } from "./cache-index-layout.js";
 import type { InfoState } from "./info.js";
 import { isoOfTime } from "./iso-time.js";
@@ -125,7 +129,7 @@ export class CacheIndex {
     // Counts that could not fit are damage (and must not reach the typed-array views).
     if (n * (FLOAT_COLUMN_COUNT * 8 + UINT_COLUMN_COUNT * 4 + 40) + strings * 4 + blobBytes > file.length)
       return undefined;
-    const at = layout(n, strings, blobBytes);
+    const at = indexLayout(n, strings, blobBytes);
     if (at.end !== file.length) return undefined;
     // Typed-array views need aligned memory (a fresh read is; a pooled slice may not be).
     let bytes = file;

@@ -3,6 +3,10 @@
  * (no file is opened), with `allMessagesText` as a lazy property read from its text segment on
  * first access. This is the whole per-file cost of a warm listing besides `stat`, so it
  * allocates only what the result holds.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { readCachedText } from "./cache-segments.js";
 import type { CacheIndex } from "./cache-index.js";

@@ -1,19 +1,21 @@
 /**
  * The second pass of a listing: the files the cache covers answered from its columns, the
- * others read (in a worker pool when that pays), progress reported, and the cache saved when
- * something changed. Gives each candidate's info, in an order close to the result's.
+ * others read, progress reported, and the cache saved when something changed. Gives each
+ * candidate's info, in an order close to the result's.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { SessionFileNotRegularError } from "../errors.js";
-import type { FileStat } from "../fs/file-stat.js";
 import { statFile } from "../fs/file-stat.js";
 import { type CachedFile, type SaveEntry, saveCache } from "./cache.js";
 import { SegmentWriter, type TextRef } from "./cache-segments.js";
 import type { CacheIndex } from "./cache-index.js";
 import { CachedTexts, cachedInfos } from "./cached-infos.js";
 import type { SessionInfo } from "./info.js";
-import { type FileCounters, type FileResult, type TextSource, loadFile } from "./load-file.js";
-import { type ListStats, type RunOptions, newListStats } from "./options.js";
-import { type ListPool, WorkerLostError, openPool } from "./pool.js";
+import { type TextSource, loadFile } from "./load-file.js";
+import { type ListStats, type ListRun, newListStats } from "./options.js";
 import { sortInfos } from "./sort.js";
 import type { StatPass, Todo } from "./stat-pass.js";
 
@@ -36,12 +38,6 @@ async function mapLimit<T, R>(
   return results;
 }
 
-function addCounters(stats: ListStats, c: FileCounters): void {
-  stats.bytesRead += c.bytesRead;
-  stats.filesParsed += c.filesParsed;
-  stats.filesResumed += c.filesResumed;
-}
-
 /** A listing's answers, by candidate index. */
 export interface Listed {
   results: (SessionInfo | null)[];
@@ -61,16 +57,7 @@ export interface Listed {
  * session, or unreadable): the files the cache covers answered from it, the others read; the
  * cache saved when something changed.
  */
-export async function finishListing(pass: StatPass, opts: RunOptions): Promise<Listed> {
-  try {
-    return await finishListingWith(pass, opts);
-  } finally {
-    // Closed by the file reads when they ran; here when they did not (or failed early).
-    pass.closePool();
-  }
-}
-
-async function finishListingWith(pass: StatPass, opts: RunOptions): Promise<Listed> {
+export async function finishListing(pass: StatPass, opts: ListRun): Promise<Listed> {
   const { paths, keys, covering, mtimeOf, todo, index } = pass;
   const signal = opts.signal;
   const listedDir = opts.listedDir;
@@ -100,7 +87,7 @@ async function finishListingWith(pass: StatPass, opts: RunOptions): Promise<List
   try {
     fresh =
       todo.length > 0 || opts.onProgress
-        ? await readFiles(paths, results, todo, stats, opts, segment, pass.pool)
+        ? await readFiles(paths, results, todo, stats, opts, segment)
         : undefined;
   } catch (err) {
     segment?.discard();
@@ -160,18 +147,16 @@ interface Fresh {
 }
 
 /**
- * Reads the files the cache could not answer (`todo`), in a worker pool when that pays, and
- * reports progress over every candidate when asked. Sets their `results`; returns the new
- * cache entries by candidate index.
+ * Reads the files the cache could not answer (`todo`), and reports progress over every
+ * candidate when asked. Sets their `results`; returns the new cache entries by candidate index.
  */
 async function readFiles(
   paths: readonly string[],
   results: (SessionInfo | null)[],
   todo: readonly Todo[],
   stats: ListStats,
-  opts: RunOptions,
+  opts: ListRun,
   segment?: SegmentWriter,
-  early?: ListPool,
 ): Promise<Map<number, Fresh>> {
   const { signal, onProgress } = opts;
   const source: TextSource | undefined =
@@ -181,94 +166,52 @@ async function readFiles(
   let firstLoaded = false;
   let loaded = 0;
   const partial: SessionInfo[] = [];
-  const pool = early ?? openPool(todo, opts.workers ?? "auto");
-  // Abort stops the workers at once; their tasks reject and the listing throws.
-  const onAbort = (): void => void pool?.close();
-  if (pool) signal?.addEventListener("abort", onAbort, { once: true });
-
-  /** Reads one file in a worker when there is a pool, else (or if it died) here. */
-  const readFile = async (
-    path: string,
-    st: FileStat,
-    cached: CachedFile | undefined,
-  ): Promise<FileResult> => {
-    if (pool) {
-      try {
-        const task: Parameters<ListPool["run"]>[0] = {
-          path,
-          stat: st,
-        };
-        if (cached) task.cached = cached;
-        if (source) task.texts = source;
-        const result = await pool.run(task);
-        addCounters(stats, result.counters);
-        stats.filesInWorkers = (stats.filesInWorkers ?? 0) + 1;
-        return result;
-      } catch (err) {
-        signal?.throwIfAborted();
-        if (!(err instanceof WorkerLostError) || pool.isClosed) {
-          const counters = (err as { counters?: FileCounters }).counters;
-          if (counters) addCounters(stats, counters);
-          throw err;
-        }
-        // The worker died: list this file here.
-      }
-    }
-    const loadOpts: Parameters<typeof loadFile>[4] = {};
-    if (signal) loadOpts.signal = signal;
-    if (source) loadOpts.texts = source;
-    return loadFile(path, st, cached, stats, loadOpts);
-  };
+  const loadOpts: Parameters<typeof loadFile>[4] = {};
+  if (signal) loadOpts.signal = signal;
+  if (source) loadOpts.texts = source;
 
   // With progress every candidate is reported, in candidate order; without, only the files
   // to read are visited.
   const toRead = new Map<number, Todo>();
   for (const t of todo) toRead.set(t.i, t);
   const visit = onProgress ? Array.from({ length: n }, (_, i) => i) : todo.map((t) => t.i);
-  try {
-    await mapLimit(
-      visit,
-      opts.concurrency ?? 10,
-      async (i, index) => {
-        let info: SessionInfo | null = results[i] ?? null;
-        const t = toRead.get(i);
-        if (t !== undefined) {
-          try {
-            const result = await readFile(paths[i] as string, t.st, t.cached);
-            info = result.info;
-            if (result.cache) {
-              const text = result.text ?? "";
-              const ref = text === "" ? undefined : segment?.add(text);
-              fresh.set(i, ref ? { file: result.cache, text: "", ref } : { file: result.cache, text });
-            }
-          } catch (err) {
-            signal?.throwIfAborted();
-            // One replaced by a FIFO or directory since its stat is not a session: passed by.
-            if (!(err instanceof SessionFileNotRegularError))
-              opts.onUnreadable?.(paths[i] as string, err as Error);
-            info = null;
+  await mapLimit(
+    visit,
+    opts.concurrency ?? 10,
+    async (i, index) => {
+      let info: SessionInfo | null = results[i] ?? null;
+      const t = toRead.get(i);
+      if (t !== undefined) {
+        try {
+          const result = await loadFile(paths[i] as string, t.st, t.cached, stats, loadOpts);
+          info = result.info;
+          if (result.cache) {
+            const text = result.text ?? "";
+            const ref = text === "" ? undefined : segment?.add(text);
+            fresh.set(i, ref ? { file: result.cache, text: "", ref } : { file: result.cache, text });
           }
-          results[i] = info;
+        } catch (err) {
+          signal?.throwIfAborted();
+          // One replaced by a FIFO or directory since its stat is not a session: passed by.
+          if (!(err instanceof SessionFileNotRegularError))
+            opts.onUnreadable?.(paths[i] as string, err as Error);
+          info = null;
         }
-        if (onProgress) {
-          loaded++;
-          if (index === 0) firstLoaded = true;
-          if (info) partial.push(info);
-          const publish = opts.waitForFirst
-            ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === n)
-            : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === n;
-          onProgress(loaded, n, publish ? sortInfos([...partial]) : undefined);
-        }
-      },
-      signal,
-    );
-    signal?.throwIfAborted();
-  } finally {
-    if (pool) {
-      signal?.removeEventListener("abort", onAbort);
-      await pool.close();
-    }
-  }
+        results[i] = info;
+      }
+      if (onProgress) {
+        loaded++;
+        if (index === 0) firstLoaded = true;
+        if (info) partial.push(info);
+        const publish = opts.waitForFirst
+          ? firstLoaded && (index === 0 || loaded % opts.publishEvery === 0 || loaded === n)
+          : loaded === 1 || loaded % opts.publishEvery === 0 || loaded === n;
+        onProgress(loaded, n, publish ? sortInfos([...partial]) : undefined);
+      }
+    },
+    signal,
+  );
+  signal?.throwIfAborted();
   return fresh;
 }
 

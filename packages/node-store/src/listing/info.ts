@@ -19,10 +19,9 @@
  * that is not a string) this code is tolerant instead.
  */
 import { constants } from "node:buffer";
-import { type SessionRecord, sessionInfoName } from "@pi-session/format";
+import { indexRoleOf, type SessionRecord, sessionInfoName } from "@pi-session/format";
 import { messageActivityTimeOrThrow } from "../read/entry-fields.js";
-import { rawRecordValue } from "@pi-session/format";
-import { objectShaped } from "../read/pi-lines.js";
+import { objectShaped, rawRecordValue } from "@pi-session/format";
 import { dateOf, isExactIso, isoTimeMs } from "./iso-time.js";
 
 /** pi's `SessionInfo`, field for field. */
@@ -145,7 +144,7 @@ function applyEntry(state: InfoState, entry: Record<string, unknown>): void {
     state.header = header;
     return;
   }
-  if (entry.type === "session_info") {
+  if (indexRoleOf(entry.type) === "name") {
     const name = sessionInfoName(entry);
     if (name === undefined) delete state.name;
     else state.name = name;

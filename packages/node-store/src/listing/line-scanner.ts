@@ -3,6 +3,10 @@
  * line of a chunk valid JSON and sorts it by what listing needs of it, giving the spans of a
  * user or assistant message's timestamps and texts. One instance per thread; null where
  * WebAssembly SIMD is missing or `PI_SESSION_NO_WASM=1`.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import type { InfoState } from "./info.js";
 import { addMessageText, zoneDependentTime } from "./info.js";
@@ -94,6 +98,8 @@ export class LineScanner {
         },
       },
     });
+    // The one cast of the module's exports: the embedded module is the one built from
+    // assembly/scan.ts (a test rebuilds it and compares).
     this.x = instance.exports as unknown as ScanExports;
     const base = this.x.heapBase();
     this.stack = base;

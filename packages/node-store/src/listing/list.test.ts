@@ -595,7 +595,6 @@ describe("metadata cache", () => {
       await expect(
         listSessionDir(root, {
           cache: { dir: cacheDir },
-          workers: 0,
           concurrency: 8,
           signal: ac.signal,
           onProgress: (loaded) => {

@@ -30,7 +30,7 @@ import {
   type ListProgress,
   type ListSessionsOptions,
   type ListStats,
-  type RunOptions,
+  type ListRun,
   newListStats,
 } from "./options.js";
 import { collator, sortInfos, sortListed } from "./sort.js";
@@ -43,7 +43,7 @@ function runOptions(
   listedDir: string,
   publishEvery: number,
   waitForFirst: boolean,
-): RunOptions {
+): ListRun {
   const cacheDir =
     opts.cache === false ? undefined : (opts.cache?.dir ?? defaultCacheDir(opts.env ?? process.env));
   return { ...opts, listedDir, cacheDir, publishEvery, waitForFirst };
@@ -51,7 +51,7 @@ function runOptions(
 
 /** The cache index being read (see `readIndexFile`), decoded; `undefined` when there is none. */
 async function indexOf(
-  run: RunOptions,
+  run: ListRun,
   bytes: Promise<Buffer | undefined> | undefined,
 ): Promise<CacheIndex | undefined> {
   const b = await bytes;
@@ -137,7 +137,7 @@ export async function listSessionDir(dir: string, opts: ListOptions = {}): Promi
   const paths = names.map((n) => join(dir, n));
   const keys = names.map((n) => childPath(resolved, n));
   const preStats = opts.onProgress ? await statAll(paths, opts.signal) : undefined;
-  const pass = new StatPass(opts.signal, false, opts.workers);
+  const pass = new StatPass(opts.signal, false);
   const ready = indexOf(run, indexBytes).then((index) => pass.setIndex(index));
   // Awaited below; if the listing stops first (abort), its failure must not go unhandled.
   ready.catch(() => {});
@@ -207,7 +207,7 @@ export async function listAllSessions(root?: string, opts: ListAllOptions = {}):
     }
   }
   // `dir` is resolved, so every path here is its own cache key.
-  const pass = new StatPass(opts.signal, true, opts.workers);
+  const pass = new StatPass(opts.signal, true);
   if (opts.onProgress) {
     // Progress reports follow the candidate order: it must be pi's from the start.
     const files: string[] = [];

@@ -1,7 +1,6 @@
 /**
  * Listing one file: reads it (or only its new bytes, resuming from a cache entry) and builds
- * its `SessionInfo` plus the cache entry to store. Shared by the main thread and the listing
- * workers (`list-worker.ts`), so both give identical results.
+ * its `SessionInfo` plus the cache entry to store.
  */
 import { closeSync, openSync, read } from "node:fs";
 import { CACHE_PROBE_BYTES, type CachedFile, sha1 } from "./cache.js";

@@ -14,8 +14,6 @@ export interface ListStats {
   filesResumed: number;
   /** Files answered from the cache without reading their content. */
   filesCached: number;
-  /** Files read by listing workers (set only when workers were used). */
-  filesInWorkers?: number;
 }
 
 export function newListStats(): ListStats {
@@ -37,15 +35,6 @@ export interface ListOptions {
   cache?: false | { dir?: string };
   env?: Env;
   stats?: ListStats;
-  /**
-   * Worker threads that read and parse files: `"auto"` (default) = a pool of
-   * min(available cores, 4) when at least 8 files and 16 MiB must be read and there are at
-   * least three cores; a number = a pool of that size whenever a file must be read; `0` =
-   * never. Results are the same either way; the pool lives only during the listing (abort
-   * terminates it). Without the built worker script (running from the TypeScript sources,
-   * e.g. under a test runner) files are read in-process.
-   */
-  workers?: "auto" | number;
   /**
    * Called for each candidate file or directory the listing leaves out because it cannot read
    * it (no permission, a dangling link, gone while listed), with the error. pi leaves these
@@ -74,8 +63,7 @@ export interface ListAllOptions extends ListOptions {
 }
 
 /** A listing's options with what it derived from them (internal). */
-
-export interface RunOptions extends ListOptions {
+export interface ListRun extends ListOptions {
   /** The listed directory, resolved (it names the cache index). */
   listedDir: string;
   /** The cache directory, unless the cache is off. */

@@ -2,12 +2,15 @@
  * The first pass of a listing: every candidate file statted, in batches between turns of the
  * event loop, and checked against the cache index as it is statted (or when the index
  * arrives). What the cache covers leaves only numbers in typed columns; the rest is to read.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { type FileStat, StatProbe, mtimeDate, statColumns, statFile } from "../fs/file-stat.js";
 import type { CachedFile } from "./cache.js";
 import type { CacheIndex } from "./cache-index.js";
 import { covers, needsMtime } from "./cached-infos.js";
-import { ListPool, autoPoolPays, bytesToRead, defaultPoolSize } from "./pool.js";
 
 /** Files statted synchronously between two turns of the event loop. */
 const STAT_BATCH = 256;
@@ -73,31 +76,11 @@ export class StatPass {
   private broken = false;
   private sinceYield = 0;
 
-  /**
-   * The worker pool, opened as soon as the files to read pass the "auto" thresholds, so the
-   * workers start while the remaining files are statted (a cold stat pass takes tens of ms).
-   */
-  pool: ListPool | undefined;
-  private todoBytes = 0;
-
   constructor(
     private readonly signal: AbortSignal | undefined,
     resolvedPaths: boolean,
-    private readonly workers: "auto" | number = "auto",
   ) {
     this.keys = resolvedPaths ? this.paths : [];
-  }
-
-  private pushTodo(t: Todo): void {
-    this.todo.push(t);
-    if (this.pool !== undefined || this.workers !== "auto") return;
-    this.todoBytes += bytesToRead(t);
-    if (autoPoolPays(this.todo.length, this.todoBytes)) this.pool = ListPool.open(defaultPoolSize());
-  }
-
-  /** Closes the early pool (a listing that stops before reading files). */
-  closePool(): void {
-    void this.pool?.close();
   }
 
   /** The index has arrived (or is known to be missing): check what was statted meanwhile. */
@@ -151,12 +134,17 @@ export class StatPass {
     stats?: readonly (FileStat | undefined)[],
   ): Promise<void> {
     if (paths.length === 0) return;
-    try {
-      await this.addAll(paths, keys, part, stats);
-    } catch (err) {
-      this.closePool();
-      throw err;
-    }
+    const start = this.paths.length;
+    const count = paths.length;
+    for (let j = 0; j < count; j++) this.paths.push(paths[j] as string);
+    if (keys !== undefined) for (let j = 0; j < count; j++) this.keys.push(keys[j] as string);
+    this.parts.push({ part, count });
+    if (this.alignedPart) {
+      this.alignedPart = false;
+      this.checkedParts++;
+    } else if (this.known) this.align();
+    this.reserve(start + count);
+    await this.stat(paths, start, stats);
   }
 
   /**
@@ -230,22 +218,16 @@ export class StatPass {
     this.covering = grow(this.covering, -1);
   }
 
-  private async addAll(
+  /**
+   * Stats `paths`, candidates from `start` on (or takes their `stats`), checking each against
+   * the index.
+   */
+  private async stat(
     paths: readonly string[],
-    keys: readonly string[] | undefined,
-    part: string,
-    stats?: readonly (FileStat | undefined)[],
+    start: number,
+    stats: readonly (FileStat | undefined)[] | undefined,
   ): Promise<void> {
-    const start = this.paths.length;
     const count = paths.length;
-    for (let j = 0; j < count; j++) this.paths.push(paths[j] as string);
-    if (keys !== undefined) for (let j = 0; j < count; j++) this.keys.push(keys[j] as string);
-    this.parts.push({ part, count });
-    if (this.alignedPart) {
-      this.alignedPart = false;
-      this.checkedParts++;
-    } else if (this.known) this.align();
-    this.reserve(start + count);
     let { mtimes, ctimes, sizes, inos } = this;
     if (stats !== undefined) {
       for (let j = 0; j < count; j++) {
@@ -321,16 +303,16 @@ export class StatPass {
   private check(i: number): void {
     const index = this.index;
     if (index === undefined) {
-      this.pushTodo({ i, st: this.fileStat(i), cached: undefined });
+      this.todo.push({ i, st: this.fileStat(i), cached: undefined });
       return;
     }
     const e = i < this.aligned ? i : index.find(this.keys[i] as string);
     const mtimeMs = this.mtimes[i] as number;
-    if (e < 0) this.pushTodo({ i, st: this.fileStat(i), cached: undefined });
+    if (e < 0) this.todo.push({ i, st: this.fileStat(i), cached: undefined });
     else if (
       !covers(index, e, this.sizes[i] as number, mtimeMs, this.ctimes[i] as number, this.inos[i] as number)
     )
-      this.pushTodo({ i, st: this.fileStat(i), cached: index.entry(e) });
+      this.todo.push({ i, st: this.fileStat(i), cached: index.entry(e) });
     else {
       this.covering[i] = e;
       if (needsMtime(index.flags[e] as number)) this.mtimeOf.set(i, mtimeDate(mtimeMs));

@@ -130,7 +130,9 @@ export function readFileBytes(path: string, offset: number, length: number): Uin
   try {
     const buf = Buffer.allocUnsafe(Math.max(0, length));
     const got = runReaderSync(readFully(buf, length, offset), fd);
-    return new Uint8Array(buf.buffer, buf.byteOffset, got);
+    // Nothing read: a fresh empty array, not a view of an empty buffer (node:sqlite binds
+    // such a view as NULL, not as an empty blob).
+    return got === 0 ? new Uint8Array(0) : new Uint8Array(buf.buffer, buf.byteOffset, got);
   } catch {
     return new Uint8Array(0);
   } finally {

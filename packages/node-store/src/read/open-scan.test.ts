@@ -7,11 +7,11 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { arbCorruptedFile, arbSessionV3, fcOptions, scaledRuns, toJsonl } from "@pi-session/testkit";
-import { idHash } from "@pi-session/format";
+import { ENTRY_TYPES, contextRoleOf, idHash, indexRoleOf } from "@pi-session/format";
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { readLinesAsPi } from "./pi-lines.js";
-import { ENTRY_TYPES, openLazySessionFile } from "./open-scan.js";
+import { openLazySessionFile, SCANNED_TYPES } from "./open-scan.js";
 import { readSessionFileSync } from "./session-file.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-open-scan-"));
@@ -61,7 +61,7 @@ function check(bytes: Uint8Array, chunkBytes: number): boolean {
       expect((lazy.entries()[s] as Record<string, unknown>).parentId).toBe(before.id);
       expect(before.id).not.toBe("");
     }
-    const type = ENTRY_TYPES.includes(entry.type as string) ? entry.type : "";
+    const type = SCANNED_TYPES.includes(entry.type as string) ? entry.type : "";
     expect(lazy.typeOf(slot)).toBe(type);
     const parent = entry.parentId;
     expect(lazy.parentIdOf(slot)).toBe(typeof parent === "string" ? parent : undefined);
@@ -69,6 +69,17 @@ function check(bytes: Uint8Array, chunkBytes: number): boolean {
   lazy.close();
   return true;
 }
+
+describe("the scanner's entry types", () => {
+  it("are format's, and hold every type the lazy path reads by its type alone (a context or index role)", () => {
+    const known = new Set<string>([...ENTRY_TYPES, "session"]);
+    expect(SCANNED_TYPES.filter((type) => type !== "" && !known.has(type))).toEqual([]);
+    const readByType = ENTRY_TYPES.filter(
+      (type) => contextRoleOf(type) !== "none" || indexRoleOf(type) !== "none",
+    );
+    expect(readByType.filter((type) => !SCANNED_TYPES.includes(type))).toEqual([]);
+  });
+});
 
 describe("openLazySessionFile", () => {
   it("gives the eager read's entries, whatever the chunk size", () => {

@@ -12,17 +12,31 @@
  * no WebAssembly, no file or an unreadable one, a first line that is not a plain v3 header
  * (older versions need migration), a last line without `\n` (a torn tail is the writer's
  * business), a line longer than the scanner takes. Reading never writes.
+ *
+ * Reads of typed arrays and arrays are at indexes in range by construction and written
+ * `a[i] as number` (or `as string`): `noUncheckedIndexedAccess` types every read `| undefined`,
+ * and a check per read in these loops would cost more than it proves.
  */
 import { isAscii } from "node:buffer";
 import { closeSync, fstatSync, readSync } from "node:fs";
-import { idHash, isJsonText, isValidSessionHeader, type SessionHeader } from "@pi-session/format";
+import {
+  idHash,
+  isJsonText,
+  isValidSessionHeader,
+  objectShaped,
+  type SessionHeader,
+} from "@pi-session/format";
 import { SessionFileRewrittenError } from "../errors.js";
 import { openRegularFileSync } from "../fs/regular-files.js";
 import { type LineScanner, lineScanner } from "../listing/line-scanner.js";
-import { objectShaped } from "./pi-lines.js";
 
-/** Entry `type` codes of the open scanner (`T_*` of `assembly/scan.ts`); 0 is any other type. */
-export const ENTRY_TYPES: readonly string[] = [
+/**
+ * The entry types the open scanner tells by code (`T_*` of `assembly/scan.ts`, in code order;
+ * 0 is any other type): every type the lazy path reads by its type alone must be here, those
+ * with a context or index role in format's registry (`open-scan.test.ts` checks it). A type
+ * that is not reads as "" (an unknown type) until its entry is parsed.
+ */
+export const SCANNED_TYPES: readonly string[] = [
   "",
   "message",
   "thinking_level_change",
@@ -37,7 +51,7 @@ export const ENTRY_TYPES: readonly string[] = [
   "context_edit",
   "usage",
 ];
-const TYPE_CODE = new Map(ENTRY_TYPES.map((type, code) => [type, code] as const));
+const TYPE_CODE = new Map(SCANNED_TYPES.map((type, code) => [type, code] as const));
 const TYPE_MESSAGE = 1;
 
 /** How an entry's `parentId` reads (the `P_*` of `assembly/scan.ts`). */
@@ -226,7 +240,7 @@ export class LazySessionFile {
   /** Per slot: byte offset of the line, its length without `\n`. */
   readonly offsets: Float64Array;
   readonly lengths: Uint32Array;
-  /** Per slot: index into {@link ENTRY_TYPES} (0: another type, or none). */
+  /** Per slot: index into {@link SCANNED_TYPES} (0: another type, or none). */
   readonly types: Uint8Array;
   /** Per slot: a {@link RoleCode}. */
   readonly roles: Uint8Array;
@@ -388,7 +402,7 @@ export class LazySessionFile {
   /** The `parentId` string of a slot (String or Previous parent kinds when scanned), else undefined. */
   parentIdOf(slot: number): string | undefined {
     if (slot >= this.scanned) {
-      const parentId = (this.#cache[slot] as Record<string, unknown>).parentId;
+      const parentId = this.#cache[slot]?.parentId;
       return typeof parentId === "string" ? parentId : undefined;
     }
     const kind = this.parentKinds[slot];
@@ -397,21 +411,31 @@ export class LazySessionFile {
     return undefined;
   }
 
-  /** The slot's `type` if it is one of {@link ENTRY_TYPES}, else "" (any other value). */
+  /** The slot's `type` if it is one of {@link SCANNED_TYPES}, else "" (any other value). */
   typeOf(slot: number): string {
     if (slot >= this.scanned) {
-      const type = (this.#cache[slot] as Record<string, unknown>).type;
+      const type = this.#cache[slot]?.type;
       return typeof type === "string" && TYPE_CODE.has(type) ? type : "";
     }
-    return ENTRY_TYPES[this.types[slot] as number] as string;
+    return SCANNED_TYPES[this.types[slot] as number] as string;
+  }
+
+  /** The scanned slots whose `type` is one of `types` (each one of {@link SCANNED_TYPES}), in file order. */
+  scannedSlotsOfType(types: readonly string[]): number[] {
+    const codes = new Set(types.map((type) => TYPE_CODE.get(type) ?? 0));
+    codes.delete(0);
+    const slots: number[] = [];
+    for (let slot = 0; slot < this.scanned; slot++)
+      if (codes.has(this.types[slot] as number)) slots.push(slot);
+    return slots;
   }
 
   /** Whether the slot is a `message` entry whose message is an object with role `assistant`. */
   isAssistantMessage(slot: number): boolean {
     if (slot >= this.scanned) {
-      const entry = this.#cache[slot] as Record<string, unknown>;
-      const message = entry.message;
-      return entry.type === "message" && isObject(message) && message.role === "assistant";
+      const entry = this.#cache[slot];
+      const message = entry?.message;
+      return entry?.type === "message" && isObject(message) && message.role === "assistant";
     }
     return this.types[slot] === TYPE_MESSAGE && this.roles[slot] === RoleCode.Assistant;
   }
@@ -425,6 +449,21 @@ export class LazySessionFile {
   entry(slot: number): Record<string, unknown> {
     const cached = this.#cache[slot];
     if (cached !== undefined) return cached;
+    const value = this.#load(slot);
+    this.#cache[slot] = value;
+    return value;
+  }
+
+  /**
+   * The entry in `slot`, parsed now and not kept (the one already kept, if any): for one pass
+   * over many entries whose objects are dropped as it goes, such as a streamed export of a
+   * session too large to hold. Throws {@link SessionFileRewrittenError}.
+   */
+  read(slot: number): Record<string, unknown> {
+    return this.#cache[slot] ?? this.#load(slot);
+  }
+
+  #load(slot: number): Record<string, unknown> {
     const length = this.lengths[slot] as number;
     const offset = this.offsets[slot] as number;
     let value: Record<string, unknown>;
@@ -444,7 +483,6 @@ export class LazySessionFile {
       this.#fill(offset, Math.min(WINDOW, this.size - offset), WINDOW);
       value = this.#parseInWindow(slot, offset);
     }
-    this.#cache[slot] = value;
     return value;
   }
 
@@ -549,10 +587,9 @@ export class LazySessionFile {
       this.#rewritten(slot);
     }
     if (!isObject(value) || !this.isId(slot, value.id)) this.#rewritten(slot);
-    const entry = value as Record<string, unknown>;
     const code = this.types[slot] as number;
-    if (code !== 0 && entry.type !== ENTRY_TYPES[code]) this.#rewritten(slot);
-    return entry;
+    if (code !== 0 && value.type !== SCANNED_TYPES[code]) this.#rewritten(slot);
+    return value;
   }
 
   #rewritten(slot: number): never {

@@ -15,7 +15,7 @@
  */
 import type { JsonRecord, RawRecord, SessionRecord } from "@pi-session/format";
 import { isValidSessionHeader } from "@pi-session/format";
-import { rawRecordValue } from "@pi-session/format";
+import { objectShaped, rawRecordValue } from "@pi-session/format";
 
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === "object" && value !== null && !Array.isArray(value);
@@ -25,20 +25,6 @@ export function recordObject(record: SessionRecord): Record<string, unknown> | u
   if (record.kind === "json") return record.value;
   const value = rawRecordValue(record);
   return isObject(value) ? value : undefined;
-}
-
-const isJsonWhitespace = (c: number): boolean => c === 32 || c === 9 || c === 10 || c === 13;
-
-/**
- * Whether a text's first and last characters other than JSON whitespace are `{` and `}`: if
- * not, it is no JSON object, whatever it holds (known without parsing it).
- */
-export function objectShaped(text: string): boolean {
-  let first = 0;
-  while (isJsonWhitespace(text.charCodeAt(first))) first++;
-  let last = text.length - 1;
-  while (last > first && isJsonWhitespace(text.charCodeAt(last))) last--;
-  return last > first && text.charCodeAt(first) === 123 && text.charCodeAt(last) === 125;
 }
 
 /**

@@ -4,7 +4,7 @@
  */
 import type { Stats } from "node:fs";
 import type { FileHandle } from "node:fs/promises";
-import { sessionInfoName } from "@pi-session/format";
+import { ENTRY_TYPES, indexRoleOf, sessionInfoName } from "@pi-session/format";
 import { SessionFileNotFoundError, errorCode } from "../errors.js";
 import { openRegularFile } from "../fs/regular-files.js";
 import { messageActivityTime } from "./entry-fields.js";
@@ -58,6 +58,9 @@ function objectShaped(line: Buffer): boolean {
   return last > first && line[first] === 0x7b && line[last] === 0x7d;
 }
 
+/** The `type` tags, quoted, of the entries that set the session's name (`session_info`). */
+const NAME_TAGS = ENTRY_TYPES.filter((type) => indexRoleOf(type) === "name").map((type) => `"${type}"`);
+
 /**
  * Reads backwards from the end of the file, block by block, to find the latest `session_info`
  * (the session name, read as the listing reads it: trimmed, and an empty or non-string one
@@ -95,7 +98,11 @@ export async function scanTail(path: string, opts: ScanTailOptions = {}): Promis
       // Cheap prefilter: only lines that can matter are parsed. A type can only be spelt
       // otherwise with `\u` escapes (no other escape stands for a letter), which the listing
       // decodes: such lines are parsed too.
-      if (line.indexOf('"session_info"') < 0 && line.indexOf('"message"') < 0 && line.indexOf("\\u") < 0)
+      if (
+        !NAME_TAGS.some((tag) => line.includes(tag)) &&
+        !line.includes('"message"') &&
+        !line.includes("\\u")
+      )
         return false;
       // Only a line from `{` to `}` can be an entry; a torn one is not parsed (nor thrown at).
       if (!objectShaped(line)) return false;
@@ -107,7 +114,7 @@ export async function scanTail(path: string, opts: ScanTailOptions = {}): Promis
       }
       if (typeof value !== "object" || value === null || Array.isArray(value)) return false;
       const entry = value as Record<string, unknown>;
-      if (!result.nameFound && entry.type === "session_info") {
+      if (!result.nameFound && indexRoleOf(entry.type) === "name") {
         result.nameFound = true;
         const name = sessionInfoName(entry);
         if (name !== undefined) result.name = name;

@@ -9,7 +9,9 @@
  */
 export { type BlockOptions, blockEl, lineCount } from "./blocks.js";
 export { type Child, type Props, h, highlighted, safeLink, shown } from "./elements.js";
-export { type ItemElOptions, itemEl } from "./item.js";
+export { type ItemElOptions, copyableText, itemEl } from "./item.js";
+export { ansiCode, hasColorCodes } from "./ansi.js";
+export { copyButton, copyText } from "./copy.js";
 export { ItemWindow, type ItemWindowHooks } from "./item-window.js";
 export { MARKDOWN_LIMIT, codeBlock, markdown } from "./markdown.js";
 export { setUpTheme } from "./theme.js";

@@ -4,32 +4,21 @@
  * element such as a branch switch, time, id) and its blocks. Use `itemEl` for every item a
  * page shows; the page adds what is its own (position, selection, nesting, search marks).
  */
-import type { DocumentItem } from "../model/shapes.js";
+import { ENTRY_TYPE_INFO, MESSAGE_ROLE_INFO } from "@pi-session/format";
+import type { DocumentItem, ItemKind } from "../model/shapes.js";
 import { type BlockOptions, blockEl } from "./blocks.js";
+import { copyButton } from "./copy.js";
 import { h, shown } from "./elements.js";
 
-const KIND_LABEL: Record<string, string> = {
-  user: "user",
-  assistant: "assistant",
-  toolResult: "tool result",
-  bashExecution: "bash",
-  custom: "custom",
-  customMessage: "custom message",
-  branchSummary: "branch summary",
-  branchSummaryEntry: "branch summary",
-  compactionSummary: "compaction summary",
-  compaction: "compaction",
-  system: "system",
-  modelChange: "model",
-  thinkingLevelChange: "thinking level",
-  label: "label",
-  sessionInfo: "name",
-  customEntry: "extension data",
-  usage: "usage",
-  contextEdit: "context edit",
-  unknownRole: "message",
-  unknownEntry: "entry",
-};
+/** What a heading calls each item kind: format's registry's headings. */
+const KIND_LABEL = new Map<ItemKind, string>([
+  ...Object.values(MESSAGE_ROLE_INFO).map((role) => [role.item, role.heading] as const),
+  ...Object.values(ENTRY_TYPE_INFO).flatMap((type) =>
+    type.summary === "role" ? [] : [[type.summary.item, type.summary.heading] as const],
+  ),
+  ["unknownRole", "message"],
+  ["unknownEntry", "entry"],
+]);
 
 /** Details shown bare (their value says what they are); others as `name value`. */
 const BARE_DETAILS = new Set(["model", "tokens", "cost", "level"]);
@@ -41,7 +30,7 @@ function detailText(detail: { name: string; value: string }): string {
 function titleOf(item: DocumentItem): string {
   switch (item.kind) {
     case "toolResult":
-      return `← ${item.toolName || "tool"}`;
+      return `← ${item.toolName || "tool"}${item.callArgument ? ` ${item.callArgument}` : ""}`;
     case "bashExecution":
     case "custom":
     case "customMessage":
@@ -53,6 +42,19 @@ function titleOf(item: DocumentItem): string {
     default:
       return "";
   }
+}
+
+/** What "copy" copies of an item: its text (as written, Markdown included), else its output or code. */
+export function copyableText(item: DocumentItem): string {
+  const texts: string[] = [];
+  for (const block of item.blocks) if (block.type === "text") texts.push(block.text);
+  if (texts.length === 0)
+    for (const block of item.blocks) {
+      if (block.type === "output") texts.push(shown(block.text));
+      else if (block.type === "code" || block.type === "note") texts.push(shown(block.text));
+      else if (block.type === "toolCall" && block.code) texts.push(shown(block.code.text));
+    }
+  return texts.join("\n\n");
 }
 
 export interface ItemElOptions extends BlockOptions {
@@ -76,7 +78,7 @@ export function itemEl(item: DocumentItem, options: ItemElOptions): HTMLElement 
   const title = titleOf(item);
   el.append(
     h("div", { class: "item-head" }, [
-      h("span", { class: "kind", text: KIND_LABEL[item.kind] ?? item.kind }),
+      h("span", { class: "kind", text: KIND_LABEL.get(item.kind) ?? item.kind }),
       title ? h("span", { class: "title", text: shown(title) }) : null,
       item.details.length > 0
         ? h("span", { class: "details", text: shown(item.details.map(detailText).join(" · ")) })
@@ -91,6 +93,9 @@ export function itemEl(item: DocumentItem, options: ItemElOptions): HTMLElement 
         ? h("time", { text: options.time(item.timestamp), attrs: { datetime: item.timestamp } })
         : null,
       item.id !== undefined ? options.idEl(item.id) : null,
+      item.conversational && copyableText(item) !== ""
+        ? copyButton("Copy", "Copy this message", () => copyableText(item))
+        : null,
     ]),
   );
   const body = h("div", { class: "item-body" });

@@ -45,9 +45,20 @@ export interface DocumentOptions {
  * it: the first in file order, text blocks joined by spaces, on one line), else its id.
  */
 export function sessionTitle(session: RenderSession): string {
-  const name = session.index.sessionName;
+  return titleOf(session.index.sessionName, session.header, session.index.entries);
+}
+
+/**
+ * {@link sessionTitle} from its parts: `entries` in file order, read only up to the first user
+ * message with text (a caller that streams a session gives them lazily).
+ */
+export function titleOf(
+  name: string | undefined,
+  header: SessionHeader | undefined,
+  entries: Iterable<AnyEntry>,
+): string {
   if (name !== undefined) return name;
-  for (const entry of session.index.entries) {
+  for (const entry of entries) {
     if (entry.type !== "message") continue;
     const message = (entry as Obj).message;
     if (!isObject(message) || message.role !== "user") continue;
@@ -64,28 +75,52 @@ export function sessionTitle(session: RenderSession): string {
     const flat = text.slice(0, 400).replace(/\s+/g, " ").trim();
     if (flat !== "") return flat.length > 80 ? `${flat.slice(0, 79)}…` : flat;
   }
-  const id = stringOrEmpty((session.header as Obj | undefined)?.id);
+  const id = stringOrEmpty((header as Obj | undefined)?.id);
   return id ? `pi session ${id.slice(0, 8)}` : "pi session";
 }
 
-function documentSession(session: RenderSession): DocumentSession {
-  const header = session.header as (SessionHeader & Obj) | undefined;
-  const { index } = session;
+/** What a document says of its session, from the parts an index (or a streamed read) has. */
+export interface DocumentSessionParts {
+  header: SessionHeader | undefined;
+  formatVersion: number;
+  title: string;
+  /** The session's leaf (not the view's). */
+  leafId: string | null;
+  entryCount: number;
+  labels: ReadonlyMap<string, string>;
+  name: string | undefined;
+}
+
+/** The `session` of a document. */
+export function documentSessionOf(parts: DocumentSessionParts): DocumentSession {
+  const header = parts.header as (SessionHeader & Obj) | undefined;
   const out: DocumentSession = {
     id: stringOrEmpty(header?.id),
-    title: sessionTitle(session),
-    formatVersion: session.formatVersion,
-    leafId: index.leafId,
-    entryCount: session.entries.length,
-    labels: Object.fromEntries(index.labels),
+    title: parts.title,
+    formatVersion: parts.formatVersion,
+    leafId: parts.leafId,
+    entryCount: parts.entryCount,
+    labels: Object.fromEntries(parts.labels),
   };
-  const name = index.sessionName;
-  if (name !== undefined) out.name = name;
+  if (parts.name !== undefined) out.name = parts.name;
   if (typeof header?.cwd === "string") out.cwd = header.cwd;
   if (typeof header?.timestamp === "string") out.createdAt = header.timestamp;
   const parent = stringOrEmpty(header?.parentSession) || stringOrEmpty(header?.branchedFrom);
   if (parent) out.parentSession = parent;
   return out;
+}
+
+function documentSession(session: RenderSession): DocumentSession {
+  const { index } = session;
+  return documentSessionOf({
+    header: session.header,
+    formatVersion: session.formatVersion,
+    title: sessionTitle(session),
+    leafId: index.leafId,
+    entryCount: session.entries.length,
+    labels: index.labels,
+    name: index.sessionName,
+  });
 }
 
 /**
@@ -186,19 +221,40 @@ export function treeItem(
   toolCalls: ToolCallLookup,
 ): DocumentItem {
   const entry = session.index.entries[at] as AnyEntry;
-  const item = entryItem(entry, { toolCalls, label: session.index.getLabel(entry.id) });
-  markBranch(item, layout, at, session.index.entries);
-  item.depth = layout.depth[at] as number;
-  return item;
+  const siblings = siblingsOf(layout, at);
+  const parent = layout.parent[at] as number;
+  return placedItem(entry, {
+    toolCalls,
+    label: session.index.getLabel(entry.id),
+    siblings: siblings.length,
+    siblingIndex: layout.siblingIndex[at] as number,
+    parentId: parent === -1 ? null : ((session.index.entries[parent] as AnyEntry).id ?? null),
+    depth: layout.depth[at] as number,
+  });
 }
 
-function markBranch(item: DocumentItem, layout: TreeLayout, at: number, entries: readonly AnyEntry[]): void {
-  const siblings = siblingsOf(layout, at);
-  if (siblings.length < 2) return;
-  const parent = layout.parent[at] as number;
-  item.branch = {
-    index: (layout.siblingIndex[at] as number) + 1,
-    count: siblings.length,
-    parentId: parent === -1 ? null : ((entries[parent] as AnyEntry).id ?? null),
-  };
+/** Where an entry sits in the tree, as a tree-aware view shows it. */
+export interface TreePlace {
+  /** Its parent's children (the roots, for a root), itself included, and its position among them from 0. */
+  siblings: number;
+  siblingIndex: number;
+  /** Its parent's id in the display tree (null for a root). */
+  parentId: string | null;
+  depth: number;
+}
+
+/**
+ * The item of an entry at a place in the tree: its label, its branch mark (when its parent has
+ * other children) and its depth ({@link treeItem} from a layout; a streamed branch from its own
+ * count of the siblings).
+ */
+export function placedItem(
+  entry: AnyEntry,
+  place: TreePlace & { toolCalls: ToolCallLookup; label: string | undefined },
+): DocumentItem {
+  const item = entryItem(entry, { toolCalls: place.toolCalls, label: place.label });
+  if (place.siblings >= 2)
+    item.branch = { index: place.siblingIndex + 1, count: place.siblings, parentId: place.parentId };
+  item.depth = place.depth;
+  return item;
 }

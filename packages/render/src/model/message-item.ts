@@ -7,10 +7,13 @@ import { formatInt } from "../readable.js";
 import { displayJson, msToIso, stringOrEmpty } from "../values.js";
 import { contentBlocks, imageBlock, outputBlocks, unknownBlock, usageDetail } from "./content.js";
 import type { Block, DocumentItem, ItemDetail, ItemKind, ItemOrigin } from "./shapes.js";
-import { type ToolCallLookup, outputLanguage, toolCallBlock } from "./tool-calls.js";
+import { type ToolCallLookup, mainArgument, outputLanguage, toolCallBlock } from "./tool-calls.js";
 
 export interface ItemOptions {
-  /** Tool calls of the session, to give a result the language of its call. */
+  /**
+   * Tool calls of the session with their results' details: a result is headed with its call's
+   * main argument and shown in its language, an edit with the diff its result holds.
+   */
   toolCalls?: ToolCallLookup;
 }
 
@@ -83,7 +86,7 @@ export function messageItem(message: unknown, origin: ItemOrigin, options: ItemO
             text: stringOrEmpty(block.thinking),
             redacted: block.redacted === true,
           });
-        else if (block.type === "toolCall") blocks.push(toolCallBlock(block));
+        else if (block.type === "toolCall") blocks.push(toolCallBlock(block, options.toolCalls));
         else if (block.type === "image") blocks.push(imageBlock(block));
         else blocks.push(unknownBlock(block));
       }
@@ -104,14 +107,16 @@ export function messageItem(message: unknown, origin: ItemOrigin, options: ItemO
       const toolName = stringOrEmpty(message.toolName);
       const toolCallId = stringOrEmpty(message.toolCallId);
       const isError = message.isError === true;
-      const language = outputLanguage(options.toolCalls?.get(toolCallId));
+      const call = options.toolCalls?.get(toolCallId);
       const item: DocumentItem = {
         ...at("toolResult", `tool result${toolName ? ` ${toolName}` : ""}`),
         details: isError ? [{ name: "status", value: "error" }] : [],
-        blocks: outputBlocks(message.content, language, isError),
+        blocks: outputBlocks(message.content, outputLanguage(call), isError),
         toolCallId,
         toolName,
       };
+      const argument = call ? mainArgument(call.name, call.arguments) : "";
+      if (argument !== "") item.callArgument = argument;
       if (isError) item.isError = true;
       return item;
     }

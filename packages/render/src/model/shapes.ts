@@ -3,6 +3,8 @@
  * JSON (no classes, no functions), its items and their blocks. Renderers read these; the
  * builders are `document.ts`, `entry-item.ts` and `message-item.ts`.
  */
+import type { EntryItemKind, RoleItemKind } from "@pi-session/format";
+import type { EditDiff } from "./diff.js";
 
 export const DOCUMENT_FORMAT = "pi-session-document";
 export const DOCUMENT_VERSION = 1;
@@ -55,32 +57,13 @@ export type DocumentView =
 export type ViewKind = DocumentView["kind"];
 
 /**
- * What an item is. Message roles keep their names (`user`, `assistant`, `toolResult`,
- * `bashExecution`, `custom`, `branchSummary`, `compactionSummary`, `system`); other entry
- * types are named after the type (`compaction`, `branch_summary` -> `branchSummaryEntry`, ...);
- * `unknownRole` and `unknownEntry` carry what this package does not know.
+ * What an item is, as format's registry names it. Message roles keep their names (`user`,
+ * `assistant`, `toolResult`, `bashExecution`, `custom`, `branchSummary`, `compactionSummary`,
+ * `system`); other entry types are named after the type (`compaction`, `branch_summary` ->
+ * `branchSummaryEntry`, ...); `unknownRole` and `unknownEntry` carry what this package does not
+ * know.
  */
-export type ItemKind =
-  | "user"
-  | "assistant"
-  | "toolResult"
-  | "bashExecution"
-  | "custom"
-  | "branchSummary"
-  | "compactionSummary"
-  | "system"
-  | "unknownRole"
-  | "compaction"
-  | "branchSummaryEntry"
-  | "customMessage"
-  | "modelChange"
-  | "thinkingLevelChange"
-  | "label"
-  | "sessionInfo"
-  | "customEntry"
-  | "usage"
-  | "contextEdit"
-  | "unknownEntry";
+export type ItemKind = RoleItemKind | EntryItemKind | "unknownRole" | "unknownEntry";
 
 /** One entry (or, in the context view, one message) as shown. */
 export interface DocumentItem {
@@ -104,6 +87,8 @@ export interface DocumentItem {
   /** Tool results: the call they answer. */
   toolCallId?: string;
   toolName?: string;
+  /** Tool results: what the call they answer is about (its main argument: a path, a command), when the call is known. */
+  callArgument?: string;
   /** Tool results and bash runs that failed; assistant messages that ended in an error. */
   isError?: boolean;
   /** Part of the conversation a reader follows (false for settings and bookkeeping entries). */
@@ -152,8 +137,10 @@ export interface ToolCallBlock {
   arguments: unknown;
   /** One line shown after the name (a path, a pattern), or "". */
   summary: string;
-  /** The interesting argument as code (a command, a file's content, an edit as a diff). */
+  /** The interesting argument as code (a command, a file's content). */
   code?: { language: string; text: string };
+  /** An edit as a diff with line numbers (pi's from its result, else computed from the arguments). */
+  diff?: EditDiff;
 }
 
 /** Output of a tool or a command; `language` names its syntax ("text" when unknown). */

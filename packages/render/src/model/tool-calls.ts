@@ -1,51 +1,96 @@
 /**
- * Tool calls in the document model: the calls of a session by id (so that a result is shown in
- * the language of its call) and the block of one call, with a readable form of pi's own tools'
- * arguments (a command, a path, an edit as a diff).
+ * Tool calls in the document model: the calls of a session by id with the details of their
+ * results (so that a result is shown with its call and in its language, and an edit with the
+ * diff pi wrote in its result), the block of one call with a readable form of pi's own tools'
+ * arguments (a command, a path, an edit as a diff), and the one-line main argument a result
+ * is headed with.
  */
 import type { AnyEntry } from "@pi-session/format";
 import { isObject } from "@pi-session/format";
 import { displayJson, stringOrEmpty } from "../values.js";
+import { editDiff } from "./diff.js";
 import { languageOfPath } from "./languages.js";
 import type { ToolCallBlock } from "./shapes.js";
 
 type Obj = Record<string, unknown>;
 
-interface ToolCallInfo {
+export interface ToolCallInfo {
   name: string;
   arguments: unknown;
+  /** The `details` of the call's result, once a result answered it (pi's edit diff is there). */
+  resultDetails?: unknown;
 }
 
-/** Tool call id -> name and arguments, over every assistant message of the session. */
+/** Tool call id -> name, arguments and result details, over the messages of a session. */
 export type ToolCallLookup = ReadonlyMap<string, ToolCallInfo>;
 
-/** Collects the tool calls of `entries` (so a result can be shown in the language of its call). */
-export function collectToolCalls(entries: readonly AnyEntry[]): Map<string, ToolCallInfo> {
-  const calls = new Map<string, ToolCallInfo>();
-  for (const entry of entries) {
-    if (entry.type !== "message") continue;
-    const message = (entry as Obj).message;
-    if (!isObject(message) || message.role !== "assistant" || !Array.isArray(message.content)) continue;
-    for (const block of message.content) {
-      if (isObject(block) && block.type === "toolCall" && typeof block.id === "string") {
-        calls.set(block.id, { name: stringOrEmpty(block.name), arguments: block.arguments });
-      }
-    }
+/**
+ * Adds one entry to `calls`: an assistant message's tool calls (a later call with the same id
+ * wins), or the details of the result that answers the latest call with its id. Only an
+ * edit's result details are kept (pi's diff is there; nothing else reads them), so a huge
+ * session's streamed export holds its calls, not every result's details.
+ */
+export function addToolCalls(calls: Map<string, ToolCallInfo>, entry: AnyEntry): void {
+  if (entry.type !== "message") return;
+  const message = (entry as Obj).message;
+  if (!isObject(message)) return;
+  if (message.role === "toolResult" && typeof message.toolCallId === "string") {
+    const call = calls.get(message.toolCallId);
+    if (call !== undefined && call.name === "edit" && message.details !== undefined)
+      call.resultDetails = message.details;
+    return;
   }
-  return calls;
+  if (message.role !== "assistant" || !Array.isArray(message.content)) return;
+  for (const block of message.content)
+    if (isObject(block) && block.type === "toolCall" && typeof block.id === "string")
+      calls.set(block.id, { name: stringOrEmpty(block.name), arguments: block.arguments });
 }
 
-function diffOf(oldText: string, newText: string): string {
-  const minus = oldText === "" ? [] : oldText.split("\n").map((l) => `-${l}`);
-  const plus = newText === "" ? [] : newText.split("\n").map((l) => `+${l}`);
-  return [...minus, ...plus].join("\n");
+/**
+ * Collects the tool calls of `entries`, and the details of the results that answer them, into
+ * `into` (a new map by default; pass the same map to add entries as they come).
+ */
+export function collectToolCalls(
+  entries: Iterable<AnyEntry>,
+  into: Map<string, ToolCallInfo> = new Map(),
+): Map<string, ToolCallInfo> {
+  for (const entry of entries) addToolCalls(into, entry);
+  return into;
+}
+
+/** The longest main argument a result's heading shows. */
+const MAIN_ARGUMENT_CHARS = 160;
+/** Arguments that say what a call is about, in the order they are looked for. */
+const MAIN_KEYS = ["path", "file_path", "command", "pattern", "query", "url", "uri", "name", "id"];
+
+/**
+ * What a call is about, on one line: the path of a read, write, edit or ls; the command of a
+ * bash run (its first line); a search's pattern and where; else the first of the usual
+ * arguments (path, command, pattern, query, url, ...), else the first string argument; "" for
+ * none. Cut to 160 characters.
+ */
+export function mainArgument(name: string, args: unknown): string {
+  if (!isObject(args)) return "";
+  const path = stringOrEmpty(args.path) || stringOrEmpty(args.file_path);
+  let text: string;
+  if ((name === "grep" || name === "find") && typeof args.pattern === "string")
+    text = path ? `${args.pattern} in ${path}` : args.pattern;
+  else {
+    const key = MAIN_KEYS.find((k) => typeof args[k] === "string" && args[k] !== "");
+    const value = key !== undefined ? args[key] : Object.values(args).find((v) => typeof v === "string");
+    text = typeof value === "string" ? value : "";
+  }
+  const lines = text.trim().split("\n");
+  const first = (lines[0] ?? "").replace(/\s+/g, " ");
+  const flat = lines.length > 1 ? `${first} …` : first;
+  return flat.length > MAIN_ARGUMENT_CHARS ? `${flat.slice(0, MAIN_ARGUMENT_CHARS - 1)}…` : flat;
 }
 
 /**
  * What to show for a call's arguments. pi's own tools get a readable form (a command, a
  * path, an edit as a diff); anything else shows its arguments as JSON.
  */
-export function toolCallBlock(block: Obj): ToolCallBlock {
+export function toolCallBlock(block: Obj, toolCalls?: ToolCallLookup): ToolCallBlock {
   const name = stringOrEmpty(block.name);
   const args = block.arguments;
   const out: ToolCallBlock = {
@@ -57,6 +102,8 @@ export function toolCallBlock(block: Obj): ToolCallBlock {
   };
   const a = isObject(args) ? args : undefined;
   const path = a ? stringOrEmpty(a.path) || stringOrEmpty(a.file_path) : "";
+  const diff =
+    a && name === "edit" && path ? editDiff(args, toolCalls?.get(out.id)?.resultDetails) : undefined;
   if (a && (name === "bash" || name === "shell") && typeof a.command === "string") {
     out.code = { language: "sh", text: a.command };
     if (typeof a.timeout === "number") out.summary = `timeout ${a.timeout}s`;
@@ -68,16 +115,9 @@ export function toolCallBlock(block: Obj): ToolCallBlock {
   } else if (a && name === "write" && path && typeof a.content === "string") {
     out.summary = path;
     out.code = { language: languageOfPath(path), text: a.content };
-  } else if (a && name === "edit" && path && typeof a.oldText === "string" && typeof a.newText === "string") {
+  } else if (diff !== undefined) {
     out.summary = path;
-    out.code = { language: "diff", text: diffOf(a.oldText, a.newText) };
-  } else if (a && name === "edit" && path && Array.isArray(a.edits)) {
-    out.summary = path;
-    const parts = a.edits
-      .filter(isObject)
-      .map((e) => diffOf(stringOrEmpty(e.oldText), stringOrEmpty(e.newText)))
-      .join("\n@@\n");
-    out.code = { language: "diff", text: parts };
+    out.diff = diff;
   } else if (a && (name === "grep" || name === "find" || name === "ls") && Object.keys(a).length > 0) {
     out.summary =
       [stringOrEmpty(a.pattern), path].filter(Boolean).join(" in ") || displayJson(a).replace(/\s+/g, " ");

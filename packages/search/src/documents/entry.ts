@@ -6,12 +6,18 @@
  *
  * Use {@link entryDocument} on v3 entries (migrate older files first, in memory).
  */
+import {
+  contentText,
+  contextRoleOf,
+  entryTypeInfo,
+  isObject,
+  MESSAGE_ROLE_INFO,
+  messageRoleInfo,
+} from "@pi-session/format";
+
+import { toolCallPaths } from "./file-touches.js";
 
 type Obj = Record<string, unknown>;
-
-function isObject(value: unknown): value is Obj {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
 
 function str(value: unknown): string {
   return typeof value === "string" ? value : "";
@@ -38,7 +44,7 @@ export interface EntryDocument {
   model: string | null;
   /** Tool names called (assistant) or answered (tool result); `bash` for a bash execution. */
   tools: string[];
-  /** File paths in tool call arguments (`path`, `file_path`, `filePath`, `file`, `paths`). */
+  /** File paths in tool call arguments (`toolCallPaths`: `path`, `file_path`, `paths`, ...). */
   files: string[];
   /** A tool result with `isError`, or a bash execution with a non-zero exit code. */
   errored: boolean;
@@ -52,17 +58,6 @@ export interface EntryDocument {
   output: string;
 }
 
-/** The text blocks of a content value (a string, or an array of blocks), joined by newlines. */
-export function contentText(content: unknown): string {
-  if (typeof content === "string") return content;
-  if (!Array.isArray(content)) return "";
-  const parts: string[] = [];
-  for (const block of content) {
-    if (isObject(block) && block.type === "text" && typeof block.text === "string") parts.push(block.text);
-  }
-  return parts.join("\n");
-}
-
 /** Entry time in ms: the ISO entry timestamp, else the message's ms timestamp, else NaN. */
 export function entryTime(entry: Obj): number {
   if (typeof entry.timestamp === "string") {
@@ -73,21 +68,6 @@ export function entryTime(entry: Obj): number {
   const t = message?.timestamp;
   // A number a Date can hold (±8.64e15 ms); anything else is no time (a calendar cannot place it).
   return typeof t === "number" && Math.abs(t) <= 8.64e15 ? t : Number.NaN;
-}
-
-const PATH_KEYS = ["path", "file_path", "filePath", "file"] as const;
-
-/** The file paths in one tool call's arguments. */
-export function toolCallPaths(args: unknown): string[] {
-  if (!isObject(args)) return [];
-  const out: string[] = [];
-  for (const key of PATH_KEYS) {
-    const v = args[key];
-    if (typeof v === "string" && v !== "") out.push(v);
-  }
-  if (Array.isArray(args.paths))
-    for (const p of args.paths) if (typeof p === "string" && p !== "") out.push(p);
-  return out;
 }
 
 /** Argument values as searchable text: strings as they are, anything else as JSON. */
@@ -187,30 +167,19 @@ function messageDocument(doc: EntryDocument, message: Obj): void {
   }
 }
 
-/** The search document of one v3 entry (see {@link EntryDocument}). */
+/**
+ * The search document of one v3 entry (see {@link EntryDocument}): a message's by its role;
+ * another known entry's text is what format's registry says it is, and an entry that sets the
+ * model gives its model.
+ */
 export function entryDocument(entry: Obj): EntryDocument {
   const doc = blank(entry);
-  switch (doc.type) {
-    case "message":
-      if (isObject(entry.message)) messageDocument(doc, entry.message);
-      break;
-    case "compaction":
-    case "branch_summary":
-      doc.body = str(entry.summary);
-      break;
-    case "custom_message":
-      doc.body = contentText(entry.content);
-      break;
-    case "session_info":
-      doc.body = str(entry.name);
-      break;
-    case "label":
-      doc.body = str(entry.label);
-      break;
-    case "model_change":
-      doc.model = modelOf(entry.provider, entry.modelId);
-      break;
+  if (doc.type === "message") {
+    if (isObject(entry.message)) messageDocument(doc, entry.message);
+    return doc;
   }
+  doc.body = entryTypeInfo(doc.type)?.text?.(entry) ?? "";
+  if (contextRoleOf(doc.type) === "model") doc.model = modelOf(entry.provider, entry.modelId);
   return doc;
 }
 
@@ -220,9 +189,15 @@ export function hasText(doc: EntryDocument, fields: readonly TextField[] = TEXT_
   return false;
 }
 
-/** The role filter a document answers to, if any. */
+/** The role filter a document answers to, if any (format's registry). */
 export function roleClass(role: string | null): RoleFilter | null {
-  if (role === "user" || role === "assistant") return role;
-  if (role === "toolResult" || role === "bashExecution") return "tool";
-  return null;
+  const filter = messageRoleInfo(role)?.search;
+  return filter === undefined || filter === "none" ? null : filter;
+}
+
+/** The message roles a role filter stands for (`tool`: `toolResult`, `bashExecution`). */
+export function rolesOfFilter(filter: RoleFilter): string[] {
+  return Object.entries(MESSAGE_ROLE_INFO)
+    .filter(([, info]) => info.search === filter)
+    .map(([role]) => role);
 }

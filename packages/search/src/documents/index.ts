@@ -9,13 +9,31 @@ export {
   type RoleFilter,
   TEXT_FIELDS,
   type TextField,
-  contentText,
   entryDocument,
   entryTime,
   hasText,
   roleClass,
-  toolCallPaths,
+  rolesOfFilter,
 } from "./entry.js";
+export { type SideEntry, type SideSummary, summarizeSide } from "./branch-sides.js";
+export {
+  type BranchCompare,
+  type ComparedPath,
+  type ComparedSide,
+  compareBranches,
+  comparePaths,
+  defaultPair,
+} from "./branch-compare.js";
+export {
+  FILE_ACTIONS,
+  type FileAction,
+  type FileTouch,
+  type TouchBase,
+  fileAction,
+  fileTouches,
+  resolveTouchPath,
+  toolCallPaths,
+} from "./file-touches.js";
 export {
   type ParsedQuery,
   type QueryTerm,

@@ -4,7 +4,7 @@
  * once. Use {@link sessionParent} wherever a header's parent is read, and {@link statsSessionOf}
  * to make what `computeStats` needs of one file.
  */
-import { sessionInfoName } from "@pi-session/format";
+import { indexRoleOf, sessionInfoName } from "@pi-session/format";
 import type { StatsSession } from "./usage.js";
 import { usageRows } from "./usage-rows.js";
 
@@ -27,7 +27,7 @@ export function statsSessionOf(file: {
 }): StatsSession {
   const { header, entries } = file;
   let name: string | null = null;
-  for (const entry of entries) if (entry.type === "session_info") name = sessionInfoName(entry) ?? null;
+  for (const entry of entries) if (indexRoleOf(entry.type) === "name") name = sessionInfoName(entry) ?? null;
   return {
     path: file.path,
     id: typeof header.id === "string" ? header.id : "",

@@ -4,7 +4,13 @@
  * a fork's copy of a parent's entry is recognised. Use it where usage is read from entries
  * (the session database stores these rows; `stats` adds them up).
  */
-import { isObject } from "@pi-session/format";
+import {
+  ENTRY_TYPE_INFO,
+  type EntryTypeWithUsage,
+  entryTypeInfo,
+  isObject,
+  type UsageRole,
+} from "@pi-session/format";
 import { entryTime } from "./entry.js";
 
 type Obj = Record<string, unknown>;
@@ -13,7 +19,16 @@ function num(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
-export type UsageSource = "assistant" | "usage" | "compaction" | "branch_summary" | "toolResult";
+/** The entry types that carry usage of their own (format's registry). */
+type UsageEntryType = EntryTypeWithUsage<Exclude<UsageRole, "none">>;
+
+/** Where a row's usage was found: a message's role, or an entry type that carries usage. */
+export type UsageSource = "assistant" | "toolResult" | UsageEntryType;
+
+function carriesUsage(type: unknown): type is UsageEntryType {
+  const role = entryTypeInfo(type)?.usage;
+  return role !== undefined && role !== "none";
+}
 
 /** The usage one entry carries, as numbers. */
 export interface UsageRow {
@@ -48,19 +63,20 @@ function usageOf(entry: Obj): { source: UsageSource; model: string; usage: Obj }
       return { source: "toolResult", model: "(tool results)", usage: message.usage };
     return undefined;
   }
-  if (type === "usage" && isObject(entry.usage)) {
-    const provider = typeof entry.provider === "string" ? entry.provider : "";
-    const model = typeof entry.model === "string" ? entry.model : "unknown";
-    return { source: "usage", model: provider ? `${provider}/${model}` : model, usage: entry.usage };
+  if (!carriesUsage(type) || !isObject(entry.usage)) return undefined;
+  // Other entry types: where format's registry credits the usage they carry.
+  const { usage: role, summary } = ENTRY_TYPE_INFO[type];
+  switch (role) {
+    case "model": {
+      const provider = typeof entry.provider === "string" ? entry.provider : "";
+      const model = typeof entry.model === "string" ? entry.model : "unknown";
+      return { source: type, model: provider ? `${provider}/${model}` : model, usage: entry.usage };
+    }
+    case "summary":
+      return { source: type, model: `(${summary.kind})`, usage: entry.usage };
+    default:
+      return role satisfies never;
   }
-  if ((type === "compaction" || type === "branch_summary") && isObject(entry.usage)) {
-    return {
-      source: type,
-      model: type === "compaction" ? "(compaction)" : "(branch summary)",
-      usage: entry.usage,
-    };
-  }
-  return undefined;
 }
 
 /** A key for an entry within its lineage: its id, or (v1 files, no ids) its timestamps and type. */

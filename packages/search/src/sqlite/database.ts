@@ -14,7 +14,13 @@ import type {
   IndexedFile,
   SearchRequest,
   SessionDatabase,
+  EntrySlot,
+  SecretMarks,
+  SecretMarksUpdate,
+  SecretScanTodo,
   StoredFile,
+  TouchQuery,
+  TouchRow,
   UsageSession,
   UsageSum,
   UsageSumQuery,
@@ -26,6 +32,8 @@ import { fileWriter } from "./file-writer.js";
 import { ENTRY_ID_SCALE } from "./schema.js";
 import { searchCandidates } from "./search-query.js";
 import { StatementCache } from "./statements.js";
+import { addSecretMarks, entrySlots, secretMarks, secretScanTodo } from "./secret-queries.js";
+import { touchRows } from "./touch-queries.js";
 import { usageSessions, usageSums } from "./usage-queries.js";
 import { num, strOrNull } from "./values.js";
 
@@ -105,6 +113,9 @@ export class SqliteSessionDatabase implements SessionDatabase {
     this.st(`DELETE FROM entries WHERE id BETWEEN ? AND ?`).run(first, last);
     this.st(`DELETE FROM usage WHERE file_id = ?`).run(fileId);
     this.st(`DELETE FROM usage_totals WHERE file_id = ?`).run(fileId);
+    this.st(`DELETE FROM touches WHERE file_id = ?`).run(fileId);
+    this.st(`DELETE FROM secrets WHERE file_id = ?`).run(fileId);
+    this.st(`DELETE FROM secret_scans WHERE file_id = ?`).run(fileId);
     if (keepFile) this.st(`UPDATE details SET tools = '', models = '', paths = '' WHERE id = ?`).run(fileId);
     else {
       this.st(`DELETE FROM details WHERE id = ?`).run(fileId);
@@ -237,6 +248,34 @@ export class SqliteSessionDatabase implements SessionDatabase {
 
   usageSums(query: UsageSumQuery): UsageSum[] {
     return usageSums(this.statements, query);
+  }
+
+  touches(query: TouchQuery): TouchRow[] {
+    return touchRows(this.statements, query);
+  }
+
+  secretScanTodo(): SecretScanTodo[] {
+    return secretScanTodo(this.statements);
+  }
+
+  entrySlots(path: string, fromOrdinal: number, limit: number): EntrySlot[] {
+    return entrySlots(this.statements, path, fromOrdinal, limit);
+  }
+
+  addSecretMarks(update: SecretMarksUpdate): boolean {
+    const tx = this.begin();
+    try {
+      const done = addSecretMarks(this.statements, update);
+      tx.commit();
+      return done;
+    } catch (error) {
+      tx.rollback();
+      throw error;
+    }
+  }
+
+  secretMarks(): SecretMarks[] {
+    return secretMarks(this.statements);
   }
 
   sizeOnDisk(): number {

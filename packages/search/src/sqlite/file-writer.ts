@@ -43,6 +43,9 @@ export function fileWriter(
     `INSERT OR REPLACE INTO usage (file_id, ordinal, key, source, model, time_ms, input, output, cache_read, cache_write, total_tokens, cost)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   );
+  const insertTouch = st.get(
+    `INSERT OR REPLACE INTO touches (file_id, ordinal, seq, tool, action, path) VALUES (?, ?, ?, ?, ?, ?)`,
+  );
   return {
     add: (rows: readonly EntryRow[]) => {
       for (const row of rows) {
@@ -78,6 +81,8 @@ export function fileWriter(
             ix.parts.output,
           );
         }
+        for (const [seq, t] of row.touches.entries())
+          insertTouch.run(fileId, row.ordinal, seq, t.tool, t.action, t.path);
         const u = row.usage;
         if (u) {
           let t = totals.get(u.model);

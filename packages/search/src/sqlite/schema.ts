@@ -4,7 +4,7 @@
  * a database of an older version is rebuilt, one of a newer version is left alone.
  */
 
-export const SCHEMA_VERSION = 7;
+export const SCHEMA_VERSION = 8;
 
 /**
  * Entry row ids: the file's id times this, plus the entry's ordinal, so a file's entries are
@@ -34,6 +34,15 @@ export const FIELD_BIT = { body: 1, thinking: 2, tool: 4, output: 8 } as const;
  * one `instr` per file and an update one row. `usage_totals` sums each file's `usage` rows
  * by model (cost in billionths, so sums are exact; the first and last time, for a report's
  * span), so a report over files that need no deduplication reads a row per file and model.
+ * `touches` is file activity: a row per file a tool call read, edited or wrote (the path
+ * resolved against the session's cwd), keyed like `entries` by file and ordinal, so whether it
+ * is on the current branch, and when, are the entry's (`entries.on_branch`, kept right as the
+ * file grows); indexed by path for `pi-session files`, a path and everything under it.
+ * `secrets` marks the entries that hold secrets (kind and count, never the secret), and
+ * `secret_scans` how far each file was scanned (the entries before `next_ordinal`): the scan
+ * is slow (decision 153) so it runs when asked (`pi-session secrets`, `ls --secrets`, serve),
+ * not at indexing, and goes on from where it stopped as a file grows; a file indexed again
+ * loses both.
  */
 export const SCHEMA = `
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -116,6 +125,27 @@ CREATE TABLE usage_totals (
   last_ms REAL,
   PRIMARY KEY (file_id, model)
 ) WITHOUT ROWID;
+CREATE TABLE touches (
+  file_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  seq INTEGER NOT NULL,
+  tool TEXT NOT NULL,
+  action TEXT NOT NULL,
+  path TEXT NOT NULL,
+  PRIMARY KEY (file_id, ordinal, seq)
+) WITHOUT ROWID;
+CREATE INDEX touches_path ON touches(path);
+CREATE TABLE secrets (
+  file_id INTEGER NOT NULL,
+  ordinal INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  count INTEGER NOT NULL,
+  PRIMARY KEY (file_id, ordinal, kind)
+) WITHOUT ROWID;
+CREATE TABLE secret_scans (
+  file_id INTEGER PRIMARY KEY,
+  next_ordinal INTEGER NOT NULL
+);
 CREATE VIRTUAL TABLE words USING fts5(
   body, thinking, tool, output, body_parts, thinking_parts, tool_parts, output_parts,
   tokenize = 'unicode61 remove_diacritics 2', content = '', contentless_delete = 1

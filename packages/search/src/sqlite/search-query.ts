@@ -14,6 +14,7 @@ import {
   type QueryTerm,
   TEXT_FIELDS,
   type TextField,
+  rolesOfFilter,
   stemPrefix,
   substringNarrowing,
 } from "../documents/index.js";
@@ -202,7 +203,7 @@ export function searchCandidates(statements: StatementCache, request: SearchRequ
     params.push(f.untilMs);
   }
   if (f.roles && f.roles.length > 0) {
-    const roles = f.roles.flatMap((r) => (r === "tool" ? ["toolResult", "bashExecution"] : [r]));
+    const roles = f.roles.flatMap(rolesOfFilter);
     where.push(`e.role IN (${roles.map(() => "?").join(", ")})`);
     params.push(...roles);
   }

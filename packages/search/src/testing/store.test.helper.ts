@@ -4,6 +4,13 @@
  * CJK, diacritics), written as a store (now and then with lines pi reads in its own way:
  * invalid UTF-8, odd lines before the header), and random queries over that vocabulary,
  * substrings of it taken anywhere included.
+ *
+ * The tests that hold PostgreSQL to SQLite's answers compare session facts and stats, and rely
+ * on what these sessions leave out: PostgreSQL stores a NUL in entry ids, types, roles and
+ * session facts as U+FFFD where SQLite keeps it (`pgText` in postgres's `sync.ts`). Every
+ * text field the facts are made of is rewritten from the vocabulary, and models and cwds come
+ * from testkit's pools, so no NUL reaches them; NUL stays possible in what both keep alike
+ * (entry documents, custom types).
  */
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";

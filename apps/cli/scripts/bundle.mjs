@@ -1,5 +1,5 @@
 // Bundles the CLI into dist/ (decision 150):
-// - dist/pi-session.cjs, the binary: a few lines of CommonJS that turn the compile cache on, then
+// - dist/pi-session.cjs, the binary: a few lines of CommonJS that
 //   run `sync …` from dist/sync.cjs and every other command line through dist/main.js;
 // - dist/main.js, the program (option parsing, help, the command table) as an ES module, and one
 //   chunk per command under dist/chunks/, loaded by dynamic import() only when that command runs.

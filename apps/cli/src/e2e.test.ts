@@ -2,7 +2,7 @@
  * The commands on a temporary HOME and PI_CODING_AGENT_DIR holding a copy of
  * `examples/sessions/`: stdout, stderr, JSON and exit codes. They run in this process
  * (`runCli`, `test/in-process.ts`: no build needed); the tests of what only the built binary
- * has (the bundle's chunks, the CommonJS `sync` path, the compile cache, processes running at
+ * has (the bundle's chunks, the CommonJS `sync` path, processes running at
  * once) spawn `dist/pi-session.cjs` and are tagged `processes` (`pnpm build` first).
  */
 // biome-ignore-all lint/suspicious/noExplicitAny: the tests read parsed --json output.

@@ -293,11 +293,15 @@ describe("export", () => {
     const r = await run(["export", extra, "--full"]);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain(SECRETS.github);
-    // Each time a secret is in the text counts (the first message is the title too).
-    const openai = r.stdout.split(SECRETS.openai).length - 1;
+    // Each time a secret is in the text counts (the first message is the title too; a call's
+    // command heads its result as well).
+    const times = (secret: string) => r.stdout.split(secret).length - 1;
+    const openai = times(SECRETS.openai);
+    const anthropic = times(SECRETS.anthropic);
     expect(openai).toBeGreaterThan(0);
+    expect(anthropic).toBeGreaterThan(0);
     expect(r.stderr).toBe(
-      `warning: the export holds ${openai + 3} secrets (openai ${openai}, anthropic 1, github 1, aws 1); --redact replaces them with markers\n`,
+      `warning: the export holds ${openai + anthropic + 2} secrets (openai ${openai}, anthropic ${anthropic}, github 1, aws 1); --redact replaces them with markers\n`,
     );
     for (const secret of Object.values(SECRETS)) expect(r.stderr).not.toContain(secret);
     expect((await run(["export", v3])).stderr).toBe("");

@@ -13,7 +13,7 @@ import {
   messageRoleInfo,
   type SummaryTone,
 } from "@pi-session/format";
-import { type ToolCallLookup, mainArgument } from "./model/tool-calls.js";
+import type { ToolCallLookup } from "./model/tool-calls.js";
 import { jsonText } from "./json.js";
 import { lineEndsAsLf, visibleControls } from "./sanitize.js";
 import { stringOrEmpty } from "./values.js";
@@ -101,7 +101,7 @@ function messageSummary(message: Obj, width: number, toolCalls?: ToolCallLookup)
   if (role === "toolResult") {
     // With the session's calls, the result names what its call was about (`read src/a.ts`).
     const call = toolCalls?.get(stringOrEmpty(message.toolCallId));
-    const argument = call ? mainArgument(call.name, call.arguments) : "";
+    const argument = call?.argument ?? "";
     const name = oneLine(stringOrEmpty(message.toolName), 40);
     return summary(
       `${argument ? oneLine(`${name} ${argument}`, width) : name}${message.isError === true ? " (error)" : ""}`,

@@ -7,7 +7,7 @@ import { formatInt } from "../readable.js";
 import { displayJson, msToIso, stringOrEmpty } from "../values.js";
 import { contentBlocks, imageBlock, outputBlocks, unknownBlock, usageDetail } from "./content.js";
 import type { Block, DocumentItem, ItemDetail, ItemKind, ItemOrigin } from "./shapes.js";
-import { type ToolCallLookup, mainArgument, outputLanguage, toolCallBlock } from "./tool-calls.js";
+import { type ToolCallLookup, toolCallBlock } from "./tool-calls.js";
 
 export interface ItemOptions {
   /**
@@ -111,11 +111,11 @@ export function messageItem(message: unknown, origin: ItemOrigin, options: ItemO
       const item: DocumentItem = {
         ...at("toolResult", `tool result${toolName ? ` ${toolName}` : ""}`),
         details: isError ? [{ name: "status", value: "error" }] : [],
-        blocks: outputBlocks(message.content, outputLanguage(call), isError),
+        blocks: outputBlocks(message.content, call?.outputLanguage ?? "text", isError),
         toolCallId,
         toolName,
       };
-      const argument = call ? mainArgument(call.name, call.arguments) : "";
+      const argument = call?.argument ?? "";
       if (argument !== "") item.callArgument = argument;
       if (isError) item.isError = true;
       return item;

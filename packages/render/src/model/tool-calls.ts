@@ -14,10 +14,17 @@ import type { ToolCallBlock } from "./shapes.js";
 
 type Obj = Record<string, unknown>;
 
+/**
+ * What a result needs of its call, made when the call is met: small, whatever the call's
+ * arguments (a huge session's streamed export keeps every call of the session).
+ */
 export interface ToolCallInfo {
   name: string;
-  arguments: unknown;
-  /** The `details` of the call's result, once a result answered it (pi's edit diff is there). */
+  /** What the call is about, on one line ({@link mainArgument}): its result's heading. */
+  argument: string;
+  /** The language its result is shown in: a read's file type, else `text`. */
+  outputLanguage: string;
+  /** The `details` of an edit's result, once a result answered it (pi's diff is there). */
   resultDetails?: unknown;
 }
 
@@ -42,8 +49,14 @@ export function addToolCalls(calls: Map<string, ToolCallInfo>, entry: AnyEntry):
   }
   if (message.role !== "assistant" || !Array.isArray(message.content)) return;
   for (const block of message.content)
-    if (isObject(block) && block.type === "toolCall" && typeof block.id === "string")
-      calls.set(block.id, { name: stringOrEmpty(block.name), arguments: block.arguments });
+    if (isObject(block) && block.type === "toolCall" && typeof block.id === "string") {
+      const name = stringOrEmpty(block.name);
+      calls.set(block.id, {
+        name,
+        argument: mainArgument(name, block.arguments),
+        outputLanguage: outputLanguage(name, block.arguments),
+      });
+    }
 }
 
 /**
@@ -131,11 +144,9 @@ export function toolCallBlock(block: Obj, toolCalls?: ToolCallLookup): ToolCallB
   return out;
 }
 
-export function outputLanguage(call: ToolCallInfo | undefined): string {
-  if (!call || !isObject(call.arguments)) return "text";
-  if (call.name === "read") {
-    const path = stringOrEmpty(call.arguments.path) || stringOrEmpty(call.arguments.file_path);
-    return path ? languageOfPath(path) : "text";
-  }
-  return "text";
+/** The language a call's result is shown in: a read's file type, else `text`. */
+export function outputLanguage(name: string, args: unknown): string {
+  if (name !== "read" || !isObject(args)) return "text";
+  const path = stringOrEmpty(args.path) || stringOrEmpty(args.file_path);
+  return path ? languageOfPath(path) : "text";
 }

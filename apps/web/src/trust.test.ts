@@ -13,7 +13,7 @@ import { makeStore, PLANTED, type TestStore } from "../test/store.js";
 import { type RunningServer, startServer } from "./server.js";
 
 function get(server: RunningServer, path: string): Promise<{ status: number; body: string }> {
-  const headers = { host: `127.0.0.1:${server.port}`, cookie: `pi-session-${server.port}=${server.token}` };
+  const headers = { host: `127.0.0.1:${server.port}`, authorization: `Bearer ${server.token}` };
   return new Promise((resolve, reject) => {
     const req = request({ host: "127.0.0.1", port: server.port, path, headers }, (res) => {
       const chunks: Buffer[] = [];

@@ -20,7 +20,7 @@
  * - the CLI installs globally and runs: `--version`, `ls`, `search`, `export`, and `sync` loads
  *   its PostgreSQL driver.
  * - installed sizes (MB = 10^6 bytes), each package with its dependencies: the CLI's global
- *   install under 2 MB, search's under 3 MB (its linear-time regex engine, re2js, installs
+ *   install under 3.5 MB, search's under 3 MB (its linear-time regex engine, re2js, installs
  *   0.87 MB: three builds of itself; secretlint's recommended rules 0.66 MB), the SDK's under 2 MB, format's (without TypeBox) under
  *   0.7 MB; and no package in any installed tree has an install script.
  * - a TypeScript project importing every public entry compiles against the installed packages
@@ -58,7 +58,10 @@ const execFileAsync = promisify(execFile);
 const root = fileURLToPath(new URL("..", import.meta.url));
 const MB = 1_000_000;
 /** Installed size limits, each package with its dependencies. */
-const LIMITS = { cli: 2 * MB, search: 3 * MB, sdk: 2 * MB, format: 0.7 * MB };
+// The CLI carries the exported page's viewer and the web app (highlight.js and markdown-it in
+// each, 0.7 MB), the MCP server's SDK and zod (0.24 MB), re2js and secretlint's rules; issue
+// 38's 2 MB predates them (its closing note gives the numbers).
+const LIMITS = { cli: 3.5 * MB, search: 3 * MB, sdk: 2 * MB, format: 0.7 * MB };
 const SESSIONS = {
   v3: "examples/sessions/--home-dev-projects-webapp--/2026-11-02T09-12-20-000Z_019a4c1e-7b2f-7c3d-9e4f-5a6b7c8d9e0f.jsonl",
   v1: "examples/sessions/--home-dev-projects-cli-tool--/2026-11-02T09-00-37-000Z_3f1c2a9e-8b7d-4c6e-9a5f-1e2d3c4b5a69.jsonl",

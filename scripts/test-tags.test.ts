@@ -41,7 +41,8 @@ const files = ["packages", "apps", "bench", "scripts"].flatMap((d) => {
 /** A path into one of our packages' built output (pi's own `dist/` in node_modules aside). */
 const REACHES_DIST = /["'`]\.\.["'`],\s*["'`]dist["'`]|[/"'`]dist\//;
 const STARTS_PROCESSES = /from "node:(child_process|worker_threads)"/;
-const TAGGED = /@module-tag\s+(processes|dist|compiler)\b|tags:\s*\[[^\]]*"(processes|dist|compiler)"/;
+const TAGGED =
+  /@module-tag\s+(processes|dist|compiler|big-file)\b|tags:\s*\[[^\]]*"(processes|dist|compiler|big-file)"/;
 
 describe("test tags", () => {
   it("finds the test files", () => {

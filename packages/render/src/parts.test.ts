@@ -4,7 +4,7 @@
  * the tree layout and one-line summaries.
  */
 import { validateRecords } from "@pi-session/format/schema";
-import { parseSessionText } from "@pi-session/format";
+import { type AnyEntry, parseSessionText } from "@pi-session/format";
 import { readUpstreamFixture } from "@pi-session/testkit";
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
@@ -305,5 +305,14 @@ describe("layout and summaries", () => {
     expect(result && entrySummary(result, 70, collectToolCalls(session.entries)).preview).toBe(
       "bash npm test -- limit (error)",
     );
+    // pi's system prompt message (its text in sections, no content) is named, not dumped as JSON.
+    const system = {
+      type: "message",
+      id: "s1",
+      parentId: null,
+      timestamp: "2026-01-01T00:00:00.000Z",
+      message: { role: "system", content: "", sections: { preamble: "You are careful." }, timestamp: 1 },
+    } as unknown as AnyEntry;
+    expect(entrySummary(system)).toMatchObject({ kind: "system", preview: "system prompt" });
   });
 });

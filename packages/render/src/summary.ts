@@ -108,6 +108,8 @@ function messageSummary(message: Obj, width: number, toolCalls?: ToolCallLookup)
     );
   }
   if (role === "bashExecution") return summary(oneLine(`$ ${stringOrEmpty(message.command)}`, width));
+  // pi's system prompt message keeps its text in sections: a row names it, as pi's tree does.
+  if (role === "system") return summary(oneLine(contentText(message.content, " ") || "system prompt", width));
   if (role === "custom" || role === "hookMessage")
     return summary(
       oneLine(`[${stringOrEmpty(message.customType)}] ${contentText(message.content, " ")}`, width),

@@ -93,11 +93,22 @@ describe.skipIf(executable === undefined)("serve's first build in Chromium", () 
     const page = await browser.newPage({ viewport: { width: 1200, height: 800 } });
     const log = watch(page);
     await page.goto(server.url);
-    // While the build runs: the status line, and some sessions listed but not all.
-    await page.waitForSelector(".list-view[data-indexing='true'] .session-row", { timeout: 120_000 });
-    const status = (await page.textContent(".status.indexing")) ?? "";
+    // While the build runs: the status line, and some sessions listed but not all (read in one
+    // step: the build may end between two reads).
+    const seen = await page.waitForFunction(
+      () => {
+        if (!document.querySelector(".list-view[data-indexing='true'] .session-row")) return false;
+        return {
+          status: document.querySelector(".status.indexing")?.textContent ?? "",
+          count: document.querySelector(".count")?.getAttribute("data-count"),
+        };
+      },
+      undefined,
+      { timeout: 120_000 },
+    );
+    const { status, count } = (await seen.jsonValue()) as { status: string; count: string };
     expect(status).toMatch(/^Indexing the store: [\d,]+ of 1,500 files read/);
-    const early = Number(await page.getAttribute(".count", "data-count"));
+    const early = Number(count);
     expect(early).toBeGreaterThan(0);
     expect(early).toBeLessThan(SESSIONS);
     await page.screenshot({ path: join(shots, "first-build-indexing.png") });

@@ -7,6 +7,7 @@
  * Cells are plain text with an optional style applied after cutting, so a cut never splits a
  * colour; every cell is shown as a one-line field (a `\n` in it is shown, not obeyed).
  */
+import { cutEnd, cutStart } from "@pi-session/render";
 import { displayWidth, oneLineField } from "./terminal-safe.js";
 
 export interface Cell {
@@ -34,30 +35,9 @@ export interface Column {
 const GAP = 2;
 const HARD_MIN = 3;
 
-/** `text` cut to `width` columns with `…`, keeping its start or its end. */
+/** `text` cut to `width` columns with `…`, keeping its start or its end (render's cuts). */
 export function cutText(text: string, width: number, keep: "start" | "end" = "start"): string {
-  if (displayWidth(text) <= width) return text;
-  if (width <= 0) return "";
-  const chars = [...text];
-  let out = "";
-  let used = 1;
-  if (keep === "start") {
-    for (const ch of chars) {
-      const w = displayWidth(ch);
-      if (used + w > width) break;
-      out += ch;
-      used += w;
-    }
-    return `${out}…`;
-  }
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const ch = chars[i] as string;
-    const w = displayWidth(ch);
-    if (used + w > width) break;
-    out = ch + out;
-    used += w;
-  }
-  return `…${out}`;
+  return keep === "start" ? cutEnd(text, width) : cutStart(text, width);
 }
 
 /** Which columns stay, and how wide each is, for a table fitted to `width`. */

@@ -27,6 +27,11 @@ export interface ListRequest {
   all: boolean;
   /** The directory whose project is listed (resolved against nothing: pass it absolute). */
   cwd: string;
+  /**
+   * Instead of `cwd`'s project: the sessions whose files are in this project folder of the
+   * store (`<root>/--home-u-proj--`), whatever their headers say.
+   */
+  folder?: string;
   /** Use the listing cache (default true). */
   cache?: boolean;
   /**
@@ -51,7 +56,10 @@ export interface Listing {
    * session (empty, no header, or no regular file); else empty.
    */
   notSessions: NotSession[];
-  /** The directory whose sessions are listed (without `all`): `cwd`, or an enclosing one. */
+  /**
+   * The directory whose sessions are listed (without `all`): `cwd`, or an enclosing one; for a
+   * `folder`, its newest session's cwd (the folder itself when it has none).
+   */
   project: string;
   /** The session each session of the store belongs under (a fork's, a subagent's parent), by path. */
   parents: Map<string, SessionParent>;
@@ -92,9 +100,13 @@ export function byNewest(a: SessionInfo, b: SessionInfo): number {
 export async function listStoreSessions(request: ListRequest): Promise<Listing> {
   const { root, progress } = request;
   const want = resolve(request.cwd);
-  const projectDir = join(root, encodeCwd(want));
+  const folder = request.folder;
+  const projectDir = folder ?? join(root, encodeCwd(want));
   const mine = (path: string) =>
-    request.all || [root, projectDir].some((dir) => path === dir || dirname(path) === dir);
+    request.all ||
+    (folder === undefined ? [root, projectDir] : [folder]).some(
+      (dir) => path === dir || dirname(path) === dir,
+    );
   const skipped: Unreadable[] = [];
   let store: SessionInfo[];
   try {
@@ -117,8 +129,13 @@ export async function listStoreSessions(request: ListRequest): Promise<Listing> 
   // pi's rule for a header's cwd (as the SDK's list filters a flat directory).
   const of = (dir: string) => store.filter((s) => headerCwdMatches(s.cwd, dir));
   let project = want;
-  let sessions = request.all ? [...store] : of(want);
-  if (!request.all && sessions.length === 0 && request.nearestProject === true) {
+  let sessions = request.all
+    ? [...store]
+    : folder !== undefined
+      ? store.filter((s) => mine(s.path))
+      : of(want);
+  if (folder !== undefined) project = sessions.toSorted(byNewest)[0]?.cwd || folder;
+  else if (!request.all && sessions.length === 0 && request.nearestProject === true) {
     for (const dir of enclosingDirs(want)) {
       const found = of(dir);
       if (found.length === 0) continue;

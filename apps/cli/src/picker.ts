@@ -23,6 +23,11 @@ export interface PickerSource {
   rows(query: string): PickerRow[] | Promise<PickerRow[]>;
   /** Lines describing a row, for the preview pane (maybe later: a file read). */
   preview?(row: PickerRow, width: number): string[] | Promise<string[]>;
+  /**
+   * Work the rows wait for (the session database's build): a line for the footer while it
+   * runs (undefined once it is done), and the call that says it changed.
+   */
+  status?: { text(): string | undefined; onChange(listener: () => void): void };
 }
 
 export interface PickerTerminal {
@@ -86,7 +91,9 @@ export async function runPicker(
       screen.push(left);
     }
     if (rows.length === 0) screen[1] = `${DIM}  no sessions match${RESET}`;
-    screen.push(`${DIM}${cutEnd("↑/↓ move · type to filter · Enter choose · Esc quit", cols)}${RESET}`);
+    const status = source.status?.text();
+    const footer = `${status === undefined ? "" : `${status} · `}↑/↓ move · type to filter · Enter choose · Esc quit`;
+    screen.push(`${DIM}${cutEnd(oneLineField(footer), cols)}${RESET}`);
     output.write(`${HOME}${screen.map((l) => `${l}${CLEAR_LINE}`).join("\r\n")}${CLEAR_BELOW}`);
   };
 
@@ -107,6 +114,8 @@ export async function runPicker(
       });
     return ["…"];
   };
+
+  source.status?.onChange(draw);
 
   const refilter = () => {
     const mine = ++generation;

@@ -98,7 +98,10 @@ export async function runCli(options: RunOptions): Promise<number> {
 }
 
 async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<number> {
-  const { argv, env } = options;
+  const { env } = options;
+  // Operands that look like options (`--home-u-proj--`, anything after `--`) are hidden from
+  // cac behind placeholders and given back once it has parsed.
+  const { argv, operands } = hideOperands(options.argv);
   // Decide colours and JSON before cac parses, so even usage errors respect them.
   const json = argv.includes("--json");
   const color = !argv.includes("--no-color");
@@ -183,6 +186,7 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
 
   try {
     cli.parse(["node", "pi-session", ...camelOptions(argv, valuedOptions(cli))], { run: false });
+    operands.restore(cli);
     const parsed = cli.options;
     if (parsed.help) {
       // The help of the matched command, or the global one.
@@ -226,8 +230,57 @@ async function runOnce(options: RunOptions, later: Promise<unknown>[]): Promise<
     // The reader quit the pager (or pressed Ctrl-C): nothing went wrong.
     if (error instanceof Error && error.name === "PagerClosed")
       return pager?.interrupted ? EXIT_INTERRUPTED : EXIT_OK;
-    return report(io, error, argv, optionNames(cli));
+    return report(io, error, options.argv, optionNames(cli), operands);
   }
+}
+
+/** A token that may be an option: `--name`, `--name=value` (a path like `--home-u-p--` is not). */
+const OPTION_SHAPED = /^--[A-Za-z0-9]+(-[A-Za-z0-9]+)*(=[\s\S]*)?$/;
+const PLACEHOLDER = /\u0000(\d+)\u0000/g;
+
+/** The operands {@link hideOperands} took out of the command line, and how to put them back. */
+export interface HiddenOperands {
+  /** Puts the operands back into what cac parsed: its arguments and option values. */
+  restore(cli: CAC): void;
+  /** `text` with each placeholder shown as the operand it stands for. */
+  shown(text: string): string;
+}
+
+/**
+ * The command line with every operand that starts with `-` replaced by a placeholder cac takes
+ * as an argument: each token after the first `--` (which is dropped: what follows is operands
+ * only, as POSIX has it), and each `--` token before it that cannot be an option, such as the
+ * project folders pi names `--<cwd>--` and the paths in them.
+ */
+export function hideOperands(argv: readonly string[]): { argv: string[]; operands: HiddenOperands } {
+  const hidden: string[] = [];
+  const hide = (token: string) => {
+    hidden.push(token);
+    return `\u0000${hidden.length - 1}\u0000`;
+  };
+  const end = argv.indexOf("--");
+  const out: string[] = [];
+  argv.forEach((token, i) => {
+    if (i === end) return;
+    const operand =
+      (end >= 0 && i > end) || (token.startsWith("--") && token !== "--" && !OPTION_SHAPED.test(token));
+    out.push(operand && token.startsWith("-") ? hide(token) : token);
+  });
+  const shown = (text: string) => text.replace(PLACEHOLDER, (_, n: string) => hidden[Number(n)] ?? "");
+  const back = (value: unknown): unknown =>
+    typeof value === "string" ? shown(value) : Array.isArray(value) ? value.map(back) : value;
+  return {
+    argv: out,
+    operands: {
+      shown,
+      restore(cli) {
+        if (hidden.length === 0) return;
+        const args = cli.args as string[];
+        args.splice(0, args.length, ...args.map(shown));
+        for (const [name, value] of Object.entries(cli.options)) cli.options[name] = back(value);
+      },
+    },
+  };
 }
 
 /** Every long option the matched command (or the program) takes, as typed: `--all-branches`. */
@@ -302,7 +355,14 @@ export function typedOption(argv: readonly string[], key: string): string {
 }
 
 /** Prints a failure: its message on one line (a path or argument in it cannot break it), its details, a hint. */
-function report(io: Io, error: unknown, argv: readonly string[], options: readonly string[]): number {
+function report(
+  io: Io,
+  error: unknown,
+  argv: readonly string[],
+  options: readonly string[],
+  operands: HiddenOperands,
+): number {
+  if (error instanceof Error) error.message = operands.shown(error.message);
   if (error instanceof CliError) {
     io.error(oneLineField(error.message));
     for (const line of error.details) io.info(oneLineField(line));

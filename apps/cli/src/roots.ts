@@ -11,8 +11,9 @@ export interface LocateOptions {
   sessionDir: string | undefined;
 }
 
-export function expandHome(path: string): string {
-  return expandTilde(path, homedir());
+/** `~` and `~/...` under `home` (default: the user's). */
+export function expandHome(path: string, home: string = homedir()): string {
+  return expandTilde(path, home);
 }
 
 /**

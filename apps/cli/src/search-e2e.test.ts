@@ -214,7 +214,7 @@ describe("search on pipes", () => {
     expect(r.stdout).not.toContain("\x1b[");
     const lines = r.stdout.trimEnd().split("\n");
     // The named session: its time, project, name and shortest unique id (8 characters here).
-    expect(lines).toContain(`2026-03-01 11:00  ${app}  auth work  aaaa1111`);
+    expect(lines).toContain(`2026-03-01 11:00  ~${app.slice(home.length)}  auth work  aaaa1111`);
     expect(lines).toContain("  a1 user: where did we fix the parser timeout?");
     // Not cut on a pipe: the whole first message.
     expect(lines.some((l) => l.includes("so that it has to be cut on a narrow terminal"))).toBe(true);

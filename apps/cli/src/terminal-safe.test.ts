@@ -4,7 +4,14 @@ import { fileURLToPath } from "node:url";
 import { fcOptions } from "@pi-session/testkit";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createStyles, displayWidth, escapeChar, oneLineField, toTerminal } from "./terminal-safe.js";
+import {
+  createStyles,
+  displayWidth,
+  escapeChar,
+  oneLineField,
+  stylesPerLine,
+  toTerminal,
+} from "./terminal-safe.js";
 
 /** Every character that must never reach a terminal raw, `\n` and `\t` aside. */
 const RAW_UNSAFE = /[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]/;
@@ -72,11 +79,69 @@ describe("toTerminal", () => {
     );
   });
 
+  it("a styled block of several lines opens its styles on every line (as `less -R` needs)", () => {
+    const c = createStyles(true);
+    const out = toTerminal(`${c.dim(c.italic("first\nsecond\nthird"))}\nplain`, true);
+    const lines = out.split("\n");
+    expect(lines[1]).toBe("\x1b[2m\x1b[3msecond\x1b[22m\x1b[23m");
+    expect(lines[3]).toBe("plain");
+    expect(stylesPerLine("no styles\nat all")).toBe("no styles\nat all");
+  });
+
+  it("property: each character looks the same read line by line (a pager) as read whole", () => {
+    const c = createStyles(true);
+    const names = ["bold", "dim", "italic", "red", "cyan", "green"] as const;
+    const styled: fc.Arbitrary<string> = fc.letrec<{ node: string }>((tie) => ({
+      node: fc.oneof(
+        { depthSize: "small", withCrossShrink: true },
+        fc.constantFrom("a", "b c", "\n", "d\ne", ""),
+        fc.tuple(fc.constantFrom(...names), tie("node")).map(([name, inner]) => c[name](inner)),
+        fc.array(tie("node"), { maxLength: 4 }).map((parts) => parts.join("")),
+      ),
+    })).node;
+    fc.assert(
+      fc.property(styled, (text) => {
+        const out = toTerminal(text, true);
+        const whole = attributesOf([out]);
+        const perLine = attributesOf(out.split("\n"));
+        expect(perLine).toEqual(whole);
+      }),
+      fcOptions(),
+    );
+  });
+
   it("styles are plain text when colours are off", () => {
     const c = createStyles(false);
     expect(c.bold(c.red("x"))).toBe("x");
   });
 });
+
+/**
+ * The attributes each visible character is drawn with, reading `pieces` each from a reset state
+ * (one piece: a terminal; the lines: a pager that resets at every line).
+ */
+function attributesOf(pieces: readonly string[]): string[] {
+  const out: string[] = [];
+  for (const piece of pieces) {
+    const on = new Set<string>();
+    let colour = "";
+    for (const part of piece.split(/(\x1b\[\d+m)/)) {
+      const code = /^\x1b\[(\d+)m$/.exec(part)?.[1];
+      if (code === undefined) {
+        for (const ch of part) if (ch !== "\n") out.push(`${ch}:${[...on].sort().join("")}${colour}`);
+        continue;
+      }
+      if (code === "22") {
+        on.delete("1");
+        on.delete("2");
+      } else if (code === "23") on.delete("3");
+      else if (code === "39") colour = "";
+      else if (code.startsWith("3") && code.length === 2) colour = code;
+      else on.add(code);
+    }
+  }
+  return out;
+}
 
 describe("oneLineField and displayWidth", () => {
   it("a one-line field shows \\n and \\t too", () => {

@@ -148,13 +148,61 @@ function drawStyles(text: string, all: RegExp): string {
   return (frames[0] as { parts: string[] }).parts.join("");
 }
 
+/** The SGR attributes our styles set, as one line's end leaves them. */
+interface SgrState {
+  bold: boolean;
+  dim: boolean;
+  italic: boolean;
+  /** The foreground colour's code (31-36), or undefined for the default. */
+  colour: number | undefined;
+}
+
+/**
+ * Drawn text with the styles open at each line end closed there and opened again on the next
+ * line: a pager (`less -R`) resets the attributes at every line, so the second line of a
+ * dimmed block would otherwise look like the answer. The text holds only our own SGR codes
+ * (content was made visible before they were drawn), so following them is exact.
+ */
+export function stylesPerLine(drawn: string): string {
+  if (!drawn.includes("\n")) return drawn;
+  const state: SgrState = { bold: false, dim: false, italic: false, colour: undefined };
+  const opens = () =>
+    [state.bold && 1, state.dim && 2, state.italic && 3, state.colour]
+      .filter((code): code is number => typeof code === "number")
+      .map((code) => `\x1b[${code}m`)
+      .join("");
+  const closes = () =>
+    [(state.bold || state.dim) && 22, state.italic && 23, state.colour !== undefined && 39]
+      .filter((code): code is number => typeof code === "number")
+      .map((code) => `\x1b[${code}m`)
+      .join("");
+  return drawn
+    .split("\n")
+    .map((line, i) => {
+      const reopened = i === 0 ? "" : opens();
+      for (const match of line.matchAll(/\x1b\[(\d+)m/g)) {
+        const code = Number(match[1]);
+        if (code === 1) state.bold = true;
+        else if (code === 2) state.dim = true;
+        else if (code === 22) state.bold = state.dim = false;
+        else if (code === 3) state.italic = true;
+        else if (code === 23) state.italic = false;
+        else if (code === 39) state.colour = undefined;
+        else if (code >= 30 && code <= 37) state.colour = code;
+      }
+      return reopened + line + closes();
+    })
+    .join("\n");
+}
+
 /**
  * The one way human output reaches a terminal: control characters shown visibly (lines kept,
- * tabs expanded), then our own style markers drawn as colours (`colors`) or dropped.
+ * tabs expanded), then our own style markers drawn as colours (`colors`), each line's styles
+ * its own ({@link stylesPerLine}), or dropped.
  */
 export function toTerminal(text: string, colors: boolean): string {
   let out = visibleControls(text);
   if (out.includes("\t")) out = expandTabs(out);
   if (!markers?.any.test(out)) return out;
-  return colors ? drawStyles(out, markers.all) : out.replace(markers.all, "");
+  return colors ? stylesPerLine(drawStyles(out, markers.all)) : out.replace(markers.all, "");
 }

@@ -23,3 +23,20 @@ export function formatCost(cost: number): string {
   if (cost > 0 && cost < 0.005) return "<$0.01";
   return `$${cost.toLocaleString("en-US", { minimumFractionDigits: 2, maximumFractionDigits: 2 })}`;
 }
+
+/**
+ * A path as human output shows it: under the home directory, `~/...` (the home itself `~`);
+ * anything else as it is. `--json` keeps full paths.
+ */
+export function tildePath(path: string, home: string | undefined): string {
+  if (home === undefined || home === "" || home === "/") return path;
+  const base = home.replace(/[\\/]+$/, "");
+  if (path === base) return "~";
+  const next = path[base.length];
+  return path.startsWith(base) && (next === "/" || next === "\\") ? `~${path.slice(base.length)}` : path;
+}
+
+/** The home directory human output shortens to `~`: `HOME` of the command's environment. */
+export function homeOf(env: Record<string, string | undefined>): string | undefined {
+  return env.HOME ?? env.USERPROFILE;
+}

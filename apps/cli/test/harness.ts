@@ -140,12 +140,13 @@ export class CliHome {
   /** The program in this process, as the binary on pipes would run it (`in-process.ts`). */
   runInProcess(
     args: string[],
-    opts: { env?: Record<string, string>; cwd?: string; input?: string } = {},
+    opts: { env?: Record<string, string>; cwd?: string; input?: string; columns?: number } = {},
   ): Promise<InProcessResult> {
     return runInProcess(args, {
       env: this.env(opts.env),
       cwd: opts.cwd ?? this.home,
       ...(opts.input !== undefined ? { input: opts.input } : {}),
+      ...(opts.columns !== undefined ? { columns: opts.columns } : {}),
     });
   }
 
@@ -338,9 +339,14 @@ export class Tmux {
     this.tmux(["send-keys", "-t", this.name, ...keys]);
   }
 
-  /** The visible screen as text, trailing blanks cut. */
-  screen(): string {
-    return this.tmux(["capture-pane", "-p", "-t", this.name]).replace(/\s+$/, "");
+  /**
+   * The visible screen as text, trailing blanks cut; with `escapes`, each cell's colours and
+   * attributes as the SGR codes tmux keeps for them (`capture-pane -e`); `joined`, each line
+   * the terminal wrapped joined back into one (`-J`).
+   */
+  screen(opts: { escapes?: boolean; joined?: boolean } = {}): string {
+    const flags = [...(opts.escapes ? ["-e"] : []), ...(opts.joined ? ["-J"] : [])];
+    return this.tmux(["capture-pane", "-p", ...flags, "-t", this.name]).replace(/\s+$/, "");
   }
 
   /** Polls the screen until `test` holds; throws with the screen after `timeoutMs`. */

@@ -1,6 +1,7 @@
 /**
  * The CLI run in the test's own process: `runCli` with the command table, the arguments, an
- * environment and a directory, stdout and stderr collected as strings (neither a terminal),
+ * environment and a directory, stdout and stderr collected as strings (stdout a terminal that
+ * wide when `columns` is given: tables fitted, colours unless `NO_COLOR`; stderr never a terminal),
  * stdin not a terminal (`input`'s lines answer confirmations). No build and no process start,
  * so the fast loop covers the commands; what needs the bundle or a real process (the binary's
  * start-up, exit codes set by the process, signals, a pseudo-terminal, the pager) stays with
@@ -25,6 +26,8 @@ export interface InProcessOptions {
   cwd: string;
   /** Lines answering the command's confirmations, in order (none: an empty answer). */
   input?: string;
+  /** Makes stdout a terminal this many columns wide. */
+  columns?: number;
 }
 
 let running = false;
@@ -38,12 +41,13 @@ export async function runInProcess(
   running = true;
   let stdout = "";
   let stderr = "";
-  const stream = (sink: (chunk: string) => void): Stream => ({
+  const stream = (sink: (chunk: string) => void, columns?: number): Stream => ({
     write: (chunk: string) => {
       sink(chunk);
       return true;
     },
-    isTTY: false,
+    isTTY: columns !== undefined,
+    ...(columns !== undefined ? { columns } : {}),
   });
   const answers = (options.input ?? "").split("\n");
   const saved = { ...process.env };
@@ -59,7 +63,7 @@ export async function runInProcess(
       cwd: options.cwd,
       stdout: stream((chunk) => {
         stdout += chunk;
-      }),
+      }, options.columns),
       stderr: stream((chunk) => {
         stderr += chunk;
       }),

@@ -2,7 +2,8 @@
  * End-to-end: the pager. Under tmux (a real terminal, keys sent as a person types them): a long
  * `show` opens less (`LESS=FRX` by default), `q` quits it with exit 0 even with output still
  * unread, Ctrl-C once all is written leaves less to the reader; a short `show` just prints; `--no-pager` and
- * `PAGER=cat` print without waiting. Under `script`, with a pager that copies what it reads to a
+ * `PAGER=cat` print without waiting; a thinking block of several lines stays dimmed on every line
+ * in less (which resets the styles at each line). Under `script`, with a pager that copies what it reads to a
  * file: a terminal pages, a pipe and `--json` never do, `PI_SESSION_PAGER` wins over `PAGER`,
  * and a pager command that does not exist means plain output, without an error.
  * @module-tag processes
@@ -10,12 +11,13 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { CliHome, Tmux, chat, plain } from "./harness.js";
+import { CliHome, Tmux, chat, message, plain } from "./harness.js";
 
 let cli: CliHome;
 let project: string;
 const LONG = "10aa10aa-0000-4000-8000-000000000001";
 const SHORT = "50bb50bb-0000-4000-8000-000000000002";
+const THINKING = "70cc70cc-0000-4000-8000-000000000003";
 const tmuxes: Tmux[] = [];
 
 beforeAll(() => {
@@ -33,6 +35,23 @@ beforeAll(() => {
     cwd: project,
     created: "2026-03-02T10:00:00.000Z",
     entries: chat("b", "2026-03-02T10:00:00.000Z", 1, (i) => `short line ${i}`),
+  });
+  cli.write({
+    id: THINKING,
+    cwd: project,
+    created: "2026-03-03T10:00:00.000Z",
+    entries: [
+      message("t1", null, "2026-03-03T10:01:00.000Z", { role: "user", content: "think it over" }),
+      message("t2", "t1", "2026-03-03T10:02:00.000Z", {
+        role: "assistant",
+        provider: "anthropic",
+        model: "claude-sonnet",
+        content: [
+          { type: "thinking", thinking: "first thought\nsecond thought\nthird thought" },
+          { type: "text", text: "the answer" },
+        ],
+      }),
+    ],
   });
 });
 
@@ -83,6 +102,37 @@ describe("under tmux", () => {
     t.start(["show", SHORT], { cwd: project });
     expect(await t.exitCode()).toBe(0);
     expect(t.screen()).toContain("short line 1");
+    t.kill();
+  });
+
+  it("less shows every line of a thinking block dimmed, not only the first", async () => {
+    const t = tmux();
+    // Without F, less waits at its prompt even for a short text: what is seen is less's screen.
+    t.start(["show", THINKING], { cwd: project, env: { LESS: "RX", FORCE_COLOR: "1", NO_COLOR: "" } });
+    await t.waitFor((s) => s.includes("the answer") && (s.split("\n").at(-1) ?? "").includes("(END)"));
+    // tmux writes a code where the attributes change: they hold across lines until the next.
+    const screen = t.screen({ escapes: true });
+    /** The attributes (1 bold, 2 dim, 3 italic) in force where `text` starts on the screen. */
+    const attributesAt = (text: string): string[] => {
+      const on = new Set<string>();
+      for (const m of screen.slice(0, screen.indexOf(text)).matchAll(/\x1b\[([\d;]*)m/g))
+        for (const code of (m[1] ?? "").split(";")) {
+          if (code === "0" || code === "") on.clear();
+          else if (code === "22") for (const c of ["1", "2"]) on.delete(c);
+          else if (code === "23") on.delete("3");
+          else if (code === "1" || code === "2" || code === "3") on.add(code);
+        }
+      return [...on];
+    };
+    expect(screen).toContain("second thought");
+    for (const thought of ["first thought", "second thought", "third thought"]) {
+      const codes = attributesAt(thought);
+      expect(codes, thought).toContain("2");
+      expect(codes, thought).toContain("3");
+    }
+    expect(attributesAt("the answer")).not.toContain("2");
+    t.keys("q");
+    expect(await t.exitCode()).toBe(0);
     t.kill();
   });
 

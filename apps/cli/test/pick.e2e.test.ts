@@ -103,6 +103,29 @@ describe("pi-session pick", () => {
     await picksTheParserSession("reply");
   });
 
+  it("shows the session database's build progress in its footer while a search waits for it", async () => {
+    expect(cli.run(["search", "reply", "--files"]).code).toBe(0);
+    // Sessions the index has not seen: the pick's sync reads each (seconds, on any machine).
+    const words = "wiring flux capacitor mountain road sea river index build page".split(" ");
+    for (let n = 0; n < 600; n++)
+      cli.write({
+        id: `dddd${String(n).padStart(4, "0")}-0000-4000-8000-000000000000`,
+        cwd: `/work/many-${n % 5}`,
+        created: new Date(Date.UTC(2026, 1, 1) + n * 60_000).toISOString(),
+        entries: chat(`d${n}`, new Date(Date.UTC(2026, 1, 1) + n * 60_000).toISOString(), 20, (i) =>
+          Array.from({ length: 40 }, (_, k) => words[(n + i + k) % words.length]).join(" "),
+        ),
+      });
+    tmux = new Tmux(cli, 100, 24);
+    tmux.start(["pick"]);
+    const during = await tmux.waitFor((s) => /indexing \d+\/600 \(\d+%\)/.test(s));
+    expect(during.split("\n").at(-1)).toMatch(/^indexing \d+\/600 .*: a search waits for it · ↑\/↓ move/);
+    // Once built, the footer is the keys' help alone.
+    await tmux.waitFor((s) => (s.split("\n").at(-1) ?? "").startsWith("↑/↓ move"), 120_000);
+    tmux.keys("Escape");
+    expect(await tmux.exitCode()).toBe(130);
+  });
+
   it("scrolls a list longer than the screen to keep the selection in view", async () => {
     for (let i = 0; i < 30; i++)
       cli.write({

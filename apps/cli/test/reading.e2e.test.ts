@@ -69,16 +69,18 @@ describe("ls fitted to the terminal", () => {
     expect(plain(r.out)).toContain("rate limiting");
   });
 
-  it("at 60 columns, --all drops the project first and keeps id and session", { tags: ["processes"] }, () => {
+  it("at 60 columns, --all drops the message count first and keeps the project, cut", {
+    tags: ["processes"],
+  }, () => {
     const r = cli.runTty(["ls", "--all"], { cols: 60 });
     expect(r.code, r.out).toBe(0);
     expect(widest(r.out), r.out).toBeLessThanOrEqual(60);
-    expect(headerOf(r.out).split(/\s+/)).toEqual(["modified", "msgs", "id", "session"]);
-    expect(plain(r.out)).toMatch(/a1a1a1a1 +rate limiting/);
-    expect(plain(r.out)).toMatch(/b2b2b2b2 +Please look at the upload.*…/);
+    expect(headerOf(r.out).split(/\s+/)).toEqual(["modified", "id", "project", "session"]);
+    expect(plain(r.out)).toMatch(/a1a1a1a1 +…long-name +rate limiting/);
+    expect(plain(r.out)).toMatch(/b2b2b2b2 +…long-name +Please look at the …/);
   });
 
-  it("narrower, the message count goes next, then the time", { tags: ["processes"] }, () => {
+  it("narrower, the project goes next, then the time", { tags: ["processes"] }, () => {
     expect(headerOf(cli.runTty(["ls", "--all"], { cols: 55 }).out).split(/\s+/)).toEqual([
       "modified",
       "id",
@@ -94,16 +96,18 @@ describe("ls fitted to the terminal", () => {
     const r = cli.runTty(["ls"], { cols: 100, cwd: project });
     expect(r.code, r.out).toBe(0);
     const shown = lines(r.out);
-    expect(shown[0]).toBe(`project ${project}`);
+    // Under the home directory: shown as ~.
+    const tilde = `~${project.slice(cli.home.length)}`;
+    expect(shown[0]).toBe(`project ${tilde}`);
     expect(headerOf(r.out).split(/\s+/)).toEqual(["modified", "msgs", "id", "session"]);
-    expect(plain(r.out).split(project)).toHaveLength(2);
+    expect(plain(r.out).split(tilde)).toHaveLength(2);
   });
 
   it("on a pipe every line is whole (previews are cut at 60 characters, as always)", async () => {
     const r = await cli.runInProcess(["ls", "--all"], { env: { COLUMNS: "40" } });
     expect(r.code).toBe(0);
     expect(r.stdout.split("\n")[0]?.split(/\s+/)).toEqual(["modified", "msgs", "id", "project", "session"]);
-    expect(r.stdout).toContain(`${other}  ${FIRST.slice(0, 59)}…`);
+    expect(r.stdout).toContain(`~${other.slice(cli.home.length)}  ${FIRST.slice(0, 59)}…`);
   });
 
   it("COLUMNS sets the width on a terminal", { tags: ["processes"] }, () => {
@@ -117,8 +121,9 @@ describe("ls from a subdirectory", () => {
     const sub = cli.dir("work", "projects", "a-web-application-with-a-long-name", "src", "deep");
     const r = await cli.runInProcess(["ls"], { cwd: sub });
     expect(r.code, r.stderr).toBe(0);
-    expect(r.stderr).toContain(`sessions of ${project} (a parent of the current directory)`);
-    expect(r.stdout.split("\n")[0]).toBe(`project ${project}`);
+    const tilde = `~${project.slice(cli.home.length)}`;
+    expect(r.stderr).toContain(`sessions of ${tilde} (a parent of the current directory)`);
+    expect(r.stdout.split("\n")[0]).toBe(`project ${tilde}`);
     expect(r.stdout).toContain("a1a1a1a1");
     expect(r.stdout).toContain("b2b2b2b2");
     expect(r.stdout).not.toContain("c3c3c3c3");

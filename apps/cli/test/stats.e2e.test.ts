@@ -238,7 +238,8 @@ describe("stats ranges and footers", () => {
     expect(parent.costWithChildren).toBeCloseTo(parent.cost + fork.cost, 6);
     const text = (await home.runInProcess(["stats", "--all", "--by", "session"])).stdout;
     const row = text.split("\n").find((l) => l.startsWith("upload limits"));
-    expect(row).toContain(web.cwd);
+    // The project under HOME is shown as ~, the id beside the name.
+    expect(row).toContain(`~${web.cwd.slice(home.home.length)}`);
     expect(row).toContain("2026-04-02");
     expect(text).toContain(FORK.slice(0, 8));
   });

@@ -70,6 +70,33 @@ export function projectName(project: string): string {
   return parts.length === 0 ? project || "(no project)" : parts.slice(-2).join("/");
 }
 
+/**
+ * A short label for each project that no other project of `projects` shares: its last two
+ * path segments, more of them where two projects end alike (`a/web/app`, `b/web/app`), the
+ * whole path where nothing shorter tells it apart.
+ */
+export function projectLabels(projects: Iterable<string>): Map<string, string> {
+  const all = [...new Set(projects)];
+  const parts = new Map(all.map((p) => [p, p.split(/[\\/]/).filter((x) => x !== "")]));
+  const labels = new Map<string, string>();
+  for (const project of all) {
+    const mine = parts.get(project) as string[];
+    let label = project || "(no project)";
+    for (let n = Math.min(2, mine.length); n <= mine.length && n > 0; n++) {
+      const tail = mine.slice(-n).join("/");
+      const shared = all.some(
+        (other) => other !== project && (parts.get(other) as string[]).slice(-n).join("/") === tail,
+      );
+      if (!shared) {
+        label = n === mine.length ? project : tail;
+        break;
+      }
+    }
+    labels.set(project, label);
+  }
+  return labels;
+}
+
 /** Text with the given ranges marked (`<mark>`), each piece set as text. */
 export function marked(text: string, ranges: readonly (readonly [number, number])[]): DocumentFragment {
   const frag = document.createDocumentFragment();
@@ -82,4 +109,23 @@ export function marked(text: string, ranges: readonly (readonly [number, number]
   }
   if (at < text.length) frag.append(shown(text.slice(at)));
   return frag;
+}
+
+/**
+ * Each id's shortest start (8 characters at least, as the CLI prints them) that no other id of
+ * `ids` shares, so a short id shown can be typed back (in the filter, the search, the URL).
+ */
+export function shortIds(ids: Iterable<string>, min = 8): Map<string, string> {
+  const sorted = [...new Set(ids)].sort();
+  const common = (a = "", b = "") => {
+    let k = 0;
+    while (k < a.length && k < b.length && a[k] === b[k]) k++;
+    return k;
+  };
+  return new Map(
+    sorted.map((id, i) => {
+      const shared = Math.max(common(id, sorted[i - 1]), common(id, sorted[i + 1]));
+      return [id, id.slice(0, Math.max(min, shared + 1))];
+    }),
+  );
 }

@@ -7,7 +7,16 @@
  */
 import type { Served } from "../src/rows.js";
 import { type SessionRow, getJson, onChange } from "./api.js";
-import { formatCost, formatInt, formatTokens, h, oneLine, projectName, shortTime } from "./dom.js";
+import {
+  formatCost,
+  formatInt,
+  formatTokens,
+  h,
+  oneLine,
+  projectLabels,
+  shortIds,
+  shortTime,
+} from "./dom.js";
 import { type View, replaceHash } from "./view.js";
 
 /** Row height in px (must match `.session-row` in the style). */
@@ -53,6 +62,31 @@ onChange(() => {
   cached = undefined;
 });
 
+/** The columns the list sorts by, each with the order a first click gives. */
+const SORTS = {
+  title: { label: "Session", class: "c-title", first: "asc" },
+  modified: { label: "Last message", class: "c-time", first: "desc" },
+  messages: { label: "Messages", class: "c-num", first: "desc" },
+  tokens: { label: "Tokens", class: "c-num", first: "desc" },
+  cost: { label: "Cost", class: "c-num", first: "desc" },
+} as const;
+type SortKey = keyof typeof SORTS;
+
+function sortValue(row: SessionRow, key: SortKey): number | string {
+  switch (key) {
+    case "title":
+      return titleOf(row).toLowerCase();
+    case "modified":
+      return row.modifiedMs;
+    case "messages":
+      return row.messageCount;
+    case "tokens":
+      return row.tokens;
+    case "cost":
+      return row.cost;
+  }
+}
+
 export function titleOf(row: Pick<SessionRow, "name" | "firstMessage">): string {
   return oneLine(row.name || row.firstMessage || "(no messages)", 240);
 }
@@ -72,8 +106,14 @@ export function listView(params: URLSearchParams): View {
     named: params.get("named") === "1",
     secrets: params.get("secrets") === "1",
     source: params.get("source") ?? "",
+    sort: (params.get("sort") ?? "modified") as SortKey,
+    order: params.get("order") === "asc" ? "asc" : params.get("order") === "desc" ? "desc" : "",
     selected: 0,
   };
+  if (!(state.sort in SORTS)) state.sort = "modified";
+  if (state.order === "") state.order = SORTS[state.sort].first;
+  let labels = new Map<string, string>();
+  let short = new Map<string, string>();
   let fromDatabase = false;
   let all: SessionRow[] = [];
   let rows: SessionRow[] = [];
@@ -83,8 +123,8 @@ export function listView(params: URLSearchParams): View {
     class: "filter-text",
     attrs: {
       type: "text",
-      placeholder: "Filter by title",
-      "aria-label": "Filter by title",
+      placeholder: "Filter by title, project or id",
+      "aria-label": "Filter by title, project or id",
       spellcheck: "false",
     },
   });
@@ -115,6 +155,20 @@ export function listView(params: URLSearchParams): View {
   indexing.hidden = true;
   let building: ListData["indexing"];
 
+  // Column headings that sort: a click sorts by that column, another turns the order round.
+  const sortButtons = (Object.keys(SORTS) as SortKey[]).map((key) =>
+    h("button", {
+      class: `sort ${SORTS[key].class}`,
+      text: SORTS[key].label,
+      attrs: { type: "button", "data-sort": key },
+      onClick: () => {
+        state.order = state.sort === key ? (state.order === "asc" ? "desc" : "asc") : SORTS[key].first;
+        state.sort = key;
+        syncHash();
+        applyFilters();
+      },
+    }),
+  );
   const el = h("section", { class: "view list-view" }, [
     h("div", { class: "toolbar" }, [
       textInput,
@@ -129,13 +183,7 @@ export function listView(params: URLSearchParams): View {
       h("span", { class: "spacer" }),
       count,
     ]),
-    h("div", { class: "list-head" }, [
-      h("span", { class: "c-title", text: "Session" }),
-      h("span", { class: "c-time", text: "Last message" }),
-      h("span", { class: "c-num", text: "Messages" }),
-      h("span", { class: "c-num", text: "Tokens" }),
-      h("span", { class: "c-num", text: "Cost" }),
-    ]),
+    h("div", { class: "list-head" }, sortButtons),
     indexing,
     message,
     scroller,
@@ -149,6 +197,10 @@ export function listView(params: URLSearchParams): View {
     if (state.since) p.set("since", state.since);
     if (state.named) p.set("named", "1");
     if (state.secrets) p.set("secrets", "1");
+    if (state.sort !== "modified" || state.order !== "desc") {
+      p.set("sort", state.sort);
+      p.set("order", state.order);
+    }
     const query = p.toString();
     replaceHash(`#/${query ? `?${query}` : ""}`);
   }
@@ -169,8 +221,23 @@ export function listView(params: URLSearchParams): View {
         (!needle ||
           titleOf(r).toLowerCase().includes(needle) ||
           r.project.toLowerCase().includes(needle) ||
+          // A short id as the list and the CLI print it.
+          r.id.toLowerCase().startsWith(needle) ||
           (r.source ?? "").toLowerCase().includes(needle)),
     );
+    const sign = state.order === "asc" ? 1 : -1;
+    const sortKey = state.sort;
+    // Ties keep the newest first (the server's order), so a sort is stable as sessions change.
+    if (sortKey !== "modified" || state.order !== "desc")
+      rows = rows
+        .map((row, at) => ({ row, at, value: sortValue(row, sortKey) }))
+        .sort((a, b) => (a.value < b.value ? -sign : a.value > b.value ? sign : a.at - b.at))
+        .map(({ row }) => row);
+    for (const button of sortButtons) {
+      const on = button.dataset.sort === state.sort;
+      button.setAttribute("aria-sort", on ? (state.order === "asc" ? "ascending" : "descending") : "none");
+      button.dataset.arrow = on ? (state.order === "asc" ? "↑" : "↓") : "";
+    }
     state.selected = Math.min(state.selected, Math.max(0, rows.length - 1));
     space.style.height = `${rows.length * ROW_HEIGHT}px`;
     count.textContent =
@@ -211,8 +278,8 @@ export function listView(params: URLSearchParams): View {
                   title: `From ${oneLine(row.source)}`,
                 })
               : null,
-            h("span", { class: "project", text: projectName(row.project), title: row.project }),
-            h("span", { class: "id", text: row.id.slice(0, 8) }),
+            h("span", { class: "project", text: labels.get(row.project) ?? row.project, title: row.project }),
+            h("span", { class: "id", text: short.get(row.id) ?? row.id.slice(0, 8) }),
             row.errored
               ? h("span", { class: "badge error", text: "error", title: "A tool call failed" })
               : null,
@@ -265,9 +332,11 @@ export function listView(params: URLSearchParams): View {
 
   function fillProjects(): void {
     const projects = [...new Set(all.map((r) => r.project))].sort();
+    // Labels no two projects share (two `web/app`s are told apart by more of their paths).
+    labels = projectLabels(projects);
     projectSelect.replaceChildren(
       h("option", { text: "All projects", attrs: { value: "" } }),
-      ...projects.map((p) => h("option", { text: projectName(p), title: p, attrs: { value: p } })),
+      ...projects.map((p) => h("option", { text: labels.get(p) ?? p, title: p, attrs: { value: p } })),
     );
     projectSelect.value = projects.includes(state.project) ? state.project : "";
     const sources = [...new Set(all.flatMap((r) => (r.source === undefined ? [] : [r.source])))].sort();
@@ -287,6 +356,7 @@ export function listView(params: URLSearchParams): View {
         for (const r of data.sessions) if (before.get(r.key) !== r.modifiedMs) fresh.add(r.key);
       }
       all = data.sessions;
+      short = shortIds(all.map((r) => r.id));
       building = data.indexing;
       fromDatabase = data.served.kind === "database";
       fillProjects();

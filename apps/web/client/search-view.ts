@@ -16,6 +16,8 @@ type Hit = Omit<EntryHit, "score" | "snippet"> & { snippet: Pick<Snippet, "text"
 
 type SessionHits = Pick<SessionRow, "key" | "name" | "firstMessage" | "project" | "source" | "modifiedMs"> & {
   hits: Hit[];
+  /** Found by its id: the query is the start of it (a short id as the list and the CLI print it). */
+  idMatch?: true;
 };
 
 interface SearchAnswer {
@@ -174,23 +176,28 @@ export function searchView(params: URLSearchParams): View {
         links.push(link);
         hits.append(h("li", {}, [link]));
       }
-      frag.append(
-        h("article", { class: "result", attrs: { "data-key": s.key } }, [
-          h("a", { class: "result-head", attrs: { href: hitHref(s.key, null) } }, [
-            h("span", { class: `title${s.name ? " named" : ""}`, text: titleOf(s) }),
-            s.source !== undefined
-              ? h("span", {
-                  class: "source",
-                  text: oneLine(s.source, 60),
-                  title: `From ${oneLine(s.source)}`,
-                })
-              : null,
-            h("span", { class: "project", text: projectName(s.project), title: s.project }),
-            h("span", { class: "time", text: shortTime(s.modifiedMs) }),
-          ]),
-          hits,
-        ]),
-      );
+      const head = h("a", { class: "result-head", attrs: { href: hitHref(s.key, null) } }, [
+        h("span", { class: `title${s.name ? " named" : ""}`, text: titleOf(s) }),
+        s.idMatch
+          ? h("span", {
+              class: "badge",
+              text: `id ${s.key.split("~")[0]}`,
+              title: "Its id starts with the query",
+            })
+          : null,
+        s.source !== undefined
+          ? h("span", {
+              class: "source",
+              text: oneLine(s.source, 60),
+              title: `From ${oneLine(s.source)}`,
+            })
+          : null,
+        h("span", { class: "project", text: projectName(s.project), title: s.project }),
+        h("span", { class: "time", text: shortTime(s.modifiedMs) }),
+      ]);
+      // A session found by its id has no hits: its heading is what j and k move to.
+      if (s.hits.length === 0) links.push(head);
+      frag.append(h("article", { class: "result", attrs: { "data-key": s.key } }, [head, hits]));
     }
     results.replaceChildren(frag);
     const n = answer.sessions.length;

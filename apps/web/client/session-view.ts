@@ -25,8 +25,8 @@ import {
   siblingsOf,
 } from "@pi-session/render";
 import { ItemWindow, itemEl } from "@pi-session/render/dom";
-import { type SessionRow, getJson, onChange } from "./api.js";
-import { formatInt, h, shown } from "./dom.js";
+import { ApiError, type SessionRow, getJson, onChange } from "./api.js";
+import { formatInt, h, oneLine, shown } from "./dom.js";
 import { loadSessions, titleOf } from "./list-view.js";
 import { type RelatedSession, type Relations, VIEW_LABELS, sessionBar } from "./session-bar.js";
 import { compareHref } from "./compare-view.js";
@@ -66,7 +66,9 @@ function relationsOf(key: string, rows: readonly SessionRow[]): Relations {
   };
 }
 
-export function sessionView(key: string, params: URLSearchParams, back: () => void): View {
+export function sessionView(asked: string, params: URLSearchParams, back: () => void): View {
+  // The URL may name the session by an id prefix: its key once the server has said it.
+  let key = asked;
   const href = (p: Record<string, string | undefined>) => {
     const q = new URLSearchParams();
     for (const [k, v] of Object.entries(p)) if (v !== undefined && v !== "") q.set(k, v);
@@ -437,6 +439,10 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
         `/api/sessions/${encodeURIComponent(key)}${q.size ? `?${q}` : ""}`,
       );
       if (!first && data.version === version) return;
+      if (first && data.key !== key) {
+        key = data.key;
+        replaceHash(href(Object.fromEntries(params)));
+      }
       version = data.version;
       header = data.header;
       formatVersion = data.formatVersion;
@@ -478,8 +484,13 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       }
       el.dataset.entries = String(entries.length);
     } catch (error) {
+      if (first && error instanceof ApiError && error.status === 404) {
+        // Nothing to show: no session controls, only what was asked and the way back.
+        el.replaceChildren(notFound(asked, error.message));
+        el.dataset.loaded = "not-found";
+        return;
+      }
       statusLine.textContent = `Cannot load this session: ${(error as Error).message}`;
-      if (first) bar.setTitle("Session not found");
       el.dataset.loaded = "error";
     } finally {
       fetching = false;
@@ -528,4 +539,17 @@ export function sessionView(key: string, params: URLSearchParams, back: () => vo
       nearEnd.disconnect();
     },
   };
+}
+
+/** The page of a key or id prefix that names no session (or more than one). */
+function notFound(asked: string, reason: string): HTMLElement {
+  return h("div", { class: "not-found" }, [
+    h("h1", { text: "Session not found" }),
+    h("p", {}, [
+      "No session has the id or id prefix ",
+      h("code", { text: oneLine(asked, 80) }),
+      reason === "no such session" ? "." : `: ${oneLine(reason, 200)}.`,
+    ]),
+    h("p", {}, [h("a", { text: "Back to the sessions", attrs: { href: "#/" } })]),
+  ]);
 }

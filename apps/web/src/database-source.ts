@@ -18,7 +18,7 @@ import { type SearchJob, abortError } from "./search-pool.js";
 import { SessionCache, sessionFromLines, versionOf } from "./session-data.js";
 import { assignSessionKeys } from "./session-keys.js";
 import type { SessionSource, SessionSourceInfo, SourceSearchResult } from "./source.js";
-import { type UsageChart, usageCharts } from "./usage.js";
+import { type UsageCells, usageCells } from "./usage.js";
 
 export interface DatabaseSourceOptions {
   database: PostgresDatabase;
@@ -134,8 +134,8 @@ export class DatabaseSource implements SessionSource {
     }
   }
 
-  usage(): Promise<UsageChart[]> {
-    return usageCharts({ stats: (query) => this.db.stats({ ...query, ...this.sourceFilter }) });
+  usage(): Promise<UsageCells> {
+    return usageCells({ stats: (query) => this.db.stats({ ...query, ...this.sourceFilter }) });
   }
 
   onChange(listener: (change: StoreChange) => void): () => void {

@@ -16,7 +16,7 @@ import {
   StoreView,
   type StoreViewOptions,
 } from "./store-view.js";
-import type { UsageChart } from "./usage.js";
+import type { UsageCells } from "./usage.js";
 
 export interface LocalSourceOptions extends StoreViewOptions {
   /** Search threads (default: a core less than the machine has, 1 to 4; 0: search on the server's thread). */
@@ -105,7 +105,7 @@ export class LocalSource implements SessionSource {
     },
   };
 
-  async usage(): Promise<UsageChart[]> {
+  async usage(): Promise<UsageCells> {
     await this.store.ready;
     return this.pool.usage();
   }

@@ -80,7 +80,7 @@ describe("serve's API refuses bad parameters with a 4xx", () => {
   beforeAll(async () => {
     store = makeStore(6);
     server = await startServer({ root: store.root, persistent: false, pollMs: 60_000, searchThreads: 0 });
-    // The first build runs behind the URL: the rows are there once it ends.
+    // After the first build: while it runs, a row whose file is being indexed leaves the list.
     await server.source.ready;
     const row = server.source.sessions().find((r) => r.entryCount > 2);
     key = encodeURIComponent(row?.key as string);

@@ -20,7 +20,7 @@ import { statPath } from "@pi-session/node-store";
 import { QuerySyntaxError, type SearchOptions, type SearchResult } from "@pi-session/search";
 import type { SearchReplyMessage, SearchRequestMessage, SearchWorkerData } from "./search-worker.js";
 import type { StoreView } from "./store-view.js";
-import { type UsageChart, usageCharts } from "./usage.js";
+import { type UsageCells, usageCells } from "./usage.js";
 
 export interface SearchJob {
   query: string;
@@ -183,10 +183,10 @@ export class SearchPool {
   }
 
   /**
-   * The usage charts (every period by every split, as `usageCharts` gives them), in a thread
-   * like a search: a pass of `stats` takes tenths of a second the server's thread need not wait.
+   * The usage charts' cells (`usageCells`: one pass of `stats`), in a thread like a search: a
+   * pass takes tenths of a second the server's thread need not wait.
    */
-  usage(): Promise<UsageChart[]> {
+  usage(): Promise<UsageCells> {
     return this.run({ kind: "usage" }, undefined);
   }
 
@@ -209,7 +209,7 @@ export class SearchPool {
     return this.store.exclusive((): Promise<unknown> => {
       if (signal?.aborted) throw abortError();
       return job.kind === "usage"
-        ? usageCharts(this.store.db)
+        ? usageCells(this.store.db)
         : this.store.db.search(job.job.query, job.job.options);
     });
   }
@@ -265,7 +265,7 @@ export class SearchPool {
         done.resolve(message.result);
       } else if (message.kind === "usage") {
         this.times.usageMs += message.ms;
-        done.resolve(message.charts);
+        done.resolve(message.cells);
       } else if (message.error.name === "QuerySyntaxError")
         done.reject(new QuerySyntaxError(message.error.message));
       // Anything else (a damaged database, say): once more here, where it can be recovered from.

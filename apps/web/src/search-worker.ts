@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { type SearchDatabase, type SearchOptions, openSearchDatabase } from "@pi-session/search";
-import { type UsageChart, usageCharts } from "./usage.js";
+import { type UsageCells, usageCells } from "./usage.js";
 
 /** What the worker is started with. */
 export interface SearchWorkerData {
@@ -24,7 +24,7 @@ export type SearchRequestMessage =
 export type SearchReplyMessage =
   /** `ms`: the search's time in this thread (wall clock), for the server's counters. */
   | { kind: "result"; result: import("@pi-session/search").SearchResult; ms: number }
-  | { kind: "usage"; charts: UsageChart[]; ms: number }
+  | { kind: "usage"; cells: UsageCells; ms: number }
   | { kind: "error"; error: { name: string; message: string } }
   | { kind: "ready" }
   | { kind: "failed"; error: { name: string; message: string } };
@@ -58,11 +58,11 @@ async function main(): Promise<void> {
     }
     const started = performance.now();
     if (message.kind === "usage") {
-      usageCharts(db).then(
-        (charts) =>
+      usageCells(db).then(
+        (cells) =>
           port.postMessage({
             kind: "usage",
-            charts,
+            cells,
             ms: performance.now() - started,
           } satisfies SearchReplyMessage),
         (error) => port.postMessage({ kind: "error", error: errorOf(error) } satisfies SearchReplyMessage),

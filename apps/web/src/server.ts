@@ -34,11 +34,12 @@ import { DatabaseSource } from "./database-source.js";
 import { LocalSource } from "./local-source.js";
 import type { SessionRow, StoreChange } from "./rows.js";
 import { sessionJson } from "./session-data.js";
+import { rowByKeyOrPrefix } from "./session-keys.js";
 import type { SearchJob } from "./search-pool.js";
 import { SearchAnswers } from "./searches.js";
 import type { SessionSource, SourceSearchResult } from "./source.js";
 import { BadRequest, DATE_MS_LIMIT, QueryParams, decodeSegment } from "./query-params.js";
-import { PERIODS, SPLITS } from "./usage.js";
+import { PERIODS, SPLITS, type UsageCells, chartOf } from "./usage.js";
 
 export interface ServeOptions {
   /** The sessions root to serve (the local store), */
@@ -252,8 +253,8 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   const generator = options.generator ?? "pi-session";
   const source = await openSource(options);
   const events = new Set<ServerResponse>();
-  // What every page asks for, made once per change of the store.
-  let usageCharts: { generation: number; texts: Promise<Map<string, string>> } | undefined;
+  // The usage charts' cells, made once per change of the store; each chart is made from them.
+  let usage: { generation: number; cells: Promise<UsageCells> } | undefined;
   const searches = new SearchAnswers<SourceSearchResult>({
     run: (job, signal) => source.search(job, signal),
     generation: () => source.generation,
@@ -276,10 +277,17 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
     }
   }
 
+  /** The row a key or an id prefix names (a short id as the list and the CLI print it). */
   function rowOf(key: string): SessionRow {
-    const row = source.session(key);
-    if (!row) throw new HttpError(404, "no such session");
-    return row;
+    const match = rowByKeyOrPrefix(
+      key,
+      (k) => source.session(k),
+      () => source.sessions(),
+    );
+    if (match.kind === "ambiguous")
+      throw new HttpError(404, `${match.count} sessions have ids that start with ${key}: type more of it`);
+    if (match.kind === "none") throw new HttpError(404, "no such session");
+    return match.row;
   }
 
   /** The source's file activity, or a 404 saying it keeps none (a team database). */
@@ -478,32 +486,52 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
         }
         throw error;
       }
-      sendJson(res, answer);
+      sendJson(res, withIdMatches(text, answer));
       return;
     }
     if (route[0] === "usage" && route.length === 1) {
-      const query = params(["period", "split"]);
+      const query = params(["period", "split", "project", "from", "to"]);
       const period = query.oneOf("period", PERIODS, "day");
       const split = query.oneOf("split", SPLITS, "model");
+      const day = (name: "from" | "to") => {
+        const value = query.text(name);
+        if (value === undefined) return {};
+        if (!/^\d{4}-\d{2}-\d{2}$/.test(value) || Number.isNaN(Date.parse(value)))
+          throw new BadRequest(`${name} must be a day (YYYY-MM-DD), got ${JSON.stringify(value)}`);
+        return { [name === "from" ? "fromDay" : "toDay"]: value };
+      };
+      const project = query.text("project");
       const generation = source.generation;
-      if (usageCharts?.generation !== generation) {
-        // The six charts in one pass (locally in a search thread), once per change of the store
-        // however many pages ask; each chart's JSON made once.
-        const texts = source
-          .usage()
-          .then(
-            (charts) =>
-              new Map(charts.map((c) => [`${c.period} ${c.split}`, jsonText({ generation, ...c })])),
-          );
-        const made = { generation, texts };
-        usageCharts = made;
-        texts.catch(() => {
-          if (usageCharts === made) usageCharts = undefined;
+      if (usage?.generation !== generation) {
+        // One pass of stats (locally in a search thread) per change of the store, however many
+        // pages ask; each chart is made from its cells.
+        const made = { generation, cells: source.usage() };
+        usage = made;
+        made.cells.catch(() => {
+          if (usage === made) usage = undefined;
         });
       }
-      const text = (await usageCharts.texts).get(`${period} ${split}`);
-      if (text === undefined) throw new Error(`no ${period} ${split} chart`);
-      sendJson(res, text);
+      const chart = chartOf(await usage.cells, {
+        period,
+        split,
+        ...(project !== undefined ? { project } : {}),
+        ...day("from"),
+        ...day("to"),
+      });
+      // A bar's sessions as the list's rows (a file no longer listed is left out).
+      const byPath = new Map(source.sessions().map((row) => [row.path, row]));
+      sendJson(res, {
+        generation,
+        ...chart,
+        sessionsByPeriod: chart.sessionsByPeriod.map((sessions) =>
+          sessions.flatMap(({ path, ...share }) => {
+            const row = byPath.get(path);
+            return row
+              ? [{ key: row.key, title: row.name || row.firstMessage, project: row.project, ...share }]
+              : [];
+          }),
+        ),
+      });
       return;
     }
     if (route[0] === "events" && route.length === 1) {
@@ -524,6 +552,30 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
       return;
     }
     throw new HttpError(404, "no such endpoint");
+  }
+
+  /**
+   * A search's answer with the sessions whose id starts with the query first (a short id as
+   * the list and the CLI print it, found whatever the full-text search says).
+   */
+  function withIdMatches(query: string, text: string): string {
+    const prefix = query.trim().toLowerCase();
+    if (!/^[0-9a-f][0-9a-f-]{3,}$/.test(prefix)) return text;
+    const rows = source.sessions().filter((row) => row.id.toLowerCase().startsWith(prefix));
+    if (rows.length === 0) return text;
+    const answer = JSON.parse(text) as { sessions: { key: string }[] };
+    const found = new Set(rows.map((row) => row.key));
+    const byId = rows.map((row) => ({
+      key: row.key,
+      name: row.name,
+      firstMessage: row.firstMessage,
+      project: row.project,
+      ...(row.source !== undefined ? { source: row.source } : {}),
+      modifiedMs: row.modifiedMs,
+      idMatch: true,
+      hits: [],
+    }));
+    return jsonText({ ...answer, sessions: [...byId, ...answer.sessions.filter((s) => !found.has(s.key))] });
   }
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -605,13 +657,19 @@ export async function startServer(options: ServeOptions): Promise<RunningServer>
   // request sent just as the server closed an idle socket fails.
   server.keepAliveTimeout = 30_000;
   server.headersTimeout = 35_000;
-  await new Promise<void>((resolveListen, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, host, () => {
-      server.off("error", reject);
-      resolveListen();
+  try {
+    await new Promise<void>((resolveListen, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, host, () => {
+        server.off("error", reject);
+        resolveListen();
+      });
     });
-  });
+  } catch (error) {
+    // A port in use: what was opened for it (the database, its threads) is closed again.
+    await source.close();
+    throw error;
+  }
   port = (server.address() as AddressInfo).port;
   source.start();
   const shown = host.includes(":") ? `[${host}]` : host === "0.0.0.0" ? "127.0.0.1" : host;

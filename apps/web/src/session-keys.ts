@@ -34,3 +34,33 @@ export function assignSessionKeys(
   }
   return byKey;
 }
+
+/** What a key or an id prefix typed in the app names. */
+export type KeyMatch =
+  | { kind: "one"; row: SessionRow }
+  | { kind: "none" }
+  | { kind: "ambiguous"; count: number };
+
+/**
+ * The row `key` names: its key (`id`, `id~2`), else the one session whose id starts with it
+ * (any case: a short id as the list and the CLI print it). Files sharing an id are one
+ * session's copies: a prefix of that id names the first unless it also names another session.
+ */
+export function rowByKeyOrPrefix(
+  key: string,
+  exact: (key: string) => SessionRow | undefined,
+  rows: () => Iterable<SessionRow>,
+): KeyMatch {
+  const row = exact(key);
+  if (row) return { kind: "one", row };
+  const prefix = key.toLowerCase();
+  if (prefix === "" || prefix.includes("~")) return { kind: "none" };
+  const found = new Map<string, SessionRow>();
+  for (const candidate of rows())
+    if (candidate.id.toLowerCase().startsWith(prefix) && !found.has(candidate.id))
+      found.set(candidate.id, candidate);
+  if (found.size === 0) return { kind: "none" };
+  if (found.size > 1) return { kind: "ambiguous", count: found.size };
+  const [id] = found.keys();
+  return { kind: "one", row: exact(id as string) ?? ([...found.values()][0] as SessionRow) };
+}

@@ -10,7 +10,7 @@ import type { EntryHit, FileTouchHit, TouchedFile } from "@pi-session/search";
 import type { Served, SessionRow, StoreChange } from "./rows.js";
 import type { SearchJob } from "./search-pool.js";
 import type { LoadedSession } from "./session-data.js";
-import type { UsageChart } from "./usage.js";
+import type { UsageCells } from "./usage.js";
 
 /** A search's answer as rows of the list, each with its hits. */
 export interface SourceSearchResult {
@@ -55,8 +55,8 @@ export interface SessionSource {
     ofSession(row: SessionRow): Promise<TouchedFile[]>;
     history(path: string): Promise<FileHistory>;
   };
-  /** Every usage chart (each period by each split), counted once per fork lineage. */
-  usage(): Promise<UsageChart[]>;
+  /** The usage charts' cells (by day, model, project and file), counted once per fork lineage. */
+  usage(): Promise<UsageCells>;
   /** Calls `listener` with what each refresh that found a change changed. */
   onChange(listener: (change: StoreChange) => void): () => void;
   /** Settles when the source can answer searches and charts (a local store: its first build). */

@@ -11,7 +11,7 @@
  * @module-tag processes
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,7 +19,19 @@ import type { Browser, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { type RunningServer, startServer } from "../src/server.js";
 import { findChromium, launchChromium, watch } from "./chromium.js";
-import { LEAKED, assistant, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
+import { LEAKED, assistant, dirOf, makeStore, PAYLOADS, PLANTED, type TestStore } from "./store.js";
+
+/** An entry moved to `ms` (its own time and its message's). */
+function answeredAt(entry: Record<string, unknown>, ms: number): Record<string, unknown> {
+  return {
+    ...entry,
+    timestamp: new Date(ms).toISOString(),
+    message: { ...(entry.message as Record<string, unknown>), timestamp: ms },
+  };
+}
+
+/** Where the screenshots go (`PI_SESSION_SHOTS`, else a directory of the run), to be looked at. */
+const shots = process.env.PI_SESSION_SHOTS ?? mkdtempSync(join(tmpdir(), "pi-session-web-shots-"));
 
 vi.setConfig({ testTimeout: 180_000, hookTimeout: 120_000 });
 
@@ -421,6 +433,161 @@ describe.skipIf(executable === undefined)("pi-session serve in Chromium", () => 
     expect(await page.evaluate(() => window.__pwned)).toBeUndefined();
     expect(log.errors).toEqual([]);
     await page.close();
+  });
+
+  /**
+   * A session ten days after the hand-made ones, in a project whose last two directories
+   * another one has too (`home/dev/random-1`), whose id starts with 7e57c0de (no other does),
+   * with an answer of a model that has no price (a cost of 0 with tokens); resolves once the
+   * server lists it.
+   */
+  const UNPRICED = { id: "7e57c0de-0000-7000-8000-000000000001", cwd: "/srv/work/dev/random-1" };
+  async function writeUnpriced(): Promise<void> {
+    if (server.source.session(UNPRICED.id)) return;
+    const { id, cwd } = UNPRICED;
+    const at = Date.UTC(2026, 0, 20, 12);
+    const line = (value: unknown) => `${JSON.stringify(value)}\n`;
+    mkdirSync(join(store.root, dirOf(cwd)), { recursive: true });
+    writeFileSync(
+      join(store.root, dirOf(cwd), `2026-01-20T12-00-00-000Z_${id}.jsonl`),
+      line({ type: "session", version: 3, id, timestamp: new Date(at).toISOString(), cwd }) +
+        line({
+          type: "message",
+          id: "u1",
+          parentId: null,
+          timestamp: new Date(at + 1000).toISOString(),
+          message: { role: "user", content: "unpriced question", timestamp: at + 1000 },
+        }) +
+        line(answeredAt(assistant("a1", "u1", "an unpriced answer", 0, 0), at + 2000)),
+    );
+    await vi.waitFor(() => expect(server.source.session(id)).toBeDefined(), {
+      timeout: 60_000,
+      interval: 100,
+    });
+  }
+
+  it("id prefixes open, filter and find a session; an unknown one is a true not-found page", async () => {
+    await writeUnpriced();
+    const row = { key: UNPRICED.id };
+    const short = "7e57c0de";
+    const { page, log } = await open(`#/s/${short}`);
+    await page.waitForSelector(".session-view[data-loaded='true']");
+    expect(decodeURIComponent(new URL(page.url()).hash)).toBe(`#/s/${row.key}`);
+    await page.goto(`${server.origin}/#/s/0000dead`);
+    await page.waitForSelector(".session-view[data-loaded='not-found']");
+    expect(await page.textContent(".not-found h1")).toBe("Session not found");
+    // No session controls on it: no bar, no tree, no transcript.
+    const controls = await page.$$eval(
+      ".session-view .tree, .session-view .transcript, .session-view button",
+      (els) => els.map((e: { outerHTML: string }) => e.outerHTML.slice(0, 120)),
+    );
+    expect(controls, JSON.stringify(controls)).toEqual([]);
+    await page.goto(`${server.origin}/#/?q=${short}`);
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    expect(await page.getAttribute(".count", "data-count")).toBe("1");
+    expect(await page.getAttribute(".session-row", "data-key")).toBe(row.key);
+    await page.goto(`${server.origin}/#/search?q=${short}`);
+    await page.waitForSelector(`.result[data-key="${row.key}"] .badge`);
+    // The one error: the browser's note of the 404 that made the not-found page.
+    expect(log.errors.filter((e) => !e.includes("404"))).toEqual([]);
+    await page.close();
+  });
+
+  it("the list sorts by cost, tokens, messages and back by time", async () => {
+    const { page, log } = await open();
+    await page.waitForSelector(".list-view[data-loaded='true']");
+    const keys = () =>
+      page.$$eval(".session-row", (rows) => rows.map((r) => r.getAttribute("data-key") ?? ""));
+    const rows = server.source.sessions();
+    const height = await page.$eval(".list-scroll", (el) => el.clientHeight);
+    const onScreen = Math.min(rows.length, Math.floor(height / 58));
+    for (const [column, field] of [
+      ["cost", "cost"],
+      ["tokens", "tokens"],
+      ["messages", "messageCount"],
+    ] as const) {
+      await page.click(`.list-head button[data-sort="${column}"]`);
+      const shown = (await keys()).slice(0, onScreen);
+      const values = shown.map((k) => rows.find((r) => r.key === k)?.[field] ?? Number.NaN);
+      expect(values, column).toEqual([...values].sort((a, b) => b - a));
+      expect(await page.getAttribute(`.list-head button[data-sort="${column}"]`, "aria-sort")).toBe(
+        "descending",
+      );
+    }
+    await page.click('.list-head button[data-sort="cost"]');
+    await page.click('.list-head button[data-sort="cost"]');
+    expect(await page.getAttribute('.list-head button[data-sort="cost"]', "aria-sort")).toBe("ascending");
+    expect(new URL(page.url()).hash).toContain("sort=cost&order=asc");
+    await page.click('.list-head button[data-sort="modified"]');
+    expect((await keys()).slice(0, onScreen)).toEqual(rows.slice(0, onScreen).map((r) => r.key));
+    expect(log.errors).toEqual([]);
+    await page.close();
+  });
+
+  it("usage: days without usage drawn as zeros, unknown prices marked, project and date filters, a bar's sessions", async () => {
+    await writeUnpriced();
+    const { cwd } = UNPRICED;
+    const { page, log } = await open("#/usage?period=day&split=project");
+    await page.waitForFunction(
+      (key) =>
+        [...document.querySelectorAll(".usage-project option")].some(
+          (o: { value: string }) => o.value === key,
+        ),
+      cwd,
+    );
+    const periods = await page.$$eval(".bars g.bar", (gs) =>
+      gs.map((g) => g.getAttribute("data-period") ?? ""),
+    );
+    // Every day from the first to the last, the days without usage too.
+    const day = (p: string) => Date.parse(`${p}T00:00:00Z`) / 86_400_000;
+    expect(periods.map(day)).toEqual(periods.map((_, i) => day(periods[0] as string) + i));
+    expect(periods).toContain("2026-01-20");
+    expect(periods).toContain("2026-01-15");
+    // The unpriced day is marked, and its project's cost is not $0.00.
+    expect(
+      await page.$$eval(".bars g.bar.unpriced", (gs) => gs.map((g) => g.getAttribute("data-period"))),
+    ).toEqual(["2026-01-20"]);
+    const labels = await page.$$eval(".usage-project option", (os) => os.map((o) => o.textContent));
+    expect(labels, labels.join(", ")).toContain("work/dev/random-1");
+    expect(labels, labels.join(", ")).toContain("/home/dev/random-1");
+    const costCell = await page.$$eval(".usage-table tbody tr", (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll("td")].map((td: { textContent: string }) => td.textContent)),
+    );
+    expect(costCell.find((cells) => cells[0] === "work/dev/random-1")?.at(-1)).toBe("?");
+    await page.screenshot({ path: join(shots, "usage-light.png"), fullPage: true });
+    // A click on the first day's bar lists its sessions, each a link to it.
+    await page.click('.bars g.bar[data-period="2026-01-10"] .slot');
+    await page.waitForSelector(".drill:not([hidden]) .drill-list li");
+    const listed = await page.$$eval(".drill-list a", (as) => as.map((a) => a.getAttribute("href")));
+    expect(listed).toContain(`#/s/${store.ids.planted}`);
+    // One project, a range of days.
+    await page.selectOption(".usage-project", cwd);
+    await page.waitForFunction(() => document.querySelectorAll(".bars g.bar").length === 1);
+    await page.selectOption(".usage-project", "");
+    for (const [input, value] of [
+      [".usage-from", "2026-01-15"],
+      [".usage-to", "2026-01-25"],
+    ] as const) {
+      await page.fill(input, value);
+      await page.dispatchEvent(input, "change");
+    }
+    await page.waitForFunction(() =>
+      [...document.querySelectorAll(".bars g.bar")].every((g: { getAttribute(n: string): string }) => {
+        const p = g.getAttribute("data-period");
+        return p >= "2026-01-15" && p <= "2026-01-25";
+      }),
+    );
+    expect(await page.$$eval(".bars g.bar", (gs) => gs.map((g) => g.getAttribute("data-period")))).toContain(
+      "2026-01-20",
+    );
+    expect(new URL(page.url()).hash).toContain("from=2026-01-15&to=2026-01-25");
+    expect(log.errors).toEqual([]);
+    await page.close();
+    const dark = await open("#/usage?period=day&split=model", { colorScheme: "dark" });
+    await dark.page.waitForSelector(".usage-view[data-loaded='true']");
+    await dark.page.click('.bars g.bar[data-period="2026-01-20"] .slot');
+    await dark.page.screenshot({ path: join(shots, "usage-dark.png"), fullPage: true });
+    await dark.page.close();
   });
 
   it("refuses a page without the token, another site's page, and a foreign Host", async () => {

@@ -29,6 +29,42 @@ describe("textWidth", () => {
     expect(textWidth("e\u0301")).toBe(1);
     expect(charWidth("\u200d")).toBe(0);
   });
+
+  it("measures emoji as terminals draw them: two columns, sequences one cluster", () => {
+    for (const emoji of ["✅", "❌", "☕", "⚡", "🚀", "❤️", "👍🏽", "🇯🇵", "👨‍👩‍👧", "🏳️‍🌈"])
+      expect(textWidth(emoji), emoji).toBe(2);
+    expect(textWidth("done ✅ (2 ❌)")).toBe(14);
+    expect(textWidth("a\nb")).toBe(3);
+  });
+
+  it("property: a text is as wide as its grapheme clusters together", () => {
+    const unit = fc.constantFrom(
+      "a",
+      " ",
+      "日",
+      "é",
+      "e\u0301",
+      "✅",
+      "☕",
+      "👍🏽",
+      "🇯🇵",
+      "👨‍👩‍👧",
+      "❤️",
+      "\u200d",
+      "한",
+    );
+    const clusters = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+    fc.assert(
+      fc.property(fc.string({ unit, maxLength: 30 }), (text) => {
+        const sum = Array.from(clusters.segment(text), (s) => charWidth(s.segment)).reduce(
+          (a, b) => a + b,
+          0,
+        );
+        expect(textWidth(text)).toBe(sum);
+      }),
+      fcOptions(),
+    );
+  });
 });
 
 describe("cuts", () => {
@@ -39,6 +75,9 @@ describe("cuts", () => {
     expect(textWidth(cutEnd("日本語のテキスト", 6))).toBeLessThanOrEqual(6);
     expect(cutStart("/home/dev/projects/webapp", 10)).toBe("…ts/webapp");
     expect(cutEnd("abc", 0)).toBe("");
+    // A sequence is never split: the family, the flag and the thumb go whole or not at all.
+    expect(cutEnd("ok 👨‍👩‍👧 🇯🇵 👍🏽 end", 6)).toBe("ok 👨‍👩‍👧…");
+    expect(cutStart("start 🇯🇵👍🏽", 5)).toBe("…🇯🇵👍🏽");
   });
 
   it("fitPieces cuts the text, then styles it, and drops the pieces after the cut", () => {
@@ -66,7 +105,7 @@ describe("wrapLine", () => {
   });
 
   it("property: every line fits, and the non-space text is kept in order", () => {
-    const unit = fc.constantFrom("a", "b", " ", "日", "é", "-", "🚀");
+    const unit = fc.constantFrom("a", "b", " ", "日", "é", "-", "🚀", "✅", "👍🏽", "🇯🇵", "👨‍👩‍👧");
     fc.assert(
       fc.property(fc.string({ unit, maxLength: 80 }), fc.integer({ min: 2, max: 30 }), (line, width) => {
         const lines = wrapLine(line, width);

@@ -1,54 +1,59 @@
 /**
- * Text measured in terminal columns: a wide character (CJK, fullwidth forms, most emoji) takes
- * two, a combining mark none, everything else one. The one home of this rule, for the text
- * renderer here and the CLI (tables, listings, search lines). Use {@link textWidth} to measure,
- * {@link cutEnd} / {@link cutStart} to fit a one-line field with an ellipsis, {@link fitPieces}
- * to fit a line drawn from styled runs, and {@link wrapLine} to fold a line of text.
+ * Text measured in terminal columns, as terminals draw it: by grapheme cluster, a wide
+ * character (CJK, fullwidth forms) or an emoji (with its sequences: ZWJ families, flags, skin
+ * tones, `❤️` with its variation selector) takes two, a combining mark or a joiner none,
+ * everything else one. The rule is `string-width`'s (Unicode's East Asian Width and emoji
+ * data); this module is its one home here, for the text renderer and the CLI (tables,
+ * listings, search lines). Use {@link textWidth} to measure, {@link cutEnd} / {@link cutStart}
+ * to fit a one-line field with an ellipsis, {@link fitPieces} to fit a line drawn from styled
+ * runs, and {@link wrapLine} to fold a line of text. Cuts never split a cluster.
  *
  * Measure text once it is made visible (`visibleControls`): an escaped control is its escape.
  */
-
-/** Columns one character (a code point) takes on a terminal. */
-export function charWidth(ch: string): number {
-  const code = ch.codePointAt(0) as number;
-  if (code < 0x300) return 1;
-  if (code === 0x200b || code === 0x200c || code === 0x200d || code === 0x2060 || /\p{M}/u.test(ch)) return 0;
-  if (
-    (code >= 0x1100 && code <= 0x115f) ||
-    (code >= 0x2e80 && code <= 0xa4cf && code !== 0x303f) ||
-    (code >= 0xac00 && code <= 0xd7a3) ||
-    (code >= 0xf900 && code <= 0xfaff) ||
-    (code >= 0xfe30 && code <= 0xfe4f) ||
-    (code >= 0xff00 && code <= 0xff60) ||
-    (code >= 0xffe0 && code <= 0xffe6) ||
-    (code >= 0x1f300 && code <= 0x1faff) ||
-    (code >= 0x20000 && code <= 0x3fffd)
-  )
-    return 2;
-  return 1;
-}
+import stringWidth from "string-width";
 
 // Text that is all printable ASCII is as wide as it is long: the common case, measured at once.
 const ASCII = /^[\x20-\x7e]*$/;
 
+const graphemes = new Intl.Segmenter(undefined, { granularity: "grapheme" });
+
+/** The grapheme clusters of `text` (a flag, a family, a letter with its accents: one each). */
+function clustersOf(text: string): string[] {
+  return Array.from(graphemes.segment(text), (s) => s.segment);
+}
+
+// The text is made visible before it is measured: no escape code to strip.
+const MEASURE = { countAnsiEscapeCodes: true } as const;
+
+/** The first grapheme cluster of a non-empty `text`. */
+function firstCluster(text: string): string {
+  return graphemes.segment(text)[Symbol.iterator]().next().value?.segment ?? text;
+}
+
+/** Columns one character, or one grapheme cluster, takes on a terminal. */
+export function charWidth(cluster: string): number {
+  return stringWidth(cluster, MEASURE);
+}
+
 /** Columns `text` takes (one line; a `\n` counts as one, like any other character). */
 export function textWidth(text: string): number {
   if (ASCII.test(text)) return text.length;
-  let n = 0;
-  for (const ch of text) n += charWidth(ch);
-  return n;
+  const lines = text.split("\n");
+  return lines.reduce((n, line) => n + stringWidth(line, MEASURE), lines.length - 1);
 }
 
 /** The longest start of `text` that fits in `width` columns (no ellipsis). */
 export function headOf(text: string, width: number): string {
   if (width <= 0) return "";
-  if (ASCII.test(text)) return text.slice(0, width);
+  // Printable ASCII up to the character after the cut: no cluster crosses it.
+  if (ASCII.test(text.slice(0, width + 1))) return text.slice(0, width);
   let out = "";
   let used = 0;
-  for (const ch of text) {
-    const w = charWidth(ch);
+  // Segmented lazily: a fold of a long line reads only the head it keeps.
+  for (const { segment: cluster } of graphemes.segment(text)) {
+    const w = charWidth(cluster);
     if (used + w > width) break;
-    out += ch;
+    out += cluster;
     used += w;
   }
   return out;
@@ -58,13 +63,13 @@ export function headOf(text: string, width: number): string {
 function tailOf(text: string, width: number): string {
   if (width <= 0) return "";
   if (ASCII.test(text)) return text.slice(Math.max(0, text.length - width));
-  const chars = [...text];
+  const clusters = clustersOf(text);
   let out = "";
   let used = 0;
-  for (let i = chars.length - 1; i >= 0; i--) {
-    const w = charWidth(chars[i] as string);
+  for (let i = clusters.length - 1; i >= 0; i--) {
+    const w = charWidth(clusters[i] as string);
     if (used + w > width) break;
-    out = chars[i] + out;
+    out = clusters[i] + out;
     used += w;
   }
   return out;
@@ -122,17 +127,19 @@ export function wrapLine(line: string, width: number): string[] {
   if (textWidth(line) <= room) return [line];
   const out: string[] = [];
   let rest = line;
-  while (textWidth(rest) > room) {
+  while (rest !== "") {
     // A wide character where only one column is left still goes on a line of its own.
-    const head = headOf(rest, room) || ([...rest][0] as string);
+    const head = headOf(rest, room) || firstCluster(rest);
+    if (head.length === rest.length) {
+      out.push(rest);
+      break;
+    }
     // Break at a space inside the head, unless that leaves almost nothing on the line.
     const space = head.lastIndexOf(" ");
     const cut = space > 0 && textWidth(head.slice(0, space)) >= room / 3 ? space : head.length;
     out.push(rest.slice(0, cut).trimEnd());
     rest = rest.slice(cut);
     if (cut === space) rest = rest.replace(/^ +/, "");
-    if (rest === "") break;
   }
-  if (rest !== "" || out.length === 0) out.push(rest);
   return out;
 }

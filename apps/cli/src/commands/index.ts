@@ -26,7 +26,10 @@ export const COMMANDS: CommandSpec[] = [
     name: "ls",
     declare: (cli) =>
       cli
-        .command("ls", "List sessions, newest first (current project unless --all)")
+        .command(
+          "ls [project]",
+          "List sessions, newest first: the current project's, a project's (its folder or cwd), or --all",
+        )
         .option("--all", "Sessions of every project")
         .option("--cwd <dir>", "Sessions of this project directory instead of the current one")
         .option("--limit <n>", "At most N sessions")
@@ -37,7 +40,14 @@ export const COMMANDS: CommandSpec[] = [
         .option("--secrets", "Only sessions holding secrets, with their kinds (see `secrets`)")
         .example("  $ pi-session ls")
         .example("  $ pi-session ls --children")
+        .example("  $ pi-session ls ~/projects/webapp")
+        .example("  $ pi-session ls ~/.pi/agent/sessions/--home-u-webapp--/")
         .example("  $ pi-session ls --all --limit 20 --json"),
+    details: `[project] is a project's directory (its cwd), or its folder in the store
+(\`~/.pi/agent/sessions/--home-u-webapp--\`, listed whatever the headers say); a folder of
+session files elsewhere (a copy of one) is listed as it is. Paths that start with -- work as
+they are, or after \`--\`. Without it: the current directory's project, or the nearest
+enclosing directory that has sessions (said on stderr).`,
     load: async () => (await import("./ls.js")).action,
   },
   {

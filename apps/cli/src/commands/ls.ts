@@ -1,26 +1,35 @@
 /**
- * `ls`: sessions, newest first: modified time, message count, project, short id and name (or
- * first message). Without `--all`, only sessions whose header cwd is the current directory
- * (or `--cwd DIR`). Metadata comes from node-store's listing (pi's `SessionInfo` rules) with
- * its metadata cache, so a warm listing only stats the files; `--no-cache` reads every file.
- * A file or directory the listing cannot read is reported on stderr (exit 3); pi leaves such
- * files out silently. Without `--all`, only those in the root or the project's own directory.
+ * `ls [project]`: sessions, newest first: modified time, message count, project, short id and
+ * name (or first message). Without `--all`, only sessions whose header cwd is the current
+ * directory, `--cwd DIR`, or the project given: its cwd, or its folder of the store (then the
+ * files in that folder, whatever their headers say; a folder of session files elsewhere is listed
+ * as a store of its own). Metadata comes from node-store's listing (pi's `SessionInfo` rules)
+ * with its metadata cache, so a warm listing only stats the files; `--no-cache` reads every
+ * file. A file or directory the listing cannot read is reported on stderr (exit 3); pi leaves
+ * such files out silently. Without `--all`, only those in the root or the project's own directory.
  *
- * Without `--all` (or `--cwd`), a directory with no sessions of its own lists its nearest
+ * Without `--all` (or a project), a directory with no sessions of its own lists its nearest
  * enclosing directory that has some, and says so on stderr. The table is fitted to a terminal's
- * width (`columns.ts`): the project column goes first, then the message count, then the time;
- * the id always stays. Without `--all` the project is named once, above the table.
+ * width (`columns.ts`): the message count goes first, then the project (cut from its start
+ * before it goes), then the time; the id always stays. Without `--all` the project is named once,
+ * above the table. Paths under the home directory are shown as `~/...` (not in `--json`).
  */
-import { resolve } from "node:path";
-import type { SessionInfo, SessionParent } from "@pi-session/node-store";
+import { basename, dirname, resolve } from "node:path";
+import {
+  type SessionInfo,
+  type SessionParent,
+  listSessionFilesUnder,
+  statPath,
+} from "@pi-session/node-store";
 import { oneLine } from "@pi-session/render";
 import { EXIT_OK, UsageError } from "../errors.js";
 import { shortIds } from "../ids.js";
 import { listStoreSessions, topLevel } from "../listing.js";
 import { listSessionFiles, sessionsRoot } from "../locate.js";
 import type { Action } from "../program.js";
-import { type Cell, type Column, fitTable } from "../columns.js";
-import { shortDate } from "../text.js";
+import { expandHome } from "../roots.js";
+import { type Cell, type Column, cutText, fitTable } from "../columns.js";
+import { homeOf, shortDate, tildePath } from "../text.js";
 import { oneLineField } from "../terminal-safe.js";
 import { exitCode, nothingListedBecause, warnSkipped } from "../unreadable.js";
 import { intOption, stringOption, timeBoundsOptions } from "./common.js";
@@ -90,23 +99,49 @@ function childrenNote(children: readonly SessionInfo[], parents: ReadonlyMap<str
     .join(", ");
 }
 
-export const action: Action = async (ctx, _args, options) => {
+/**
+ * What `ls <dir>` names: a project folder of the store (`<root>/--home-u-proj--`), a folder of
+ * session files elsewhere (a copy of one: listed as a store of its own), or a project's cwd.
+ */
+function whatToList(
+  arg: string,
+  ctx: { cwd: string; env: Record<string, string | undefined> },
+  root: string,
+): { folder: string } | { store: string } | { cwd: string } {
+  const path = resolve(ctx.cwd, expandHome(arg, homeOf(ctx.env)));
+  const stat = statPath(path);
+  if (stat === null) throw new UsageError(`no such directory: ${arg}`);
+  if (stat.kind !== "a directory") throw new UsageError(`not a directory: ${arg} (ls lists a project)`);
+  if (dirname(path) === resolve(root)) return { folder: path };
+  if (/^--.*--$/.test(basename(path)) && listSessionFilesUnder(path).length > 0) return { store: path };
+  return { cwd: path };
+}
+
+export const action: Action = async (ctx, [dirArg], options) => {
   const limit = intOption(options, "limit", "--limit");
   const cwdOption = stringOption(options, "cwd", "--cwd");
   const { sinceMs, untilMs } = timeBoundsOptions(options);
-  if (options.all === true && cwdOption !== undefined)
-    throw new UsageError("give either --all or --cwd, not both");
-  const { root } = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
-  const want = resolve(ctx.cwd, cwdOption ?? ".");
+  const given = typeof dirArg === "string" ? dirArg : undefined;
+  if (options.all === true && (cwdOption !== undefined || given !== undefined))
+    throw new UsageError(`give either --all or ${given !== undefined ? "a project" : "--cwd"}, not both`);
+  if (given !== undefined && cwdOption !== undefined)
+    throw new UsageError("give the project either as an argument or as --cwd, not both");
+  const found = sessionsRoot({ env: ctx.env, cwd: ctx.cwd, sessionDir: ctx.sessionDir });
+  const target = given === undefined ? undefined : whatToList(given, ctx, found.root);
+  // A folder of session files outside the store is listed as a store of its own.
+  const root = target && "store" in target ? target.store : found.root;
+  const folder = target && "folder" in target ? target.folder : undefined;
+  const want = target && "cwd" in target ? target.cwd : resolve(ctx.cwd, cwdOption ?? ".");
   const listing = await listStoreSessions({
     root,
     env: ctx.env,
-    all: options.all === true,
+    all: options.all === true || (target !== undefined && "store" in target),
     cwd: want,
+    ...(folder !== undefined ? { folder } : {}),
     cache: options.cache !== false,
     progress: ctx.io.progress("listing"),
     notSessions: true,
-    nearestProject: cwdOption === undefined,
+    nearestProject: cwdOption === undefined && given === undefined,
   });
   const skipped = listing.unreadable;
   warnSkipped(ctx.io, skipped, listing.notSessions);
@@ -133,8 +168,15 @@ export const action: Action = async (ctx, _args, options) => {
     ctx.io.printJson(infos.map((s) => infoJson(s, family, marks)));
     return exitCode(skipped, EXIT_OK);
   }
+  const home = homeOf(ctx.env);
+  const listed = target && "store" in target ? target.store : folder;
   if (infos.length === 0) {
-    const where = options.all === true ? `under ${root}` : `for ${want} under ${root}`;
+    const where =
+      listed !== undefined
+        ? `in ${listed}`
+        : options.all === true
+          ? `under ${root}`
+          : `for ${want} under ${root}`;
     if (before > 0) {
       const flags = [sinceMs !== undefined && "--since", untilMs !== undefined && "--until"].filter(Boolean);
       const n = `${before} session${before === 1 ? "" : "s"}`;
@@ -148,7 +190,7 @@ export const action: Action = async (ctx, _args, options) => {
     else
       ctx.io.info(
         oneLineField(
-          options.all === true
+          options.all === true || listed !== undefined
             ? `no sessions ${where}`
             : `no sessions ${where}; \`--all\` lists every project`,
         ),
@@ -158,22 +200,26 @@ export const action: Action = async (ctx, _args, options) => {
   const c = ctx.io.out;
   const ids = shortIds(
     infos.map((s) => displayId(s)),
-    storeIds(root, listing.store),
+    storeIds(found.root, listing.store),
   );
   const all = options.all === true;
-  if (!all && listing.project !== want)
-    ctx.io.info(oneLineField(`sessions of ${listing.project} (a parent of the current directory)`));
+  const project = target && "store" in target ? infos[0]?.cwd || target.store : listing.project;
+  if (!all && target === undefined && listing.project !== want)
+    ctx.io.info(
+      oneLineField(`sessions of ${tildePath(listing.project, home)} (a parent of the current directory)`),
+    );
   // What is under a session, counted in a column of its own (the first to go on a narrow
   // terminal), unless --children lists it.
   const counted = !withChildren && shown.some(({ info }) => family.children.has(info.path));
+  // Narrowed, the message count goes first, then the project (cut to its end first), then the time.
   const columns: Column[] = [
     { header: "modified", align: "left", drop: 1 },
-    { header: "msgs", align: "right", drop: 2 },
+    { header: "msgs", align: "right", drop: 3 },
     { header: "id", align: "left" },
     ...(marks ? [{ header: "secrets", align: "left", cut: "end", minWidth: 8 } as const] : []),
-    ...(all ? [{ header: "project", align: "left", drop: 3, cut: "end", minWidth: 16 } as const] : []),
+    ...(all ? [{ header: "project", align: "left", drop: 2, cut: "end", minWidth: 10 } as const] : []),
     ...(counted ? [{ header: "under it", align: "left", drop: 4 } as const] : []),
-    { header: "session", align: "left", cut: "start", minWidth: 24 },
+    { header: "session", align: "left", cut: "start", minWidth: 20 },
   ];
   const rows: Cell[][] = shown.map(({ info: s, depth }, i) => {
     const under = family.children.get(s.path) ?? [];
@@ -186,12 +232,16 @@ export const action: Action = async (ctx, _args, options) => {
       { text: String(s.messageCount) },
       { text: ids[i] as string, style: c.dim },
       ...(marks ? [{ text: kindsText(marks.marks.get(s.path)?.kinds ?? {}), style: c.yellow }] : []),
-      ...(all ? [{ text: s.cwd || "-" }] : []),
+      ...(all ? [{ text: s.cwd ? tildePath(s.cwd, home) : "-" }] : []),
       ...(counted ? [{ text: childrenNote(under, family.parents), style: c.dim }] : []),
       { text: `${kind}${title}`, ...(s.name ? { style: c.bold } : {}) },
     ];
   });
-  if (!all) ctx.io.line(c.dim(`project ${oneLineField(listing.project)}`));
+  if (!all) {
+    const shownProject = oneLineField(tildePath(project, home));
+    const room = ctx.io.columns === undefined ? shownProject.length : ctx.io.columns - "project ".length;
+    ctx.io.line(c.dim(`project ${cutText(shownProject, room, "end")}`));
+  }
   for (const line of fitTable(columns, rows, ctx.io.columns, c.bold)) ctx.io.line(line);
   return exitCode(skipped, EXIT_OK);
 };

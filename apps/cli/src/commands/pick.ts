@@ -99,6 +99,7 @@ async function pickHere(
     rows: (q) =>
       q.trim() === "" ? [...byPath.values()] : search ? search(q).catch(() => substring(q)) : substring(q),
     preview: async (row, width) => previewOf(row.value, width),
+    ...(search ? { status: search.status } : {}),
   };
   try {
     const row = await runPicker(terminal, source, { query });
@@ -108,7 +109,11 @@ async function pickHere(
   }
 }
 
-type SearchFilter = ((query: string) => Promise<PickerRow[]>) & { close(): Promise<void> };
+type SearchFilter = ((query: string) => Promise<PickerRow[]>) & {
+  close(): Promise<void>;
+  /** The database's build while it runs (what a search typed meanwhile waits for). */
+  status: NonNullable<PickerSource["status"]>;
+};
 
 /**
  * The session database's search, when its index exists (nothing is built for a pick: a cold
@@ -124,15 +129,31 @@ async function searchFilter(
   if (!isFile(databasePath(defaultCacheDir(ctx.env), root))) return undefined;
   try {
     const db = await openSearchDatabase({ root, env: ctx.env, persistent: true });
-    // Brought up to date while the picker is already open; the first query waits for it.
-    const synced = db.sync();
-    synced.catch(() => {});
+    // Brought up to date while the picker is already open; the first query waits for it, and
+    // the picker's footer says how far it is.
+    let building: string | undefined;
+    const listeners: (() => void)[] = [];
+    const tell = (text: string | undefined) => {
+      building = text;
+      for (const listener of listeners) listener();
+    };
+    const synced = db.sync({
+      onProgress: (p) =>
+        tell(
+          `indexing ${p.done}/${p.total} (${p.total > 0 ? Math.floor((p.done / p.total) * 100) : 0}%): a search waits for it`,
+        ),
+    });
+    synced.then(
+      () => tell(undefined),
+      () => tell(undefined),
+    );
     const filter = async (query: string) => {
       await synced;
       const result = await db.search(query, { limit: 200, hitsPerSession: 1 });
       return result.sessions.flatMap((s) => byPath.get(s.path) ?? []);
     };
     return Object.assign(filter, {
+      status: { text: () => building, onChange: (listener: () => void) => listeners.push(listener) },
       // Not awaited by the pick (the path is printed, or pi starts, at once), but by the run.
       close: () =>
         synced.then(

@@ -24,7 +24,7 @@ import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { oneLineField } from "../terminal-safe.js";
-import { formatInt, shortDate } from "../text.js";
+import { formatInt, homeOf, shortDate, tildePath } from "../text.js";
 import { intOption, stringOption, timeBoundsOptions } from "./options.js";
 
 const ROLES = ["user", "assistant", "tool"] as const;
@@ -104,7 +104,7 @@ function sessionPieces(
   const date = shortDate(m.modifiedMs);
   // A hit in a subagent (or a fork) says whose: the parent's id, as its file names it.
   const mark = parent ? `${parent.kind} of ${sessionIdOfFileName(parent.path).slice(0, 8)}` : "";
-  let cwd = oneLineField(m.cwd || "-");
+  let cwd = oneLineField(m.cwd ? tildePath(m.cwd, homeOf(ctx.env)) : "-");
   let title = oneLineField((m.name ?? (m.firstMessage || "(no messages)")).replace(/\s+/g, " ").trim());
   if (width !== undefined) {
     const room = Math.max(0, width - textWidth(date) - textWidth(id) - 6 - (mark ? textWidth(mark) + 2 : 0));

@@ -66,6 +66,16 @@ async function servedOf(
   return { kind: "database", database, sources };
 }
 
+/** A port in use or an address not of this machine, as the usage error it is (exit 2). */
+function listenUsageError(error: unknown, at: { port: number; host: string }): UsageError | undefined {
+  const code = (error as { code?: string }).code;
+  if (code === "EADDRINUSE")
+    return new UsageError(`--port ${at.port}: already in use`, "--port 0 takes a free port.");
+  if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
+    return new UsageError(`--host ${at.host}: not an address of this machine`);
+  return undefined;
+}
+
 export const action: Action = async (ctx, _args, options) => {
   const port = portOption(options);
   const host = stringOption(options, "host", "--host") ?? "127.0.0.1";
@@ -93,15 +103,13 @@ export const action: Action = async (ctx, _args, options) => {
         ...(ctx.env.PI_SESSION_SERVE_POLL_ONLY === "1" ? { pollOnly: true } : {}),
         // A database's messages come scrubbed of its password (and stderr is masked: team-db.ts).
         onWarning: (m) => ctx.io.warn(m),
+      }).catch((error: unknown) => {
+        // Before `guarded`, which makes every coded error a failure of the database.
+        throw listenUsageError(error, { port, host }) ?? error;
       }),
     );
   } catch (error) {
     if (served.kind === "database") await served.database.close().catch(() => {});
-    const code = (error as { code?: string }).code;
-    if (code === "EADDRINUSE")
-      throw new UsageError(`--port ${port}: already in use`, "--port 0 takes a free port.");
-    if (code === "EADDRNOTAVAIL" || code === "ENOTFOUND")
-      throw new UsageError(`--host ${host}: not an address of this machine`);
     throw error;
   }
   // Ready for Ctrl-C before the URL is out: a signal that comes before a handler ends the process.

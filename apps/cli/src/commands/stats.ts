@@ -7,7 +7,8 @@
  * file or directory of the store that cannot be read is reported and left out (exit 3).
  *
  * Text output is a table fitted to the terminal (figures give way from the least telling:
- * records, cache writes, cache reads, input, output; then names are cut), costs to the cent;
+ * records, cache writes, cache reads, input, output; then names are cut), costs to the cent,
+ * sessions with their shortest unique ids, paths under the home directory as `~/...`;
  * `--json` has every figure, costs to 1e-6 (docs/cli.md has the shape).
  */
 import { dirname, join, resolve, sep } from "node:path";
@@ -36,7 +37,8 @@ import { projectDirName, sessionsRoot } from "../locate.js";
 import type { Action, Context } from "../program.js";
 import { databaseUrl, guarded, listOption, openTeamDatabase, wantsDatabase } from "../team-db.js";
 import { oneLineField } from "../terminal-safe.js";
-import { formatCost, formatInt } from "../text.js";
+import { shortIds } from "../ids.js";
+import { formatCost, formatInt, homeOf, tildePath } from "../text.js";
 import { type NotSession, type Unreadable, exitCode, unreadable, warnSkipped } from "../unreadable.js";
 import { sessionPath, stringOption, timeBoundsOptions, timeZoneOption } from "./common.js";
 
@@ -322,10 +324,16 @@ function printReport(ctx: Context, result: StatsResult, query: Query, families: 
   // (kept longer than the token columns but the output one on a narrow terminal).
   const family = bySession && families !== undefined && families.withChildren.size > 0 ? families : undefined;
   if (family) figures.splice(6, 0, { header: "with children", align: "right", drop: 2.5 });
+  const home = homeOf(ctx.env);
+  // Sessions that share a name are told apart by their ids (the shortest that is unique here).
+  const sessionRows = result.rows.flatMap((r) => (r.session ? [r.session.id] : []));
+  const ids = shortIds(sessionRows, sessionRows);
   const keyColumns: Column[] = bySession
     ? [
-        { header: "session", align: "left", cut: "start", minWidth: 24 },
-        { header: "project", align: "left", cut: "end", minWidth: 16, drop: 1 },
+        { header: "session", align: "left", cut: "start", minWidth: 20 },
+        // Cut at its end when the table is narrow: what is left still starts the id.
+        { header: "id", align: "left", cut: "start", minWidth: 13 },
+        { header: "project", align: "left", cut: "end", minWidth: 12, drop: 1 },
         { header: "last used", align: "left" },
       ]
     : [
@@ -361,6 +369,7 @@ function printReport(ctx: Context, result: StatsResult, query: Query, families: 
   };
   const blank = () => keyColumns.slice(1).map(() => ({ text: "" }));
   const rows: Cell[][] = [];
+  let sessionAt = 0;
   for (const r of result.rows) {
     if (r.session) {
       const when = r.session.lastUsageMs;
@@ -370,13 +379,19 @@ function printReport(ctx: Context, result: StatsResult, query: Query, families: 
       rows.push([
         r.session.name !== null
           ? { text: `${under}${r.session.name}`, style: c.bold }
-          : { text: `${under}${r.session.id.slice(0, 8)}`, style: c.dim },
-        { text: r.session.project || "-", style: c.cyan },
+          : { text: `${under}(no name)`, style: c.dim },
+        { text: ids[sessionAt++] ?? r.session.id, style: c.dim },
+        { text: r.session.project ? tildePath(r.session.project, home) : "-", style: c.cyan },
         { text: Number.isNaN(when) ? "-" : query.calendar.dayOf(when) },
         ...numbers(r, r.session.path),
       ]);
     } else {
-      const key = r.key === UNKNOWN_TIME && by && PERIODS.includes(by) ? "(no time)" : r.key;
+      const key =
+        r.key === UNKNOWN_TIME && by && PERIODS.includes(by)
+          ? "(no time)"
+          : by === "project"
+            ? tildePath(r.key, home)
+            : r.key;
       rows.push([{ text: key, ...(r.models ? { style: c.bold } : {}) }, ...numbers(r)]);
     }
     for (const m of r.models ?? [])

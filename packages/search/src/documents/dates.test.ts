@@ -64,7 +64,15 @@ describe("parseTimeArg", () => {
     // Months by the calendar: three months before May 31 is the last day of February.
     expect(parseTimeArg("3mo", utc).startMs).toBe(Date.UTC(2026, 1, 28, 15, 30));
     expect(parseTimeArg("1y", utc).startMs).toBe(Date.UTC(2025, 4, 31, 15, 30));
+    // With `ago` or not, units short or spelt out, as the hint writes them.
+    for (const text of ["2w ago", "2 w ago", "2 weeks ago", "2 weeks", "14 days ago", "2W AGO"])
+      expect(parseTimeArg(text, utc).startMs, text).toBe(NOW - 14 * 86_400_000);
+    expect(parseTimeArg("12 hours ago", utc).startMs).toBe(NOW - 12 * 3_600_000);
+    expect(parseTimeArg("3 months ago", utc).startMs).toBe(parseTimeArg("3mo", utc).startMs);
+    expect(parseTimeArg("1 year ago", utc).startMs).toBe(parseTimeArg("1y", utc).startMs);
     expect(refused("3m")).toMatch(/ambiguous/);
+    expect(refused("3m ago")).toMatch(/ambiguous/);
+    expect(refused("3 fortnights ago")).toMatch(/unknown unit/);
     expect(refused("3x")).toMatch(/unknown unit/);
     expect(refused("-7d")).toMatch(/back from now/);
     expect(refused("99999999999999999999d")).toBe("too far back");
@@ -85,7 +93,8 @@ describe("parseTimeArg", () => {
   it("refuses everything else", () => {
     for (const text of [
       "",
-      "1w ago",
+      "ago",
+      "1w ago ago",
       "last week",
       "2026-3-1",
       "20260301",

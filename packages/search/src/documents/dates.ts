@@ -7,7 +7,8 @@
  *
  * Accepted: `YYYY-MM-DD` (a day that exists), an ISO time (`2026-03-01T10:00`, seconds and
  * fractions optional, `T` or a space, `Z` or `±HH:MM` optional), `today`, `yesterday`, `now`, and
- * a span back from now: `12h`, `7d`, `2w`, `3mo`, `1y`. Anything else is refused with the reason.
+ * a span back from now: `12h`, `7d`, `2w`, `3mo`, `1y`, with `ago` or not and the unit spelt out
+ * or not (`2w ago`, `3 days ago`, `1 month`). Anything else is refused with the reason.
  * A day and a time without an offset are read in the given time zone (default: the system's,
  * which `TZ` sets).
  *
@@ -197,7 +198,14 @@ function dateProblem(year: number, month: number, day: number): string | undefin
 const DAY_RE = /^(\d{4})-(\d{2})-(\d{2})$/;
 const TIME_RE =
   /^(\d{4})-(\d{2})-(\d{2})[T ](\d{2}):(\d{2})(?::(\d{2})(?:[.,](\d{1,9}))?)?(Z|[+-]\d{2}(?::?\d{2})?)?$/i;
-const SPAN_RE = /^(\d+)(h|d|w|mo|y)$/;
+/** `7d`, `2w ago`, `3 months ago`, `1 year`: a span back from now (units short or spelt out). */
+const SPAN_RE = /^(\d+)\s*(h|hours?|hrs?|d|days?|w|wks?|weeks?|mo|mos|months?|y|yrs?|years?)(?:\s+ago)?$/;
+
+/** A spelt-out unit as the short one. */
+function spanUnit(unit: string): string {
+  if (unit.startsWith("mo")) return "mo";
+  return unit[0] as string;
+}
 
 /**
  * Reads a `--since` / `--until` value (see the module header); throws a {@link TimeArgError}
@@ -214,7 +222,7 @@ export function parseTimeArg(text: string, options: TimeArgOptions): TimeRange {
     return dayRange(d.getUTCFullYear(), d.getUTCMonth() + 1, d.getUTCDate(), timeZone);
   }
   const span = SPAN_RE.exec(value);
-  if (span) return spanBack(Number(span[1]), span[2] as string, nowMs, timeZone);
+  if (span) return spanBack(Number(span[1]), spanUnit(span[2] as string), nowMs, timeZone);
   const day = DAY_RE.exec(value);
   if (day) {
     const [y, m, d] = [Number(day[1]), Number(day[2]), Number(day[3])];
@@ -224,9 +232,9 @@ export function parseTimeArg(text: string, options: TimeArgOptions): TimeRange {
   }
   const time = TIME_RE.exec(value);
   if (time) return instant(time, timeZone);
-  if (/^\d+m$/.test(value))
+  if (/^\d+\s*m(\s+ago)?$/.test(value))
     throw new TimeArgError("`m` is ambiguous: write `mo` for months or `h` for hours");
-  if (/^\d+[a-z]+$/.test(value)) throw new TimeArgError("unknown unit: use h, d, w, mo or y");
+  if (/^\d+\s*[a-z]+(\s+ago)?$/.test(value)) throw new TimeArgError("unknown unit: use h, d, w, mo or y");
   if (/^-\d/.test(value)) throw new TimeArgError("a span is counted back from now: write `7d`, not `-7d`");
   throw new TimeArgError("not a date");
 }

@@ -199,9 +199,18 @@ export function peerGate(ctx: Ctx): string | undefined {
 
 /** Why our Node 22 column is not run, or undefined. */
 export function node22Gate(ctx: Ctx): string | undefined {
+  if (runnerOn22()) return "the runner is Node 22 (pi's floor): its rows are ours on Node 22";
   if (!ctx.o.peer) return "not run (--peer)";
   if (!node22Installed()) return `${NODE22.pkg}@${NODE22.version} not installed (run pnpm bench:peer)`;
   return undefined;
+}
+
+/**
+ * Whether the runner itself is Node 22 or newer (`pnpm bench` runs on a Node that meets the
+ * repository's floor, `scripts/use-node.mjs`): then no second row per Node is made.
+ */
+export function runnerOn22(): boolean {
+  return Number(process.versions.node.split(".")[0]) >= 22;
 }
 
 /** Why pi 0.73.1 is not run, or undefined. */

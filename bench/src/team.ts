@@ -35,7 +35,7 @@ import { ensureStore } from "./generate.js";
 import { NODE22, node22Installed, node22Path } from "./layers.js";
 import { nowMs, spawnWall, summarize } from "./measure.js";
 import { type Cell, fmt, isNum, MB, naRow, type Row } from "./rows.js";
-import { type Ctx, generated, log } from "./setup.js";
+import { type Ctx, generated, log, runnerOn22 } from "./setup.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = join(HERE, "..", "..");
@@ -244,7 +244,7 @@ export async function teamScenarios(ctx: Ctx, want: (id: string) => boolean): Pr
           floor: [],
         },
       ];
-      if (node22Installed())
+      if (node22Installed() && !runnerOn22())
         sides.push({
           id: `${ids.append.slice(0, -1)}, node 22)`,
           node: node22Path(),

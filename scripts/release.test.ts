@@ -472,7 +472,9 @@ describe("pnpm release, against a local npm registry", () => {
     });
     // pi's host package is an optional peer: npm did not install pi with it.
     expect(existsSync(join(projectOf(name), "node_modules", "@earendil-works"))).toBe(false);
-    expect(installedSize([dir]).bytes).toBeLessThan(0.5 * MB);
+    // One bundle: the agent tools, search's reading of the database, and secretlint's rules
+    // (0.1 MB) for redaction with the detector every other part uses.
+    expect(installedSize([dir]).bytes).toBeLessThan(0.75 * MB);
   }, 300_000);
 
   it("the CLI installs globally from the registry and runs: --version, ls, search, export, sync", async () => {

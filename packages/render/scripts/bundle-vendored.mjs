@@ -5,7 +5,7 @@
 // and their licenses go to dist/THIRD_PARTY_NOTICES.md. Installed from npm, these
 // libraries take 13 MB (highlight.js alone ships 8 MB of builds, styles and grammars, and
 // lowlight pins a second copy); the grammars and parser render uses take about 0.3 MB. So they
-// are devDependencies: a package that depends on render (search, the SDK's users) installs
+// are devDependencies: a package that depends on render (search, the agent tools) installs
 // none of them (decision 156). Each module keeps its imports of render's own modules and of
 // other packages; only what the vendored packages reach is bundled into it.
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";

@@ -136,7 +136,10 @@ function workspacePackages(): Pkg[] {
       // Packages a library inlines into its build (render's `vendored`), from its devDependencies.
       const vendored = (json as { vendored?: string[] }).vendored ?? [];
       const inlined = Object.fromEntries(
-        vendored.map((name) => [name, json.devDependencies?.[name] ?? "(not a devDependency)"]),
+        vendored.flatMap((name) => {
+          const range = json.devDependencies?.[name];
+          return range === undefined ? [] : [[name, range]];
+        }),
       );
       out.push({
         name: json.name,

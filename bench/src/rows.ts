@@ -67,13 +67,16 @@ export function merge(outcomes: ChildOutcome[]): ChildOutcome {
   };
 }
 
+/** A child's peak RSS in bytes: the kernel's number (`/usr/bin/time`), else Node's; NaN if neither. */
+export function peakRssBytes(o: ChildOutcome): number {
+  return o.peakRss ?? (o.result.extra?.maxRssBytes as number | undefined) ?? Number.NaN;
+}
+
 /** A cell of the children's peak RSS in MB (the kernel's number, else Node's), with their median time. */
 export function rssCell(outs: ChildOutcome[]): Cell {
   const bad = outs.find((o) => !o.result.ok);
   if (bad) return { na: bad.result.error ?? "failed" };
-  const rss = outs.map(
-    (o) => (o.peakRss ?? (o.result.extra?.maxRssBytes as number | undefined) ?? Number.NaN) / MB,
-  );
+  const rss = outs.map((o) => peakRssBytes(o) / MB);
   if (rss.some((x) => Number.isNaN(x))) return { na: "peak RSS unavailable" };
   const s = summarize(rss);
   const ms = summarize(outs.flatMap((o) => o.result.samples ?? []));

@@ -40,7 +40,7 @@ import {
   summarize,
   WORKER,
 } from "./measure.js";
-import { type Cell, fmt, isNum, MB, merge, msCell, type Row } from "./rows.js";
+import { type Cell, fmt, isNum, MB, merge, msCell, peakRssBytes, type Row } from "./rows.js";
 import { type Ctx, dropCaches, generated, log, node22Gate, peerGate, runPeer } from "./setup.js";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
@@ -127,6 +127,7 @@ async function buildRows(ctx: Ctx, s: Store): Promise<Row[]> {
   const peer: ChildOutcome[] = [];
   const ceil: ChildOutcome[] = [];
   const readParse: ChildOutcome[] = [];
+  const words: ChildOutcome[] = [];
   for (let i = 0; i < z.hugeIterations; i++) {
     rmSync(s.cacheHome, { recursive: true, force: true });
     dropCaches(ctx.o.smoke);
@@ -138,6 +139,13 @@ async function buildRows(ctx: Ctx, s: Store): Promise<Row[]> {
     dropCaches(ctx.o.smoke);
     readParse.push(
       await runWorker({ kind: "search", op: "read-parse", root: s.root }, { timeoutMs: z.timeoutMs }),
+    );
+    rmSync(s.cacheHome, { recursive: true, force: true });
+    words.push(
+      await runWorker(
+        { kind: "search", op: "words-alone", root: s.root, cacheDir },
+        { timeoutMs: z.timeoutMs },
+      ),
     );
     if (!pg) {
       dropCaches(ctx.o.smoke);
@@ -208,12 +216,28 @@ async function buildRows(ctx: Ctx, s: Store): Promise<Row[]> {
     floor.ratioCeiling = floor.ours.s.median / floor.ceiling.s.median;
     floor.verdict = floor.ratioCeiling <= 3 ? "met" : "missed";
   }
-  return [build, size, floor];
+  // What the word index alone costs (FTS5 in one thread), against the same ceiling: the part
+  // of the row above no reading, parsing or threading can take away (decision 158).
+  const wordsRow: Row = {
+    id: `search/index build cold: the word index alone vs read + JSON.parse (${s.label})`,
+    unit: "ms",
+    ours: msCell(merge(words)),
+    ceiling: msCell(parsed),
+    peer: { na: "–" },
+    target: "information (the floor under the ≤ 3.0× row)",
+    verdict: "n/a",
+    notes: [
+      "ours = only the SQLite work of the words rows of every entry (FTS5 inserts, a commit per 32 MiB of lines, the final optimize) into an empty session database of the package's own schema; their texts made beforehand, untimed",
+    ],
+  };
+  if (isNum(wordsRow.ours) && isNum(wordsRow.ceiling))
+    wordsRow.ratioCeiling = wordsRow.ours.s.median / wordsRow.ceiling.s.median;
+  return [build, size, floor, wordsRow];
 }
 
 /** The median peak RSS of some runs, in MB ("?" when not measured). */
 function rssText(outs: ChildOutcome[]): string {
-  const rss = outs.map((o) => o.peakRss).filter((b): b is number => typeof b === "number");
+  const rss = outs.map(peakRssBytes).filter((b) => !Number.isNaN(b));
   return rss.length > 0 ? `${fmt(summarize(rss.map((b) => b / MB)).median)} MB` : "?";
 }
 

@@ -8,6 +8,11 @@
  *   with `query`, what pi's `/resume` does for a search (timed in the process);
  * - `read-parse`: the cold build's ceiling: every file of the store read and each line given
  *   to `JSON.parse` in one process, nothing kept (timed in the process);
+ * - `words-alone`: the floor under the cold build that the word index sets: an empty session
+ *   database (the package's own schema and FTS5 settings), then only its `words` rows inserted,
+ *   committed per 32 MiB of lines (the indexer's default transaction) and merged (`optimize`),
+ *   as a build does; only the SQLite work is timed, the rows' texts are made untimed beforehand,
+ *   a transaction's worth at a time, by the package's own `entryDocument` and `indexTexts`;
  * - `stats-files`: `stats --all` as it was before the database: every file read (node-store's
  *   reader, lines as pi reads them), usage rows, the lineage-aware totals; run as a whole
  *   process by the runner, which times it from spawn to exit.
@@ -18,7 +23,7 @@ import { type Rec, fn, loadLayers, loadPeer, loadPeerFilter } from "./layers.js"
 import { type WorkerResult, nowMs } from "./measure.js";
 import { type Task, need } from "./worker-task.js";
 
-export type SearchOp = "build" | "peer-search" | "read-parse" | "stats-files";
+export type SearchOp = "build" | "peer-search" | "read-parse" | "stats-files" | "words-alone";
 
 /** Every `*.jsonl` of a store: in the root and in its project directories. */
 function storeFiles(root: string): string[] {
@@ -106,6 +111,7 @@ export async function searchTask(t: Task): Promise<WorkerResult> {
       extra: { files: stats.files, indexed: stats.indexed, bytesRead: stats.bytesRead, dbBytes: bytes },
     };
   }
+  if (op === "words-alone") return await wordsAlone(root, need(t.cacheDir, "cacheDir"));
   if (op === "stats-files") {
     const L = await loadLayers(["format", "store", "searchDocuments"]);
     const read = need(
@@ -144,4 +150,87 @@ export async function searchTask(t: Task): Promise<WorkerResult> {
     return { ok: true, samples: [0], extra: { sessions: result.sessions, totals: result.totals } };
   }
   return { ok: false, error: `unknown search op ${String(op)}` };
+}
+
+/** Lines of a build's transaction (the indexer's default `transactionBytes`). */
+const TRANSACTION_BYTES = 32 * 1024 * 1024;
+
+interface SqliteSync {
+  exec(sql: string): void;
+  prepare(sql: string): {
+    run(...params: unknown[]): unknown;
+    all(...params: unknown[]): Record<string, unknown>[];
+  };
+  close(): void;
+}
+
+/** See `words-alone` above. */
+async function wordsAlone(root: string, cacheDir: string): Promise<WorkerResult> {
+  const L = await loadLayers(["search", "searchDocuments"]);
+  const open = need(
+    fn(L.search, "openSearchDatabase"),
+    `search ${L.missing.search ?? "has no openSearchDatabase"}`,
+  );
+  const pathOf = need(fn(L.search, "databasePath"), "search databasePath");
+  const entryDocument = need(fn(L.searchDocuments, "entryDocument"), "search/documents entryDocument");
+  const indexTexts = need(fn(L.searchDocuments, "indexTexts"), "search/documents indexTexts");
+  // The package creates its schema (and the word index's settings) in a database of its own.
+  const made = (await open({ root, cacheDir })) as { close(): void };
+  made.close();
+  const { DatabaseSync } = process.getBuiltinModule("node:sqlite") as {
+    DatabaseSync: new (path: string) => SqliteSync;
+  };
+  const db = new DatabaseSync(pathOf(cacheDir, root) as string);
+  db.exec("PRAGMA synchronous = NORMAL");
+  // The columns in the schema's order: a field's text, or its identifier parts (`<field>_parts`).
+  const columns = db
+    .prepare("SELECT name FROM pragma_table_info('words')")
+    .all()
+    .map((r) => String(r.name));
+  const insert = db.prepare(
+    `INSERT INTO words (rowid, ${columns.join(", ")}) VALUES (?${", ?".repeat(columns.length)})`,
+  );
+  type Texts = { texts: Record<string, string>; parts: Record<string, string> };
+  const valuesOf = (ix: Texts) =>
+    columns.map((c) => (c.endsWith("_parts") ? ix.parts[c.slice(0, -"_parts".length)] : ix.texts[c]) ?? "");
+  let ms = 0;
+  let rows = 0;
+  // Row ids as the index gives them (the file's id times 2^32 plus the entry's ordinal).
+  let group: { id: number; values: string[] }[] = [];
+  let groupBytes = 0;
+  const flush = () => {
+    const t0 = nowMs();
+    db.exec("BEGIN IMMEDIATE");
+    for (const row of group) insert.run(row.id, ...row.values);
+    rows += group.length;
+    db.exec("COMMIT");
+    ms += nowMs() - t0;
+    group = [];
+    groupBytes = 0;
+  };
+  for (const [index, file] of storeFiles(root).entries()) {
+    const text = readFileSync(file, "utf8");
+    let ordinal = 0;
+    let at = 0;
+    for (let nl = text.indexOf("\n"); nl !== -1; nl = text.indexOf("\n", at)) {
+      const line = text.slice(at, nl);
+      const first = at === 0;
+      at = nl + 1;
+      if (first || line === "") continue;
+      const entry = JSON.parse(line) as Record<string, unknown>;
+      const values = valuesOf(indexTexts(entryDocument(entry)) as Texts);
+      if (values.some((v) => v !== "")) group.push({ id: (index + 1) * 2 ** 32 + ordinal, values });
+      ordinal++;
+    }
+    groupBytes += text.length;
+    if (groupBytes >= TRANSACTION_BYTES) flush();
+  }
+  if (group.length > 0) flush();
+  const t0 = nowMs();
+  db.exec("BEGIN IMMEDIATE");
+  db.exec("INSERT INTO words (words) VALUES ('optimize')");
+  db.exec("COMMIT");
+  ms += nowMs() - t0;
+  db.close();
+  return { ok: true, samples: [ms], extra: { rows } };
 }

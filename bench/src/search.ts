@@ -6,6 +6,9 @@
  *
  * - cold index build: open + sync into an empty cache, page cache dropped, in the process
  *   (module loading left out, as for pi's cold `listAll`, alternated with it);
+ * - the same builds against one process reading and `JSON.parse`-ing every line (issue 37's
+ *   ceiling, with both peak RSS), and the word index's SQLite work alone against that ceiling
+ *   (the floor one writer thread sets, decision 158);
  * - index size on disk against the store's bytes;
  * - warm search: `pi-session search` as a fresh process, end to end (the index check of one
  *   stat per file included), for a path one tool call touched (a needle) and for a common word,

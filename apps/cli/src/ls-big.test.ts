@@ -9,38 +9,15 @@ import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSyn
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "./commands/index.js";
-import type { Stream } from "./io.js";
-import { runCli } from "./program.js";
+import { runCaptured } from "../test/in-process.js";
 
 const home = mkdtempSync(join(tmpdir(), "pi-session-ls-big-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const stream = (sink: (s: string) => void): Stream => ({
-    write: (chunk: string) => {
-      sink(chunk);
-      return true;
-    },
-    isTTY: false,
-  });
-  const code = await runCli({
-    argv: args,
-    env: { XDG_CACHE_HOME: join(home, "cache"), HOME: home, TZ: "UTC" },
-    cwd: home,
-    stdout: stream((s) => {
-      out += s;
-    }),
-    stderr: stream((s) => {
-      err += s;
-    }),
-    stdinIsTTY: false,
-    prompt: async () => "",
-    commands: COMMANDS,
-  });
-  return { code, out, err };
+  const env = { XDG_CACHE_HOME: join(home, "cache"), HOME: home, TZ: "UTC" };
+  const r = await runCaptured(args, { env, cwd: home });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 describe("ls and a session beyond V8's string limit", () => {

@@ -4,8 +4,8 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { COMMANDS } from "./commands/index.js";
-import type { Stream } from "./io.js";
-import { type Action, runCli } from "./program.js";
+import type { Action } from "./program.js";
+import { runCaptured } from "../test/in-process.js";
 
 const added: string[] = [];
 
@@ -26,30 +26,9 @@ afterEach(() => {
     );
 });
 
-function run(argv: string[]) {
-  let out = "";
-  let err = "";
-  const stream = (sink: (s: string) => void): Stream => ({
-    write: (chunk: string) => {
-      sink(chunk);
-      return true;
-    },
-    isTTY: false,
-  });
-  return runCli({
-    argv,
-    env: {},
-    cwd: process.cwd(),
-    stdout: stream((s) => {
-      out += s;
-    }),
-    stderr: stream((s) => {
-      err += s;
-    }),
-    stdinIsTTY: false,
-    prompt: async () => "",
-    commands: COMMANDS,
-  }).then((code) => ({ code, out, err }));
+async function run(argv: string[]) {
+  const r = await runCaptured(argv, { env: {}, cwd: process.cwd() });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 /** Work that ends a few turns of the event loop after it starts. */

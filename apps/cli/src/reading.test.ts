@@ -8,9 +8,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "./commands/index.js";
-import type { Stream } from "./io.js";
-import { runCli } from "./program.js";
+import { runCaptured } from "../test/in-process.js";
 
 const dir = mkdtempSync(join(tmpdir(), "pi-session-reading-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -95,31 +93,13 @@ function writeSession(): { path: string; mainLeaf: string } {
   return { path, mainLeaf: "a4" };
 }
 
-function run(argv: string[], terminal: { columns: number } | undefined) {
-  let out = "";
-  let err = "";
-  const stream = (sink: (s: string) => void, tty: boolean): Stream => ({
-    write: (chunk: string) => {
-      sink(chunk);
-      return true;
-    },
-    isTTY: tty,
-    ...(terminal ? { columns: terminal.columns } : {}),
-  });
-  return runCli({
-    argv,
+async function run(argv: string[], terminal: { columns: number } | undefined) {
+  const r = await runCaptured(argv, {
     env: { TERM: "xterm-256color" },
     cwd: dir,
-    stdout: stream((s) => {
-      out += s;
-    }, terminal !== undefined),
-    stderr: stream((s) => {
-      err += s;
-    }, false),
-    stdinIsTTY: false,
-    prompt: async () => "",
-    commands: COMMANDS,
-  }).then((code) => ({ code, out, err }));
+    ...(terminal ? { columns: terminal.columns } : {}),
+  });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 const plain = (text: string) => text.replace(/\u001b\[[0-9;]*m/g, "");

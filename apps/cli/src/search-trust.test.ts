@@ -13,9 +13,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { databasePath } from "@pi-session/search";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "./commands/index.js";
-import type { Stream } from "./io.js";
-import { runCli } from "./program.js";
+import { runCaptured } from "../test/in-process.js";
 
 let home: string;
 let root: string;
@@ -71,30 +69,9 @@ function writeStore(): void {
 }
 
 async function run(args: string[]): Promise<{ code: number; out: string; err: string }> {
-  let out = "";
-  let err = "";
-  const stream = (sink: (s: string) => void): Stream => ({
-    write: (chunk: string) => {
-      sink(chunk);
-      return true;
-    },
-    isTTY: false,
-  });
-  const code = await runCli({
-    argv: [...args, "--session-dir", root],
-    env: { XDG_CACHE_HOME: cache, HOME: home, TZ: "UTC" },
-    cwd: home,
-    stdout: stream((s) => {
-      out += s;
-    }),
-    stderr: stream((s) => {
-      err += s;
-    }),
-    stdinIsTTY: false,
-    prompt: async () => "",
-    commands: COMMANDS,
-  });
-  return { code, out, err };
+  const env = { XDG_CACHE_HOME: cache, HOME: home, TZ: "UTC" };
+  const r = await runCaptured([...args, "--session-dir", root], { env, cwd: home });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 beforeAll(() => {

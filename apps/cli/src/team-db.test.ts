@@ -12,39 +12,15 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { COMMANDS } from "./commands/index.js";
-import type { Stream } from "./io.js";
-import { runCli } from "./program.js";
+import { runCaptured } from "../test/in-process.js";
 import { credentialMask } from "./team-db.js";
 
 const home = mkdtempSync(join(tmpdir(), "pi-session-team-db-"));
 afterAll(() => rmSync(home, { recursive: true, force: true }));
 
 async function run(argv: string[], env: Record<string, string> = {}) {
-  let out = "";
-  let err = "";
-  const stream = (sink: (s: string) => void): Stream => ({
-    write: (chunk: string) => {
-      sink(chunk);
-      return true;
-    },
-    isTTY: false,
-  });
-  const code = await runCli({
-    argv,
-    env: { PI_CODING_AGENT_DIR: join(home, "agent"), ...env },
-    cwd: home,
-    stdout: stream((s) => {
-      out += s;
-    }),
-    stderr: stream((s) => {
-      err += s;
-    }),
-    stdinIsTTY: false,
-    prompt: async () => "",
-    commands: COMMANDS,
-  });
-  return { code, out, err };
+  const r = await runCaptured(argv, { env: { PI_CODING_AGENT_DIR: join(home, "agent"), ...env }, cwd: home });
+  return { code: r.code, out: r.stdout, err: r.stderr };
 }
 
 /** A password with characters URLs encode, so every spelling of it can be looked for. */

@@ -30,15 +30,15 @@ export interface InProcessOptions {
   columns?: number;
 }
 
-let running = false;
-
-/** Runs `pi-session <args>` in this process and resolves once everything it started has ended. */
-export async function runInProcess(
+/**
+ * `runCli` with its output collected and `options.env` as the environment it is given, while
+ * `process.env` stays as it is: for tests of commands that read only the environment they are
+ * handed (no library below them reads `process.env`), and that may run side by side.
+ */
+export async function runCaptured(
   args: readonly string[],
   options: InProcessOptions,
 ): Promise<InProcessResult> {
-  if (running) throw new Error("runInProcess: one run at a time (the environment is the process's)");
-  running = true;
   let stdout = "";
   let stderr = "";
   const stream = (sink: (chunk: string) => void, columns?: number): Stream => ({
@@ -50,6 +50,35 @@ export async function runInProcess(
     ...(columns !== undefined ? { columns } : {}),
   });
   const answers = (options.input ?? "").split("\n");
+  const code = await runCli({
+    argv: [...args],
+    env: options.env,
+    cwd: options.cwd,
+    stdout: stream((chunk) => {
+      stdout += chunk;
+    }, options.columns),
+    stderr: stream((chunk) => {
+      stderr += chunk;
+    }),
+    stdinIsTTY: false,
+    prompt: async (question) => {
+      stderr += question;
+      return answers.shift() ?? "";
+    },
+    commands: COMMANDS,
+  });
+  return { code, stdout, stderr };
+}
+
+let running = false;
+
+/** Runs `pi-session <args>` in this process and resolves once everything it started has ended. */
+export async function runInProcess(
+  args: readonly string[],
+  options: InProcessOptions,
+): Promise<InProcessResult> {
+  if (running) throw new Error("runInProcess: one run at a time (the environment is the process's)");
+  running = true;
   const saved = { ...process.env };
   for (const key of Object.keys(process.env)) delete process.env[key];
   Object.assign(
@@ -57,24 +86,7 @@ export async function runInProcess(
     Object.fromEntries(Object.entries(options.env).filter(([, v]) => v !== undefined)),
   );
   try {
-    const code = await runCli({
-      argv: [...args],
-      env: process.env,
-      cwd: options.cwd,
-      stdout: stream((chunk) => {
-        stdout += chunk;
-      }, options.columns),
-      stderr: stream((chunk) => {
-        stderr += chunk;
-      }),
-      stdinIsTTY: false,
-      prompt: async (question) => {
-        stderr += question;
-        return answers.shift() ?? "";
-      },
-      commands: COMMANDS,
-    });
-    return { code, stdout, stderr };
+    return await runCaptured(args, { ...options, env: process.env });
   } finally {
     for (const key of Object.keys(process.env)) delete process.env[key];
     Object.assign(process.env, saved);

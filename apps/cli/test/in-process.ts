@@ -7,9 +7,9 @@
  * start-up, exit codes set by the process, signals, a pseudo-terminal, the pager) stays with
  * the end-to-end tests that spawn `dist/pi-session.cjs` (`harness.ts`).
  *
- * As in the binary, where the environment is `process.env`, the run sees `env` there too (set
- * for the run, restored after it; `TZ` included): runs are awaited one at a time, so give a
- * project of such tests processes of their own (`isolate` in vitest.config.ts).
+ * `runInProcess` is the binary's case, where the environment is `process.env`: the run sees
+ * `env` there too (set for the run, restored after it; `TZ` included), so runs are awaited one at
+ * a time. `runCaptured` hands `env` to `runCli` alone and leaves `process.env` as it is.
  */
 import { COMMANDS } from "../src/commands/index.js";
 import type { Stream } from "../src/io.js";

@@ -89,8 +89,18 @@ describe("under tmux", () => {
     t.keys("G");
     await t.waitFor((s) => s.includes("long line 2999"));
     t.keys("C-c");
-    t.keys("g");
-    await t.waitFor((s) => s.includes("long line 3") && !s.includes("long line 2999"));
+    // less drops what was typed before it took the interrupt in (a busy machine runs the two
+    // keys together), so g is sent again until it is taken: going to the top twice is the same.
+    const top = (s: string) => s.includes("long line 3") && !s.includes("long line 2999");
+    for (let tries = 1; ; tries++) {
+      t.keys("g");
+      try {
+        await t.waitFor(top, 5_000);
+        break;
+      } catch (error) {
+        if (tries === 12) throw error;
+      }
+    }
     expect(t.running()).toBe(true);
     t.keys("q");
     expect(await t.exitCode()).toBe(0);

@@ -169,8 +169,8 @@ describe("crash safety", () => {
     const sidecars = readdirSync(dir).filter((f) => f.includes(".torn-"));
     const { records } = readSessionFileSync(path);
     const written = new Set(records.map((r) => (r.kind === "json" ? String(r.value.id) : "")));
-    // Kills in the chunked rounds land mid-entry almost surely (an entry takes ~15 writes).
-    expect(sidecars.length, `seed ${seed}`).toBeGreaterThan(0);
+    // Kills in the chunked rounds land mid-entry most of the time (an entry takes ~15 writes), but
+    // not surely on a loaded machine: a torn tail making a sidecar is write.test.ts's, every time.
     const parents: (string | null)[] = [null, ...written];
     for (const name of sidecars) {
       const fragment = readFileSync(join(dir, name), "utf8");
